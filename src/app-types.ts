@@ -1,0 +1,30 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/database.js';
+import type { Metrics } from './plugins/metrics.js';
+import type { PartnerAuthHooks } from './plugins/partner-auth.js';
+import type { ApiKeyService } from './services/api-keys.js';
+import type { CurrencyCatalog } from './services/currency-catalog.js';
+
+/** The Fastify instance with TypeBox schemas typing request and reply. */
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** What route modules receive: every dependency named, none found through globals. */
+export interface Services {
+  readonly config: Config;
+  readonly database: DatabaseHandle;
+  readonly clock: Clock;
+  readonly catalog: CurrencyCatalog;
+  readonly apiKeys: ApiKeyService;
+  readonly partnerAuth: PartnerAuthHooks;
+  readonly metrics: Metrics;
+}

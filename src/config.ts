@@ -1,0 +1,138 @@
+import { isIP } from 'node:net';
+import path from 'node:path';
+
+/**
+ * Validated, frozen configuration read once from the environment at start.
+ * A bad value stops the process with a message naming the variable (ConfigError).
+ */
+export interface Config {
+  /** TCP port of the HTTP API. Default 3000; 0 picks a free port. */
+  readonly port: number;
+  /** Interface to bind. Default 127.0.0.1 so a demo never listens on the network by accident. */
+  readonly host: string;
+  /** PostgreSQL connection string; unset means the embedded PGlite store under dataDir. */
+  readonly databaseUrl: string | undefined;
+  /** Directory for PGlite data, generated secrets and the CLI's discovery files. Default ./data. */
+  readonly dataDir: string;
+  /** Redis connection string for the shared rate limiter; unset means in-process memory. */
+  readonly redisUrl: string | undefined;
+  /** 32-byte key for AES-256-GCM encryption of API secrets. Generated into dataDir when embedded. */
+  readonly secretsKey: Buffer | undefined;
+  /** Bearer token of the operator API. Generated into dataDir when embedded. */
+  readonly adminToken: string | undefined;
+  /** Fastify trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
+  readonly trustProxy: boolean | number | string[];
+  readonly logLevel: LogLevel;
+  /** Prefix of order short ids (`EX` gives `EX-7K2M9Q`). */
+  readonly shortIdPrefix: string;
+  /** How often in-memory caches of the catalog reload from the database, in ms. Default 5000. */
+  readonly cacheRefreshMs: number;
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+  }
+  const redisUrl = optional(env, 'REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+  }
+  const secretsKey = parseSecretsKey(optional(env, 'SECRETS_KEY'));
+  const adminToken = optional(env, 'ADMIN_TOKEN');
+  if (adminToken !== undefined && !/^[A-Za-z0-9_-]{32,256}$/.test(adminToken)) {
+    throw new ConfigError('ADMIN_TOKEN', 'must be 32 to 256 characters of A-Z a-z 0-9 _ -');
+  }
+  // With an external database several processes share state, so a generated per-directory
+  // secret would differ between them: production must name its secrets explicitly.
+  if (databaseUrl !== undefined && secretsKey === undefined) {
+    throw new ConfigError('SECRETS_KEY', 'is required when DATABASE_URL is set');
+  }
+  if (databaseUrl !== undefined && adminToken === undefined) {
+    throw new ConfigError('ADMIN_TOKEN', 'is required when DATABASE_URL is set');
+  }
+  const shortIdPrefix = optional(env, 'SHORT_ID_PREFIX') ?? 'EX';
+  if (!/^[A-Z0-9]{1,8}$/.test(shortIdPrefix)) {
+    throw new ConfigError('SHORT_ID_PREFIX', 'must be 1 to 8 characters of A-Z 0-9');
+  }
+  const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const host = optional(env, 'HOST') ?? '127.0.0.1';
+  if (isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
+    throw new ConfigError('HOST', 'must be an IP address or a host name');
+  }
+  return Object.freeze({
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host,
+    databaseUrl,
+    dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
+    redisUrl,
+    secretsKey,
+    adminToken,
+    trustProxy: parseTrustProxy(optional(env, 'TRUST_PROXY')),
+    logLevel: logLevel as LogLevel,
+    shortIdPrefix,
+    cacheRefreshMs: integer(env, 'CACHE_REFRESH_MS', 5000, 100, 3_600_000),
+  });
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return value;
+}
+
+/** Accepts 64 hex characters or the base64/base64url spelling of 32 bytes. */
+export function parseSecretsKey(raw: string | undefined): Buffer | undefined {
+  if (raw === undefined) return undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(raw)
+    ? Buffer.from(raw, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw)
+      ? Buffer.from(raw, 'base64url')
+      : undefined;
+  if (key?.length !== 32) {
+    throw new ConfigError('SECRETS_KEY', 'must be 32 bytes as 64 hex characters or base64');
+  }
+  return key;
+}
+
+function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits] = entry.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    if (family === 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError('TRUST_PROXY', `"${entry}" is not true, false, a hop count or an address/CIDR`);
+    }
+  }
+  return entries;
+}

@@ -1,0 +1,95 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import type { Database } from './schema/index.js';
+import { TYPE_PARSERS } from './type-parsers.js';
+
+export type Engine = 'pglite' | 'postgres';
+
+/** The open store: one Kysely over either engine, plus what the process needs to manage it. */
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  readonly engine: Engine;
+  /** True when a trivial query answers within the timeout. */
+  ping(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget =
+  | { engine: 'postgres'; url: string; poolSize?: number }
+  /** `dataDir` undefined means in memory (tests). */
+  | { engine: 'pglite'; dataDir: string | undefined };
+
+export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+  return target.engine === 'postgres' ? openPostgres(target.url, target.poolSize) : openPglite(target.dataDir);
+}
+
+function openPostgres(url: string, poolSize = 10): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // Fail fast instead of queueing forever when the database is unreachable.
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+        TYPE_PARSERS[oid] ?? (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    engine: 'postgres',
+    ping: (timeoutMs) => ping(db, timeoutMs),
+    close: () => db.destroy(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  let lock: DataDirLock | undefined;
+  let storeDir: string | undefined;
+  if (dataDir !== undefined) {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    lock = lockDataDir(dataDir);
+    storeDir = path.join(dataDir, 'pglite');
+  }
+  try {
+    const client = await PGlite.create({ dataDir: storeDir, parsers: { ...TYPE_PARSERS } });
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    return {
+      db,
+      engine: 'pglite',
+      ping: (timeoutMs) => ping(db, timeoutMs),
+      async close() {
+        try {
+          await db.destroy();
+        } finally {
+          lock?.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+async function ping(db: Kysely<Database>, timeoutMs = 1000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([sql`select 1`.execute(db).then(() => true), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}

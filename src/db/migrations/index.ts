@@ -1,0 +1,9 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001-catalog-partners-keys.js';
+import * as m0002 from './0002-currency-catalog.js';
+
+/** Listed explicitly (no directory scan): the order is the names' order. */
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001-catalog-partners-keys': m0001,
+  '0002-currency-catalog': m0002,
+};

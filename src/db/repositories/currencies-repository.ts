@@ -1,0 +1,20 @@
+import type { CurrencyRow, CurrencyUpdate } from '../schema/currencies.js';
+import type { Db } from '../schema/index.js';
+
+/** The whole catalog, active or not, in listing order. It is small (tens of rows). */
+export async function listCurrencies(db: Db): Promise<CurrencyRow[]> {
+  return db.selectFrom('currencies').selectAll().orderBy('sort_order').orderBy('coin').orderBy('network').execute();
+}
+
+export async function findCurrency(db: Db, id: string): Promise<CurrencyRow | undefined> {
+  return db.selectFrom('currencies').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateCurrency(db: Db, id: string, changes: CurrencyUpdate): Promise<CurrencyRow | undefined> {
+  return db
+    .updateTable('currencies')
+    .set({ ...changes, updated_at: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -1,0 +1,18 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { GeneratedTimestamp, Timestamp } from './currencies.js';
+
+/** A partner API key `<key_id>.<secret>`; the secret itself is never stored in clear. */
+export interface ApiKeyTable {
+  /** Public part of the key, the lookup index. */
+  key_id: string;
+  partner_id: string;
+  /** SHA-256 of the secret, compared in constant time. */
+  secret_hash: Buffer;
+  /** AES-256-GCM(iv ‖ ciphertext ‖ tag) of the secret under SECRETS_KEY, key_id as associated data. */
+  secret_ciphertext: Buffer;
+  created_at: GeneratedTimestamp;
+  revoked_at: Timestamp | null;
+}
+
+export type ApiKeyRow = Selectable<ApiKeyTable>;
+export type NewApiKey = Insertable<ApiKeyTable>;

@@ -1,0 +1,14 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { ApiKeyTable } from './api-keys.js';
+import type { CurrencyTable } from './currencies.js';
+import type { PartnerTable } from './partners.js';
+
+/** Every table the service owns; one file per table beside this one. */
+export interface Database {
+  currencies: CurrencyTable;
+  partners: PartnerTable;
+  api_keys: ApiKeyTable;
+}
+
+/** Repositories take this as their first argument, so the caller owns the transaction. */
+export type Db = Kysely<Database> | Transaction<Database>;

@@ -1,0 +1,25 @@
+/** An API key as presented: `<key_id>.<secret>`. */
+export interface PresentedKey {
+  keyId: string;
+  secret: string;
+}
+
+const KEY_ID = /^pk_[a-z0-9]{20}$/;
+/** 32 random bytes in base64url without padding. */
+const SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+export type KeyParse = { ok: true; key: PresentedKey } | { ok: false; reason: string };
+
+/** Pure shape check; older plaintext keys (no dot) are refused here, before any lookup. */
+export function parseApiKey(raw: string): KeyParse {
+  const dot = raw.indexOf('.');
+  if (dot < 0) return { ok: false, reason: 'API key must have the form <key_id>.<secret>' };
+  const keyId = raw.slice(0, dot);
+  const secret = raw.slice(dot + 1);
+  if (!KEY_ID.test(keyId) || !SECRET.test(secret)) return { ok: false, reason: 'invalid API key' };
+  return { ok: true, key: { keyId, secret } };
+}
+
+export function isKeyId(value: string): boolean {
+  return KEY_ID.test(value);
+}

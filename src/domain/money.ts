@@ -1,0 +1,23 @@
+import { Decimal } from 'decimal.js';
+
+/** A plain decimal literal: digits, optionally a fraction. No sign, exponent or spaces. */
+export const DECIMAL_PATTERN = '^(0|[1-9][0-9]{0,19})(\\.[0-9]{1,18})?$';
+const DECIMAL = new RegExp(DECIMAL_PATTERN);
+
+/**
+ * An amount as it arrives in JSON: a decimal string is taken exactly; a JSON number has
+ * already been through a binary float, and its shortest spelling (`String(n)`) is the literal
+ * the client wrote whenever that had at most 15 significant digits.
+ */
+export function parseDecimalInput(value: string | number): Decimal | undefined {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < 0) return undefined;
+    return new Decimal(String(value));
+  }
+  return DECIMAL.test(value) ? new Decimal(value) : undefined;
+}
+
+/** Number of fractional digits actually used (trailing zeros do not count). */
+export function fractionDigits(value: Decimal): number {
+  return value.decimalPlaces();
+}

@@ -1,0 +1,57 @@
+/**
+ * The closed set of error codes and the one HTTP status each maps to. Every error the API
+ * answers is `{"detail": "...", "code": "..."}` (plus documented extra fields such as the
+ * pair limits on amount errors), built by the error handler in plugins/error-handler.ts.
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  invalid_signature: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  amount_out_of_range: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An expected failure that reaches the client as-is: its message is safe to show. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    detail: string,
+    /** Extra documented body fields, e.g. min_amount and max_amount. */
+    readonly extra?: Readonly<Record<string, unknown>>,
+  ) {
+    super(detail);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export interface ErrorBody {
+  detail: string;
+  code: ErrorCode;
+  [field: string]: unknown;
+}
+
+/** JSON schema of the envelope, reused by every route's documented error responses. */
+export const errorBodySchema = {
+  $id: 'Error',
+  type: 'object',
+  required: ['detail', 'code'],
+  properties: {
+    detail: { type: 'string', description: 'What went wrong, in words for a person.' },
+    code: { type: 'string', enum: Object.keys(ERROR_STATUS), description: 'Stable machine-readable code.' },
+  },
+  additionalProperties: true,
+} as const;

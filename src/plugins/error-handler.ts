@@ -1,0 +1,72 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { ApiError, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../errors.js';
+
+/** Framework errors mapped to the closed code set; their messages are written for clients. */
+const FRAMEWORK_CODES: Readonly<Record<number, ErrorCode>> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+export function sendError(
+  reply: FastifyReply,
+  code: ErrorCode,
+  detail: string,
+  extra?: Readonly<Record<string, unknown>>,
+): FastifyReply {
+  const body: ErrorBody = { ...extra, detail, code };
+  return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/**
+ * The one place an error becomes a response: every layer (routing, parsing, validation, auth,
+ * handlers, bugs) ends here, so every error is `{detail, code}` and a 5xx never shows internals.
+ */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    sendError(reply, 'not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`);
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) {
+      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+      return sendError(reply, error.code, error.message, error.extra);
+    }
+    if (error.validation !== undefined) {
+      return sendError(reply, 'bad_request', validationDetail(error));
+    }
+    const status = error.statusCode ?? 500;
+    if (status === 400 && (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')) {
+      return sendError(reply, 'invalid_json', 'request body is not valid JSON');
+    }
+    const code = status < 500 ? FRAMEWORK_CODES[status] : undefined;
+    if (code !== undefined) return sendError(reply, code, error.message);
+    request.log.error({ err: error }, 'unhandled error');
+    if (status === 503) return sendError(reply, 'unavailable', 'service temporarily unavailable');
+    return sendError(reply, 'internal', 'internal server error');
+  });
+}
+
+/** "body/amount_from must be > 0" rather than Ajv's terse wording without the location. */
+function validationDetail(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (first === undefined) return error.message;
+  const where = `${error.validationContext ?? 'request'}${first.instancePath}`;
+  if (first.keyword === 'additionalProperties') {
+    const field = (first.params as { additionalProperty?: string }).additionalProperty ?? '';
+    return `${where} has unknown field "${field}"`;
+  }
+  if (first.keyword === 'required') {
+    const field = (first.params as { missingProperty?: string }).missingProperty ?? '';
+    return `${where} is missing required field "${field}"`;
+  }
+  return `${where} ${first.message ?? 'is invalid'}`;
+}

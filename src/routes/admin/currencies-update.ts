@@ -1,0 +1,71 @@
+import { Type } from '@sinclair/typebox';
+import { Decimal } from 'decimal.js';
+import type { App, Services } from '../../app-types.js';
+import { findCurrency, updateCurrency } from '../../db/repositories/currencies-repository.js';
+import type { CurrencyUpdate } from '../../db/schema/currencies.js';
+import { DECIMAL_PATTERN, parseDecimalInput } from '../../domain/money.js';
+import { ApiError } from '../../errors.js';
+import { sendJsonText } from '../../plugins/json-reply.js';
+import { toJson } from '../../json.js';
+import { errorResponses } from '../schemas.js';
+import { adminSecurity } from './admin-schemas.js';
+import { adminCurrencyView } from './currency-view.js';
+
+/** Send a string for an exact value with more than 15 significant digits. */
+const Amount = Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Number({ minimum: 0 })]);
+
+const Body = Type.Object(
+  {
+    is_active: Type.Optional(Type.Boolean()),
+    is_deposit_enabled: Type.Optional(Type.Boolean()),
+    is_withdraw_enabled: Type.Optional(Type.Boolean()),
+    min_amount: Type.Optional(Amount),
+    max_amount: Type.Optional(Amount),
+    payout_fee: Type.Optional(Amount),
+    min_confirmations: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export function registerUpdateCurrency(app: App, { database, catalog }: Services): void {
+  app.patch(
+    '/admin/v1/currencies/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Change flags, limits, confirmations or payout fee',
+        security: adminSecurity,
+        params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+        body: Body,
+        response: { 200: Type.Ref('AdminCurrency'), ...errorResponses(400, 401, 404, 415, 422, 500) },
+      },
+    },
+    async (request, reply) => {
+      const current = await findCurrency(database.db, request.params.id);
+      if (current === undefined) throw new ApiError('not_found', 'currency not found');
+      const { min_amount, max_amount, payout_fee, ...rest } = request.body;
+      const changes: CurrencyUpdate = { ...rest };
+      const amount = (field: string, raw: string | number | undefined): Decimal | undefined => {
+        if (raw === undefined) return undefined;
+        const value = parseDecimalInput(raw);
+        if (value === undefined) throw new ApiError('bad_request', `${field} is not a decimal amount`);
+        if (value.decimalPlaces() > current.decimals) {
+          throw new ApiError('bad_request', `${field} has more than ${current.decimals} decimals`);
+        }
+        return value;
+      };
+      const min = amount('min_amount', min_amount) ?? new Decimal(current.min_amount);
+      const max = amount('max_amount', max_amount) ?? new Decimal(current.max_amount);
+      const fee = amount('payout_fee', payout_fee);
+      if (min.lte(0)) throw new ApiError('unprocessable', 'min_amount must be greater than 0');
+      if (min.gt(max)) throw new ApiError('unprocessable', 'min_amount must not exceed max_amount');
+      changes.min_amount = min.toFixed();
+      changes.max_amount = max.toFixed();
+      if (fee !== undefined) changes.payout_fee = fee.toFixed();
+      const row = await updateCurrency(database.db, current.id, changes);
+      if (row === undefined) throw new ApiError('not_found', 'currency not found');
+      await catalog.reload();
+      return sendJsonText(reply, toJson(adminCurrencyView(row)));
+    },
+  );
+}

@@ -1,0 +1,40 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { findPartner } from '../../db/repositories/partners-repository.js';
+import { ApiError } from '../../errors.js';
+import { errorResponses } from '../schemas.js';
+import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
+
+const IssuedKey = Type.Object(
+  {
+    key_id: Type.String(),
+    api_key: Type.String({ description: 'the full key <key_id>.<secret>; shown only in this response' }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+export function registerCreateKey(app: App, { database, apiKeys }: Services): void {
+  app.post(
+    '/admin/v1/partners/:id/keys',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Issue an API key (the secret is shown once)',
+        security: adminSecurity,
+        params: PartnerIdParams,
+        response: { 201: IssuedKey, ...errorResponses(400, 401, 404, 500) },
+      },
+    },
+    async (request, reply) => {
+      const partner = await findPartner(database.db, request.params.id);
+      if (partner === undefined) throw new ApiError('not_found', 'partner not found');
+      const issued = await apiKeys.issue(partner.id);
+      // The full key must not sit in any cache between here and the operator.
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send({ ...issued, created_at: issued.created_at.toISOString() });
+    },
+  );
+}

@@ -1,0 +1,34 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { insertPartner } from '../../db/repositories/partners-repository.js';
+import { errorResponses } from '../schemas.js';
+import { MarkupBps, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
+
+const Body = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+    markup_bps: Type.Optional(MarkupBps),
+    rate_limit_per_minute: Type.Optional(RateLimit),
+  },
+  { additionalProperties: false },
+);
+
+export function registerCreatePartner(app: App, { database }: Services): void {
+  app.post(
+    '/admin/v1/partners',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Create a partner',
+        security: adminSecurity,
+        body: Body,
+        response: { 201: Type.Ref('AdminPartner'), ...errorResponses(400, 401, 415, 500) },
+      },
+    },
+    async (request, reply) => {
+      const { name, markup_bps, rate_limit_per_minute } = request.body;
+      const row = await insertPartner(database.db, { name: name.trim(), markup_bps, rate_limit_per_minute });
+      return reply.code(201).send(partnerView(row));
+    },
+  );
+}

@@ -1,0 +1,29 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { listPartners } from '../../db/repositories/partners-repository.js';
+import { errorResponses } from '../schemas.js';
+import { adminSecurity, partnerView } from './admin-schemas.js';
+
+const Query = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
+    offset: Type.Integer({ minimum: 0, default: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+export function registerListPartners(app: App, { database }: Services): void {
+  app.get(
+    '/admin/v1/partners',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'List partners, oldest first',
+        security: adminSecurity,
+        querystring: Query,
+        response: { 200: Type.Array(Type.Ref('AdminPartner')), ...errorResponses(400, 401, 500) },
+      },
+    },
+    async (request) => (await listPartners(database.db, request.query)).map(partnerView),
+  );
+}

@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { updatePartner } from '../../db/repositories/partners-repository.js';
+import { ApiError } from '../../errors.js';
+import { errorResponses } from '../schemas.js';
+import { MarkupBps, PartnerIdParams, PartnerStatus, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
+
+const Body = Type.Object(
+  {
+    status: Type.Optional(PartnerStatus),
+    markup_bps: Type.Optional(MarkupBps),
+    rate_limit_per_minute: Type.Optional(RateLimit),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+/** Suspension takes effect on the partner's next request: auth reads the status every time. */
+export function registerUpdatePartner(app: App, { database }: Services): void {
+  app.patch(
+    '/admin/v1/partners/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Change status, markup or rate limit',
+        security: adminSecurity,
+        params: PartnerIdParams,
+        body: Body,
+        response: { 200: Type.Ref('AdminPartner'), ...errorResponses(400, 401, 404, 415, 500) },
+      },
+    },
+    async (request) => {
+      const row = await updatePartner(database.db, request.params.id, request.body);
+      if (row === undefined) throw new ApiError('not_found', 'partner not found');
+      return partnerView(row);
+    },
+  );
+}

@@ -1,0 +1,22 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { sendJsonText } from '../../plugins/json-reply.js';
+import { errorResponses } from '../schemas.js';
+
+/** GET /api/v1/currencies (public): every active currency, spec 2.1, from memory. */
+export function registerListCurrencies(app: App, { catalog }: Services): void {
+  app.get(
+    '/api/v1/currencies',
+    {
+      schema: {
+        tags: ['partner'],
+        summary: 'List active currencies',
+        description: 'One entry per coin and network pair, with per-order limits.',
+        response: { 200: Type.Array(Type.Ref('Currency')), ...errorResponses(429, 500) },
+      },
+    },
+    async (_request, reply) =>
+      // Pre-serialized once per catalog change: exact decimals, no per-request work.
+      sendJsonText(reply, catalog.publicJson()),
+  );
+}

@@ -1,0 +1,57 @@
+import { unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { DataDirLockedError } from './db/data-dir-lock.js';
+import { openConfiguredDatabase } from './db/open-configured.js';
+import { API_URL_FILE, withEmbeddedSecrets } from './embedded-secrets.js';
+
+/** Entry point: config, store, app, listen; close everything in order on SIGINT/SIGTERM. */
+async function main(): Promise<void> {
+  const { config, adminTokenPath } = await withEmbeddedSecrets(loadConfig());
+  const database = await openConfiguredDatabase(config);
+  const app = await buildApp({ config, database });
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    // A stuck close must not keep the process (and the PGlite lock) forever.
+    setTimeout(() => process.exit(1), 10_000).unref();
+    void app
+      .close()
+      .then(() => database.close())
+      .then(() => unlink(path.join(config.dataDir, API_URL_FILE)).catch(() => undefined))
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  // The admin CLI finds the running API here when ADMIN_API_URL is not set.
+  const url = new URL(address);
+  if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = '127.0.0.1';
+  await writeFile(path.join(config.dataDir, API_URL_FILE), `${url.origin}\n`, { mode: 0o600 });
+  app.log.info(
+    {
+      store: database.engine === 'pglite' ? `PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)',
+      docs: `${url.origin}/docs`,
+      adminTokenFile: adminTokenPath ?? '(ADMIN_TOKEN from the environment)',
+    },
+    'exchange partner API ready',
+  );
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    console.error(`cannot start: ${error.message}`);
+  } else {
+    console.error('cannot start:', error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,75 @@
+import { Decimal } from 'decimal.js';
+import { listCurrencies } from '../db/repositories/currencies-repository.js';
+import type { CurrencyRow } from '../db/schema/currencies.js';
+import type { Db } from '../db/schema/index.js';
+import { toJson } from '../json.js';
+
+/** A Currency object exactly as spec 2.1 shows it: no internal column leaks. */
+export function publicCurrency(row: CurrencyRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    coin: row.coin,
+    network: row.network,
+    name: row.name,
+    is_active: row.is_active,
+    is_deposit_enabled: row.is_deposit_enabled,
+    is_withdraw_enabled: row.is_withdraw_enabled,
+    min_amount: new Decimal(row.min_amount),
+    max_amount: new Decimal(row.max_amount),
+    min_confirmations: row.min_confirmations,
+    decimals: row.decimals,
+    is_memo: row.is_memo,
+    explorer_tx_url: row.explorer_tx_url,
+    explorer_address_url: row.explorer_address_url,
+    icon_url: row.icon_url,
+  };
+}
+
+interface Snapshot {
+  rows: readonly CurrencyRow[];
+  /** Serialized GET /currencies body, built once per change instead of once per request. */
+  publicJson: Buffer;
+}
+
+/**
+ * The catalog in memory. Reads never touch the database: the snapshot is rebuilt when this
+ * process changes the catalog (reload) and on a short interval, which is how a change made by
+ * another process reaches this one.
+ */
+export class CurrencyCatalog {
+  private snapshot: Snapshot = { rows: [], publicJson: Buffer.from('[]') };
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly refreshMs: number,
+    private readonly onRefreshError: (error: unknown) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.reload();
+    this.timer = setInterval(() => {
+      this.reload().catch(this.onRefreshError);
+    }, this.refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async reload(): Promise<void> {
+    const rows = await listCurrencies(this.db);
+    const active = rows.filter((row) => row.is_active).map(publicCurrency);
+    this.snapshot = { rows, publicJson: Buffer.from(toJson(active)) };
+  }
+
+  /** Every row, active or not. */
+  all(): readonly CurrencyRow[] {
+    return this.snapshot.rows;
+  }
+
+  publicJson(): Buffer {
+    return this.snapshot.publicJson;
+  }
+}
