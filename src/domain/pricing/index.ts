@@ -1,0 +1,16 @@
+// The pricing engine: pure functions from prices, fees and currency limits to quotes.
+export type { CurrencyTerms, PairPricing, PricingSettings, RateType } from './pair-pricing.js';
+export {
+  BPS_PER_UNIT,
+  pairLimits,
+  quoteAmount,
+  totalFeeBps,
+  type AmountOutOfRange,
+  type PairLimits,
+  type PairLimitsResult,
+  type PairUnavailable,
+  type Quote,
+  type QuoteResult,
+  type TooManyDecimals,
+} from './quote-math.js';
+export { EXACT_PRECISION, RATIO_SIGNIFICANT_DIGITS } from './exact-decimal.js';

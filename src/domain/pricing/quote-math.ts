@@ -1,0 +1,224 @@
+import type { Decimal } from 'decimal.js';
+import { ceilRatio, exact, floorRatio, ratioToSignificantDigits, toPublic } from './exact-decimal.js';
+import type { CurrencyTerms, PairPricing } from './pair-pricing.js';
+
+/** Basis points in a whole: a fee of 10 000 bps would take the entire amount. */
+export const BPS_PER_UNIT = 10_000;
+
+/** The pair cannot be quoted at all (no usable price, fees eat everything, or no amount fits both sides' limits). */
+export interface PairUnavailable {
+  ok: false;
+  reason: 'pair_unavailable';
+}
+
+/** Amounts of `coin_from` the pair accepts, both inclusive and with at most `from.decimals` places. */
+export interface PairLimits {
+  ok: true;
+  minAmount: Decimal;
+  maxAmount: Decimal;
+}
+
+export type PairLimitsResult = PairLimits | PairUnavailable;
+
+/** A priced amount. All coin amounts are in `coin_to` units except the limits (in `coin_from`). */
+export interface Quote {
+  ok: true;
+  /**
+   * Published rate: coin_to per 1 coin_from, net of every fee including the payout fee, rounded
+   * DOWN to `to.decimals`. Because it is rounded down, amountFrom × rate ≤ the exact amount_to.
+   */
+  rate: Decimal;
+  /**
+   * The net rate before publishing rounding: exact amount_to / amountFrom truncated toward zero to
+   * RATIO_SIGNIFICANT_DIGITS (40) significant digits (exact whenever the quotient terminates
+   * sooner). This is what a fixed-rate order locks.
+   */
+  exactRate: Decimal;
+  /**
+   * amount_to_expected: the exact net amount rounded DOWN to `to.decimals`, so it never exceeds the
+   * exact value and falls short of it by less than one unit of the last decimal.
+   *
+   * It is computed from the exact value, not from the published rate, so it is at least
+   * amountFrom × rate rounded down to `to.decimals`. It can be below the UNROUNDED product
+   * amountFrom × rate, which may carry more decimals than coin_to has: e.g. exact amount_to
+   * 1.0000009 (6 decimals) from 1.5 gives amount_to 1.000000 and rate 0.666667, yet
+   * 1.5 × 0.666667 = 1.0000005.
+   */
+  amountTo: Decimal;
+  /** The pair's limits, as pairLimits returns them, so the caller can show them alongside. */
+  minAmount: Decimal;
+  maxAmount: Decimal;
+}
+
+/** The amount lies outside the pair's limits; carries them so the client can correct the amount. */
+export interface AmountOutOfRange {
+  ok: false;
+  reason: 'below_min' | 'above_max';
+  minAmount: Decimal;
+  maxAmount: Decimal;
+}
+
+/** The amount has more decimal places than `coin_from` allows. */
+export interface TooManyDecimals {
+  ok: false;
+  reason: 'too_many_decimals';
+  /** Decimal places `coin_from` allows. */
+  decimals: number;
+}
+
+export type QuoteResult = Quote | PairUnavailable | AmountOutOfRange | TooManyDecimals;
+
+const UNAVAILABLE: PairUnavailable = Object.freeze({ ok: false, reason: 'pair_unavailable' });
+
+/**
+ * Total fee in bps taken multiplicatively from the gross amount: operator spread + fixed-rate
+ * premium (only for `fixed`) + partner markup. The payout fee is separate (absolute, in coin_to).
+ */
+export function totalFeeBps(p: PairPricing): number {
+  const premium = p.rateType === 'fixed' ? p.settings.fixedPremiumBps : 0;
+  return p.settings.spreadBps + premium + p.markupBps;
+}
+
+/**
+ * The pair's conversion written as one fraction so every rounding is a single exact floor/ceil:
+ *   net amount_to(x) = (x × perUnit − payoutFee × scale) / scale
+ * with perUnit = priceFrom × (10000 − totalBps) and scale = priceTo × 10000, which is
+ * x × (priceFrom / priceTo) × (1 − totalBps/10000) − payoutFee.
+ */
+interface Conversion {
+  perUnit: Decimal;
+  scale: Decimal;
+  payoutFee: Decimal;
+}
+
+/** Numerator of net amount_to(amountFrom) over `scale`; exact. */
+function netNumerator(c: Conversion, amountFrom: Decimal): Decimal {
+  return exact(amountFrom).times(c.perUnit).minus(c.payoutFee.times(c.scale));
+}
+
+/** Numerator (over `perUnit`) of the coin_from amount whose net amount_to is exactly `amountTo`. */
+function amountFromForNet(c: Conversion, amountTo: Decimal): Decimal {
+  return exact(amountTo).plus(c.payoutFee).times(c.scale);
+}
+
+function assertBps(value: number, field: string): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${field} must be a non-negative integer number of bps, got ${value}`);
+  }
+}
+
+function assertCurrencyTerms(t: CurrencyTerms, side: 'from' | 'to'): void {
+  if (!Number.isSafeInteger(t.decimals) || t.decimals < 0) {
+    throw new RangeError(`${side}.decimals must be a non-negative integer, got ${t.decimals}`);
+  }
+  for (const field of ['minAmount', 'maxAmount', 'payoutFee'] as const) {
+    const v = t[field];
+    if (!v.isFinite() || v.isNegative()) {
+      throw new RangeError(`${side}.${field} must be a finite non-negative decimal, got ${v.toString()}`);
+    }
+  }
+}
+
+/**
+ * Malformed configuration is a bug upstream (currency and partner settings are validated when
+ * stored), so it throws; a missing or zero price is an expected market condition, so it is not
+ * checked here but reported as pair_unavailable.
+ */
+function assertWellFormed(p: PairPricing): void {
+  assertCurrencyTerms(p.from, 'from');
+  assertCurrencyTerms(p.to, 'to');
+  assertBps(p.settings.spreadBps, 'settings.spreadBps');
+  assertBps(p.settings.fixedPremiumBps, 'settings.fixedPremiumBps');
+  assertBps(p.markupBps, 'markupBps');
+}
+
+function isUsablePrice(price: Decimal): boolean {
+  return price.isFinite() && price.gt(0);
+}
+
+interface OfferedPair {
+  conversion: Conversion;
+  minAmount: Decimal;
+  maxAmount: Decimal;
+}
+
+function offeredPair(p: PairPricing): OfferedPair | undefined {
+  assertWellFormed(p);
+  const bps = totalFeeBps(p);
+  if (!isUsablePrice(p.priceFromUsd) || !isUsablePrice(p.priceToUsd) || bps >= BPS_PER_UNIT) {
+    return undefined;
+  }
+  const conversion: Conversion = {
+    perUnit: exact(p.priceFromUsd).times(BPS_PER_UNIT - bps),
+    scale: exact(p.priceToUsd).times(BPS_PER_UNIT),
+    payoutFee: exact(p.to.payoutFee),
+  };
+  const fromPlaces = p.from.decimals;
+  const one = exact(1);
+
+  // Rounded UP: the smallest coin_from amount (at its precision) that satisfies both minimums.
+  const minFromSource = ceilRatio(p.from.minAmount, one, fromPlaces);
+  const minFromDestination = ceilRatio(amountFromForNet(conversion, p.to.minAmount), conversion.perUnit, fromPlaces);
+  const minAmount = minFromSource.gt(minFromDestination) ? minFromSource : minFromDestination;
+
+  // Rounded DOWN: the largest amount that stays within both maximums. The destination maximum is
+  // converted back like the minimum, i.e. it caps the NET payout (after the payout fee).
+  const maxFromSource = floorRatio(p.from.maxAmount, one, fromPlaces);
+  const maxFromDestination = floorRatio(amountFromForNet(conversion, p.to.maxAmount), conversion.perUnit, fromPlaces);
+  const maxAmount = maxFromSource.lt(maxFromDestination) ? maxFromSource : maxFromDestination;
+
+  if (minAmount.gt(maxAmount)) return undefined;
+  // Checked on the payable (rounded-down) amount, not just the exact one, so every amount the pair
+  // accepts pays out something: amount_to is non-decreasing in the amount, so min is the worst case.
+  const payableAtMin = floorRatio(netNumerator(conversion, minAmount), conversion.scale, p.to.decimals);
+  if (!payableAtMin.gt(0)) return undefined;
+
+  return { conversion, minAmount, maxAmount };
+}
+
+/**
+ * The pair's accepted coin_from range: min = max(source minimum, destination minimum converted
+ * back through fees and payout fee) rounded UP to from.decimals; max = min(source maximum,
+ * destination maximum converted back) rounded DOWN. pair_unavailable when a price is not > 0,
+ * total fees reach 10 000 bps, min > max, or the minimum would pay out nothing.
+ * Throws RangeError only for malformed input (negative bps or amounts, fractional decimals).
+ */
+export function pairLimits(p: PairPricing): PairLimitsResult {
+  const offered = offeredPair(p);
+  if (offered === undefined) return UNAVAILABLE;
+  return { ok: true, minAmount: toPublic(offered.minAmount), maxAmount: toPublic(offered.maxAmount) };
+}
+
+/**
+ * Quotes `amountFrom` (coin_from units): amount_to = amountFrom × priceFrom/priceTo ×
+ * (1 − totalBps/10000) − payoutFee, rounded DOWN to to.decimals, plus the published and exact
+ * net rates. Checks, in order: pair offered, decimals of amountFrom, limits.
+ * Throws RangeError for a non-finite amount or malformed pricing input (bugs, not user errors).
+ */
+export function quoteAmount(p: PairPricing, amountFrom: Decimal): QuoteResult {
+  if (!amountFrom.isFinite()) {
+    throw new RangeError(`amountFrom must be a finite decimal, got ${amountFrom.toString()}`);
+  }
+  const offered = offeredPair(p);
+  if (offered === undefined) return UNAVAILABLE;
+  if (amountFrom.decimalPlaces() > p.from.decimals) {
+    return { ok: false, reason: 'too_many_decimals', decimals: p.from.decimals };
+  }
+  const minAmount = toPublic(offered.minAmount);
+  const maxAmount = toPublic(offered.maxAmount);
+  if (amountFrom.lt(offered.minAmount)) return { ok: false, reason: 'below_min', minAmount, maxAmount };
+  if (amountFrom.gt(offered.maxAmount)) return { ok: false, reason: 'above_max', minAmount, maxAmount };
+
+  const c = offered.conversion;
+  const numerator = netNumerator(c, amountFrom);
+  // exact net rate = numerator / (scale × amountFrom)
+  const rateDenominator = c.scale.times(exact(amountFrom));
+  return {
+    ok: true,
+    rate: toPublic(floorRatio(numerator, rateDenominator, p.to.decimals)),
+    exactRate: toPublic(ratioToSignificantDigits(numerator, rateDenominator)),
+    amountTo: toPublic(floorRatio(numerator, c.scale, p.to.decimals)),
+    minAmount,
+    maxAmount,
+  };
+}
