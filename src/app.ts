@@ -11,7 +11,7 @@ import { installErrorHandler } from './plugins/error-handler.js';
 import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
 import { createMetrics, installRequestMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
-import { partnerAuthHooks } from './plugins/partner-auth.js';
+import { installCallerIdentification, partnerAuthHooks } from './plugins/partner-auth.js';
 import { installValidators } from './plugins/validation.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerHealth } from './routes/ops/health.js';
@@ -85,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installJsonBody(app);
   installErrorHandler(app);
   installRequestMetrics(app, metrics);
+  installCallerIdentification(app, apiKeys);
   await installOpenApi(app);
   for (const schema of [CurrencySchema, Partner, KeyListing, AdminCurrency]) app.addSchema(schema);
 

@@ -1,13 +1,21 @@
-import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import type { PartnerRow } from '../db/schema/partners.js';
 import { ApiError } from '../errors.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 
+/** Who is calling, as far as the presented key says; set by the onRequest hook below. */
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'partner'; partner: PartnerRow; keyId: string; sealedSecret: Buffer }
+  /** A key was sent but is not usable; `error` is thrown by any route that reads the key. */
+  | { kind: 'rejected'; error: ApiError };
+
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set once a partner key has been verified on this request. */
+    /** Unset means anonymous (no key presented). */
+    caller?: Caller;
+    /** Set once a partner key (and signature, when sent) has been verified for this route. */
     partner?: PartnerRow;
-    apiKeyId?: string;
   }
 }
 
@@ -29,6 +37,29 @@ export function presentedKey(request: FastifyRequest): string | undefined | null
   return bearer ?? headerKey;
 }
 
+/**
+ * Identifies the caller on every partner-facing request, before anything else runs, so the
+ * rate limiter can count a valid key against its own budget and everything else (failed
+ * authentications included) against the client address. The operator API has its own guard.
+ */
+export function installCallerIdentification(app: FastifyInstance, keys: ApiKeyService): void {
+  // Declared up front (as undefined) so every request object keeps one shape.
+  app.decorateRequest('caller', undefined);
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/admin/')) return;
+    const key = presentedKey(request);
+    if (key === undefined) return;
+    if (key === null) {
+      request.caller = { kind: 'rejected', error: new ApiError('unauthorized', 'malformed or conflicting API key headers') };
+      return;
+    }
+    const result = await keys.authenticate(key);
+    request.caller = result.ok
+      ? { kind: 'partner', partner: result.partner, keyId: result.keyId, sealedSecret: result.sealedSecret }
+      : { kind: 'rejected', error: new ApiError(result.failure === 'inactive' ? 'forbidden' : 'unauthorized', result.detail) };
+  });
+}
+
 export interface PartnerAuthHooks {
   /** Order endpoints: a valid key is required. */
   required: preValidationAsyncHookHandler;
@@ -37,30 +68,28 @@ export interface PartnerAuthHooks {
 }
 
 /**
- * Runs before body validation, so an unauthenticated request learns it is unauthenticated
- * rather than what is wrong with its body, and after parsing, so the raw body is there for
- * X-Signature.
+ * Route guards. They run after body parsing (X-Signature covers the raw body) and before
+ * validation, so an unauthenticated caller learns that first, not what is wrong with its body.
  */
 export function partnerAuthHooks(keys: ApiKeyService): PartnerAuthHooks {
-  async function authenticate(request: FastifyRequest, _reply: FastifyReply, required: boolean): Promise<void> {
-    const key = presentedKey(request);
-    if (key === undefined) {
+  function check(request: FastifyRequest, required: boolean): void {
+    const caller = request.caller ?? { kind: 'anonymous' };
+    if (caller.kind === 'rejected') throw caller.error;
+    if (caller.kind === 'anonymous') {
       if (required) throw new ApiError('unauthorized', 'missing API key: send Authorization: Bearer <key> or X-API-Key');
       return;
     }
-    if (key === null) throw new ApiError('unauthorized', 'malformed or conflicting API key headers');
     const signature = request.headers['x-signature'];
-    if (Array.isArray(signature)) throw new ApiError('invalid_signature', 'invalid signature');
-    const result = await keys.authenticate(key, signature, request.rawBody ?? Buffer.alloc(0));
-    if (!result.ok) {
-      if (result.failure === 'inactive') throw new ApiError('forbidden', result.detail);
-      throw new ApiError(result.failure === 'bad_signature' ? 'invalid_signature' : 'unauthorized', result.detail);
+    if (signature !== undefined) {
+      const body = request.rawBody ?? Buffer.alloc(0);
+      if (Array.isArray(signature) || !keys.verifySignature(caller.keyId, caller.sealedSecret, signature, body)) {
+        throw new ApiError('invalid_signature', 'invalid signature');
+      }
     }
-    request.partner = result.partner;
-    request.apiKeyId = result.keyId;
+    request.partner = caller.partner;
   }
   return {
-    required: (request, reply) => authenticate(request, reply, true),
-    optional: (request, reply) => authenticate(request, reply, false),
+    required: async (request) => check(request, true),
+    optional: async (request) => check(request, false),
   };
 }

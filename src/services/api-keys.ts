@@ -20,8 +20,8 @@ export interface IssuedKey {
 }
 
 export type Authentication =
-  | { ok: true; partner: PartnerRow; keyId: string }
-  | { ok: false; failure: 'malformed' | 'invalid' | 'inactive' | 'bad_signature'; detail: string };
+  | { ok: true; partner: PartnerRow; keyId: string; sealedSecret: Buffer }
+  | { ok: false; failure: 'malformed' | 'invalid' | 'inactive'; detail: string };
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 /** Compared against when a key id is unknown, so unknown and wrong keys take the same time. */
@@ -56,10 +56,10 @@ export class ApiKeyService {
   }
 
   /**
-   * Checks a presented key and, when a signature header was sent, the HMAC-SHA256 of the exact
-   * body bytes keyed with the secret. Unknown, revoked and wrong-secret keys fail alike.
+   * Checks a presented key: unknown, revoked and wrong-secret keys fail alike, in the same
+   * time. Returns what a later signature check needs, so the row is read once per request.
    */
-  async authenticate(presented: string, signature: string | undefined, body: Buffer): Promise<Authentication> {
+  async authenticate(presented: string): Promise<Authentication> {
     const parsed = parseApiKey(presented);
     if (!parsed.ok) return { ok: false, failure: 'malformed', detail: parsed.reason };
     const { keyId, secret } = parsed.key;
@@ -71,10 +71,12 @@ export class ApiKeyService {
     if (found.partner.status !== 'active') {
       return { ok: false, failure: 'inactive', detail: 'partner account is not active' };
     }
-    if (signature !== undefined && !this.signatureMatches(found.key.secret_ciphertext, keyId, signature, body)) {
-      return { ok: false, failure: 'bad_signature', detail: 'invalid signature' };
-    }
-    return { ok: true, partner: found.partner, keyId };
+    return { ok: true, partner: found.partner, keyId, sealedSecret: found.key.secret_ciphertext };
+  }
+
+  /** X-Signature: lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the secret. */
+  verifySignature(keyId: string, sealedSecret: Buffer, signature: string, body: Buffer): boolean {
+    return this.signatureMatches(sealedSecret, keyId, signature, body);
   }
 
   private signatureMatches(sealed: Buffer, keyId: string, signature: string, body: Buffer): boolean {

@@ -28,6 +28,8 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Extra environment for loadConfig (e.g. SHORT_ID_PREFIX). */
   env?: Record<string, string>;
+  /** Runs before app.ready(): tests add routes here (e.g. one that throws). */
+  configure?: (app: App) => void;
 }
 
 /** A whole app on a fresh database, called through app.inject (the real HTTP stack, no socket). */
@@ -50,6 +52,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const db = await createTestDatabase();
   const app = await buildApp({ config, database: db.handle, clock: options.clock, logDestination });
+  options.configure?.(app);
   await app.ready();
 
   const admin: TestApp['admin'] = (method, url, payload) =>
