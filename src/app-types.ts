@@ -8,6 +8,8 @@ import type { Metrics } from './plugins/metrics.js';
 import type { PartnerAuthHooks } from './plugins/partner-auth.js';
 import type { ApiKeyService } from './services/api-keys.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
+import type { PriceBook } from './pricing/price-book.js';
+import type { QuoteService } from './services/quote-service.js';
 
 /** The Fastify instance with TypeBox schemas typing request and reply. */
 export type App = FastifyInstance<
@@ -27,4 +29,6 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly partnerAuth: PartnerAuthHooks;
   readonly metrics: Metrics;
+  readonly prices: PriceBook;
+  readonly quotes: QuoteService;
 }

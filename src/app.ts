@@ -22,6 +22,8 @@ import { registerV1Routes } from './routes/v1/index.js';
 import { ApiKeyService } from './services/api-keys.js';
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { SecretBox } from './services/secret-box.js';
+import { createPriceBook } from './pricing/create-price-book.js';
+import { QuoteService } from './services/quote-service.js';
 import { AdminCurrency } from './routes/admin/currency-view.js';
 import { KeyListing, Partner } from './routes/admin/admin-schemas.js';
 
@@ -67,6 +69,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     app.log.error({ err: error }, 'catalog refresh failed'),
   );
   const apiKeys = new ApiKeyService(database.db, new SecretBox(config.secretsKey), clock);
+  await catalog.start();
+  app.addHook('onClose', () => catalog.stop());
+  const prices = createPriceBook({
+    config: config.pricing,
+    db: database.db,
+    clock,
+    symbols: [...new Set(catalog.all().map((row) => row.price_symbol))],
+    logger: app.log,
+    metrics,
+  });
+  // One poll before serving, so the first quote after start-up already has prices.
+  await prices.refresh();
+  prices.start();
+  app.addHook('onClose', () => prices.stop());
+  const quotes = new QuoteService(catalog, prices, config.pricing, database.db, clock);
+  const purgeTimer = setInterval(() => {
+    quotes.purgeExpired().catch((error: unknown) => app.log.error({ err: error }, 'fixed quote purge failed'));
+  }, 600_000).unref();
+  app.addHook('onClose', () => clearInterval(purgeTimer));
   const services: Services = {
     config,
     database,
@@ -75,6 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     apiKeys,
     partnerAuth: partnerAuthHooks(apiKeys),
     metrics,
+    prices,
+    quotes,
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -88,9 +111,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installCallerIdentification(app, apiKeys);
   await installOpenApi(app);
   for (const schema of [CurrencySchema, Partner, KeyListing, AdminCurrency]) app.addSchema(schema);
-
-  await catalog.start();
-  app.addHook('onClose', () => catalog.stop());
 
   registerV1Routes(app, services);
   await registerAdminRoutes(app, services);

@@ -27,7 +27,31 @@ export interface Config {
   readonly shortIdPrefix: string;
   /** How often in-memory caches of the catalog reload from the database, in ms. Default 5000. */
   readonly cacheRefreshMs: number;
+  readonly pricing: PricingConfig;
 }
+
+/** Operator pricing settings (DESIGN §3). Basis points: 100 bps = 1 %. */
+export interface PricingConfig {
+  /** Price sources, in order: `static` (operator table in the database), `binance`, `coinbase`. Default static. */
+  readonly sources: readonly PriceSourceName[];
+  /** Operator spread on every quote. Default 50. */
+  readonly spreadBps: number;
+  /** Extra charge on fixed-rate quotes, for carrying the price risk. Default 100. */
+  readonly fixedPremiumBps: number;
+  /** Markup applied when no partner key is sent. Default 50. */
+  readonly defaultMarkupBps: number;
+  /** How long a fixed quote can be used to create an order, seconds. Default 300. */
+  readonly fixedQuoteTtlSeconds: number;
+  /** Pause between price polls, ms. Default 15000. */
+  readonly pollIntervalMs: number;
+  /** A price older than this is not used, ms. Default 60000. */
+  readonly maxAgeMs: number;
+  /** A source further than this from the median is dropped, percent. Default 5. */
+  readonly maxDeviationPct: number;
+}
+
+export const PRICE_SOURCE_NAMES = ['static', 'binance', 'coinbase'] as const;
+export type PriceSourceName = (typeof PRICE_SOURCE_NAMES)[number];
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -90,6 +114,16 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevel as LogLevel,
     shortIdPrefix,
     cacheRefreshMs: integer(env, 'CACHE_REFRESH_MS', 5000, 100, 3_600_000),
+    pricing: Object.freeze({
+      sources: parsePriceSources(optional(env, 'PRICE_SOURCES')),
+      spreadBps: integer(env, 'SPREAD_BPS', 50, 0, 2000),
+      fixedPremiumBps: integer(env, 'FIXED_PREMIUM_BPS', 100, 0, 2000),
+      defaultMarkupBps: integer(env, 'DEFAULT_MARKUP_BPS', 50, 0, 1000),
+      fixedQuoteTtlSeconds: integer(env, 'FIXED_QUOTE_TTL_SECONDS', 300, 10, 3600),
+      pollIntervalMs: integer(env, 'PRICE_POLL_SECONDS', 15, 1, 3600) * 1000,
+      maxAgeMs: integer(env, 'PRICE_MAX_AGE_SECONDS', 60, 5, 86_400) * 1000,
+      maxDeviationPct: integer(env, 'PRICE_MAX_DEVIATION_PCT', 5, 1, 50),
+    }),
   });
 }
 
@@ -119,6 +153,17 @@ export function parseSecretsKey(raw: string | undefined): Buffer | undefined {
     throw new ConfigError('SECRETS_KEY', 'must be 32 bytes as 64 hex characters or base64');
   }
   return key;
+}
+
+function parsePriceSources(raw: string | undefined): PriceSourceName[] {
+  if (raw === undefined) return ['static'];
+  const names = [...new Set(raw.split(',').map((name) => name.trim().toLowerCase()))];
+  for (const name of names) {
+    if (!(PRICE_SOURCE_NAMES as readonly string[]).includes(name)) {
+      throw new ConfigError('PRICE_SOURCES', `"${name}" is not one of ${PRICE_SOURCE_NAMES.join(', ')}`);
+    }
+  }
+  return names as PriceSourceName[];
 }
 
 function parseTrustProxy(raw: string | undefined): boolean | number | string[] {

@@ -1,5 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../errors.js';
+import { toJson } from '../json.js';
+
+/** Fastify's codes for a JSON body that cannot be parsed (empty, or not JSON). */
+const JSON_BODY_ERRORS: ReadonlySet<string> = new Set(['FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_INVALID_JSON_BODY']);
 
 /** Framework errors mapped to the closed code set; their messages are written for clients. */
 const FRAMEWORK_CODES: Readonly<Record<number, ErrorCode>> = {
@@ -22,8 +26,9 @@ export function sendError(
   detail: string,
   extra?: Readonly<Record<string, unknown>>,
 ): FastifyReply {
-  const body: ErrorBody = { ...extra, detail, code };
-  return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send(JSON.stringify(body));
+  const body: ErrorBody = { detail, code, ...extra };
+  // toJson: extra fields may hold exact decimals (the pair limits on an amount error).
+  return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send(toJson(body));
 }
 
 /**
@@ -44,7 +49,8 @@ export function installErrorHandler(app: FastifyInstance): void {
       return sendError(reply, 'bad_request', validationDetail(error));
     }
     const status = error.statusCode ?? 500;
-    if (status === 400 && (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')) {
+    // Fastify 5 wraps a parse failure in FST_ERR_CTP_INVALID_JSON_BODY (not a SyntaxError).
+    if (status === 400 && (error instanceof SyntaxError || JSON_BODY_ERRORS.has(error.code))) {
       return sendError(reply, 'invalid_json', 'request body is not valid JSON');
     }
     const code = status < 500 ? FRAMEWORK_CODES[status] : undefined;
@@ -68,5 +74,6 @@ function validationDetail(error: FastifyError): string {
     const field = (first.params as { missingProperty?: string }).missingProperty ?? '';
     return `${where} is missing required field "${field}"`;
   }
+  if (first.keyword === 'pattern') return `${where} has an invalid format`;
   return `${where} ${first.message ?? 'is invalid'}`;
 }

@@ -27,6 +27,8 @@ export function publicCurrency(row: CurrencyRow): Record<string, unknown> {
 
 interface Snapshot {
   rows: readonly CurrencyRow[];
+  /** Every row of a coin (active or not), by upper-case ticker. */
+  byCoin: ReadonlyMap<string, readonly CurrencyRow[]>;
   /** Serialized GET /currencies body, built once per change instead of once per request. */
   publicJson: Buffer;
 }
@@ -37,7 +39,7 @@ interface Snapshot {
  * another process reaches this one.
  */
 export class CurrencyCatalog {
-  private snapshot: Snapshot = { rows: [], publicJson: Buffer.from('[]') };
+  private snapshot: Snapshot = { rows: [], byCoin: new Map(), publicJson: Buffer.from('[]') };
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -61,12 +63,19 @@ export class CurrencyCatalog {
   async reload(): Promise<void> {
     const rows = await listCurrencies(this.db);
     const active = rows.filter((row) => row.is_active).map(publicCurrency);
-    this.snapshot = { rows, publicJson: Buffer.from(toJson(active)) };
+    const byCoin = new Map<string, CurrencyRow[]>();
+    for (const row of rows) byCoin.set(row.coin, [...(byCoin.get(row.coin) ?? []), row]);
+    this.snapshot = { rows, byCoin, publicJson: Buffer.from(toJson(active)) };
   }
 
   /** Every row, active or not. */
   all(): readonly CurrencyRow[] {
     return this.snapshot.rows;
+  }
+
+  /** The rows of one coin on every network; empty when the coin is unknown. */
+  networksOf(coin: string): readonly CurrencyRow[] {
+    return this.snapshot.byCoin.get(coin) ?? [];
   }
 
   publicJson(): Buffer {

@@ -1,13 +1,17 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiKeyTable } from './api-keys.js';
 import type { CurrencyTable } from './currencies.js';
+import type { FixedQuoteTable } from './fixed-quotes.js';
 import type { PartnerTable } from './partners.js';
+import type { StaticPriceTable } from './static-prices.js';
 
 /** Every table the service owns; one file per table beside this one. */
 export interface Database {
   currencies: CurrencyTable;
   partners: PartnerTable;
   api_keys: ApiKeyTable;
+  static_prices: StaticPriceTable;
+  fixed_quotes: FixedQuoteTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

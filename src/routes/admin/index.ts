@@ -8,6 +8,8 @@ import { registerRevokeKey } from './keys-revoke.js';
 import { registerCreatePartner } from './partners-create.js';
 import { registerGetPartner } from './partners-get.js';
 import { registerListPartners } from './partners-list.js';
+import { registerListPrices } from './prices-list.js';
+import { registerSetPrice } from './prices-set.js';
 import { registerUpdatePartner } from './partners-update.js';
 
 /** The operator API under /admin/v1, all behind the admin token (an encapsulated context). */
@@ -25,5 +27,7 @@ export async function registerAdminRoutes(app: App, services: Services): Promise
     registerRevokeKey(admin, services);
     registerAdminListCurrencies(admin, services);
     registerUpdateCurrency(admin, services);
+    registerListPrices(admin, services);
+    registerSetPrice(admin, services);
   });
 }

@@ -1,0 +1,99 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { DECIMAL_PATTERN, parseDecimalInput } from '../../domain/money.js';
+import { toJson } from '../../json.js';
+import { sendJsonText } from '../../plugins/json-reply.js';
+import { errorResponses } from '../schemas.js';
+
+const Ticker = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 12, pattern: '^[A-Za-z0-9]+$', description });
+
+const Query = Type.Object(
+  {
+    coin_from: Ticker('source coin ticker (case-insensitive)'),
+    coin_to: Ticker('destination coin ticker (case-insensitive)'),
+    network_from: Type.Optional(Ticker('source network; required when the coin is on several networks')),
+    network_to: Type.Optional(Ticker('destination network; required when the coin is on several networks')),
+    amount: Type.Optional(
+      Type.String({
+        pattern: DECIMAL_PATTERN,
+        description: 'amount to exchange, a decimal number such as 0.5; min_amount when omitted',
+      }),
+    ),
+    rate_type: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('fixed')], { default: 'float' })),
+  },
+  { additionalProperties: false },
+);
+
+const RateQuote = Type.Object(
+  {
+    coin_from: Type.String(),
+    coin_to: Type.String(),
+    rate_type: Type.Union([Type.Literal('float'), Type.Literal('fixed')]),
+    rate: Type.Number({ description: 'units of coin_to per 1 coin_from, net of all fees, for the amount' }),
+    min_amount: Type.Number({ description: 'minimum exchange amount for this pair, in coin_from' }),
+    max_amount: Type.Number({ description: 'maximum exchange amount for this pair, in coin_from' }),
+    expires_in: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'null for float; for fixed, seconds left to create an order with quote_id',
+    }),
+    quote_id: Type.Optional(
+      Type.String({ format: 'uuid', description: 'fixed only (extension): pass to POST /partner/orders to lock the rate' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const AmountError = Type.Object({
+  detail: Type.String(),
+  code: Type.String(),
+  min_amount: Type.Optional(Type.Number()),
+  max_amount: Type.Optional(Type.Number()),
+});
+
+/** GET /api/v1/partner/rates (public; a key prices with that partner's markup). */
+export function registerRates(app: App, { partnerAuth, quotes }: Services): void {
+  app.get(
+    '/api/v1/partner/rates',
+    {
+      preValidation: partnerAuth.optional,
+      schema: {
+        tags: ['partner'],
+        summary: 'Rate and limits for a pair',
+        description:
+          'Public. With an X-API-Key (or Bearer) header the quote reflects that partner\'s pricing; an invalid key is 401. ' +
+          'An amount outside the limits is 422 with min_amount and max_amount in the body.',
+        security: [{}, { apiKeyHeader: [] }, { bearerAuth: [] }],
+        querystring: Query,
+        response: { 200: RateQuote, 422: AmountError, ...errorResponses(400, 401, 403, 429, 500) },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      const amount = query.amount === undefined ? undefined : parseDecimalInput(query.amount);
+      const rateType = query.rate_type ?? 'float';
+      const quote = quotes.price({
+        coinFrom: query.coin_from,
+        coinTo: query.coin_to,
+        networkFrom: query.network_from,
+        networkTo: query.network_to,
+        amount,
+        rateType,
+        partner: request.partner,
+      });
+      const fixed = rateType === 'fixed' ? await quotes.storeFixedQuote(quote, request.partner?.id) : undefined;
+      return sendJsonText(
+        reply,
+        toJson({
+          coin_from: quote.from.coin,
+          coin_to: quote.to.coin,
+          rate_type: rateType,
+          rate: quote.rate,
+          min_amount: quote.minAmount,
+          max_amount: quote.maxAmount,
+          expires_in: fixed?.expiresIn ?? null,
+          ...(fixed === undefined ? {} : { quote_id: fixed.id }),
+        }),
+      );
+    },
+  );
+}

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import type { Clock } from '../clock.js';
+import type { PricingConfig } from '../config.js';
+import { insertFixedQuote, purgeFixedQuotesBefore } from '../db/repositories/fixed-quotes-repository.js';
+import type { CurrencyRow } from '../db/schema/currencies.js';
+import type { Db } from '../db/schema/index.js';
+import type { PartnerRow } from '../db/schema/partners.js';
+import { quoteAmount, type CurrencyTerms, type PairPricing, type RateType } from '../domain/pricing/index.js';
+import { ApiError } from '../errors.js';
+import type { CurrencyCatalog } from './currency-catalog.js';
+
+export interface QuoteRequest {
+  coinFrom: string;
+  coinTo: string;
+  networkFrom?: string | undefined;
+  networkTo?: string | undefined;
+  /** In coin_from units; the pair's min_amount when omitted. */
+  amount?: Decimal | undefined;
+  rateType: RateType;
+  /** The calling partner; its markup applies, else the default markup. */
+  partner?: PartnerRow | undefined;
+}
+
+/** A priced pair: what a quote response and an order are built from. */
+export interface PricedQuote {
+  from: CurrencyRow;
+  to: CurrencyRow;
+  rateType: RateType;
+  amountFrom: Decimal;
+  amountTo: Decimal;
+  /** Published rate, rounded down to coin_to decimals. */
+  rate: Decimal;
+  /** Exact net rate (up to 40 significant digits): what a fixed order locks. */
+  exactRate: Decimal;
+  minAmount: Decimal;
+  maxAmount: Decimal;
+}
+
+export interface PriceLookup {
+  getPriceUsd(symbol: string): Decimal | undefined;
+}
+
+type Side = 'from' | 'to';
+
+/**
+ * Turns a request for a pair into a priced quote, with the contract's 400/422 outcomes.
+ * Reads only memory (catalog snapshot, price book, config): a float quote touches no database.
+ */
+export class QuoteService {
+  constructor(
+    private readonly catalog: CurrencyCatalog,
+    private readonly prices: PriceLookup,
+    private readonly settings: PricingConfig,
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  price(request: QuoteRequest): PricedQuote {
+    const from = this.resolve('from', request.coinFrom, request.networkFrom);
+    const to = this.resolve('to', request.coinTo, request.networkTo);
+    if (from.id === to.id) throw new ApiError('unprocessable', `cannot exchange ${label(from)} for itself`);
+    this.checkUsable(from, to);
+
+    const pricing: PairPricing = {
+      from: terms(from),
+      to: terms(to),
+      priceFromUsd: this.priceOf(from),
+      priceToUsd: this.priceOf(to),
+      rateType: request.rateType,
+      markupBps: request.partner?.markup_bps ?? this.settings.defaultMarkupBps,
+      settings: { spreadBps: this.settings.spreadBps, fixedPremiumBps: this.settings.fixedPremiumBps },
+    };
+    // Quoting the pair's minimum first yields the limits even when no amount was given.
+    const atMin = quoteAmount(pricing, pricing.from.minAmount);
+    let result = atMin;
+    if (request.amount !== undefined) {
+      result = quoteAmount(pricing, request.amount);
+    } else if (!atMin.ok && atMin.reason === 'below_min') {
+      result = quoteAmount(pricing, atMin.minAmount);
+    }
+    if (!result.ok) {
+      switch (result.reason) {
+        case 'pair_unavailable':
+          throw new ApiError('unprocessable', `the pair ${label(from)} → ${label(to)} is not available`);
+        case 'too_many_decimals':
+          throw new ApiError('bad_request', `amount has more than ${result.decimals} decimals for ${from.coin}`);
+        case 'below_min':
+        case 'above_max':
+          throw new ApiError(
+            'amount_out_of_range',
+            `amount is ${result.reason === 'below_min' ? 'below the minimum' : 'above the maximum'} for ${label(from)} → ${label(to)}`,
+            { min_amount: result.minAmount, max_amount: result.maxAmount },
+          );
+      }
+    }
+    return {
+      from,
+      to,
+      rateType: request.rateType,
+      amountFrom: request.amount ?? result.minAmount,
+      amountTo: result.amountTo,
+      rate: result.rate,
+      exactRate: result.exactRate,
+      minAmount: result.minAmount,
+      maxAmount: result.maxAmount,
+    };
+  }
+
+  /** Stores a fixed quote so any process can honour its id until it expires. */
+  async storeFixedQuote(quote: PricedQuote, partnerId: string | undefined): Promise<{ id: string; expiresIn: number }> {
+    const id = randomUUID();
+    const now = this.clock.now();
+    const ttl = this.settings.fixedQuoteTtlSeconds;
+    await insertFixedQuote(this.db, {
+      id,
+      partner_id: partnerId ?? null,
+      currency_from_id: quote.from.id,
+      currency_to_id: quote.to.id,
+      amount_from: quote.amountFrom.toFixed(),
+      amount_to: quote.amountTo.toFixed(),
+      rate: quote.rate.toFixed(),
+      exact_rate: quote.exactRate.toFixed(),
+      created_at: now,
+      expires_at: new Date(now.getTime() + ttl * 1000),
+    });
+    return { id, expiresIn: ttl };
+  }
+
+  /** Removes quotes that expired over an hour ago (kept that long for support questions). */
+  purgeExpired(): Promise<number> {
+    return purgeFixedQuotesBefore(this.db, new Date(this.clock.now().getTime() - 3_600_000));
+  }
+
+  private resolve(side: Side, rawCoin: string, rawNetwork: string | undefined): CurrencyRow {
+    const coin = rawCoin.toUpperCase();
+    const rows = this.catalog.networksOf(coin);
+    if (rows.length === 0) throw new ApiError('bad_request', `coin_${side} "${rawCoin}" is not a known coin`);
+    if (rawNetwork === undefined) {
+      if (rows.length === 1 && rows[0] !== undefined) return rows[0];
+      throw new ApiError(
+        'bad_request',
+        `${coin} exists on several networks (${networkList(rows)}): pass network_${side}`,
+      );
+    }
+    const network = rawNetwork.toUpperCase();
+    const row = rows.find((candidate) => candidate.network === network);
+    if (row === undefined) {
+      throw new ApiError('bad_request', `network_${side} "${rawNetwork}" is not a network of ${coin} (${networkList(rows)})`);
+    }
+    return row;
+  }
+
+  private checkUsable(from: CurrencyRow, to: CurrencyRow): void {
+    for (const row of [from, to]) {
+      if (!row.is_active) throw new ApiError('unprocessable', `${label(row)} is not active`);
+    }
+    if (!from.is_deposit_enabled) throw new ApiError('unprocessable', `deposits of ${label(from)} are disabled`);
+    if (!to.is_withdraw_enabled) throw new ApiError('unprocessable', `withdrawals of ${label(to)} are disabled`);
+  }
+
+  private priceOf(row: CurrencyRow): Decimal {
+    const price = this.prices.getPriceUsd(row.price_symbol);
+    if (price === undefined) throw new ApiError('unprocessable', `no fresh price for ${row.coin}: try again shortly`);
+    return price;
+  }
+}
+
+function terms(row: CurrencyRow): CurrencyTerms {
+  return {
+    coin: row.coin,
+    network: row.network,
+    decimals: row.decimals,
+    minAmount: new Decimal(row.min_amount),
+    maxAmount: new Decimal(row.max_amount),
+    payoutFee: new Decimal(row.payout_fee),
+  };
+}
+
+const label = (row: CurrencyRow): string => (row.coin === row.network ? row.coin : `${row.coin} (${row.network})`);
+const networkList = (rows: readonly CurrencyRow[]): string => rows.map((row) => row.network).sort().join(', ');
