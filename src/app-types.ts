@@ -10,6 +10,7 @@ import type { ApiKeyService } from './services/api-keys.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { PriceBook } from './pricing/price-book.js';
 import type { QuoteService } from './services/quote-service.js';
+import type { OrderService } from './services/order-service.js';
 
 /** The Fastify instance with TypeBox schemas typing request and reply. */
 export type App = FastifyInstance<
@@ -31,4 +32,5 @@ export interface Services {
   readonly metrics: Metrics;
   readonly prices: PriceBook;
   readonly quotes: QuoteService;
+  readonly orders: OrderService;
 }

@@ -19,11 +19,17 @@ import { registerMetricsEndpoint } from './routes/ops/metrics.js';
 import { CurrencySchema } from './routes/schemas.js';
 import { registerStaticIcons } from './routes/static-icons.js';
 import { registerV1Routes } from './routes/v1/index.js';
+import { OrderSchema } from './routes/v1/order-view.js';
 import { ApiKeyService } from './services/api-keys.js';
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { SecretBox } from './services/secret-box.js';
 import { createPriceBook } from './pricing/create-price-book.js';
 import { QuoteService } from './services/quote-service.js';
+import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
+import { loadDepositWallets } from './services/deposit-wallets.js';
+import { IdempotencyKeys } from './services/idempotency.js';
+import { OrderService } from './services/order-service.js';
+import { seedDemoAddressPools } from './services/demo-address-pools.js';
 import { AdminCurrency } from './routes/admin/currency-view.js';
 import { KeyListing, Partner } from './routes/admin/admin-schemas.js';
 
@@ -84,8 +90,24 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   prices.start();
   app.addHook('onClose', () => prices.stop());
   const quotes = new QuoteService(catalog, prices, config.pricing, database.db, clock);
+  const wallets = await loadDepositWallets(config, catalog.all());
+  if (wallets.demo) {
+    await seedDemoAddressPools(database.db, catalog.all());
+    app.log.warn('deposit addresses come from a generated DEMO wallet (see README): never send real funds to them');
+  }
+  const idempotency = new IdempotencyKeys(database.db, clock);
+  const orders = new OrderService(
+    database.db,
+    quotes,
+    new DepositAddressAllocator(wallets, metrics),
+    idempotency,
+    clock,
+    config.shortIdPrefix,
+  );
   const purgeTimer = setInterval(() => {
-    quotes.purgeExpired().catch((error: unknown) => app.log.error({ err: error }, 'fixed quote purge failed'));
+    Promise.all([quotes.purgeExpired(), idempotency.purgeExpired()]).catch((error: unknown) =>
+      app.log.error({ err: error }, 'purge of expired quotes and idempotency keys failed'),
+    );
   }, 600_000).unref();
   app.addHook('onClose', () => clearInterval(purgeTimer));
   const services: Services = {
@@ -98,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics,
     prices,
     quotes,
+    orders,
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -110,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installRequestMetrics(app, metrics);
   installCallerIdentification(app, apiKeys);
   await installOpenApi(app);
-  for (const schema of [CurrencySchema, Partner, KeyListing, AdminCurrency]) app.addSchema(schema);
+  for (const schema of [CurrencySchema, OrderSchema, Partner, KeyListing, AdminCurrency]) app.addSchema(schema);
 
   registerV1Routes(app, services);
   await registerAdminRoutes(app, services);

@@ -28,6 +28,13 @@ export interface Config {
   /** How often in-memory caches of the catalog reload from the database, in ms. Default 5000. */
   readonly cacheRefreshMs: number;
   readonly pricing: PricingConfig;
+  /**
+   * Operator deposit wallets per chain: `DEPOSIT_XPUB_<CHAIN>` (account xpub, hd chains) and
+   * `DEPOSIT_ADDRESS_<CHAIN>` (the one address of a memo chain). Checked against the catalog
+   * at start (services/deposit-wallets.ts).
+   */
+  readonly depositXpubs: Readonly<Record<string, string>>;
+  readonly depositAddresses: Readonly<Record<string, string>>;
 }
 
 /** Operator pricing settings (DESIGN §3). Basis points: 100 bps = 1 %. */
@@ -114,6 +121,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevel as LogLevel,
     shortIdPrefix,
     cacheRefreshMs: integer(env, 'CACHE_REFRESH_MS', 5000, 100, 3_600_000),
+    depositXpubs: Object.freeze(prefixed(env, 'DEPOSIT_XPUB_')),
+    depositAddresses: Object.freeze(prefixed(env, 'DEPOSIT_ADDRESS_')),
     pricing: Object.freeze({
       sources: parsePriceSources(optional(env, 'PRICE_SOURCES')),
       spreadBps: integer(env, 'SPREAD_BPS', 50, 0, 2000),
@@ -153,6 +162,19 @@ export function parseSecretsKey(raw: string | undefined): Buffer | undefined {
     throw new ConfigError('SECRETS_KEY', 'must be 32 bytes as 64 hex characters or base64');
   }
   return key;
+}
+
+/** `{ BTC: value }` for every set `<prefix>BTC` variable. */
+function prefixed(env: Env, prefix: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith(prefix)) continue;
+    const chain = name.slice(prefix.length);
+    const value = optional(env, name);
+    if (!/^[A-Z0-9]{1,12}$/.test(chain)) throw new ConfigError(name, 'the chain part must be upper-case A-Z 0-9');
+    if (value !== undefined) found[chain] = value;
+  }
+  return found;
 }
 
 function parsePriceSources(raw: string | undefined): PriceSourceName[] {

@@ -57,11 +57,24 @@ export class QuoteService {
   ) {}
 
   price(request: QuoteRequest): PricedQuote {
+    const { from, to } = this.resolvePair(request);
+    return this.pricePair(from, to, request);
+  }
+
+  /** The two currencies of a request, with the 400 (unknown) and 422 (unusable) outcomes. */
+  resolvePair(request: Pick<QuoteRequest, 'coinFrom' | 'coinTo' | 'networkFrom' | 'networkTo'>): {
+    from: CurrencyRow;
+    to: CurrencyRow;
+  } {
     const from = this.resolve('from', request.coinFrom, request.networkFrom);
     const to = this.resolve('to', request.coinTo, request.networkTo);
     if (from.id === to.id) throw new ApiError('unprocessable', `cannot exchange ${label(from)} for itself`);
     this.checkUsable(from, to);
+    return { from, to };
+  }
 
+  /** Prices a resolved pair: limits, rate and amount_to, or the 400/422 amount outcomes. */
+  pricePair(from: CurrencyRow, to: CurrencyRow, request: Pick<QuoteRequest, 'amount' | 'rateType' | 'partner'>): PricedQuote {
     const pricing: PairPricing = {
       from: terms(from),
       to: terms(to),

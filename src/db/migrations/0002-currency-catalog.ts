@@ -1,12 +1,17 @@
 import { sql, type Kysely } from 'kysely';
-import type { NewCurrency } from '../schema/currencies.js';
-import type { Database } from '../schema/index.js';
 
 /**
  * The starting catalog: real decimals and contracts; limits, confirmations and payout fees are
  * sensible operator defaults, changed later through PATCH /admin/v1/currencies/{id}.
  */
-type Seed = Omit<NewCurrency, 'sort_order' | 'icon_url'>;
+// A frozen row shape: migrations must not follow later changes of the live schema types.
+interface Seed {
+  coin: string; network: string; name: string; decimals: number;
+  is_active: boolean; is_deposit_enabled: boolean; is_withdraw_enabled: boolean;
+  min_amount: string; max_amount: string; min_confirmations: number; is_memo: boolean;
+  explorer_tx_url: string; explorer_address_url: string; payout_fee: string;
+  address_format: string; deposit_strategy: string; price_symbol: string; token_contract: string | null;
+}
 
 const explorer = (tx: string, address: string) => ({ explorer_tx_url: tx, explorer_address_url: address });
 const flags = { is_active: true, is_deposit_enabled: true, is_withdraw_enabled: true };
@@ -108,7 +113,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     icon_url: `/static/icons/${currency.coin.toLowerCase()}.svg`,
     sort_order: (index + 1) * 10,
   }));
-  await (db as Kysely<Database>).insertInto('currencies').values(rows).execute();
+  await (db as Kysely<{ currencies: Seed & { icon_url: string; sort_order: number } }>)
+    .insertInto('currencies')
+    .values(rows)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001-catalog-partners-keys.js';
 import * as m0002 from './0002-currency-catalog.js';
 import * as m0003 from './0003-prices-and-fixed-quotes.js';
+import * as m0004 from './0004-orders.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-catalog-partners-keys': m0001,
   '0002-currency-catalog': m0002,
   '0003-prices-and-fixed-quotes': m0003,
+  '0004-orders': m0004,
 };

@@ -40,6 +40,8 @@ export interface CurrencyTable {
   price_symbol: string;
   /** Token contract (ERC-20, TRC-20, BEP-20, SPL) or null for a native coin. */
   token_contract: string | null;
+  /** Address space: networks on one chain (ETH and ERC20) share it. Upper case: BTC, ETH, BSC, TRON. */
+  chain: string;
   /** Order of the catalog listing. */
   sort_order: number;
   created_at: GeneratedTimestamp;

@@ -1,7 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiKeyTable } from './api-keys.js';
 import type { CurrencyTable } from './currencies.js';
+import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
 import type { FixedQuoteTable } from './fixed-quotes.js';
+import type { OrderEventTable, OrderTable } from './orders.js';
 import type { PartnerTable } from './partners.js';
 import type { StaticPriceTable } from './static-prices.js';
 
@@ -12,6 +14,10 @@ export interface Database {
   api_keys: ApiKeyTable;
   static_prices: StaticPriceTable;
   fixed_quotes: FixedQuoteTable;
+  orders: OrderTable;
+  order_events: OrderEventTable;
+  deposit_addresses: DepositAddressTable;
+  idempotency_keys: IdempotencyKeyTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

@@ -2,10 +2,14 @@ import type { App, Services } from '../../app-types.js';
 import { registerListCurrencies } from './currencies.js';
 import { registerPartnerAccount } from './partner-account.js';
 import { registerRates } from './rates.js';
+import { registerCreateOrder } from './orders-create.js';
+import { registerGetOrder } from './orders-get.js';
 
 /** The partner API under /api/v1, registered explicitly so grep finds every route. */
 export function registerV1Routes(app: App, services: Services): void {
   registerListCurrencies(app, services);
   registerPartnerAccount(app, services);
   registerRates(app, services);
+  registerCreateOrder(app, services);
+  registerGetOrder(app, services);
 }

@@ -1,0 +1,27 @@
+import type { Generated } from 'kysely';
+import type { GeneratedTimestamp, Timestamp } from './currencies.js';
+
+/** Every deposit address ever handed out (or loaded into a pool): never reused. */
+export interface DepositAddressTable {
+  id: Generated<string>;
+  chain: string;
+  address: string;
+  /** Memo / destination tag; '' when none. */
+  tag: Generated<string>;
+  strategy: 'hd' | 'memo' | 'pool';
+  derivation_index: number | null;
+  order_id: string | null;
+  created_at: GeneratedTimestamp;
+  assigned_at: Timestamp | null;
+}
+
+/** Idempotency-Key records, kept 24 hours per partner. */
+export interface IdempotencyKeyTable {
+  partner_id: string;
+  key: string;
+  /** SHA-256 of the request body bytes. */
+  request_hash: Buffer;
+  /** Null while the first request is still in flight. */
+  order_id: string | null;
+  created_at: Timestamp;
+}

@@ -1,0 +1,72 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Numeric, Timestamp } from './currencies.js';
+
+export const ORDER_STATUSES = [
+  'waiting_deposit',
+  'confirming',
+  'exchanging',
+  'sending',
+  'completed',
+  'expired',
+  'refunding',
+  'refunded',
+  'failed',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** An exchange order. Amounts in the coins' own units; rates in coin_to per 1 coin_from. */
+export interface OrderTable {
+  id: string;
+  /** Stored upper case: `EX-7K2M9Q`. */
+  short_id: string;
+  partner_id: string;
+  status: OrderStatus;
+  /** Why an order went to refunding or failed. */
+  status_reason: string | null;
+  /** Optimistic concurrency: every transition bumps it. */
+  version: number;
+  currency_from_id: string;
+  currency_to_id: string;
+  coin_from: string;
+  network_from: string;
+  coin_to: string;
+  network_to: string;
+  rate_type: 'float' | 'fixed';
+  amount_from_expected: Numeric;
+  amount_to_expected: Numeric;
+  /** The published rate at creation. */
+  rate_quoted: Numeric;
+  /** The exact net rate; a fixed order is exchanged at it. */
+  exact_rate: Numeric;
+  quote_id: string | null;
+  deposit_address: string;
+  deposit_address_tag: string | null;
+  recipient_address: string;
+  recipient_address_tag: string | null;
+  refund_address: string | null;
+  deposit_txid: string | null;
+  deposit_confirmations: number | null;
+  deposit_confirmations_required: number;
+  amount_from_received: Numeric | null;
+  payout_txid: string | null;
+  refund_txid: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type OrderRow = Selectable<OrderTable>;
+export type NewOrder = Insertable<OrderTable>;
+
+/** Append-only audit trail: one row per transition (the first is creation). */
+export interface OrderEventTable {
+  id: Generated<string>;
+  order_id: string;
+  from_status: OrderStatus | null;
+  to_status: OrderStatus;
+  reason: string | null;
+  data: unknown;
+  created_at: Timestamp;
+}
+
+export type OrderEventRow = Selectable<OrderEventTable>;

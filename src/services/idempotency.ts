@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import {
+  claimIdempotencyKey,
+  findIdempotencyKey,
+  purgeIdempotencyKeysBefore,
+  releaseIdempotencyKey,
+  retakeIdempotencyKey,
+} from '../db/repositories/idempotency-repository.js';
+import type { Db } from '../db/schema/index.js';
+import { ApiError } from '../errors.js';
+
+/** Keys are kept this long per partner (DESIGN §3). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A first request still unfinished after this long is taken to have died (crash) and may be retried. */
+const ABANDONED_AFTER_MS = 60 * 1000;
+
+export type IdempotencyClaim = { kind: 'new' } | { kind: 'replay'; orderId: string };
+
+/**
+ * `Idempotency-Key` on POST /partner/orders: same key and same body bytes replay the original
+ * order; same key with another body is 422; the same key still in flight is 409.
+ */
+export class IdempotencyKeys {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async claim(partnerId: string, key: string, body: Buffer): Promise<IdempotencyClaim> {
+    const now = this.clock.now();
+    const record = { partner_id: partnerId, key, request_hash: hashBody(body), order_id: null, created_at: now };
+    if (await claimIdempotencyKey(this.db, record)) return { kind: 'new' };
+
+    const existing = await findIdempotencyKey(this.db, partnerId, key);
+    const staleBefore = new Date(now.getTime() - ABANDONED_AFTER_MS);
+    const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
+    if (existing === undefined || existing.created_at < expiredBefore) {
+      // Expired (or purged between the two statements): start afresh.
+      if (existing === undefined ? await claimIdempotencyKey(this.db, record) : await retakeIdempotencyKey(this.db, record, staleBefore, expiredBefore)) {
+        return { kind: 'new' };
+      }
+      throw new ApiError('conflict', 'a request with this Idempotency-Key is in progress');
+    }
+    if (!existing.request_hash.equals(record.request_hash)) {
+      throw new ApiError('unprocessable', 'this Idempotency-Key was used with a different request body');
+    }
+    if (existing.order_id !== null) return { kind: 'replay', orderId: existing.order_id };
+    if (existing.created_at < staleBefore && (await retakeIdempotencyKey(this.db, record, staleBefore, expiredBefore))) {
+      return { kind: 'new' };
+    }
+    throw new ApiError('conflict', 'a request with this Idempotency-Key is in progress');
+  }
+
+  release(partnerId: string, key: string): Promise<void> {
+    return releaseIdempotencyKey(this.db, partnerId, key);
+  }
+
+  purgeExpired(): Promise<number> {
+    return purgeIdempotencyKeysBefore(this.db, new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS));
+  }
+}
+
+function hashBody(body: Buffer): Buffer {
+  return createHash('sha256').update(body).digest();
+}

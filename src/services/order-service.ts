@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import { findFixedQuote } from '../db/repositories/fixed-quotes-repository.js';
+import {
+  findPartnerOrder,
+  insertOrder,
+  insertOrderEvent,
+  orderUsingQuote,
+} from '../db/repositories/orders-repository.js';
+import { completeIdempotencyKey } from '../db/repositories/idempotency-repository.js';
+import type { CurrencyRow } from '../db/schema/currencies.js';
+import type { Database } from '../db/schema/index.js';
+import type { OrderRow } from '../db/schema/orders.js';
+import type { PartnerRow } from '../db/schema/partners.js';
+import { validateAddress, validateMemo } from '../domain/addresses/index.js';
+import type { RateType } from '../domain/pricing/index.js';
+import { newShortId, SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
+import { ApiError } from '../errors.js';
+import type { DepositAddressAllocator } from './deposit-address-allocator.js';
+import type { IdempotencyKeys } from './idempotency.js';
+import type { PricedQuote, QuoteService } from './quote-service.js';
+
+/** Every order's deposit window (spec §8). */
+export const DEPOSIT_WINDOW_MS = 30 * 60 * 1000;
+const SHORT_ID_ATTEMPTS = 5;
+
+export interface CreateOrderInput {
+  coinFrom: string;
+  networkFrom: string;
+  coinTo: string;
+  networkTo: string;
+  /** Exactly as the client wrote it (not through a binary float). */
+  amountFrom: Decimal;
+  rateType: RateType;
+  recipientAddress: string;
+  recipientAddressTag?: string | undefined;
+  refundAddress?: string | undefined;
+  quoteId?: string | undefined;
+}
+
+export type CreateOrderResult = { order: OrderRow; replayed: boolean };
+
+/**
+ * Order creation and partner reads. Creation validates everything first (nothing is stored for
+ * a rejected request), then writes order, deposit address, first audit event and idempotency
+ * record in one transaction.
+ */
+export class OrderService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly quotes: QuoteService,
+    private readonly addresses: DepositAddressAllocator,
+    private readonly idempotency: IdempotencyKeys,
+    private readonly clock: Clock,
+    private readonly shortIdPrefix: string,
+  ) {}
+
+  async create(
+    partner: PartnerRow,
+    input: CreateOrderInput,
+    idempotency?: { key: string; body: Buffer },
+  ): Promise<CreateOrderResult> {
+    if (idempotency !== undefined) {
+      const claim = await this.idempotency.claim(partner.id, idempotency.key, idempotency.body);
+      if (claim.kind === 'replay') {
+        const order = await findPartnerOrder(this.db, partner.id, { id: claim.orderId });
+        if (order === undefined) throw new Error(`idempotency record points at missing order ${claim.orderId}`);
+        return { order, replayed: true };
+      }
+    }
+    try {
+      const order = await this.createNew(partner, input, idempotency?.key);
+      return { order, replayed: false };
+    } catch (error) {
+      if (idempotency !== undefined) await this.idempotency.release(partner.id, idempotency.key);
+      throw error;
+    }
+  }
+
+  /** By UUID or short id (case-insensitive); anything else, or another partner's order, is 404. */
+  async get(partner: PartnerRow, orderId: string): Promise<OrderRow> {
+    let order: OrderRow | undefined;
+    if (UUID_PATTERN.test(orderId)) order = await findPartnerOrder(this.db, partner.id, { id: orderId.toLowerCase() });
+    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrder(this.db, partner.id, { shortId: orderId });
+    if (order === undefined) throw new ApiError('not_found', 'order not found');
+    return order;
+  }
+
+  private async createNew(partner: PartnerRow, input: CreateOrderInput, idempotencyKey: string | undefined): Promise<OrderRow> {
+    const { from, to } = this.quotes.resolvePair(input);
+    checkAddresses(from, to, input);
+    const priced = input.quoteId === undefined
+      ? this.quotes.pricePair(from, to, { amount: input.amountFrom, rateType: input.rateType, partner })
+      : await this.lockedQuote(partner, from, to, input);
+
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.insert(partner, input, priced, idempotencyKey);
+      } catch (error) {
+        // A short-id collision (1 in ~2e9 per pair of orders) is retried with a new id.
+        if (attempt < SHORT_ID_ATTEMPTS && isUniqueViolation(error, 'orders_short_id_key')) continue;
+        throw error;
+      }
+    }
+  }
+
+  private async insert(
+    partner: PartnerRow,
+    input: CreateOrderInput,
+    priced: PricedQuote,
+    idempotencyKey: string | undefined,
+  ): Promise<OrderRow> {
+    const now = this.clock.now();
+    const id = randomUUID();
+    return this.db.transaction().execute(async (tx) => {
+      const deposit = await this.addresses.reserve(tx, priced.from);
+      const order = await insertOrder(tx, {
+        id,
+        short_id: newShortId(this.shortIdPrefix),
+        partner_id: partner.id,
+        status: 'waiting_deposit',
+        status_reason: null,
+        version: 0,
+        currency_from_id: priced.from.id,
+        currency_to_id: priced.to.id,
+        coin_from: priced.from.coin,
+        network_from: priced.from.network,
+        coin_to: priced.to.coin,
+        network_to: priced.to.network,
+        rate_type: priced.rateType,
+        amount_from_expected: priced.amountFrom.toFixed(),
+        amount_to_expected: priced.amountTo.toFixed(),
+        rate_quoted: priced.rate.toFixed(),
+        exact_rate: priced.exactRate.toFixed(),
+        quote_id: input.quoteId ?? null,
+        deposit_address: deposit.address,
+        deposit_address_tag: deposit.tag,
+        recipient_address: input.recipientAddress,
+        recipient_address_tag: input.recipientAddressTag ?? null,
+        refund_address: input.refundAddress ?? null,
+        deposit_txid: null,
+        deposit_confirmations: null,
+        deposit_confirmations_required: priced.from.min_confirmations,
+        amount_from_received: null,
+        payout_txid: null,
+        refund_txid: null,
+        created_at: now,
+        expires_at: new Date(now.getTime() + DEPOSIT_WINDOW_MS),
+        updated_at: now,
+      });
+      await this.addresses.bind(tx, deposit, id, now);
+      await insertOrderEvent(tx, {
+        order_id: id,
+        from_status: null,
+        to_status: 'waiting_deposit',
+        reason: 'created',
+        data: { rate_type: priced.rateType, quote_id: input.quoteId ?? null, derivation_index: deposit.derivationIndex },
+        created_at: now,
+      });
+      if (idempotencyKey !== undefined) await completeIdempotencyKey(tx, partner.id, idempotencyKey, id);
+      return order;
+    });
+  }
+
+  /** A fixed order with quote_id keeps the quoted rate: the quote must be live and match. */
+  private async lockedQuote(partner: PartnerRow, from: CurrencyRow, to: CurrencyRow, input: CreateOrderInput): Promise<PricedQuote> {
+    const quoteId = input.quoteId ?? '';
+    const quote = await findFixedQuote(this.db, quoteId);
+    if (quote === undefined) throw new ApiError('unprocessable', 'quote_id is unknown or expired');
+    if (input.rateType !== 'fixed') throw new ApiError('unprocessable', 'quote_id can only be used with rate_type fixed');
+    if (quote.expires_at <= this.clock.now()) throw new ApiError('unprocessable', 'the quote has expired: ask for a new one');
+    if (quote.partner_id !== partner.id) throw new ApiError('unprocessable', 'the quote was issued to another caller');
+    if (quote.currency_from_id !== from.id || quote.currency_to_id !== to.id) {
+      throw new ApiError('unprocessable', 'the quote is for another pair');
+    }
+    if (!new Decimal(quote.amount_from).eq(input.amountFrom)) {
+      throw new ApiError('unprocessable', `the quote is for amount_from ${new Decimal(quote.amount_from).toFixed()}`);
+    }
+    if ((await orderUsingQuote(this.db, quote.id)) !== undefined) {
+      throw new ApiError('unprocessable', 'the quote was already used for an order');
+    }
+    const limits = this.quotes.pricePair(from, to, { amount: input.amountFrom, rateType: 'fixed', partner });
+    return {
+      ...limits,
+      amountFrom: new Decimal(quote.amount_from),
+      amountTo: new Decimal(quote.amount_to),
+      rate: new Decimal(quote.rate),
+      exactRate: new Decimal(quote.exact_rate),
+    };
+  }
+}
+
+function checkAddresses(from: CurrencyRow, to: CurrencyRow, input: CreateOrderInput): void {
+  const recipient = validateAddress(to.address_format, input.recipientAddress);
+  if (!recipient.ok) throw new ApiError('bad_request', `recipient_address is not a valid ${to.network} address: ${recipient.reason}`);
+  if (input.recipientAddressTag !== undefined) {
+    if (!to.is_memo) throw new ApiError('bad_request', `recipient_address_tag: ${to.network} does not use a memo`);
+    const tag = validateMemo(to.address_format, input.recipientAddressTag);
+    if (!tag.ok) throw new ApiError('bad_request', `recipient_address_tag is not valid: ${tag.reason}`);
+  } else if (to.is_memo) {
+    throw new ApiError('bad_request', `recipient_address_tag is required: ${to.network} needs a memo or destination tag`);
+  }
+  if (input.refundAddress !== undefined) {
+    const refund = validateAddress(from.address_format, input.refundAddress);
+    if (!refund.ok) throw new ApiError('bad_request', `refund_address is not a valid ${from.network} address: ${refund.reason}`);
+  }
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  return e.code === '23505' && (e.constraint === constraint || (e.message ?? '').includes(constraint));
+}
