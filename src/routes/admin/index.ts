@@ -1,5 +1,6 @@
 import type { App, Services } from '../../app-types.js';
 import { adminAuthHook } from '../../plugins/admin-auth.js';
+import { registerAddressPool } from './address-pool.js';
 import { registerAdminListCurrencies } from './currencies-list.js';
 import { registerUpdateCurrency } from './currencies-update.js';
 import { registerCreateKey } from './keys-create.js';
@@ -29,5 +30,6 @@ export async function registerAdminRoutes(app: App, services: Services): Promise
     registerUpdateCurrency(admin, services);
     registerListPrices(admin, services);
     registerSetPrice(admin, services);
+    registerAddressPool(admin, services);
   });
 }
