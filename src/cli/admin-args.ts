@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from './admin-errors.js';
+
+/** Every option any command takes; each command then names the ones it accepts. */
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  name: { type: 'string' },
+  'markup-bps': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  active: { type: 'string' },
+  deposit: { type: 'string' },
+  withdraw: { type: 'string' },
+  'min-amount': { type: 'string' },
+  'max-amount': { type: 'string' },
+  'payout-fee': { type: 'string' },
+  confirmations: { type: 'string' },
+} as const;
+
+type GlobalOption = 'json' | 'help' | 'url' | 'token';
+/** A command-specific option, always taking a value. */
+export type FlagName = Exclude<keyof typeof OPTIONS, GlobalOption>;
+export type Flags = Partial<Record<FlagName, string>>;
+
+export interface CommandLine {
+  positionals: string[];
+  flags: Flags;
+  json: boolean;
+  help: boolean;
+  url: string | undefined;
+  token: string | undefined;
+}
+
+export function parseCommandLine(argv: string[]): CommandLine {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    // parseArgs names the option, never its value, so a mistyped --token is not echoed.
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { json, help, url, token, ...flags } = parsed.values;
+  return { positionals: parsed.positionals, flags, json: json ?? false, help: help ?? false, url, token };
+}
+
+/** A whole number for an integer field; the API checks the range and says so in its detail. */
+export function integerFlag(name: FlagName, raw: string): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) {
+    throw new UsageError(`--${name} must be a whole number, got "${raw}"`);
+  }
+  return value;
+}
+
+export function booleanFlag(name: FlagName, raw: string): boolean {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new UsageError(`--${name} must be true or false, got "${raw}"`);
+}
+
+/** Kept as the decimal string typed, so the API receives it exactly (no binary float on the way). */
+export function amountFlag(name: FlagName, raw: string): string {
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new UsageError(`--${name} must be a decimal amount like 0.0003, got "${raw}"`);
+  return raw;
+}

@@ -1,0 +1,95 @@
+import { parse } from 'lossless-json';
+import { ApiFailure, CliError } from './admin-errors.js';
+import type { AdminTarget } from './admin-target.js';
+
+/** A request that gets no answer in this time is reported, not waited on forever. */
+const TIMEOUT_MS = 30_000;
+
+export interface ApiResponse {
+  status: number;
+  /** The body exactly as the API sent it: what --json prints. */
+  text: string;
+}
+
+/** The operator API over HTTP: Bearer admin token, JSON in and out. */
+export class AdminClient {
+  constructor(private readonly target: AdminTarget) {}
+
+  async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<ApiResponse> {
+    const url = `${this.target.url}${path}`;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.target.token}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        // Never follow a redirect: it would carry the admin token somewhere the operator did not name.
+        redirect: 'manual',
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      text = await response.text();
+    } catch (error) {
+      throw new CliError(
+        `cannot reach the API at ${this.target.url} (${reason(error)}; URL from ${this.target.urlSource}): ` +
+          'is the server running? start it with npm start',
+      );
+    }
+    if (response.ok) return { status: response.status, text };
+    throw this.failure(response, text);
+  }
+
+  private failure(response: Response, text: string): ApiFailure {
+    let detail: string | undefined;
+    let code: string | undefined;
+    try {
+      const body = JSON.parse(text) as { detail?: unknown; code?: unknown };
+      if (typeof body.detail === 'string') detail = body.detail;
+      if (typeof body.code === 'string') code = body.code;
+    } catch {
+      // Not the API's error envelope: described below from the status alone.
+    }
+    if (detail === undefined) {
+      const location = response.headers.get('location');
+      detail =
+        `${this.target.url} answered HTTP ${response.status}` +
+        (location === null ? '' : ` (redirect to ${location}: pass the final URL with --url)`) +
+        ' without an API error body: is it the exchange API?';
+    } else if (response.status === 401) {
+      // Say which token was used (never the token itself): the usual cause is a stale one.
+      detail += ` (admin token from ${this.target.tokenSource})`;
+    }
+    return new ApiFailure(response.status, detail, code);
+  }
+}
+
+/**
+ * Parses a response body keeping every number exact (amounts come as JSON numbers with up to
+ * 18 decimals, beyond what a double holds); numbers become LosslessNumber, which prints as typed.
+ */
+export function parseBody(response: ApiResponse): unknown {
+  try {
+    return parse(response.text);
+  } catch {
+    throw new CliError('the API answered with a body that is not JSON');
+  }
+}
+
+const NETWORK_ERRORS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EHOSTUNREACH: 'host unreachable',
+};
+
+function reason(error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000}s`;
+  const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+  if (typeof cause?.code === 'string') return NETWORK_ERRORS[cause.code] ?? cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,27 @@
+import type { CommandLine, FlagName } from './admin-args.js';
+import type { Command } from './admin-command.js';
+import { currencyCommands } from './admin-currencies.js';
+import { UsageError } from './admin-errors.js';
+import { keyCommands } from './admin-keys.js';
+import { partnerCommands } from './admin-partners.js';
+
+const COMMANDS: readonly Command[] = [...partnerCommands, ...keyCommands, ...currencyCommands];
+
+/** The command the words name, checked against its arguments and options before any request. */
+export function findCommand(line: CommandLine): { command: Command; args: string[] } {
+  const [group, action, ...args] = line.positionals;
+  const command = COMMANDS.find((c) => c.words[0] === group && c.words[1] === action);
+  if (command === undefined) {
+    const given = [group, action].filter((word) => word !== undefined).join(' ');
+    throw new UsageError(given === '' ? 'no command given' : `unknown command "${given}"`);
+  }
+  const name = command.words.join(' ');
+  if (args.length !== command.args.length) {
+    const expected = command.args.length === 0 ? 'no arguments' : command.args.join(' ');
+    throw new UsageError(`${name} takes ${expected}, got ${args.length === 0 ? 'none' : `"${args.join(' ')}"`}`);
+  }
+  for (const flag of Object.keys(line.flags) as FlagName[]) {
+    if (!command.flags.includes(flag)) throw new UsageError(`${name} does not take --${flag}`);
+  }
+  return { command, args };
+}

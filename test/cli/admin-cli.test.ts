@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A port nothing listens on: bound once by the OS, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+describe('admin CLI', () => {
+  let t: TestApp;
+  let address: string;
+  /** An empty DATA_DIR, so a developer's ./data never answers in place of the test app. */
+  let emptyDataDir: string;
+  const outputs: string[] = [];
+
+  /**
+   * The CLI as a child process (asynchronously: the app answering it runs in this process).
+   * The environment carries no ADMIN_* / DATA_DIR / PORT of the parent, only `env`.
+   */
+  function cli(args: string[], env: Record<string, string>): Promise<Run> {
+    const inherited = { ...process.env };
+    for (const name of ['ADMIN_API_URL', 'ADMIN_TOKEN', 'DATA_DIR', 'PORT']) delete inherited[name];
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/admin.ts', ...args],
+        { cwd: ROOT, env: { ...inherited, DATA_DIR: emptyDataDir, ...env }, timeout: 30_000 },
+        (error, stdout, stderr) => {
+          outputs.push(stdout, stderr);
+          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+          resolve({ code, stdout, stderr });
+        },
+      );
+    });
+  }
+  const admin = (...args: string[]) => cli(args, { ADMIN_API_URL: address, ADMIN_TOKEN: t.adminToken });
+
+  async function adminJson<T>(...args: string[]): Promise<T> {
+    const run = await admin(...args, '--json');
+    assert.equal(run.code, 0, run.stderr);
+    return JSON.parse(run.stdout) as T;
+  }
+
+  const account = (apiKey: string) =>
+    fetch(`${address}/api/v1/partner/account`, { headers: { authorization: `Bearer ${apiKey}` } });
+
+  before(async () => {
+    t = await buildTestApp();
+    address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    emptyDataDir = mkdtempSync(path.join(tmpdir(), 'epa-cli-empty-'));
+  });
+  after(async () => {
+    await t.close();
+    rmSync(emptyDataDir, { recursive: true, force: true });
+  });
+
+  it('runs a partner through create, key, suspend, activate and revoke', async () => {
+    const partner = await adminJson<{ id: string; name: string; status: string; markup_bps: number }>(
+      'partners', 'create', '--name', 'Acme', '--markup-bps', '25',
+    );
+    assert.equal(partner.name, 'Acme');
+    assert.equal(partner.status, 'active');
+    assert.equal(partner.markup_bps, 25);
+
+    const key = await adminJson<{ key_id: string; api_key: string }>('keys', 'create', partner.id);
+    assert.match(key.api_key, /^pk_[a-z0-9]{20}\.[A-Za-z0-9_-]{43}$/);
+    assert.equal(key.api_key.split('.')[0], key.key_id);
+    const ok = await account(key.api_key);
+    assert.equal(ok.status, 200);
+    assert.equal(((await ok.json()) as { id: string }).id, partner.id);
+
+    const suspended = await admin('partners', 'suspend', partner.id);
+    assert.equal(suspended.code, 0, suspended.stderr);
+    assert.match(suspended.stdout, /is now suspended/);
+    assert.equal((await account(key.api_key)).status, 403);
+
+    const activated = await adminJson<{ status: string }>('partners', 'activate', partner.id);
+    assert.equal(activated.status, 'active');
+    assert.equal((await account(key.api_key)).status, 200);
+
+    const listed = await admin('keys', 'list', partner.id);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`${key.key_id}\\s+active`));
+    assert.ok(!listed.stdout.includes(key.api_key), 'keys list never shows a secret');
+
+    const revoked = await admin('keys', 'revoke', key.key_id);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.equal((await account(key.api_key)).status, 401);
+  });
+
+  it('prints humans a key with the warning that it is shown once', async () => {
+    const { id } = await adminJson<{ id: string }>('partners', 'create', '--name', 'Human');
+    const run = await admin('keys', 'create', id);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /pk_[a-z0-9]{20}\.[A-Za-z0-9_-]{43}/);
+    assert.match(run.stdout, /only time the full key is shown/);
+  });
+
+  it('lists and shows partners in aligned human output', async () => {
+    const { id } = await adminJson<{ id: string }>('partners', 'create', '--name', 'Columns Ltd', '--rate-limit', '42');
+    const list = await admin('partners', 'list');
+    assert.equal(list.code, 0, list.stderr);
+    const lines = list.stdout.trimEnd().split('\n');
+    assert.match(lines[0] ?? '', /^ID\s+NAME\s+STATUS/);
+    const row = lines.find((line) => line.startsWith(id));
+    assert.ok(row !== undefined, list.stdout);
+    assert.equal(row.indexOf('Columns Ltd'), lines[0]?.indexOf('NAME'));
+
+    const updated = await adminJson<{ rate_limit_per_minute: number }>('partners', 'update', id, '--rate-limit', '7');
+    assert.equal(updated.rate_limit_per_minute, 7);
+    const shown = await admin('partners', 'show', id);
+    assert.match(shown.stdout, /rate_limit_per_minute\s+7\n/);
+  });
+
+  it('lists currencies and updates one by COIN:NETWORK with an exact amount', async () => {
+    const list = await admin('currencies', 'list');
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^BTC:BTC\s+Bitcoin/m);
+
+    const run = await admin('currencies', 'update', 'BTC:BTC', '--min-amount', '0.0003', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    // The number as the API wrote it, not a float's rendering of it.
+    assert.match(run.stdout, /"min_amount":0\.0003[,}]/);
+    const btc = JSON.parse(run.stdout) as { coin: string; min_amount: number };
+    assert.equal(btc.coin, 'BTC');
+    assert.equal(btc.min_amount, 0.0003);
+  });
+
+  it('reports the API detail with exit 1', async () => {
+    const wrongToken = await cli(['partners', 'list'], { ADMIN_API_URL: address, ADMIN_TOKEN: 'x'.repeat(40) });
+    assert.equal(wrongToken.code, 1);
+    assert.match(wrongToken.stderr, /missing or invalid admin token/);
+    assert.match(wrongToken.stderr, /from ADMIN_TOKEN/);
+    assert.equal(wrongToken.stdout, '');
+
+    const tooDetailed = await admin('currencies', 'update', 'BTC:BTC', '--min-amount', '0.000000001');
+    assert.equal(tooDetailed.code, 1);
+    assert.match(tooDetailed.stderr, /more than 8 decimals/);
+
+    const unknownCurrency = await admin('currencies', 'update', 'NOPE:NOPE', '--active', 'false');
+    assert.equal(unknownCurrency.code, 1);
+    assert.match(unknownCurrency.stderr, /no currency NOPE:NOPE/);
+  });
+
+  it('answers usage mistakes with exit 2 and the usage text', async () => {
+    const unknown = await admin('frobnicate', 'now');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "frobnicate now"/);
+    assert.match(unknown.stderr, /Usage: npm run admin/);
+
+    const mistakes = [
+      ['partners', 'create'],
+      ['partners', 'show'],
+      ['partners', 'update', '00000000-0000-0000-0000-000000000000'],
+      ['partners', 'list', '--name', 'x'],
+      ['currencies', 'update', 'BTC:BTC', '--active', 'maybe'],
+      ['partners', 'list', '--bogus'],
+    ];
+    const runs = await Promise.all(mistakes.map((args) => admin(...args)));
+    runs.forEach((run, i) => {
+      assert.equal(run.code, 2, `${mistakes[i]?.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, /Usage: npm run admin/);
+    });
+
+    const help = await cli(['--help'], {});
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /partners create --name <name>/);
+  });
+
+  it('names the URL it tried when the API is unreachable', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const run = await cli(['partners', 'list'], { ADMIN_API_URL: url, ADMIN_TOKEN: t.adminToken });
+    assert.equal(run.code, 1);
+    assert.ok(run.stderr.includes(`cannot reach the API at ${url}`), run.stderr);
+    assert.match(run.stderr, /is the server running\? start it with npm start/);
+  });
+
+  it('finds the API and the token in DATA_DIR, as npm start leaves them', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'epa-cli-data-'));
+    try {
+      writeFileSync(path.join(dataDir, 'api-url'), `${address}\n`);
+      writeFileSync(path.join(dataDir, 'admin-token'), `${t.adminToken}\n`);
+      const run = await cli(['partners', 'create', '--name', 'Discovered', '--json'], { DATA_DIR: dataDir });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal((JSON.parse(run.stdout) as { name: string }).name, 'Discovered');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('never prints the admin token', () => {
+    assert.ok(outputs.length > 0);
+    for (const output of outputs) assert.ok(!output.includes(t.adminToken));
+  });
+});
