@@ -11,6 +11,8 @@ import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { PriceBook } from './pricing/price-book.js';
 import type { QuoteService } from './services/quote-service.js';
 import type { OrderService } from './services/order-service.js';
+import type { OrderLifecycle } from './services/order-lifecycle.js';
+import type { LifecycleWorker } from './worker/lifecycle-worker.js';
 
 /** The Fastify instance with TypeBox schemas typing request and reply. */
 export type App = FastifyInstance<
@@ -33,4 +35,6 @@ export interface Services {
   readonly prices: PriceBook;
   readonly quotes: QuoteService;
   readonly orders: OrderService;
+  readonly lifecycle: OrderLifecycle;
+  readonly worker: LifecycleWorker;
 }

@@ -20,16 +20,13 @@ import { CurrencySchema } from './routes/schemas.js';
 import { registerStaticIcons } from './routes/static-icons.js';
 import { registerV1Routes } from './routes/v1/index.js';
 import { OrderSchema } from './routes/v1/order-view.js';
-import { ApiKeyService } from './services/api-keys.js';
-import { CurrencyCatalog } from './services/currency-catalog.js';
-import { SecretBox } from './services/secret-box.js';
-import { createPriceBook } from './pricing/create-price-book.js';
-import { QuoteService } from './services/quote-service.js';
-import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
-import { loadDepositWallets } from './services/deposit-wallets.js';
-import { IdempotencyKeys } from './services/idempotency.js';
-import { OrderService } from './services/order-service.js';
-import { seedDemoAddressPools } from './services/demo-address-pools.js';
+import { createRuntime, type Runtime } from './runtime.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    runtime: Runtime;
+  }
+}
 import { AdminCurrency } from './routes/admin/currency-view.js';
 import { KeyListing, Partner } from './routes/admin/admin-schemas.js';
 
@@ -71,56 +68,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = createMetrics();
-  const catalog = new CurrencyCatalog(database.db, config.cacheRefreshMs, (error) =>
-    app.log.error({ err: error }, 'catalog refresh failed'),
-  );
-  const apiKeys = new ApiKeyService(database.db, new SecretBox(config.secretsKey), clock);
-  await catalog.start();
-  app.addHook('onClose', () => catalog.stop());
-  const prices = createPriceBook({
-    config: config.pricing,
-    db: database.db,
-    clock,
-    symbols: [...new Set(catalog.all().map((row) => row.price_symbol))],
-    logger: app.log,
-    metrics,
-  });
-  // One poll before serving, so the first quote after start-up already has prices.
-  await prices.refresh();
-  prices.start();
-  app.addHook('onClose', () => prices.stop());
-  const quotes = new QuoteService(catalog, prices, config.pricing, database.db, clock);
-  const wallets = await loadDepositWallets(config, catalog.all());
-  if (wallets.demo) {
-    await seedDemoAddressPools(database.db, catalog.all());
-    app.log.warn('deposit addresses come from a generated DEMO wallet (see README): never send real funds to them');
-  }
-  const idempotency = new IdempotencyKeys(database.db, clock);
-  const orders = new OrderService(
-    database.db,
-    quotes,
-    new DepositAddressAllocator(wallets, metrics),
-    idempotency,
-    clock,
-    config.shortIdPrefix,
-  );
-  const purgeTimer = setInterval(() => {
-    Promise.all([quotes.purgeExpired(), idempotency.purgeExpired()]).catch((error: unknown) =>
-      app.log.error({ err: error }, 'purge of expired quotes and idempotency keys failed'),
-    );
-  }, 600_000).unref();
-  app.addHook('onClose', () => clearInterval(purgeTimer));
+  const runtime = await createRuntime({ config, database, clock, logger, metrics });
+  app.addHook('onClose', () => runtime.close());
+  // Tests and operator tooling reach the worker and services through the app.
+  app.decorate('runtime', runtime);
+  if (config.lifecycle.workerInProcess) runtime.worker.start();
+  const { apiKeys } = runtime;
   const services: Services = {
     config,
     database,
     clock,
-    catalog,
-    apiKeys,
-    partnerAuth: partnerAuthHooks(apiKeys),
     metrics,
-    prices,
-    quotes,
-    orders,
+    partnerAuth: partnerAuthHooks(apiKeys),
+    ...runtime,
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -139,6 +99,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerAdminRoutes(app, services);
   registerHealth(app, services);
   registerMetricsEndpoint(app, services);
-  registerStaticIcons(app, [...new Set(catalog.all().map((row) => row.coin))]);
+  registerStaticIcons(app, [...new Set(runtime.catalog.all().map((row) => row.coin))]);
   return app;
 }

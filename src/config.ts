@@ -35,6 +35,18 @@ export interface Config {
    */
   readonly depositXpubs: Readonly<Record<string, string>>;
   readonly depositAddresses: Readonly<Record<string, string>>;
+  readonly lifecycle: LifecycleConfig;
+}
+
+export interface LifecycleConfig {
+  /** Run the lifecycle worker inside the API process (WORKER=in-process, default) or not (off). */
+  readonly workerInProcess: boolean;
+  /** Pause between worker passes, ms. Default 1000. */
+  readonly workerIntervalMs: number;
+  /** Simulated confirmations grow by themselves every this many ms; 0 = only by hand. */
+  readonly simulatorAutoConfirmMs: number;
+  /** A fixed order proceeds when received is within this percent of expected (decimal text). Default 0.5. */
+  readonly fixedTolerancePct: string;
 }
 
 /** Operator pricing settings (DESIGN §3). Basis points: 100 bps = 1 %. */
@@ -123,6 +135,16 @@ export function loadConfig(env: Env = process.env): Config {
     cacheRefreshMs: integer(env, 'CACHE_REFRESH_MS', 5000, 100, 3_600_000),
     depositXpubs: Object.freeze(prefixed(env, 'DEPOSIT_XPUB_')),
     depositAddresses: Object.freeze(prefixed(env, 'DEPOSIT_ADDRESS_')),
+    lifecycle: Object.freeze({
+      workerInProcess: oneOf(env, 'WORKER', ['in-process', 'off'], 'in-process') === 'in-process',
+      workerIntervalMs: integer(env, 'WORKER_INTERVAL_MS', 1000, 50, 60_000),
+      // SIMULATOR_AUTO=1 is the embedded default: a demo order completes after one simulated deposit.
+      simulatorAutoConfirmMs:
+        oneOf(env, 'SIMULATOR_AUTO', ['0', '1'], databaseUrl === undefined ? '1' : '0') === '1'
+          ? integer(env, 'SIMULATOR_CONFIRM_SECONDS', 3, 1, 3600) * 1000
+          : 0,
+      fixedTolerancePct: decimalText(env, 'FIXED_RATE_TOLERANCE_PCT', '0.5'),
+    }),
     pricing: Object.freeze({
       sources: parsePriceSources(optional(env, 'PRICE_SOURCES')),
       spreadBps: integer(env, 'SPREAD_BPS', 50, 0, 2000),
@@ -162,6 +184,18 @@ export function parseSecretsKey(raw: string | undefined): Buffer | undefined {
     throw new ConfigError('SECRETS_KEY', 'must be 32 bytes as 64 hex characters or base64');
   }
   return key;
+}
+
+function oneOf(env: Env, name: string, allowed: readonly string[], fallback: string): string {
+  const value = optional(env, name) ?? fallback;
+  if (!allowed.includes(value)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}`);
+  return value;
+}
+
+function decimalText(env: Env, name: string, fallback: string): string {
+  const value = optional(env, name) ?? fallback;
+  if (!/^\d{1,3}(\.\d{1,6})?$/.test(value)) throw new ConfigError(name, 'must be a decimal number such as 0.5');
+  return value;
 }
 
 /** `{ BTC: value }` for every set `<prefix>BTC` variable. */

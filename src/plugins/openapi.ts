@@ -22,6 +22,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'partner', description: 'The partner API (spec v1)' },
         { name: 'admin', description: "The operator API (Authorization: Bearer <ADMIN_TOKEN>)" },
+        { name: 'simulator', description: 'The simulated chain and exchange (operator API)' },
         { name: 'operations', description: 'Health and metrics' },
       ],
       components: {

@@ -68,6 +68,11 @@ export class CurrencyCatalog {
     this.snapshot = { rows, byCoin, publicJson: Buffer.from(toJson(active)) };
   }
 
+  /** A row by id, active or not (orders keep pointing at deactivated currencies). */
+  byId(id: string): CurrencyRow | undefined {
+    return this.snapshot.rows.find((row) => row.id === id);
+  }
+
   /** Every row, active or not. */
   all(): readonly CurrencyRow[] {
     return this.snapshot.rows;

@@ -7,11 +7,14 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/app-types.js';
 import type { Clock } from '../../src/clock.js';
+import type { Runtime } from '../../src/runtime.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestApp {
   app: App;
+  /** Services behind the app; `runtime.worker.tick()` runs one lifecycle pass. */
+  runtime: Runtime;
   config: Config;
   db: TestDatabase;
   adminToken: string;
@@ -65,6 +68,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 
   return {
     app,
+    runtime: app.runtime,
     config,
     db,
     adminToken,

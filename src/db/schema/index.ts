@@ -5,6 +5,7 @@ import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-address
 import type { FixedQuoteTable } from './fixed-quotes.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { PartnerTable } from './partners.js';
+import type { PayoutTable, SimulatedDepositTable, SimulatedSendTable, SimulatorFaultTable } from './payouts.js';
 import type { StaticPriceTable } from './static-prices.js';
 
 /** Every table the service owns; one file per table beside this one. */
@@ -18,6 +19,10 @@ export interface Database {
   order_events: OrderEventTable;
   deposit_addresses: DepositAddressTable;
   idempotency_keys: IdempotencyKeyTable;
+  payouts: PayoutTable;
+  simulated_deposits: SimulatedDepositTable;
+  simulator_faults: SimulatorFaultTable;
+  simulated_sends: SimulatedSendTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

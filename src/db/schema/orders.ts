@@ -50,6 +50,14 @@ export interface OrderTable {
   amount_from_received: Numeric | null;
   payout_txid: string | null;
   refund_txid: string | null;
+  /** What the exchange filled, in coin_to: what the payout sends. */
+  amount_to_final: Numeric | null;
+  /** Failed attempts of the current step (exchange, payout or refund). */
+  attempts: Generated<number>;
+  /** When the worker may try the current step again (backoff). */
+  next_attempt_at: Timestamp | null;
+  /** A worker's lease on the order; an expired lease means the worker died. */
+  locked_until: Timestamp | null;
   created_at: Timestamp;
   expires_at: Timestamp;
   updated_at: Timestamp;

@@ -11,6 +11,8 @@ import { registerGetPartner } from './partners-get.js';
 import { registerListPartners } from './partners-list.js';
 import { registerListPrices } from './prices-list.js';
 import { registerSetPrice } from './prices-set.js';
+import { registerSimulator } from './simulator.js';
+import { registerAdminOrders } from './orders.js';
 import { registerUpdatePartner } from './partners-update.js';
 
 /** The operator API under /admin/v1, all behind the admin token (an encapsulated context). */
@@ -31,5 +33,7 @@ export async function registerAdminRoutes(app: App, services: Services): Promise
     registerListPrices(admin, services);
     registerSetPrice(admin, services);
     registerAddressPool(admin, services);
+    registerSimulator(admin, services);
+    registerAdminOrders(admin, services);
   });
 }

@@ -26,6 +26,15 @@ export const OrderSchema = Type.Object(
     deposit_confirmations: Type.Union([Type.Integer(), Type.Null()]),
     deposit_confirmations_required: Type.Integer(),
     payout_txid: Type.Union([Type.String(), Type.Null()]),
+    amount_from_received: Type.Union([Type.Number(), Type.Null()], {
+      description: 'extension: what the deposit actually brought; null until a deposit is detected',
+    }),
+    refund_txid: Type.Union([Type.String(), Type.Null()], { description: 'extension: refund transaction hash' }),
+    status_reason: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'extension: why the order went to refunding or failed (amount_below_min, amount_above_max, ' +
+        'fixed_rate_mismatch, late_deposit, exchange_failed, payout_failed, operator)',
+    }),
   },
   { $id: 'Order', additionalProperties: false },
 );
@@ -57,5 +66,8 @@ export function orderView(order: OrderRow, now: Date): Record<string, unknown> {
     deposit_confirmations: order.deposit_confirmations,
     deposit_confirmations_required: order.deposit_confirmations_required,
     payout_txid: order.payout_txid,
+    amount_from_received: order.amount_from_received === null ? null : new Decimal(order.amount_from_received),
+    refund_txid: order.refund_txid,
+    status_reason: order.status_reason,
   };
 }

@@ -1,0 +1,115 @@
+import { Decimal } from 'decimal.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { SimulatedChainWatcher } from './chains/simulator/simulated-chain-watcher.js';
+import { SimulatedExchanger } from './chains/simulator/simulated-exchanger.js';
+import { SimulatedPayoutSender } from './chains/simulator/simulated-payout-sender.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/database.js';
+import type { Metrics } from './plugins/metrics.js';
+import { createPriceBook } from './pricing/create-price-book.js';
+import type { PriceBook } from './pricing/price-book.js';
+import { ApiKeyService } from './services/api-keys.js';
+import { CurrencyCatalog } from './services/currency-catalog.js';
+import { seedDemoAddressPools } from './services/demo-address-pools.js';
+import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
+import { loadDepositWallets } from './services/deposit-wallets.js';
+import { IdempotencyKeys } from './services/idempotency.js';
+import { OrderLifecycle } from './services/order-lifecycle.js';
+import { OrderService } from './services/order-service.js';
+import { registerOrderStatusGauge } from './services/order-status-gauge.js';
+import { QuoteService } from './services/quote-service.js';
+import { SecretBox } from './services/secret-box.js';
+import { LifecycleWorker } from './worker/lifecycle-worker.js';
+
+/** Everything behind the HTTP layer; the API process and `npm run worker` both build one. */
+export interface Runtime {
+  readonly catalog: CurrencyCatalog;
+  readonly apiKeys: ApiKeyService;
+  readonly prices: PriceBook;
+  readonly quotes: QuoteService;
+  readonly orders: OrderService;
+  readonly lifecycle: OrderLifecycle;
+  readonly worker: LifecycleWorker;
+  /** Stops timers and the worker (the database stays open: its owner closes it). */
+  close(): Promise<void>;
+}
+
+export interface RuntimeDeps {
+  config: Config;
+  database: DatabaseHandle;
+  clock: Clock;
+  logger: FastifyBaseLogger;
+  metrics: Metrics;
+}
+
+export async function createRuntime({ config, database, clock, logger, metrics }: RuntimeDeps): Promise<Runtime> {
+  if (config.secretsKey === undefined) throw new Error('SECRETS_KEY must be resolved before building the runtime');
+  const db = database.db;
+  const catalog = new CurrencyCatalog(db, config.cacheRefreshMs, (error) => logger.error({ err: error }, 'catalog refresh failed'));
+  await catalog.start();
+  const prices = createPriceBook({
+    config: config.pricing,
+    db,
+    clock,
+    symbols: [...new Set(catalog.all().map((row) => row.price_symbol))],
+    logger,
+    metrics,
+  });
+  // One poll before serving, so the first quote after start-up already has prices.
+  await prices.refresh();
+  prices.start();
+
+  const quotes = new QuoteService(catalog, prices, config.pricing, db, clock);
+  const wallets = await loadDepositWallets(config, catalog.all());
+  if (wallets.demo) {
+    await seedDemoAddressPools(db, catalog.all());
+    logger.warn('deposit addresses come from a generated DEMO wallet (see README): never send real funds to them');
+  }
+  const idempotency = new IdempotencyKeys(db, clock);
+  const orders = new OrderService(db, quotes, new DepositAddressAllocator(wallets, metrics), idempotency, clock, config.shortIdPrefix);
+  const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '');
+  registerOrderStatusGauge(db, metrics);
+  const worker = new LifecycleWorker({
+    db,
+    lifecycle,
+    catalog,
+    quotes,
+    watchers: [new SimulatedChainWatcher(db, { autoConfirmEveryMs: config.lifecycle.simulatorAutoConfirmMs, now: () => clock.now() })],
+    exchanger: new SimulatedExchanger(db),
+    payouts: new SimulatedPayoutSender(db, () => clock.now()),
+    clock,
+    metrics,
+    logger,
+    settings: {
+      fixedTolerancePct: new Decimal(config.lifecycle.fixedTolerancePct),
+      leaseMs: 30_000,
+      maxAttempts: 5,
+      baseBackoffMs: 2000,
+      batchSize: 20,
+      intervalMs: config.lifecycle.workerIntervalMs,
+    },
+  });
+
+  const purgeTimer = setInterval(() => {
+    Promise.all([quotes.purgeExpired(), idempotency.purgeExpired()]).catch((error: unknown) =>
+      logger.error({ err: error }, 'purge of expired quotes and idempotency keys failed'),
+    );
+  }, 600_000).unref();
+
+  return {
+    catalog,
+    apiKeys: new ApiKeyService(db, new SecretBox(config.secretsKey), clock),
+    prices,
+    quotes,
+    orders,
+    lifecycle,
+    worker,
+    async close() {
+      clearInterval(purgeTimer);
+      await worker.stop();
+      prices.stop();
+      catalog.stop();
+    },
+  };
+}

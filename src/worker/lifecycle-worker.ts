@@ -1,0 +1,388 @@
+import { Decimal } from 'decimal.js';
+import { sql, type Kysely } from 'kysely';
+import { Counter, Gauge } from 'prom-client';
+import { AdapterError, type ChainEvent, type ChainWatcher, type Exchanger, type PayoutSender } from '../chains/adapters.js';
+import type { Clock } from '../clock.js';
+import { findPartner } from '../db/repositories/partners-repository.js';
+import type { CurrencyRow } from '../db/schema/currencies.js';
+import type { Database } from '../db/schema/index.js';
+import type { OrderRow } from '../db/schema/orders.js';
+import type { StatusReason } from '../domain/order-lifecycle.js';
+import { ApiError } from '../errors.js';
+import type { Metrics } from '../plugins/metrics.js';
+import type { CurrencyCatalog } from '../services/currency-catalog.js';
+import type { OrderLifecycle } from '../services/order-lifecycle.js';
+import type { QuoteService } from '../services/quote-service.js';
+
+export interface WorkerSettings {
+  /** A fixed order proceeds when received is within this percent of the expected amount. Default 0.5. */
+  fixedTolerancePct: Decimal;
+  /** How long a claimed order stays with one worker before another may take it, ms. Default 30000. */
+  leaseMs: number;
+  /** Failed attempts of the exchange or payout step before giving up on it. Default 5. */
+  maxAttempts: number;
+  /** First retry delay, doubled per failure up to 10 minutes, ms. Default 2000. */
+  baseBackoffMs: number;
+  /** Orders claimed per pass. Default 20. */
+  batchSize: number;
+  /** Pause between passes, ms. Default 1000. */
+  intervalMs: number;
+}
+
+export interface WorkerDeps {
+  db: Kysely<Database>;
+  lifecycle: OrderLifecycle;
+  catalog: CurrencyCatalog;
+  quotes: QuoteService;
+  watchers: readonly ChainWatcher[];
+  exchanger: Exchanger;
+  payouts: PayoutSender;
+  clock: Clock;
+  metrics: Metrics;
+  logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  settings: WorkerSettings;
+}
+
+const MAX_BACKOFF_MS = 10 * 60 * 1000;
+/** Expired orders stay watched this long, so a late deposit is still noticed and refunded. */
+const LATE_DEPOSIT_WATCH_MS = 24 * 60 * 60 * 1000;
+const DUE_STATUSES = ['exchanging', 'sending', 'refunding'] as const;
+
+/**
+ * Moves orders along: sweeps expiries with one statement, feeds chain watcher reports into the
+ * state machine, and runs the exchange, payout and refund steps of due orders. Any number of
+ * workers may run: due orders are leased with FOR UPDATE SKIP LOCKED, every move is
+ * version-checked, and payouts are idempotent per order, so a crashed worker's order is simply
+ * picked up again when its lease runs out.
+ */
+export class LifecycleWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private readonly payoutFailures: Counter<'kind'>;
+  private readonly lag: Gauge;
+
+  constructor(private readonly deps: WorkerDeps) {
+    this.payoutFailures = new Counter({
+      name: 'payout_failures_total',
+      help: 'Failed payout and refund attempts, by kind.',
+      labelNames: ['kind'],
+      registers: [deps.metrics.registry],
+    });
+    this.lag = new Gauge({
+      name: 'worker_lag_seconds',
+      help: 'Age of the oldest order step that is due and not yet done.',
+      registers: [deps.metrics.registry],
+    });
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = (): void => {
+      this.running = this.tick()
+        .catch((error: unknown) => this.deps.logger.error({ err: error }, 'worker pass failed'))
+        .finally(() => {
+          this.running = undefined;
+          if (!this.stopped) this.timer = setTimeout(loop, this.deps.settings.intervalMs).unref();
+        });
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One full pass; tests call it directly instead of waiting for the timer. */
+  async tick(): Promise<void> {
+    await this.sweepExpired();
+    await this.pollWatchers();
+    await this.processDue();
+    await this.measureLag();
+  }
+
+  /** waiting_deposit past expires_at → expired, with its audit row, in one idempotent statement. */
+  async sweepExpired(): Promise<number> {
+    const now = this.deps.clock.now();
+    const result = await sql<{ id: string }>`
+      with moved as (
+        update orders set status = 'expired', version = version + 1, updated_at = ${now}
+        where status = 'waiting_deposit' and expires_at <= ${now}
+        returning id
+      )
+      insert into order_events (order_id, from_status, to_status, reason, created_at)
+      select id, 'waiting_deposit', 'expired', 'time_limit', ${now} from moved
+      returning order_id as id`.execute(this.deps.db);
+    if (result.rows.length > 0) this.deps.lifecycle.transitions.inc({ from: 'waiting_deposit', to: 'expired' }, result.rows.length);
+    return result.rows.length;
+  }
+
+  private async pollWatchers(): Promise<void> {
+    const now = this.deps.clock.now();
+    const watched = await this.deps.db
+      .selectFrom('orders as o')
+      .innerJoin('currencies as c', 'c.id', 'o.currency_from_id')
+      .select(['o.id', 'c.chain', 'o.deposit_address', 'o.deposit_address_tag', 'o.status', 'o.deposit_txid', 'o.deposit_confirmations', 'o.created_at'])
+      .where((eb) =>
+        eb.or([
+          eb('o.status', 'in', ['waiting_deposit', 'confirming']),
+          eb.and([
+            eb('o.status', '=', 'expired'),
+            eb('o.deposit_txid', 'is', null),
+            eb('o.expires_at', '>', new Date(now.getTime() - LATE_DEPOSIT_WATCH_MS)),
+          ]),
+        ]),
+      )
+      .execute();
+    for (const watcher of this.deps.watchers) {
+      const orders = watched
+        .filter((row) => watcher.watches(row.chain))
+        .map((row) => ({
+          id: row.id,
+          chain: row.chain,
+          depositAddress: row.deposit_address,
+          depositTag: row.deposit_address_tag,
+          status: row.status,
+          depositTxid: row.deposit_txid,
+          confirmations: row.deposit_confirmations,
+          createdAt: row.created_at,
+        }));
+      let events: ChainEvent[];
+      try {
+        events = await watcher.poll(orders);
+      } catch (error) {
+        this.deps.logger.warn({ err: error, watcher: watcher.name }, 'chain watcher poll failed');
+        continue;
+      }
+      for (const event of events) await this.applyChainEvent(event);
+    }
+  }
+
+  private async applyChainEvent(event: ChainEvent): Promise<void> {
+    const { lifecycle } = this.deps;
+    const order = await this.deps.db.selectFrom('orders').selectAll().where('id', '=', event.orderId).executeTakeFirst();
+    if (order === undefined) return;
+    switch (event.kind) {
+      case 'deposit_seen': {
+        const deposit = {
+          deposit_txid: event.txid,
+          deposit_confirmations: event.confirmations,
+          amount_from_received: event.amount.toFixed(),
+        };
+        let status = order.status;
+        if (status === 'waiting_deposit' && order.expires_at <= this.deps.clock.now()) {
+          const expired = await lifecycle.apply(order.id, 'time_limit');
+          if (expired.ok) status = expired.order.status;
+        }
+        if (status === 'expired') {
+          await lifecycle.apply(order.id, 'late_deposit', { changes: deposit, reason: 'late_deposit', data: { txid: event.txid } });
+          return;
+        }
+        const seen = await lifecycle.apply(order.id, 'deposit_seen', { changes: deposit, data: { txid: event.txid } });
+        if (seen.ok && event.confirmations >= order.deposit_confirmations_required) {
+          await lifecycle.apply(order.id, 'confirmed', { changes: { deposit_confirmations: event.confirmations } });
+        }
+        return;
+      }
+      case 'confirmations': {
+        const reached = event.confirmations >= order.deposit_confirmations_required;
+        await lifecycle.apply(order.id, reached ? 'confirmed' : 'confirmations', {
+          changes: { deposit_confirmations: event.confirmations },
+        });
+        return;
+      }
+      case 'deposit_dropped':
+        await lifecycle.apply(order.id, 'deposit_dropped', {
+          changes: { deposit_txid: null, deposit_confirmations: null, amount_from_received: null },
+          data: { txid: event.txid },
+        });
+        return;
+    }
+  }
+
+  /** Leases due orders (SKIP LOCKED: two workers never take the same one) and runs their step. */
+  private async processDue(): Promise<void> {
+    const now = this.deps.clock.now();
+    const claimed = await this.deps.db
+      .updateTable('orders')
+      .set({ locked_until: new Date(now.getTime() + this.deps.settings.leaseMs) })
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('orders')
+          .select('id')
+          .where('status', 'in', [...DUE_STATUSES])
+          .where((w) => w.or([w('next_attempt_at', 'is', null), w('next_attempt_at', '<=', now)]))
+          .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
+          .orderBy('updated_at')
+          .limit(this.deps.settings.batchSize)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .returningAll()
+      .execute();
+    for (const order of claimed) {
+      try {
+        if (order.status === 'exchanging') await this.exchange(order);
+        else if (order.status === 'sending') await this.send(order, 'payout');
+        else if (order.status === 'refunding') await this.send(order, 'refund');
+      } catch (error) {
+        this.deps.logger.error({ err: error, orderId: order.id }, 'order step failed unexpectedly');
+        await this.retryLater(order);
+      }
+    }
+  }
+
+  private async exchange(order: OrderRow): Promise<void> {
+    const { catalog, lifecycle } = this.deps;
+    const from = catalog.byId(order.currency_from_id);
+    const to = catalog.byId(order.currency_to_id);
+    if (from === undefined || to === undefined || order.amount_from_received === null) {
+      throw new Error(`order ${order.id} cannot be exchanged: currency or received amount missing`);
+    }
+    const received = new Decimal(order.amount_from_received);
+    const decided = await this.expectedFill(order, from, to, received);
+    if (decided.kind === 'refuse') {
+      await lifecycle.apply(order.id, 'cannot_proceed', { reason: decided.reason, data: { received: received.toFixed() } });
+      return;
+    }
+    if (decided.kind === 'later') {
+      await this.retryLater(order, decided.why);
+      return;
+    }
+    let amountTo: Decimal;
+    try {
+      ({ amountTo } = await this.deps.exchanger.fill({
+        orderId: order.id,
+        coinFrom: order.coin_from,
+        coinTo: order.coin_to,
+        amountFrom: received,
+        expectedAmountTo: decided.amountTo,
+      }));
+    } catch (error) {
+      if (!(error instanceof AdapterError)) throw error;
+      if (error.permanent || order.attempts + 1 >= this.deps.settings.maxAttempts) {
+        await lifecycle.apply(order.id, 'cannot_proceed', { reason: 'exchange_failed', data: { error: error.message } });
+      } else {
+        await this.retryLater(order, error.message);
+      }
+      return;
+    }
+    const amount = amountTo.toDecimalPlaces(to.decimals, Decimal.ROUND_DOWN);
+    await lifecycle.apply(order.id, 'exchange_filled', {
+      changes: { amount_to_final: amount.toFixed() },
+      data: { amount_to: amount.toFixed() },
+      outbox: {
+        kind: 'payout',
+        chain: to.chain,
+        address: order.recipient_address,
+        tag: order.recipient_address_tag,
+        amount: amount.toFixed(),
+      },
+    });
+  }
+
+  /**
+   * Float: the received amount is exchanged at the current price if it lies within the pair's
+   * limits. Fixed: the locked rate holds if received matches the expected amount within the
+   * tolerance. Otherwise the order cannot proceed.
+   */
+  private async expectedFill(
+    order: OrderRow,
+    from: CurrencyRow,
+    to: CurrencyRow,
+    received: Decimal,
+  ): Promise<{ kind: 'fill'; amountTo: Decimal } | { kind: 'refuse'; reason: StatusReason } | { kind: 'later'; why: string }> {
+    if (order.rate_type === 'fixed') {
+      const expected = new Decimal(order.amount_from_expected);
+      const tolerance = expected.times(this.deps.settings.fixedTolerancePct).dividedBy(100);
+      if (received.minus(expected).abs().gt(tolerance)) return { kind: 'refuse', reason: 'fixed_rate_mismatch' };
+      const amountTo = received.times(new Decimal(order.exact_rate)).toDecimalPlaces(to.decimals, Decimal.ROUND_DOWN);
+      return amountTo.gt(0) ? { kind: 'fill', amountTo } : { kind: 'refuse', reason: 'fixed_rate_mismatch' };
+    }
+    const partner = await findPartner(this.deps.db, order.partner_id);
+    try {
+      const priced = this.deps.quotes.pricePair(from, to, { amount: received, rateType: 'float', partner });
+      return { kind: 'fill', amountTo: priced.amountTo };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === 'amount_out_of_range') {
+        const min = error.extra?.min_amount as Decimal | undefined;
+        return { kind: 'refuse', reason: min !== undefined && received.lt(min) ? 'amount_below_min' : 'amount_above_max' };
+      }
+      if (error.code === 'bad_request') return { kind: 'refuse', reason: 'amount_below_min' };
+      // No fresh price, pair disabled for now: try again later; give up after the retry budget.
+      if (order.attempts + 1 >= this.deps.settings.maxAttempts) return { kind: 'refuse', reason: 'exchange_failed' };
+      return { kind: 'later', why: error.message };
+    }
+  }
+
+  private async send(order: OrderRow, kind: 'payout' | 'refund'): Promise<void> {
+    const request = await this.deps.db
+      .selectFrom('payouts')
+      .selectAll()
+      .where('order_id', '=', order.id)
+      .where('kind', '=', kind)
+      .executeTakeFirst();
+    if (request === undefined) throw new Error(`order ${order.id} is ${order.status} without a ${kind} request`);
+    let txid: string;
+    try {
+      ({ txid } = await this.deps.payouts.send({
+        idempotencyKey: `${order.id}:${kind}`,
+        kind,
+        chain: request.chain,
+        address: request.address,
+        tag: request.tag,
+        amount: new Decimal(request.amount),
+      }));
+    } catch (error) {
+      if (!(error instanceof AdapterError)) throw error;
+      this.payoutFailures.inc({ kind });
+      const giveUp = kind === 'payout' && (error.permanent || order.attempts + 1 >= this.deps.settings.maxAttempts);
+      if (giveUp) {
+        await this.deps.lifecycle.apply(order.id, 'payout_failed', {
+          reason: 'payout_failed',
+          data: { error: error.message },
+          inTransaction: (tx) => tx.updateTable('payouts').set({ status: 'failed' }).where('id', '=', request.id).execute(),
+        });
+      } else {
+        // A refund is never given up by itself: it keeps retrying (at most every 10 minutes) until sent or failed by the operator.
+        await this.retryLater(order, error.message);
+      }
+      return;
+    }
+    const sentAt = this.deps.clock.now();
+    await this.deps.lifecycle.apply(order.id, kind === 'payout' ? 'payout_sent' : 'refund_sent', {
+      changes: kind === 'payout' ? { payout_txid: txid } : { refund_txid: txid },
+      data: { txid },
+      inTransaction: (tx) =>
+        tx.updateTable('payouts').set({ status: 'sent', txid, sent_at: sentAt }).where('id', '=', request.id).execute(),
+    });
+  }
+
+  /** Records a failed attempt and when to try again; no status change, no audit row. */
+  private async retryLater(order: OrderRow, why?: string): Promise<void> {
+    const attempts = order.attempts + 1;
+    const delay = Math.min(this.deps.settings.baseBackoffMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
+    await this.deps.db
+      .updateTable('orders')
+      .set({ attempts, next_attempt_at: new Date(this.deps.clock.now().getTime() + delay), locked_until: null })
+      .where('id', '=', order.id)
+      .where('version', '=', order.version)
+      .execute();
+    if (why !== undefined) this.deps.logger.warn({ orderId: order.id, attempts, why }, 'order step will be retried');
+  }
+
+  private async measureLag(): Promise<void> {
+    const now = this.deps.clock.now();
+    const oldest = await this.deps.db
+      .selectFrom('orders')
+      .select((eb) => eb.fn.min(sql<Date>`coalesce(next_attempt_at, updated_at)`).as('since'))
+      .where('status', 'in', [...DUE_STATUSES])
+      .executeTakeFirst();
+    const since = oldest?.since ?? null;
+    this.lag.set(since === null ? 0 : Math.max(0, (now.getTime() - new Date(since).getTime()) / 1000));
+  }
+}
