@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../errors.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { toJson } from '../json.js';
 
 /** Fastify's codes for a JSON body that cannot be parsed (empty, or not JSON). */
@@ -52,6 +53,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     // Fastify 5 wraps a parse failure in FST_ERR_CTP_INVALID_JSON_BODY (not a SyntaxError).
     if (status === 400 && (error instanceof SyntaxError || JSON_BODY_ERRORS.has(error.code))) {
       return sendError(reply, 'invalid_json', 'request body is not valid JSON');
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendError(reply, 'unavailable', 'service temporarily unavailable: try again shortly');
     }
     const code = status < 500 ? FRAMEWORK_CODES[status] : undefined;
     if (code !== undefined) return sendError(reply, code, error.message);
