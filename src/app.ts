@@ -12,6 +12,7 @@ import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
 import { createMetrics, installRequestMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installCallerIdentification, partnerAuthHooks } from './plugins/partner-auth.js';
+import { installRateLimit } from './plugins/rate-limit.js';
 import { installValidators } from './plugins/validation.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerHealth } from './routes/ops/health.js';
@@ -92,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installErrorHandler(app);
   installRequestMetrics(app, metrics);
   installCallerIdentification(app, apiKeys);
+  installRateLimit(app, { redisUrl: config.redisUrl, clock, metrics });
   await installOpenApi(app);
   for (const schema of [CurrencySchema, OrderSchema, Partner, KeyListing, AdminCurrency]) app.addSchema(schema);
 
