@@ -4,15 +4,17 @@ import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
 
 /** GET /api/v1/currencies (public): every active currency, spec 2.1, from memory. */
-export function registerListCurrencies(app: App, { catalog }: Services): void {
+export function registerListCurrencies(app: App, { catalog, partnerAuth }: Services): void {
   app.get(
     '/api/v1/currencies',
     {
+      // Public, but a key that is sent must be valid (never silently ignored).
+      preValidation: partnerAuth.optional,
       schema: {
         tags: ['partner'],
         summary: 'List active currencies',
         description: 'One entry per coin and network pair, with per-order limits.',
-        response: { 200: Type.Array(Type.Ref('Currency')), ...errorResponses(429, 500) },
+        response: { 200: Type.Array(Type.Ref('Currency')), ...errorResponses(401, 403, 429, 500) },
       },
     },
     async (_request, reply) =>
