@@ -17,12 +17,20 @@ const OPTIONS = {
   'max-amount': { type: 'string' },
   'payout-fee': { type: 'string' },
   confirmations: { type: 'string' },
+  amount: { type: 'string' },
+  txid: { type: 'string' },
+  count: { type: 'string' },
+  permanent: { type: 'boolean' },
+  status: { type: 'string' },
+  partner: { type: 'string' },
+  limit: { type: 'string' },
+  reason: { type: 'string' },
 } as const;
 
 type GlobalOption = 'json' | 'help' | 'url' | 'token';
-/** A command-specific option, always taking a value. */
+/** A command-specific option: a switch (boolean) or one taking a value (string). */
 export type FlagName = Exclude<keyof typeof OPTIONS, GlobalOption>;
-export type Flags = Partial<Record<FlagName, string>>;
+export type Flags = { [Name in FlagName]?: (typeof OPTIONS)[Name]['type'] extends 'boolean' ? boolean : string };
 
 export interface CommandLine {
   positionals: string[];
@@ -47,9 +55,14 @@ export function parseCommandLine(argv: string[]): CommandLine {
 
 /** A whole number for an integer field; the API checks the range and says so in its detail. */
 export function integerFlag(name: FlagName, raw: string): number {
+  return wholeNumber(`--${name}`, raw);
+}
+
+/** The same check for a positional argument or an option, named as the usage text names it. */
+export function wholeNumber(label: string, raw: string): number {
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) {
-    throw new UsageError(`--${name} must be a whole number, got "${raw}"`);
+    throw new UsageError(`${label} must be a whole number, got "${raw}"`);
   }
   return value;
 }
@@ -62,6 +75,10 @@ export function booleanFlag(name: FlagName, raw: string): boolean {
 
 /** Kept as the decimal string typed, so the API receives it exactly (no binary float on the way). */
 export function amountFlag(name: FlagName, raw: string): string {
-  if (!/^\d+(\.\d+)?$/.test(raw)) throw new UsageError(`--${name} must be a decimal amount like 0.0003, got "${raw}"`);
+  return decimalAmount(`--${name}`, raw);
+}
+
+export function decimalAmount(label: string, raw: string): string {
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new UsageError(`${label} must be a decimal amount like 0.0003, got "${raw}"`);
   return raw;
 }

@@ -15,7 +15,7 @@ export interface ApiResponse {
 export class AdminClient {
   constructor(private readonly target: AdminTarget) {}
 
-  async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<ApiResponse> {
+  async send(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<ApiResponse> {
     const url = `${this.target.url}${path}`;
     let response: Response;
     let text: string;

@@ -3,9 +3,21 @@ import type { Command } from './admin-command.js';
 import { currencyCommands } from './admin-currencies.js';
 import { UsageError } from './admin-errors.js';
 import { keyCommands } from './admin-keys.js';
+import { orderCommands } from './admin-orders.js';
 import { partnerCommands } from './admin-partners.js';
+import { poolCommands } from './admin-pools.js';
+import { priceCommands } from './admin-prices.js';
+import { simulatorCommands } from './admin-simulator.js';
 
-const COMMANDS: readonly Command[] = [...partnerCommands, ...keyCommands, ...currencyCommands];
+const COMMANDS: readonly Command[] = [
+  ...partnerCommands,
+  ...keyCommands,
+  ...currencyCommands,
+  ...priceCommands,
+  ...orderCommands,
+  ...simulatorCommands,
+  ...poolCommands,
+];
 
 /** The command the words name, checked against its arguments and options before any request. */
 export function findCommand(line: CommandLine): { command: Command; args: string[] } {

@@ -1,4 +1,4 @@
-import { isLosslessNumber } from 'lossless-json';
+import { isLosslessNumber, stringify } from 'lossless-json';
 
 /** One value as a person reads it: exact numbers as typed, yes/no, "-" for nothing. */
 export function cell(value: unknown): string {
@@ -6,7 +6,8 @@ export function cell(value: unknown): string {
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value === 'string') return value;
   if (isLosslessNumber(value) || typeof value === 'number' || typeof value === 'bigint') return String(value);
-  return JSON.stringify(value);
+  // Nested JSON (an event's data) with its numbers as the API wrote them.
+  return stringify(value) ?? '-';
 }
 
 /** Columns padded to their widest cell, two spaces apart, no trailing blanks. */

@@ -20,9 +20,36 @@ Currencies
       [--active true|false] [--deposit true|false] [--withdraw true|false]
       [--min-amount X] [--max-amount X] [--payout-fee X] [--confirmations N]
 
+Prices
+  prices list                          static table next to the live price quotes use
+  prices set <COIN> <usd>              static USD price of one whole coin, e.g. prices set BTC 70000
+
+Orders
+  orders list [--status S] [--partner <partner-id>] [--limit N]
+                                       newest first; N up to 500, default 50
+  orders show <order-id>               with its event trail and payouts
+  orders fail <order-id> --reason "<why>"
+                                       fail a non-final order by hand; the reason is recorded
+
+Simulator (simulated chains and exchange)
+  simulator deposit <order-id> [--amount X] [--txid T]
+                                       send a deposit to the order's address (default: the
+                                       expected amount); the worker sees it on its next pass
+  simulator confirm <order-id> <count> set the deposit's confirmations
+  simulator drop <order-id>            remove the deposit from the chain (a reorg)
+  simulator fail-next <exchange|payout|refund> [--count N] [--permanent]
+                                       the next N (default 1) attempts fail; --permanent: for
+                                       good, not retried; --count 0 clears
+
+Address pools (chains without derived addresses: SOL)
+  pools show <CHAIN>                   addresses available and assigned
+  pools load <CHAIN> <file>            one address a line; blank lines and # comments skipped;
+                                       sent in batches of up to 1000, known addresses skipped
+
 Options
   --json           print the API's JSON response as is (one document, for scripts;
-                   keys revoke prints {"key_id":...,"revoked":true}, the API answers 204)
+                   keys revoke prints {"key_id":...,"revoked":true}, the API answers 204;
+                   pools load over several batches prints one summed document)
   --url <origin>   API origin; default ADMIN_API_URL, then DATA_DIR/api-url (written by
                    npm start), then http://127.0.0.1:$PORT (PORT default 3000)
   --token <token>  admin token; default ADMIN_TOKEN, then DATA_DIR/admin-token

@@ -1,0 +1,130 @@
+import { ORDER_STATUSES } from '../db/schema/orders.js';
+import { integerFlag, type Flags } from './admin-args.js';
+import { asList, asRecord, printResponse, text, type ApiRecord, type Command } from './admin-command.js';
+import { UsageError } from './admin-errors.js';
+import { cell, fields, table } from './admin-table.js';
+
+/** The API's page size when --limit is not given (GET /admin/v1/orders). */
+const DEFAULT_LIMIT = 50;
+const STATUSES: readonly string[] = ORDER_STATUSES;
+const ORDER_FIELDS = [
+  'id',
+  'short_id',
+  'status',
+  'stored_status',
+  'status_reason',
+  'partner_id',
+  'created_at',
+  'expires_at',
+  'updated_at',
+  'amount_from_expected',
+  'amount_from_received',
+  'amount_to_expected',
+  'amount_to_final',
+  'rate_type',
+  'rate_quoted',
+  'quote_id',
+  'deposit_address',
+  'deposit_address_tag',
+  'deposit_txid',
+  'deposit_confirmations',
+  'deposit_confirmations_required',
+  'recipient_address',
+  'recipient_address_tag',
+  'refund_address',
+  'payout_txid',
+  'refund_txid',
+  'attempts',
+  'next_attempt_at',
+  'version',
+];
+
+const orderPath = (id: string) => `/admin/v1/orders/${encodeURIComponent(id)}`;
+const pair = (o: ApiRecord) => `${cell(o.coin_from)}:${cell(o.network_from)}->${cell(o.coin_to)}:${cell(o.network_to)}`;
+
+function listQuery(flags: Flags): string {
+  const query = new URLSearchParams();
+  if (flags.status !== undefined) {
+    if (!STATUSES.includes(flags.status)) throw new UsageError(`--status must be one of ${STATUSES.join(' ')}, got "${flags.status}"`);
+    query.set('status', flags.status);
+  }
+  if (flags.partner !== undefined) query.set('partner_id', flags.partner);
+  if (flags.limit !== undefined) query.set('limit', String(integerFlag('limit', flags.limit)));
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** One order with its event trail and payouts, as GET /admin/v1/orders/{id} answers. */
+function showOrder(body: unknown): string {
+  const order = asRecord(body);
+  const events = asList(order.events ?? []);
+  const payouts = asList(order.payouts ?? []);
+  const lines = [`order ${pair(order)}`, fields(order, ORDER_FIELDS), '', 'Events'];
+  lines.push(
+    events.length === 0
+      ? '  none'
+      : table(
+          ['AT', 'FROM', 'TO', 'REASON', 'DATA'],
+          events.map((e) => [e.created_at, e.from_status, e.to_status, e.reason, e.data].map(cell)),
+        ),
+  );
+  lines.push('', 'Payouts');
+  lines.push(
+    payouts.length === 0
+      ? '  none'
+      : table(
+          ['KIND', 'STATUS', 'AMOUNT', 'ADDRESS', 'TAG', 'TXID', 'CREATED_AT', 'SENT_AT'],
+          payouts.map((p) => [p.kind, p.status, p.amount, p.address, p.tag, p.txid, p.created_at, p.sent_at].map(cell)),
+        ),
+  );
+  return lines.join('\n');
+}
+
+export const orderCommands: readonly Command[] = [
+  {
+    words: ['orders', 'list'],
+    args: [],
+    flags: ['status', 'partner', 'limit'],
+    async run(context, _args, flags) {
+      const response = await context.api.send('GET', `/admin/v1/orders${listQuery(flags)}`);
+      printResponse(context, response, (body) => {
+        const orders = asList(body);
+        if (orders.length === 0) return 'no orders match';
+        const limit = flags.limit === undefined ? DEFAULT_LIMIT : Number(flags.limit);
+        const more = orders.length < limit ? '' : `\n\nthe newest ${orders.length} shown: pass --limit (up to 500) for more`;
+        const rows = table(
+          ['ID', 'SHORT_ID', 'STATUS', 'PAIR', 'AMOUNT_FROM', 'AMOUNT_TO', 'PARTNER_ID', 'CREATED_AT'],
+          orders.map((o) => [
+            cell(o.id),
+            cell(o.short_id),
+            cell(o.status),
+            pair(o),
+            ...[o.amount_from_expected, o.amount_to_expected, o.partner_id, o.created_at].map(cell),
+          ]),
+        );
+        return `${rows}${more}`;
+      });
+    },
+  },
+  {
+    words: ['orders', 'show'],
+    args: ['<order-id>'],
+    flags: [],
+    async run(context, [id = '']) {
+      printResponse(context, await context.api.send('GET', orderPath(id)), showOrder);
+    },
+  },
+  {
+    words: ['orders', 'fail'],
+    args: ['<order-id>'],
+    flags: ['reason'],
+    async run(context, [id = ''], flags) {
+      if (flags.reason === undefined || flags.reason.trim() === '') throw new UsageError('orders fail needs --reason "<why>"');
+      const response = await context.api.send('POST', `${orderPath(id)}/fail`, { reason: flags.reason });
+      printResponse(context, response, (body) => {
+        const order = asRecord(body);
+        return `order ${text(order, 'id')} (${cell(order.short_id)}) is now ${cell(order.status)}: ${flags.reason ?? ''}`;
+      });
+    },
+  },
+];
