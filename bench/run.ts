@@ -1,0 +1,577 @@
+/**
+ * `npm run bench`: every measure side by side with its ceiling, in one run, on loopback.
+ *
+ * Flags: --duration <s> (load per side and measure, default 8), --rounds <n> (the duration is
+ * split into n runs per side, ceiling and service alternating ABBA, default 2), --connections
+ * <n> (default 50), --warmup <s> (per side, default 2), --soak <s> (default 15; 0 skips),
+ * --only <name,...> (currencies, rates-float, rates-fixed, orders-post-pg, orders-get-pg,
+ * orders-post-pglite, soak), --profile (servers run with --cpu-prof and the report adds the
+ * top self-time frames of the measured windows; profiled numbers are slower, and written to
+ * latest-profile.md instead of latest.md). See bench/README.md.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import type { RequestSpec } from 'autocannon';
+import { captureOrderSql, pgbenchScript, type OrderSqlCapture } from './capture-sql.js';
+import { sameSizeBody, startRawServer } from './ceilings.js';
+import { mergeLoads, percentile, runLoad, type LoadResult } from './load.js';
+import { runPgbench } from './pgbench.js';
+import { runPgliteLoop } from './pglite-loop.js';
+import { formatSummary, summariseProfile, type Window } from './profile-summary.js';
+import { planCpus, pinSelf, PRODUCTION_LIKE_ENV, REPO_ROOT, startServer, type CpuPlan, type RunningServer } from './server.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '2' },
+    soak: { type: 'string', default: '15' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+  },
+});
+const DURATION = Number(flags.duration);
+const ROUNDS = Math.max(1, Number(flags.rounds));
+const RUN_SECONDS = Math.max(1, Math.round(DURATION / ROUNDS));
+const CONNECTIONS = Number(flags.connections);
+const WARMUP = Number(flags.warmup);
+const SOAK = Number(flags.soak);
+/** The service's PostgreSQL pool size (src/db/database.ts): pgbench gets as many clients. */
+const PG_CLIENTS = 10;
+const ONLY = flags.only === undefined ? undefined : new Set(flags.only.split(','));
+const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
+const PROFILE_DIR = path.join(RESULTS_DIR, 'profiles');
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const mb = (bytes: number) => bytes / 1024 / 1024;
+const wanted = (name: string) => ONLY === undefined || ONLY.has(name);
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** One side of a comparison. */
+interface Side {
+  rps: number;
+  p50: number;
+  p99: number;
+  failed: number;
+  /** Server CPU per answered request, µs (HTTP sides only: pgbench's work is PostgreSQL's). */
+  cpuUsPerRequest?: number;
+  /** Cores the server used while loaded. */
+  cores?: number;
+}
+
+interface Measure {
+  name: string;
+  measure: string;
+  ceilingName: string;
+  goal: number;
+  app: Side;
+  ceiling: Side;
+  ratio: number;
+  halfRate: { rate: number; p50: number; p99: number; failed: number };
+  peakRssMb: number;
+  note?: string;
+}
+
+interface Partner {
+  apiKey: string;
+  keyId: string;
+  partnerId: string;
+}
+
+/** A partner with the highest budget the schema allows (1,000,000/min), and a key for it. */
+async function createPartner(server: RunningServer): Promise<Partner> {
+  const admin = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' };
+  const partner = await fetch(`${server.url}/admin/v1/partners`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ name: 'bench', rate_limit_per_minute: 1_000_000 }),
+  });
+  if (partner.status !== 201) throw new Error(`partner create: ${partner.status} ${await partner.text()}`);
+  const { id } = (await partner.json()) as { id: string };
+  const key = await fetch(`${server.url}/admin/v1/partners/${id}/keys`, { method: 'POST', headers: { authorization: admin.authorization } });
+  if (key.status !== 201) throw new Error(`key create: ${key.status} ${await key.text()}`);
+  const { api_key, key_id } = (await key.json()) as { api_key: string; key_id: string };
+  return { apiKey: api_key, keyId: key_id, partnerId: id };
+}
+
+async function fetchBody(url: string, init: RequestInit, status: number): Promise<Buffer> {
+  const response = await fetch(url, init);
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status !== status) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${body.toString('utf8')}`);
+  return body;
+}
+
+interface HttpTarget {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  requests?: RequestSpec[];
+  expectStatus?: number;
+}
+
+/** A loaded HTTP process: its CPU clock, and where its measured windows are recorded. */
+interface Loaded {
+  cpuSeconds: () => number;
+  windows?: Window[];
+}
+
+/** One saturated run; the process's CPU over it. */
+async function loadRun(target: HttpTarget, process: Loaded, seconds: number): Promise<LoadResult & { cpu: number }> {
+  const cpuBefore = process.cpuSeconds();
+  const start = nowUs();
+  const result = await runLoad({ ...target, connections: CONNECTIONS, duration: seconds });
+  process.windows?.push([start, nowUs()]);
+  return { ...result, cpu: process.cpuSeconds() - cpuBefore };
+}
+
+async function warm(target: HttpTarget): Promise<void> {
+  if (WARMUP > 0) await runLoad({ ...target, connections: CONNECTIONS, duration: WARMUP });
+}
+
+/** Merged runs of one HTTP side. */
+function httpSide(runs: (LoadResult & { cpu: number })[], label: string): Side {
+  const merged = mergeLoads(runs);
+  const cpu = runs.reduce((sum, run) => sum + run.cpu, 0);
+  if (merged.failed > 0) log(`  ${label}: ${merged.failed} failed answers ${JSON.stringify(merged.statuses)}`);
+  return {
+    rps: merged.rps,
+    p50: merged.p50,
+    p99: merged.p99,
+    failed: merged.failed,
+    cpuUsPerRequest: merged.ok > 0 ? (cpu * 1e6) / merged.ok : Number.NaN,
+    cores: cpu / merged.seconds,
+  };
+}
+
+/**
+ * ROUNDS runs per side, alternating ABBA (ceiling, service, service, ceiling, ...) so a change
+ * of machine load during the measure falls on both sides alike.
+ */
+async function alternate(ceiling: () => Promise<void>, service: () => Promise<void>): Promise<void> {
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      await ceiling();
+      await service();
+    } else {
+      await service();
+      await ceiling();
+    }
+  }
+}
+
+async function halfRate(target: HttpTarget, saturated: number, loaded: Loaded): Promise<Measure['halfRate']> {
+  const rate = Math.max(1, Math.round(saturated / 2));
+  const start = nowUs();
+  const result = await runLoad({ ...target, connections: CONNECTIONS, duration: DURATION, overallRate: rate });
+  loaded.windows?.push([start, nowUs()]);
+  return { rate, p50: result.p50, p99: result.p99, failed: result.failed };
+}
+
+/** Where each profiled server's measured windows were, for the profile summary. */
+const profiled: { label: string; windows: Window[] }[] = [];
+
+async function withServer<T>(
+  plan: CpuPlan,
+  engine: 'postgres' | 'pglite',
+  label: string,
+  body: (server: RunningServer, partner: Partner, loaded: Loaded) => Promise<T>,
+): Promise<T> {
+  const server = await startServer({ engine, label, plan, cpuProfDir: flags.profile ? path.join(PROFILE_DIR, label) : undefined });
+  const loaded: Loaded = { cpuSeconds: server.cpuSeconds, windows: [] };
+  try {
+    const partner = await createPartner(server);
+    return await body(server, partner, loaded);
+  } finally {
+    await server.stop();
+    if (flags.profile) profiled.push({ label, windows: loaded.windows ?? [] });
+  }
+}
+
+/** A public GET vs raw node:http serving `ceilingBody`, the key sent on every request. */
+async function publicMeasure(
+  plan: CpuPlan,
+  name: string,
+  measure: string,
+  ceilingName: string,
+  goal: number,
+  pathAndQuery: string,
+  ceilingBody: (appBody: Buffer) => Buffer,
+): Promise<Measure> {
+  return withServer(plan, 'postgres', name, async (server, partner, loaded) => {
+    const headers = { authorization: `Bearer ${partner.apiKey}` };
+    const appBody = await fetchBody(`${server.url}${pathAndQuery}`, { headers }, 200);
+    const raw = await startRawServer(plan, name, ceilingBody(appBody));
+    const rawTarget: HttpTarget = { url: `${raw.url}${pathAndQuery}`, headers };
+    const target: HttpTarget = { url: `${server.url}${pathAndQuery}`, headers };
+    const rawRuns: (LoadResult & { cpu: number })[] = [];
+    const appRuns: (LoadResult & { cpu: number })[] = [];
+    try {
+      log(`${name}: ${ROUNDS} × ${RUN_SECONDS} s each of ${ceilingName} and the service`);
+      await warm(rawTarget);
+      await warm(target);
+      await alternate(
+        async () => void rawRuns.push(await loadRun(rawTarget, { cpuSeconds: raw.cpuSeconds }, RUN_SECONDS)),
+        async () => void appRuns.push(await loadRun(target, loaded, RUN_SECONDS)),
+      );
+    } finally {
+      await raw.stop();
+    }
+    const app = httpSide(appRuns, name);
+    const ceiling = httpSide(rawRuns, `${name} ceiling`);
+    log(`${name}: service at half rate`);
+    const half = await halfRate(target, app.rps, loaded);
+    return {
+      name,
+      measure,
+      ceilingName,
+      goal,
+      app,
+      ceiling,
+      ratio: app.rps / ceiling.rps,
+      halfRate: half,
+      peakRssMb: mb(server.memory().peak),
+      note: `body ${appBody.length} B`,
+    };
+  });
+}
+
+async function currencyIds(server: RunningServer): Promise<{ BTC: string; ETH: string }> {
+  const response = await fetch(`${server.url}/admin/v1/currencies`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+  const rows = (await response.json()) as { id: string; coin: string; network: string }[];
+  const id = (coin: string) => rows.find((row) => row.coin === coin && row.network === coin)?.id ?? '';
+  return { BTC: id('BTC'), ETH: id('ETH') };
+}
+
+/** pgbench runs merged like HTTP runs. */
+function pgbenchSide(runs: Awaited<ReturnType<typeof runPgbench>>[]): Side {
+  const latencies = runs.flatMap((run) => run.latencies);
+  const transactions = runs.reduce((sum, run) => sum + run.transactions, 0);
+  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
+  const failed = runs.reduce((sum, run) => sum + run.failed, 0);
+  if (failed > 0) log(`  pgbench: ${failed} failed transactions`);
+  return { rps: transactions / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed };
+}
+
+async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, createScript: string, getScript: string): Promise<Measure[]> {
+  return withServer(plan, 'postgres', 'orders-pg', async (server, partner, loaded) => {
+    const databaseUrl = server.databaseUrl ?? '';
+    const headers = { authorization: `Bearer ${partner.apiKey}`, 'content-type': 'application/json' };
+    const post: HttpTarget = { url: `${server.url}/api/v1/partner/orders`, method: 'POST', headers, body: capture.body, expectStatus: 201 };
+    await fetchBody(post.url, { method: 'POST', headers, body: capture.body }, 201);
+    const ids = await currencyIds(server);
+    const now = new Date();
+    const defines = {
+      key_id: partner.keyId,
+      partner_id: partner.partnerId,
+      currency_from_id: ids.BTC,
+      currency_to_id: ids.ETH,
+      now: now.toISOString(),
+      expires_at: new Date(now.getTime() + 30 * 60_000).toISOString(),
+    };
+    const results: Measure[] = [];
+    if (wanted('orders-post-pg')) {
+      log(`orders-post-pg: ${ROUNDS} × ${RUN_SECONDS} s each of pgbench (${PG_CLIENTS} clients) and the service`);
+      await warm(post);
+      const appRuns: (LoadResult & { cpu: number })[] = [];
+      const benchRuns: Awaited<ReturnType<typeof runPgbench>>[] = [];
+      await alternate(
+        async () => void benchRuns.push(await runPgbench({ databaseUrl, scripts: [createScript], clients: PG_CLIENTS, duration: RUN_SECONDS, defines, plan })),
+        async () => void appRuns.push(await loadRun(post, loaded, RUN_SECONDS)),
+      );
+      const app = httpSide(appRuns, 'orders-post-pg');
+      log('orders-post-pg: service at half rate');
+      const half = await halfRate(post, app.rps, loaded);
+      const ceiling = pgbenchSide(benchRuns);
+      results.push({
+        name: 'orders-post-pg',
+        measure: 'POST /partner/orders (PostgreSQL)',
+        ceilingName: `pgbench, same SQL (${PG_CLIENTS} clients = pool size)`,
+        goal: 0.8,
+        app,
+        ceiling,
+        ratio: app.rps / ceiling.rps,
+        halfRate: half,
+        peakRssMb: mb(server.memory().peak),
+      });
+    }
+    if (wanted('orders-get-pg')) {
+      // 64 orders of this partner, read in turn by the service and by pgbench.
+      const orderIds: string[] = [];
+      for (let i = 0; i < 64; i++) {
+        const order = JSON.parse((await fetchBody(post.url, { method: 'POST', headers, body: capture.body }, 201)).toString('utf8')) as { id: string };
+        orderIds.push(order.id);
+      }
+      const get: HttpTarget = {
+        url: server.url,
+        headers: { authorization: `Bearer ${partner.apiKey}` },
+        requests: orderIds.map((id) => ({ method: 'GET', path: `/api/v1/partner/orders/${id}` })),
+      };
+      const scripts = await orderGetScripts(getScript, orderIds);
+      log(`orders-get-pg: ${ROUNDS} × ${RUN_SECONDS} s each of pgbench (${PG_CLIENTS} clients) and the service`);
+      await warm(get);
+      const appRuns: (LoadResult & { cpu: number })[] = [];
+      const benchRuns: Awaited<ReturnType<typeof runPgbench>>[] = [];
+      const getDefines = { key_id: partner.keyId, partner_id: partner.partnerId };
+      await alternate(
+        async () => void benchRuns.push(await runPgbench({ databaseUrl, scripts, clients: PG_CLIENTS, duration: RUN_SECONDS, defines: getDefines, plan })),
+        async () => void appRuns.push(await loadRun(get, loaded, RUN_SECONDS)),
+      );
+      const app = httpSide(appRuns, 'orders-get-pg');
+      log('orders-get-pg: service at half rate');
+      const half = await halfRate(get, app.rps, loaded);
+      const ceiling = pgbenchSide(benchRuns);
+      results.push({
+        name: 'orders-get-pg',
+        measure: 'GET /partner/orders/{id} (PostgreSQL)',
+        ceilingName: `pgbench, same key lookup + select (${PG_CLIENTS} clients)`,
+        goal: 0.8,
+        app,
+        ceiling,
+        ratio: app.rps / ceiling.rps,
+        halfRate: half,
+        peakRssMb: mb(server.memory().peak),
+      });
+    }
+    return results;
+  });
+}
+
+/** The generated order-get script with each order id filled in: one copy per id, drawn evenly. */
+async function orderGetScripts(template: string, orderIds: string[]): Promise<string[]> {
+  const text = await readFile(template, 'utf8');
+  const dir = path.join(tmpdir(), `bench-order-get-${process.pid}`);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  // pgbench takes at most 128 scripts.
+  return Promise.all(
+    orderIds.slice(0, 100).map(async (id, i) => {
+      const file = path.join(dir, `get-${i}.sql`);
+      await writeFile(file, text.replace(/:order_id\b/g, `'${id}'`));
+      return file;
+    }),
+  );
+}
+
+async function ordersPglite(plan: CpuPlan, capture: OrderSqlCapture): Promise<Measure> {
+  return withServer(plan, 'pglite', 'orders-pglite', async (server, partner, loaded) => {
+    const headers = { authorization: `Bearer ${partner.apiKey}`, 'content-type': 'application/json' };
+    const post: HttpTarget = { url: `${server.url}/api/v1/partner/orders`, method: 'POST', headers, body: capture.body, expectStatus: 201 };
+    await fetchBody(post.url, { method: 'POST', headers, body: capture.body }, 201);
+    log(`orders-post-pglite: ${ROUNDS} × ${RUN_SECONDS} s each of the raw PGlite loop and the service`);
+    await warm(post);
+    const appRuns: (LoadResult & { cpu: number })[] = [];
+    const loops: Awaited<ReturnType<typeof runPgliteLoop>>[] = [];
+    await alternate(
+      async () => void loops.push(await runPgliteLoop(plan, capture, RUN_SECONDS)),
+      async () => void appRuns.push(await loadRun(post, loaded, RUN_SECONDS)),
+    );
+    const app = httpSide(appRuns, 'orders-post-pglite');
+    log('orders-post-pglite: service at half rate');
+    const half = await halfRate(post, app.rps, loaded);
+    const latencies = loops.flatMap((loop) => loop.latencies);
+    const orders = loops.reduce((sum, loop) => sum + loop.orders, 0);
+    const seconds = loops.reduce((sum, loop) => sum + loop.seconds, 0);
+    const ceiling: Side = { rps: orders / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed: 0 };
+    return {
+      name: 'orders-post-pglite',
+      measure: 'POST /partner/orders (PGlite)',
+      ceilingName: 'raw PGlite loop, same statements and rows (1 at a time)',
+      goal: 0.6,
+      app,
+      ceiling,
+      ratio: app.rps / ceiling.rps,
+      halfRate: half,
+      peakRssMb: mb(server.memory().peak),
+    };
+  });
+}
+
+interface Soak {
+  seconds: number;
+  rps: number;
+  startRssMb: number;
+  endRssMb: number;
+  peakRssMb: number;
+  growthMb: number;
+  /** Growth over the second half of the soak only (after the heap has settled). */
+  secondHalfGrowthMb: number;
+  afterIdleRssMb: number;
+  failed: number;
+}
+
+/** Mixed saturated traffic for SOAK seconds; RSS sampled every second. */
+async function soak(plan: CpuPlan, capture: OrderSqlCapture): Promise<Soak> {
+  return withServer(plan, 'postgres', 'soak', async (server, partner) => {
+    const auth = `Bearer ${partner.apiKey}`;
+    const requests: RequestSpec[] = [
+      { method: 'GET', path: '/api/v1/currencies', headers: { authorization: auth } },
+      { method: 'GET', path: '/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.5', headers: { authorization: auth } },
+      { method: 'GET', path: '/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.5&rate_type=fixed', headers: { authorization: auth } },
+      { method: 'POST', path: '/api/v1/partner/orders', headers: { authorization: auth, 'content-type': 'application/json' }, body: capture.body },
+    ];
+    // Warm-up first, so start-up allocation is not counted as growth.
+    await runLoad({ url: server.url, connections: CONNECTIONS, duration: Math.max(WARMUP, 2), requests });
+    const samples: number[] = [];
+    const start = server.memory().rss;
+    const timer = setInterval(() => samples.push(server.memory().rss), 1000);
+    log(`soak: ${SOAK} s of mixed traffic`);
+    let result: LoadResult;
+    try {
+      result = await runLoad({ url: server.url, connections: CONNECTIONS, duration: SOAK, requests });
+    } finally {
+      clearInterval(timer);
+    }
+    const end = server.memory().rss;
+    await sleep(2000);
+    const idle = server.memory().rss;
+    const middle = samples[Math.floor(samples.length / 2)] ?? start;
+    // The mix answers 200 and 201; anything else failed.
+    const answered = Object.values(result.statuses).reduce((a, b) => a + b, 0);
+    const failed = answered - (result.statuses['200'] ?? 0) - (result.statuses['201'] ?? 0);
+    return {
+      seconds: SOAK,
+      rps: answered / result.seconds,
+      startRssMb: mb(start),
+      endRssMb: mb(end),
+      peakRssMb: mb(server.memory().peak),
+      growthMb: mb(end - start),
+      secondHalfGrowthMb: mb(end - middle),
+      afterIdleRssMb: mb(idle),
+      failed,
+    };
+  });
+}
+
+const fmt = (value: number | undefined, digits = 0) => (value !== undefined && Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const ms = (value: number) => (Number.isFinite(value) ? (value < 10 ? value.toFixed(2) : value.toFixed(1)) : 'n/a');
+
+/** Read before this process pins itself (nproc follows the affinity mask). */
+const CPU_MODEL = (() => {
+  const model = spawnSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], { encoding: 'utf8' }).stdout?.trim();
+  const cpus = spawnSync('nproc', { encoding: 'utf8' }).stdout?.trim();
+  return `${model || 'unknown cpu'} (${cpus ?? '?'} cpus)`;
+})();
+
+function loadAverage(): string {
+  try {
+    return spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
+  } catch {
+    return 'n/a';
+  }
+}
+
+function report(plan: CpuPlan, measures: Measure[], soakResult: Soak | undefined, started: Date, loadBefore: string): string {
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Run ${started.toISOString()} on ${CPU_MODEL}; node ${process.version}; ${plan.note}; ` +
+      `load average before ${loadBefore}, after ${loadAverage()} (the machine is shared).`,
+    `Per measure and side: ${ROUNDS} × ${RUN_SECONDS} s alternating ABBA with the ceiling, after a ${WARMUP} s warm-up; ` +
+      `${CONNECTIONS} connections (keep-alive, no pipelining); every request carries a partner key (budget 1,000,000/min). ` +
+      `Server: ${Object.entries(PRODUCTION_LIKE_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}. Latencies in ms.`,
+    '',
+    '| measure | req/s | p50 | p99 | ceiling | req/s | p50 | p99 | ratio | goal | p99 at half rate | server CPU µs/req (ceiling) | peak RSS |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|---:|',
+    ...measures.map(
+      (m) =>
+        `| ${m.measure} | ${fmt(m.app.rps)} | ${ms(m.app.p50)} | ${ms(m.app.p99)} | ${m.ceilingName} | ${fmt(m.ceiling.rps)} | ` +
+        `${ms(m.ceiling.p50)} | ${ms(m.ceiling.p99)} | **${fmt(m.ratio, 2)}** | ≥ ${m.goal.toFixed(2)} ${m.ratio >= m.goal ? 'met' : 'SHORT'} | ` +
+        `${ms(m.halfRate.p99)} at ${m.halfRate.rate}/s | ${fmt(m.app.cpuUsPerRequest)}` +
+        `${m.ceiling.cpuUsPerRequest === undefined ? '' : ` (${fmt(m.ceiling.cpuUsPerRequest)})`} | ${fmt(m.peakRssMb)} MB |`,
+    ),
+    '',
+    'Server CPU µs/req: CPU time of the server process (user + system, from /proc) per answered request while saturated; ' +
+      'for the raw node:http ceilings the same figure of the raw server. Less sensitive to other load on the machine than req/s.',
+    '',
+  ];
+  for (const m of measures.filter((m) => m.app.failed > 0 || m.halfRate.failed > 0)) {
+    lines.push(`- ${m.measure}: ${m.app.failed} failed answers saturated, ${m.halfRate.failed} at half rate.`);
+  }
+  const notes = measures.filter((m) => m.note !== undefined).map((m) => `${m.measure}: ${m.note ?? ''}`);
+  if (notes.length > 0) lines.push(`Bodies: ${notes.join('; ')}.`, '');
+  if (soakResult !== undefined) {
+    lines.push(
+      `Soak: ${soakResult.seconds} s of mixed traffic (currencies, rates float, rates fixed, POST order in turn per connection), ` +
+        `saturated at ${fmt(soakResult.rps)} req/s: RSS ${fmt(soakResult.startRssMb)} MB after warm-up, ` +
+        `${fmt(soakResult.endRssMb)} MB at the end (growth ${fmt(soakResult.growthMb, 1)} MB, ${fmt(soakResult.secondHalfGrowthMb, 1)} MB of it ` +
+        `in the second half), ${fmt(soakResult.afterIdleRssMb)} MB after 2 s idle; peak ${fmt(soakResult.peakRssMb)} MB` +
+        `${soakResult.failed > 0 ? `; ${soakResult.failed} failed answers` : ''}.`,
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
+async function profileSection(): Promise<string> {
+  let text = '\n## Profiles (server main thread, --cpu-prof, samples inside the measured runs only)\n\n';
+  for (const { label, windows } of profiled) {
+    try {
+      // The main thread's profile has thread id 0; the others are tsx's loader worker.
+      const dir = path.join(PROFILE_DIR, label);
+      const main = (await readdir(dir)).filter((name) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(name)).sort().pop();
+      if (main === undefined) throw new Error(`no main-thread profile in ${dir}`);
+      text += `Profile: bench/results/profiles/${label}/${main}\n\n`;
+      text += `${formatSummary(label, await summariseProfile(path.join(dir, main), 25, windows))}\n`;
+    } catch (error) {
+      text += `#### ${label}\n\nno profile (${error instanceof Error ? error.message : String(error)})\n\n`;
+    }
+  }
+  return text;
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const loadBefore = loadAverage();
+  const plan = planCpus();
+  log(plan.note);
+  await mkdir(RESULTS_DIR, { recursive: true });
+  if (flags.profile) {
+    await rm(PROFILE_DIR, { recursive: true, force: true });
+    await mkdir(PROFILE_DIR, { recursive: true });
+  }
+
+  log('capturing the SQL of one order creation and one order read');
+  const capture = await captureOrderSql();
+  const createScript = path.join(REPO_ROOT, 'bench', 'order-create.sql');
+  const getScript = path.join(REPO_ROOT, 'bench', 'order-get.sql');
+  await writeFile(createScript, pgbenchScript(capture.create, 'POST /api/v1/partner/orders'));
+  await writeFile(getScript, pgbenchScript(capture.get, 'GET /api/v1/partner/orders/{id}; bench/run.ts writes one copy per read order with :order_id filled in'));
+  // The capture ran in this process; from here on it only generates load, on its own core.
+  pinSelf(plan);
+
+  const measures: Measure[] = [];
+  const rates = '/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.5';
+  if (wanted('currencies')) {
+    measures.push(await publicMeasure(plan, 'currencies', 'GET /currencies', 'raw node:http, same bytes', 0.9, '/api/v1/currencies', (body) => body));
+  }
+  if (wanted('rates-float')) {
+    measures.push(await publicMeasure(plan, 'rates-float', 'GET /partner/rates (float)', 'raw node:http, same-size body', 0.8, rates, (body) => sameSizeBody(body.length)));
+  }
+  if (wanted('rates-fixed')) {
+    measures.push(
+      await publicMeasure(plan, 'rates-fixed', 'GET /partner/rates (fixed)', 'raw node:http, same-size body', 0.8, `${rates}&rate_type=fixed`, (body) =>
+        sameSizeBody(body.length),
+      ),
+    );
+  }
+  if (wanted('orders-post-pg') || wanted('orders-get-pg')) measures.push(...(await ordersPostgres(plan, capture, createScript, getScript)));
+  if (wanted('orders-post-pglite')) measures.push(await ordersPglite(plan, capture));
+  const soakResult = SOAK > 0 && wanted('soak') ? await soak(plan, capture) : undefined;
+
+  let text = report(plan, measures, soakResult, started, loadBefore);
+  if (flags.profile) text += await profileSection();
+  console.log(text);
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  await writeFile(path.join(RESULTS_DIR, `${stamp}.json`), JSON.stringify({ plan, flags, measures, soak: soakResult }, null, 2));
+  const out = flags.profile ? 'latest-profile.md' : 'latest.md';
+  await writeFile(path.join(RESULTS_DIR, out), text);
+  log(`written bench/results/${out} and bench/results/${stamp}.json`);
+}
+
+await main();

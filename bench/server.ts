@@ -1,0 +1,207 @@
+/**
+ * The server under test: a real `node --import tsx src/server.ts` process with production-like
+ * settings, pinned to the server core when taskset is available, on a fresh PostgreSQL
+ * database (created here, dropped on stop) or a fresh PGlite directory.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '..');
+
+/** The server's PostgreSQL: the machine's local cluster (trust auth). */
+export const ADMIN_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** BIP-84 account xpub of the public "abandon ... about" test mnemonic: watch-only, never funded. */
+export const TEST_ZPUB =
+  'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
+
+/** Cores: the server (and every ceiling) on one, the load generator on the other. */
+export interface CpuPlan {
+  taskset: boolean;
+  serverCpu: string;
+  loadCpu: string;
+  note: string;
+}
+
+export function planCpus(): CpuPlan {
+  const available = spawnSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' }).status === 0;
+  const cpus = onlineCpus();
+  if (!available || cpus.length < 2) {
+    return { taskset: false, serverCpu: '', loadCpu: '', note: `no pinning (taskset ${available ? 'found' : 'missing'}, ${cpus.length} cpu)` };
+  }
+  const [serverCpu, loadCpu] = [String(cpus[0]), String(cpus[1])];
+  return { taskset: true, serverCpu, loadCpu, note: `server and ceilings on cpu ${serverCpu}, load generator on cpu ${loadCpu}` };
+}
+
+function onlineCpus(): number[] {
+  const result = spawnSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' });
+  const list = /list:\s*(\S+)/.exec(result.stdout ?? '')?.[1];
+  if (list === undefined) return [];
+  return list.split(',').flatMap((part) => {
+    const [a, b] = part.split('-').map(Number);
+    if (a === undefined || Number.isNaN(a)) return [];
+    const end = b ?? a;
+    return Array.from({ length: end - a + 1 }, (_, i) => a + i);
+  });
+}
+
+/** Pins this process (every thread, including autocannon's) to the load generator's core. */
+export function pinSelf(plan: CpuPlan): void {
+  if (plan.taskset) spawnSync('taskset', ['-a', '-cp', plan.loadCpu, String(process.pid)], { stdio: 'ignore' });
+}
+
+/** argv prefixed with taskset when pinning is possible. */
+export function pinned(plan: CpuPlan, cpu: string, argv: string[]): string[] {
+  return plan.taskset ? ['taskset', '-c', cpu, ...argv] : argv;
+}
+
+export interface ServerOptions {
+  engine: 'postgres' | 'pglite';
+  label: string;
+  plan: CpuPlan;
+  /**
+   * Directory for V8 CPU profiles (node --cpu-prof), written when the server exits: one per
+   * thread (tsx's loader runs in a worker), default names `CPU.<date>.<time>.<pid>.<tid>.<seq>`.
+   */
+  cpuProfDir?: string | undefined;
+  env?: Record<string, string>;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly pid: number;
+  readonly adminToken: string;
+  readonly databaseUrl: string | undefined;
+  readonly logFile: string;
+  /** Current and peak resident set size, bytes. */
+  readonly memory: () => { rss: number; peak: number };
+  /** User + system CPU seconds used so far. */
+  readonly cpuSeconds: () => number;
+  stop(): Promise<void>;
+}
+
+/** Settings a production API process would run with (see bench/README.md). */
+export const PRODUCTION_LIKE_ENV: Readonly<Record<string, string>> = {
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'info',
+  LOG_REQUESTS: 'false',
+  WORKER: 'off',
+};
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), `bench-${options.label}-`));
+  const adminToken = randomBytes(36).toString('base64url');
+  let databaseUrl: string | undefined;
+  let databaseName: string | undefined;
+  if (options.engine === 'postgres') {
+    databaseName = `bench_${options.label.replace(/\W/g, '_')}_${process.pid}_${randomBytes(3).toString('hex')}`;
+    await adminQuery(`create database ${databaseName}`);
+    const url = new URL(ADMIN_DATABASE_URL);
+    url.pathname = `/${databaseName}`;
+    databaseUrl = url.toString();
+  }
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    ...PRODUCTION_LIKE_ENV,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    SECRETS_KEY: randomBytes(32).toString('hex'),
+    ADMIN_TOKEN: adminToken,
+    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl, DEPOSIT_XPUB_BTC: TEST_ZPUB }),
+    ...options.env,
+  };
+  delete env.REDIS_URL;
+  const nodeArgs = ['node', '--import', 'tsx'];
+  if (options.cpuProfDir !== undefined) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfDir);
+  nodeArgs.push('src/server.ts');
+  const argv = pinned(options.plan, options.plan.serverCpu, nodeArgs);
+  const logFile = path.join(dataDir, 'server.log');
+  const log = createWriteStream(logFile);
+  const child: ChildProcess = spawn(argv[0] ?? 'node', argv.slice(1), { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let gone = false;
+  void exited.then(() => (gone = true));
+
+  const cleanup = async () => {
+    if (databaseName !== undefined) await adminQuery(`drop database if exists ${databaseName} with (force)`).catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
+  };
+
+  const urlFile = path.join(dataDir, 'api-url');
+  const deadline = Date.now() + 90_000;
+  while (!existsSync(urlFile)) {
+    if (gone || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      const text = await readFile(logFile, 'utf8').catch(() => '');
+      await cleanup();
+      throw new Error(`server ${options.label} did not start:\n${text.slice(-3000)}`);
+    }
+    await sleep(100);
+  }
+  const url = (await readFile(urlFile, 'utf8')).trim();
+  const pid = child.pid ?? 0;
+
+  return {
+    url,
+    pid,
+    adminToken,
+    databaseUrl,
+    logFile,
+    memory: () => readMemory(pid),
+    cpuSeconds: () => readCpuSeconds(pid),
+    async stop() {
+      if (!gone) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      log.end();
+      await cleanup();
+    },
+  };
+}
+
+async function adminQuery(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** VmRSS and VmHWM (peak) from /proc, in bytes; zeros where /proc is unavailable. */
+export function readMemory(pid: number): { rss: number; peak: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  } catch {
+    return { rss: 0, peak: 0 };
+  }
+}
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim() || 100);
+
+/** utime + stime of a process, seconds. */
+export function readCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After "pid (comm) ", field 3 (state) is index 0: utime is field 14, stime 15.
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
