@@ -320,12 +320,15 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
 /**
  * A TCP proxy on 127.0.0.1 in front of `target`. `down()` closes the listener and cuts every
  * connection (the target looks stopped: new connections are refused); `up()` listens again on
- * the same port. Put a server's DATABASE_URL or REDIS_URL on `port` to make its dependency
- * disappear and come back while the real one keeps running.
+ * the same port. `stall()` keeps every connection open but holds the bytes (a hung server or a
+ * network partition without resets: connections are accepted and nothing comes back);
+ * `resume()` delivers what was held. Put a server's DATABASE_URL or REDIS_URL on `port` to make
+ * its dependency fail and come back while the real one keeps running.
  */
 export class TcpProxy {
   private server: net.Server | undefined;
-  private readonly sockets = new Set<net.Socket>();
+  private readonly links = new Set<{ client: net.Socket; upstream: net.Socket; held: Array<[net.Socket, Buffer]> }>();
+  private stalled = false;
   port = 0;
   /** Connections accepted so far. */
   accepted = 0;
@@ -353,22 +356,40 @@ export class TcpProxy {
   async down(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
+    for (const link of this.links) {
+      link.client.destroy();
+      link.upstream.destroy();
+    }
+    this.links.clear();
     if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  stall(): void {
+    this.stalled = true;
+  }
+
+  resume(): void {
+    this.stalled = false;
+    for (const link of this.links) {
+      for (const [to, chunk] of link.held.splice(0)) to.write(chunk);
+    }
   }
 
   private accept(client: net.Socket): void {
     this.accepted += 1;
     const upstream = net.connect(this.target.port, this.target.host);
-    this.sockets.add(client).add(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    const link = { client, upstream, held: [] as Array<[net.Socket, Buffer]> };
+    this.links.add(link);
+    const forward = (to: net.Socket) => (chunk: Buffer) => {
+      if (this.stalled) link.held.push([to, chunk]);
+      else to.write(chunk);
+    };
+    client.on('data', forward(upstream));
+    upstream.on('data', forward(client));
     const end = (): void => {
+      this.links.delete(link);
       client.destroy();
       upstream.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(upstream);
     };
     for (const socket of [client, upstream]) {
       socket.on('error', end);
