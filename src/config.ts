@@ -23,6 +23,12 @@ export interface Config {
   /** Fastify trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
   readonly trustProxy: boolean | number | string[];
   readonly logLevel: LogLevel;
+  /**
+   * Fastify's two info lines per request (received, answered): `LOG_REQUESTS`, default true.
+   * `false` keeps every other log line and leaves access logging to the proxy in front; at
+   * thousands of requests per second those lines cost more CPU than most endpoints (bench/README.md).
+   */
+  readonly logRequests: boolean;
   /** Prefix of order short ids (`EX` gives `EX-7K2M9Q`). */
   readonly shortIdPrefix: string;
   /** How often in-memory caches of the catalog reload from the database, in ms. Default 5000. */
@@ -35,6 +41,12 @@ export interface Config {
    */
   readonly depositXpubs: Readonly<Record<string, string>>;
   readonly depositAddresses: Readonly<Record<string, string>>;
+  /**
+   * JSON-RPC URL of the operator's own node per chain: `CHAIN_<CHAIN>_RPC_URL`, e.g.
+   * `CHAIN_LTC_RPC_URL=http://user:pass@127.0.0.1:9332`. A chain listed here is watched on
+   * its node (src/chains/nodes) instead of the simulator.
+   */
+  readonly chainRpcUrls: Readonly<Record<string, string>>;
   readonly lifecycle: LifecycleConfig;
 }
 
@@ -131,10 +143,12 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken,
     trustProxy: parseTrustProxy(optional(env, 'TRUST_PROXY')),
     logLevel: logLevel as LogLevel,
+    logRequests: oneOf(env, 'LOG_REQUESTS', ['true', 'false'], 'true') === 'true',
     shortIdPrefix,
     cacheRefreshMs: integer(env, 'CACHE_REFRESH_MS', 5000, 100, 3_600_000),
     depositXpubs: Object.freeze(prefixed(env, 'DEPOSIT_XPUB_')),
     depositAddresses: Object.freeze(prefixed(env, 'DEPOSIT_ADDRESS_')),
+    chainRpcUrls: Object.freeze(parseRpcUrls(surrounded(env, 'CHAIN_', '_RPC_URL'))),
     lifecycle: Object.freeze({
       workerInProcess: oneOf(env, 'WORKER', ['in-process', 'off'], 'in-process') === 'in-process',
       workerIntervalMs: integer(env, 'WORKER_INTERVAL_MS', 1000, 50, 60_000),
@@ -209,6 +223,35 @@ function prefixed(env: Env, prefix: string): Record<string, string> {
     if (value !== undefined) found[chain] = value;
   }
   return found;
+}
+
+/** `{ LTC: value }` for every set `<prefix>LTC<suffix>` variable. */
+function surrounded(env: Env, prefix: string, suffix: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith(prefix) || !name.endsWith(suffix) || name.length <= prefix.length + suffix.length) continue;
+    const chain = name.slice(prefix.length, -suffix.length);
+    const value = optional(env, name);
+    if (!/^[A-Z0-9]{1,12}$/.test(chain)) throw new ConfigError(name, 'the chain part must be upper-case A-Z 0-9');
+    if (value !== undefined) found[chain] = value;
+  }
+  return found;
+}
+
+/** Node URLs must be http(s); credentials may ride in the URL (never logged). */
+function parseRpcUrls(urls: Record<string, string>): Record<string, string> {
+  for (const [chain, url] of Object.entries(urls)) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || !/^https?:$/.test(parsed.protocol)) {
+      throw new ConfigError(`CHAIN_${chain}_RPC_URL`, 'must be an http:// or https:// URL');
+    }
+  }
+  return urls;
 }
 
 function parsePriceSources(raw: string | undefined): PriceSourceName[] {

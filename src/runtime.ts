@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { createChainWatchers, simulatorExcept } from './chains/nodes/create-chain-watchers.js';
 import { SimulatedChainWatcher } from './chains/simulator/simulated-chain-watcher.js';
 import { SimulatedExchanger } from './chains/simulator/simulated-exchanger.js';
 import { SimulatedPayoutSender } from './chains/simulator/simulated-payout-sender.js';
@@ -70,12 +71,15 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   const orders = new OrderService(db, quotes, new DepositAddressAllocator(wallets, metrics), idempotency, clock, config.shortIdPrefix);
   const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '');
   registerOrderStatusGauge(db, metrics);
+  // Chains with a node (CHAIN_<CHAIN>_RPC_URL) are watched there; the simulator keeps the rest.
+  const nodeWatchers = createChainWatchers(config, db, clock, metrics, logger);
+  const simulatedChain = new SimulatedChainWatcher(db, { autoConfirmEveryMs: config.lifecycle.simulatorAutoConfirmMs, now: () => clock.now() });
   const worker = new LifecycleWorker({
     db,
     lifecycle,
     catalog,
     quotes,
-    watchers: [new SimulatedChainWatcher(db, { autoConfirmEveryMs: config.lifecycle.simulatorAutoConfirmMs, now: () => clock.now() })],
+    watchers: [...nodeWatchers, simulatorExcept(simulatedChain, new Set(nodeWatchers.map((watcher) => watcher.chain)))],
     exchanger: new SimulatedExchanger(db),
     payouts: new SimulatedPayoutSender(db, () => clock.now()),
     clock,
@@ -99,7 +103,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
 
   return {
     catalog,
-    apiKeys: new ApiKeyService(db, new SecretBox(config.secretsKey), clock),
+    apiKeys: new ApiKeyService(db, new SecretBox(config.secretsKey), clock, config.cacheRefreshMs),
     prices,
     quotes,
     orders,

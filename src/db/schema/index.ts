@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiKeyTable } from './api-keys.js';
+import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
 import type { FixedQuoteTable } from './fixed-quotes.js';
@@ -23,6 +24,8 @@ export interface Database {
   simulated_deposits: SimulatedDepositTable;
   simulator_faults: SimulatorFaultTable;
   simulated_sends: SimulatedSendTable;
+  chain_cursors: ChainCursorTable;
+  chain_deposits: ChainDepositTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { bech32 } from '@scure/base';
+import { createChainWatchers } from '../../src/chains/nodes/create-chain-watchers.js';
+import { nodeNetworkAddress } from '../../src/chains/nodes/node-network-address.js';
+import { createMetrics } from '../../src/plugins/metrics.js';
+import {
+  advance,
+  BTC_ADDRESS,
+  createOrder,
+  getOrder,
+  metricValue,
+  moves,
+  startChainHarness,
+  tickUntil,
+  watchedOrder,
+  WINDOW_MS,
+  type ChainHarness,
+  type OrderJson,
+} from '../helpers/chain-order-helpers.js';
+import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
+import { ManualClock } from '../helpers/test-app.js';
+
+/** A valid LTC mainnet refund address (random witness program). */
+const LTC_REFUND = bech32.encode('ltc', [0, ...bech32.toWords(randomBytes(20))]);
+/** LTC needs 6 confirmations in the seed catalog (migration 0002). */
+const LTC_CONFIRMATIONS = 6;
+
+/**
+ * A real litecoind in regtest behind CHAIN_LTC_RPC_URL: deposits sent with the node's wallet
+ * move LTC → BTC orders through the worker; a reorg (invalidateblock) sends them back.
+ */
+describe('Bitcoin-family node watcher against litecoind (regtest)', () => {
+  let node: Litecoind;
+  let h: ChainHarness;
+
+  before(async () => {
+    node = await startLitecoind();
+    h = await startChainHarness({ CHAIN_LTC_RPC_URL: node.rpcUrl }, new ManualClock());
+  });
+  after(async () => {
+    await h?.t.close();
+    await node?.close();
+  });
+
+  const ltcOrder = (fields: Record<string, unknown> = {}): Promise<OrderJson> =>
+    createOrder(h, {
+      coin_from: 'LTC',
+      network_from: 'LTC',
+      coin_to: 'BTC',
+      network_to: 'BTC',
+      amount_from: '0.5',
+      recipient_address: BTC_ADDRESS,
+      refund_address: LTC_REFUND,
+      ...fields,
+    });
+
+  /** Pays the order's (mainnet) deposit address, spelled for regtest, from the node's wallet. */
+  const pay = (order: OrderJson, amount: string): Promise<string> =>
+    node.rpc<string>('sendtoaddress', [nodeNetworkAddress('LTC', 'regtest', order.deposit_address), amount]);
+
+  it('deposit seen when mined, dropped by a reorg, then confirmed through to exchanging', async () => {
+    const order = await ltcOrder();
+    assert.match(order.deposit_address, /^ltc1q/);
+    await h.t.runtime.worker.tick();
+
+    const txid = await pay(order, '0.52345678');
+    // In the mempool only: not a deposit yet.
+    await h.t.runtime.worker.tick();
+    assert.equal((await getOrder(h, order.id)).status, 'waiting_deposit');
+
+    const [block] = await node.mine(1);
+    await h.t.runtime.worker.tick();
+    const confirming = await getOrder(h, order.id);
+    assert.equal(confirming.status, 'confirming');
+    assert.equal(confirming.deposit_txid, txid);
+    assert.equal(confirming.deposit_confirmations, '1');
+    assert.equal(confirming.amount_from_received, '0.52345678');
+
+    await h.t.runtime.worker.tick();
+    assert.equal((await getOrder(h, order.id)).status, 'confirming', 'no double counting on the next pass');
+
+    // Reorg: the deposit's block leaves the chain (its tx goes back to the mempool).
+    await node.rpc('invalidateblock', [block]);
+    await h.t.runtime.worker.tick();
+    const back = await getOrder(h, order.id);
+    assert.equal(back.status, 'waiting_deposit');
+    assert.equal(back.deposit_txid, null);
+    assert.equal(back.amount_from_received, null);
+
+    // Mined again on the new branch, then confirmed.
+    await node.mine(2);
+    await h.t.runtime.worker.tick();
+    const again = await getOrder(h, order.id);
+    assert.equal(again.status, 'confirming');
+    assert.equal(again.deposit_txid, txid);
+    assert.equal(again.deposit_confirmations, '2');
+
+    await node.mine(LTC_CONFIRMATIONS - 2);
+    await tickUntil(h, order.id, 'completed');
+    const trail = await moves(h, order.id);
+    assert.deepEqual(trail.slice(0, 6), [
+      '∅→waiting_deposit',
+      'waiting_deposit→confirming',
+      'confirming→waiting_deposit',
+      'waiting_deposit→confirming',
+      'confirming→exchanging',
+      'exchanging→sending',
+    ]);
+    const done = await getOrder(h, order.id);
+    assert.equal(done.deposit_confirmations, String(LTC_CONFIRMATIONS));
+    assert.equal(done.amount_from_received, '0.52345678');
+  });
+
+  it('a reorg past expires_at expires the order; the deposit mined again is a late deposit (refund)', async () => {
+    const order = await ltcOrder();
+    await h.t.runtime.worker.tick();
+    const txid = await pay(order, '0.5');
+    const [block] = await node.mine(1);
+    await h.t.runtime.worker.tick();
+    assert.equal((await getOrder(h, order.id)).status, 'confirming');
+
+    await advance(h, WINDOW_MS + 60_000);
+    await node.rpc('invalidateblock', [block]);
+    await h.t.runtime.worker.tick();
+    const expired = await getOrder(h, order.id);
+    assert.equal(expired.status, 'expired');
+    assert.equal(expired.deposit_txid, null);
+
+    await node.mine(1);
+    await tickUntil(h, order.id, 'refunded');
+    const refunded = await getOrder(h, order.id);
+    assert.equal(refunded.deposit_txid, txid);
+    assert.equal(refunded.status_reason, 'late_deposit');
+    assert.deepEqual(await moves(h, order.id), [
+      '∅→waiting_deposit',
+      'waiting_deposit→confirming',
+      'confirming→expired',
+      'expired→refunding',
+      'refunding→refunded',
+    ]);
+  });
+
+  it('a restarted watcher resumes from the stored cursor: a deposit mined while it was down is found once', async () => {
+    const order = await ltcOrder();
+    await h.t.runtime.worker.tick();
+    const cursorBefore = await h.t.db.handle.db.selectFrom('chain_cursors').selectAll().where('chain', '=', 'LTC').executeTakeFirstOrThrow();
+
+    // "Down": nobody polls while the deposit is mined and buried under more blocks than any lookback.
+    const txid = await pay(order, '0.2');
+    await node.mine(LTC_CONFIRMATIONS);
+
+    const restarted = createChainWatchers(h.t.config, h.t.db.handle.db, h.clock, createMetrics(), { warn: () => undefined, info: () => undefined });
+    assert.equal(restarted.length, 1);
+    const watcher = restarted[0]!;
+    const watched = () => watchedOrder(h, order.id, 'LTC');
+    const first = await watcher.poll([await watched()]);
+    assert.deepEqual(
+      first.map((event) => ({ ...event, amount: 'amount' in event ? event.amount.toFixed() : undefined })),
+      [{ kind: 'deposit_seen', orderId: order.id, txid, amount: '0.2', confirmations: LTC_CONFIRMATIONS }],
+    );
+    const cursorAfter = await h.t.db.handle.db.selectFrom('chain_cursors').selectAll().where('chain', '=', 'LTC').executeTakeFirstOrThrow();
+    assert.equal(cursorAfter.height, (cursorBefore.height as number) + LTC_CONFIRMATIONS);
+
+    // The worker takes it from here; a second watcher pass reports nothing new.
+    await tickUntil(h, order.id, 'completed');
+    assert.deepEqual(await watcher.poll([await watched()]), []);
+    const rows = await h.t.db.handle.db.selectFrom('chain_deposits').selectAll().where('order_id', '=', order.id).execute();
+    assert.equal(rows.length, 1);
+  });
+
+  it('a node outage fails no pass and no readiness: counted, shown in /readyz, then recovered', async () => {
+    const order = await ltcOrder();
+    await node.stop();
+    await h.t.runtime.worker.tick();
+    assert.equal((await getOrder(h, order.id)).status, 'waiting_deposit');
+    assert.equal(await metricValue(h, 'chain_watcher_errors_total{chain="LTC"}'), 1);
+
+    const down = await h.t.app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(down.statusCode, 200, 'a node outage does not take the API out of service');
+    const downBody = down.json<{ ready: boolean; checks: { chains: Record<string, { ok: boolean; last_error: string | null }> } }>();
+    assert.equal(downBody.ready, true);
+    assert.equal(downBody.checks.chains.LTC?.ok, false);
+    assert.match(downBody.checks.chains.LTC?.last_error ?? '', /unreachable/);
+    assert.doesNotMatch(down.body, /regtest-only/, 'the RPC password never shows');
+    assert.ok(!h.t.logs.join('').includes('regtest-only'), 'nor in the logs');
+
+    // Backoff: the next pass within the delay does not even ask the node.
+    await h.t.runtime.worker.tick();
+    assert.equal(await metricValue(h, 'chain_watcher_errors_total{chain="LTC"}'), 1);
+
+    await node.restart();
+    await advance(h, 2_000);
+    const txid = await pay(order, '0.3');
+    await node.mine(1);
+    await h.t.runtime.worker.tick();
+    const seen = await getOrder(h, order.id);
+    assert.equal(seen.status, 'confirming');
+    assert.equal(seen.deposit_txid, txid);
+
+    const up = await h.t.app.inject({ method: 'GET', url: '/readyz' });
+    const upBody = up.json<{ checks: { chains: Record<string, { ok: boolean; network: string; height: number }> } }>();
+    assert.equal(upBody.checks.chains.LTC?.ok, true);
+    assert.equal(upBody.checks.chains.LTC?.network, 'regtest');
+    assert.equal(upBody.checks.chains.LTC?.height, await node.rpc<number>('getblockcount').then(Number));
+  });
+});

@@ -1,0 +1,71 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { freePort, startNodeProcess, stopNodeProcess, waitUntilReady, type NodeProcess } from './local-node-process.js';
+
+/**
+ * The anvil binary of the `@foundry-rs/anvil` dev dependency: it ships in a per-platform
+ * package (`@foundry-rs/anvil-linux-amd64`, ...) whose `bin/anvil` we run directly, so no
+ * postinstall script is needed.
+ */
+export function anvilBinary(): string {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const name = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  try {
+    const manifest = createRequire(import.meta.url).resolve(`${name}/package.json`);
+    return path.join(path.dirname(manifest), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+  } catch {
+    throw new Error(`anvil is not installed (${name} missing): run \`npm ci\`; @foundry-rs/anvil is a dev dependency`);
+  }
+}
+
+/** A local EVM node (anvil, automining one block per transaction) on a free loopback port. */
+export interface Anvil {
+  rpcUrl: string;
+  /** A funded, unlocked account: eth_sendTransaction from it needs no signature. */
+  account: string;
+  rpc<T>(method: string, params?: unknown[]): Promise<T>;
+  /** Sends a transaction from `account` and returns its receipt (anvil mines it at once). */
+  send(tx: { to?: string; value?: bigint; data?: string }): Promise<{ transactionHash: string; contractAddress: string | null; blockNumber: string; status: string }>;
+  mine(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startAnvil(): Promise<Anvil> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const node: NodeProcess = startNodeProcess(anvilBinary(), ['--host', '127.0.0.1', '--port', String(port), '--silent'], 'Run `npm ci`.');
+  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const response = await fetch(base, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const body = (await response.json()) as { result: T; error?: { message: string } };
+    if (body.error !== undefined) throw new Error(`anvil ${method}: ${body.error.message}`);
+    return body.result;
+  };
+  await waitUntilReady(node, 'anvil', async () => (await rpc<string>('eth_chainId')).startsWith('0x'));
+  const [account] = await rpc<string[]>('eth_accounts');
+  if (account === undefined) throw new Error('anvil has no accounts');
+  return {
+    rpcUrl: base,
+    account,
+    rpc,
+    async send(tx) {
+      const hash = await rpc<string>('eth_sendTransaction', [
+        { from: account, ...tx, ...(tx.value === undefined ? {} : { value: `0x${tx.value.toString(16)}` }) },
+      ]);
+      const receipt = await rpc<{ transactionHash: string; contractAddress: string | null; blockNumber: string; status: string } | null>(
+        'eth_getTransactionReceipt',
+        [hash],
+      );
+      if (receipt === null) throw new Error(`anvil did not mine ${hash}`);
+      return receipt;
+    },
+    mine: async (count) => {
+      await rpc('anvil_mine', [`0x${count.toString(16)}`]);
+    },
+    close: () => stopNodeProcess(node),
+  };
+}

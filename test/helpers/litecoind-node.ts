@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse } from 'lossless-json';
+import { freePort, startNodeProcess, stopNodeProcess, waitUntilReady, type NodeProcess } from './local-node-process.js';
+
+const HINT = 'Install it with `apt-get update && apt-get install -y litecoind` (.ci/run does this).';
+
+/** A litecoind in regtest, in a temporary directory, on free loopback ports. */
+export interface Litecoind {
+  /** For CHAIN_LTC_RPC_URL (credentials included). */
+  rpcUrl: string;
+  /** A JSON-RPC call; wallet calls go to the test wallet. Numbers come back as their literal text. */
+  rpc<T>(method: string, params?: unknown[]): Promise<T>;
+  /**
+   * Mines `count` blocks to a new address of the test wallet; returns their hashes. A new
+   * address each time, so a block mined after invalidateblock never equals the invalidated one.
+   */
+  mine(count: number): Promise<string[]>;
+  /** Stops the process (the data directory stays). */
+  stop(): Promise<void>;
+  /** Starts it again on the same data directory and ports. */
+  restart(): Promise<void>;
+  /** Stops it and removes the data directory. */
+  close(): Promise<void>;
+}
+
+export async function startLitecoind(): Promise<Litecoind> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'epa-litecoind-'));
+  const rpcPort = await freePort();
+  const p2pPort = await freePort();
+  const user = 'epa';
+  const password = 'regtest-only';
+  const base = `http://127.0.0.1:${rpcPort}`;
+  const auth = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+  const call = async <T>(url: string, method: string, params: unknown[] = []): Promise<T> => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '1.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const body = parse(await response.text(), null, (literal: string) => literal) as { result: T; error: { message: string } | null };
+    if (body.error !== null) throw new Error(`litecoind ${method}: ${body.error.message}`);
+    return body.result;
+  };
+  const wallet = `${base}/wallet/test`;
+  const walletMethods = new Set(['getnewaddress', 'sendtoaddress', 'getbalance', 'gettransaction', 'listunspent']);
+
+  let node: NodeProcess;
+  const launch = async (): Promise<void> => {
+    node = startNodeProcess(
+      'litecoind',
+      [
+        '-regtest',
+        '-server',
+        '-rpcbind=127.0.0.1',
+        '-rpcallowip=127.0.0.1',
+        `-rpcport=${rpcPort}`,
+        `-port=${p2pPort}`,
+        '-listen=0',
+        '-fallbackfee=0.0001',
+        `-datadir=${dataDir}`,
+        `-rpcuser=${user}`,
+        `-rpcpassword=${password}`,
+        '-printtoconsole=0',
+      ],
+      HINT,
+    );
+    await waitUntilReady(node, 'litecoind', async () => {
+      await call(base, 'getblockchaininfo');
+      return true;
+    });
+  };
+
+  await launch();
+  await call(base, 'createwallet', ['test']);
+  // Coinbase outputs spend after 100 blocks: 101 leaves one spendable.
+  await call(base, 'generatetoaddress', [101, await call<string>(wallet, 'getnewaddress')]);
+
+  return {
+    rpcUrl: `http://${user}:${password}@127.0.0.1:${rpcPort}`,
+    rpc: (method, params) => call(walletMethods.has(method) ? wallet : base, method, params),
+    mine: async (count) => call<string[]>(base, 'generatetoaddress', [count, await call<string>(wallet, 'getnewaddress')]),
+    stop: () => stopNodeProcess(node),
+    async restart() {
+      await launch();
+      await call(base, 'loadwallet', ['test']).catch(() => undefined);
+    },
+    async close() {
+      await stopNodeProcess(node);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
