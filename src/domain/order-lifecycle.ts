@@ -39,7 +39,8 @@ export interface TransitionContext {
 
 export type TransitionResult = { ok: true; to: OrderStatus } | { ok: false; reason: string };
 
-type Rule = (context: TransitionContext) => OrderStatus | string;
+/** The next status, or else the reason the move is refused. */
+type Rule = (context: TransitionContext) => string;
 
 const refundOrFail = (context: TransitionContext): OrderStatus => (context.hasRefundAddress ? 'refunding' : 'failed');
 
@@ -48,7 +49,8 @@ const TABLE: Partial<Record<OrderStatus, Partial<Record<LifecycleEvent, Rule>>>>
   waiting_deposit: {
     deposit_seen: (c) => (c.pastExpiry ? 'deposit after expires_at: expire the order first' : 'confirming'),
     time_limit: (c) => (c.pastExpiry ? 'expired' : 'the deposit window is still open'),
-    operator_fail: () => 'failed',
+    // Past expires_at the order already reads expired (a final state) before the sweep stores it.
+    operator_fail: (c) => (c.pastExpiry ? 'the order has expired' : 'failed'),
   },
   confirming: {
     confirmations: () => 'confirming',
