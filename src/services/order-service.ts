@@ -101,6 +101,10 @@ export class OrderService {
       } catch (error) {
         // A short-id collision (1 in ~2e9 per pair of orders) is retried with a new id.
         if (attempt < SHORT_ID_ATTEMPTS && isUniqueViolation(error, 'orders_short_id_key')) continue;
+        // Two requests with one quote_id both passed the check above: the unique index decides.
+        if (isUniqueViolation(error, 'orders_quote_id_key')) {
+          throw new ApiError('unprocessable', 'the quote was already used for an order');
+        }
         throw error;
       }
     }

@@ -52,7 +52,14 @@ const AmountError = Type.Object({
  * so the raw body is read again without losing digits.
  */
 function exactAmount(rawBody: Buffer | undefined): Decimal {
-  const parsed = parse(rawBody?.toString('utf8') ?? '') as { amount_from?: unknown };
+  let parsed: { amount_from?: unknown };
+  try {
+    parsed = parse(rawBody?.toString('utf8') ?? '') as { amount_from?: unknown };
+  } catch (error) {
+    // JSON.parse accepted the body, so this is a field sent twice with different values
+    // (JSON.parse keeps the last, lossless-json refuses): ambiguous, so refused.
+    throw new ApiError('bad_request', `request body is ambiguous: ${error instanceof Error ? error.message : 'unreadable'}`);
+  }
   const literal = parsed.amount_from;
   if (!isLosslessNumber(literal)) throw new ApiError('bad_request', 'body/amount_from must be a number');
   return new Decimal(literal.toString());

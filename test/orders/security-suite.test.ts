@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { runSecuritySuite, type SuitePartner } from '../helpers/security-suite.js';
+
+/**
+ * The shared authentication suite (test/helpers/security-suite.ts) against every API-key route:
+ * POST /partner/orders, GET /partner/orders/{id}, GET /partner/account.
+ */
+
+const ETH_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+
+/** Sent as text, so the X-Signature checks sign exactly these bytes. */
+const ORDER_BODY = JSON.stringify({
+  coin_from: 'BTC',
+  network_from: 'BTC',
+  coin_to: 'ETH',
+  network_to: 'ETH',
+  amount_from: 0.1,
+  rate_type: 'float',
+  recipient_address: ETH_ADDRESS,
+});
+
+describe('protected routes', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ env: { WORKER: 'off' } });
+  });
+  after(() => t.close());
+
+  const count = async (table: 'orders' | 'order_events' | 'deposit_addresses' | 'idempotency_keys'): Promise<number> =>
+    Number((await t.db.handle.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+  runSecuritySuite('POST /api/v1/partner/orders', {
+    app: () => t,
+    request: async () => ({ method: 'POST', url: '/api/v1/partner/orders', payload: ORDER_BODY }),
+    successStatus: 201,
+    state: async () => ({
+      orders: await count('orders'),
+      events: await count('order_events'),
+      addresses: await count('deposit_addresses'),
+      keys: await count('idempotency_keys'),
+    }),
+    invalidRequest: async () => ({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      payload: ORDER_BODY.replace('"amount_from":0.1', '"amount_from":"0.1"'),
+    }),
+  });
+
+  /** One order per owner, made on first use with the owner's own key. */
+  const orders = new Map<string, string>();
+  const orderOf = async (owner: SuitePartner): Promise<string> => {
+    const known = orders.get(owner.id);
+    if (known !== undefined) return known;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { authorization: `Bearer ${owner.apiKey}`, 'content-type': 'application/json' },
+      payload: ORDER_BODY,
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const { id } = res.json<{ id: string }>();
+    orders.set(owner.id, id);
+    return id;
+  };
+
+  runSecuritySuite('GET /api/v1/partner/orders/{id} by UUID', {
+    app: () => t,
+    request: async (owner) => ({ method: 'GET', url: `/api/v1/partner/orders/${await orderOf(owner)}` }),
+    successStatus: 200,
+    otherPartnerStatus: 404,
+  });
+
+  runSecuritySuite('GET /api/v1/partner/orders/{id} by short id', {
+    app: () => t,
+    request: async (owner) => {
+      const id = await orderOf(owner);
+      const row = await t.db.handle.db.selectFrom('orders').select('short_id').where('id', '=', id).executeTakeFirstOrThrow();
+      return { method: 'GET', url: `/api/v1/partner/orders/${row.short_id.toLowerCase()}` };
+    },
+    successStatus: 200,
+    otherPartnerStatus: 404,
+  });
+
+  runSecuritySuite('GET /api/v1/partner/account', {
+    app: () => t,
+    request: async () => ({ method: 'GET', url: '/api/v1/partner/account' }),
+    successStatus: 200,
+  });
+});
