@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { ADMIN_TOKEN_FILE, SECRETS_KEY_FILE, withEmbeddedSecrets } from '../src/embedded-secrets.js';
+
+const HEX_KEY = 'ab'.repeat(32);
+const TOKEN = 'A'.repeat(32);
+
+/** Asserts loadConfig(env) throws a ConfigError about `variable`, with the name in the message. */
+function rejects(env: Record<string, string>, variable: string): void {
+  assert.throws(
+    () => loadConfig(env),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, `expected ConfigError, got ${String(error)}`);
+      assert.equal(error.variable, variable);
+      assert.equal(error.name, 'ConfigError');
+      assert.ok(error.message.startsWith(`${variable}: `), error.message);
+      return true;
+    },
+  );
+}
+
+describe('loadConfig: defaults', () => {
+  it('an empty environment gives the embedded defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.secretsKey, undefined);
+    assert.equal(config.adminToken, undefined);
+    assert.equal(config.dataDir, path.resolve('./data'));
+    assert.ok(path.isAbsolute(config.dataDir));
+    assert.equal(config.shortIdPrefix, 'EX');
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.trustProxy, false);
+    assert.equal(config.cacheRefreshMs, 5000);
+    assert.ok(Object.isFrozen(config));
+  });
+
+  it('blank values count as unset', () => {
+    const config = loadConfig({ PORT: '  ', SHORT_ID_PREFIX: '', DATA_DIR: ' ' });
+    assert.equal(config.port, 3000);
+    assert.equal(config.shortIdPrefix, 'EX');
+    assert.equal(config.dataDir, path.resolve('./data'));
+  });
+
+  it('accepts valid explicit values', () => {
+    const config = loadConfig({
+      PORT: '0',
+      DATA_DIR: 'some/dir',
+      DATABASE_URL: 'postgresql://u:p@db:5432/x',
+      REDIS_URL: 'rediss://cache:6380',
+      SECRETS_KEY: HEX_KEY,
+      ADMIN_TOKEN: TOKEN,
+      TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
+      LOG_LEVEL: 'warn',
+      SHORT_ID_PREFIX: 'PX9',
+    });
+    assert.equal(config.port, 0);
+    assert.equal(config.dataDir, path.resolve('some/dir'));
+    assert.equal(config.databaseUrl, 'postgresql://u:p@db:5432/x');
+    assert.equal(config.redisUrl, 'rediss://cache:6380');
+    assert.deepEqual(config.secretsKey, Buffer.from(HEX_KEY, 'hex'));
+    assert.equal(config.adminToken, TOKEN);
+    assert.deepEqual(config.trustProxy, ['10.0.0.0/8', '192.168.1.1']);
+    assert.equal(config.logLevel, 'warn');
+    assert.equal(config.shortIdPrefix, 'PX9');
+    assert.equal(loadConfig({ PORT: '65535' }).port, 65535);
+  });
+
+  it('SECRETS_KEY may be base64url of 32 bytes', () => {
+    const raw = Buffer.alloc(32, 7);
+    assert.deepEqual(loadConfig({ SECRETS_KEY: raw.toString('base64url') }).secretsKey, raw);
+  });
+
+  it('TRUST_PROXY: true, false and a hop count', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  });
+});
+
+describe('loadConfig: each bad variable is named', () => {
+  it('PORT not an integer or out of range', () => {
+    for (const value of ['abc', '3000.5', '-1', '1e3', '0x10', '65536', '99999']) rejects({ PORT: value }, 'PORT');
+  });
+
+  it('DATABASE_URL not a postgres URL', () => {
+    for (const value of ['mysql://x/y', 'http://db', 'db:5432', 'postgres:/x']) {
+      rejects({ DATABASE_URL: value, SECRETS_KEY: HEX_KEY, ADMIN_TOKEN: TOKEN }, 'DATABASE_URL');
+    }
+  });
+
+  it('REDIS_URL not a redis URL', () => {
+    for (const value of ['http://cache', 'localhost:6379', 'memcached://x']) rejects({ REDIS_URL: value }, 'REDIS_URL');
+  });
+
+  it('SECRETS_KEY of the wrong length or alphabet', () => {
+    for (const value of ['ab'.repeat(31), 'ab'.repeat(33), 'zz'.repeat(32), 'short', Buffer.alloc(16).toString('base64')]) {
+      rejects({ SECRETS_KEY: value }, 'SECRETS_KEY');
+    }
+  });
+
+  it('ADMIN_TOKEN too short or with odd characters', () => {
+    rejects({ ADMIN_TOKEN: 'A'.repeat(31) }, 'ADMIN_TOKEN');
+    rejects({ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN');
+    rejects({ ADMIN_TOKEN: `${'A'.repeat(32)}!` }, 'ADMIN_TOKEN');
+    rejects({ ADMIN_TOKEN: 'A'.repeat(257) }, 'ADMIN_TOKEN');
+  });
+
+  it('TRUST_PROXY junk', () => {
+    for (const value of ['yes', 'not-an-ip', '10.0.0.0/33', '10.0.0.1,junk', '::1/129']) {
+      rejects({ TRUST_PROXY: value }, 'TRUST_PROXY');
+    }
+  });
+
+  it('LOG_LEVEL not a pino level', () => {
+    for (const value of ['verbose', 'INFO', 'warning']) rejects({ LOG_LEVEL: value }, 'LOG_LEVEL');
+  });
+
+  it('SHORT_ID_PREFIX lowercase, too long or with symbols', () => {
+    for (const value of ['ex', 'Ex', 'ABCDEFGHI', 'E-X', 'E X']) rejects({ SHORT_ID_PREFIX: value }, 'SHORT_ID_PREFIX');
+  });
+
+  it('HOST junk', () => {
+    rejects({ HOST: 'bad host!' }, 'HOST');
+  });
+
+  it('CACHE_REFRESH_MS out of range', () => {
+    rejects({ CACHE_REFRESH_MS: '10' }, 'CACHE_REFRESH_MS');
+    rejects({ CACHE_REFRESH_MS: 'fast' }, 'CACHE_REFRESH_MS');
+  });
+
+  it('SECRETS_KEY and ADMIN_TOKEN are required with DATABASE_URL', () => {
+    const url = 'postgres://db/x';
+    rejects({ DATABASE_URL: url, ADMIN_TOKEN: TOKEN }, 'SECRETS_KEY');
+    rejects({ DATABASE_URL: url, SECRETS_KEY: HEX_KEY }, 'ADMIN_TOKEN');
+    rejects({ DATABASE_URL: url }, 'SECRETS_KEY');
+    const config = loadConfig({ DATABASE_URL: url, SECRETS_KEY: HEX_KEY, ADMIN_TOKEN: TOKEN });
+    assert.equal(config.databaseUrl, url);
+  });
+});
+
+describe('withEmbeddedSecrets', () => {
+  const dirs: string[] = [];
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  const tempDataDir = (): string => {
+    const root = mkdtempSync(path.join(tmpdir(), 'epa-config-'));
+    dirs.push(root);
+    // A directory that does not exist yet: withEmbeddedSecrets creates it.
+    return path.join(root, 'data');
+  };
+
+  it('generates admin-token and secrets-key (mode 0600) and reuses them on the next start', async () => {
+    const dataDir = tempDataDir();
+    const first = await withEmbeddedSecrets(loadConfig({ DATA_DIR: dataDir }));
+    const tokenFile = path.join(dataDir, ADMIN_TOKEN_FILE);
+    const keyFile = path.join(dataDir, SECRETS_KEY_FILE);
+    assert.equal(first.adminTokenPath, tokenFile);
+    assert.equal(statSync(tokenFile).mode & 0o777, 0o600);
+    assert.equal(statSync(keyFile).mode & 0o777, 0o600);
+
+    const token = first.config.adminToken;
+    assert.ok(token !== undefined);
+    assert.equal(readFileSync(tokenFile, 'utf8').trim(), token);
+    // The generated token passes the same rule as a configured one.
+    assert.equal(loadConfig({ ADMIN_TOKEN: token }).adminToken, token);
+    const key = first.config.secretsKey;
+    assert.ok(key !== undefined);
+    assert.equal(key.length, 32);
+    assert.deepEqual(Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'hex'), key);
+    assert.ok(Object.isFrozen(first.config));
+
+    const second = await withEmbeddedSecrets(loadConfig({ DATA_DIR: dataDir }));
+    assert.equal(second.config.adminToken, token);
+    assert.deepEqual(second.config.secretsKey, key);
+    assert.equal(second.adminTokenPath, tokenFile);
+  });
+
+  it('keeps configured secrets and writes no files for them', async () => {
+    const dataDir = tempDataDir();
+    const result = await withEmbeddedSecrets(loadConfig({ DATA_DIR: dataDir, SECRETS_KEY: HEX_KEY, ADMIN_TOKEN: TOKEN }));
+    assert.equal(result.config.adminToken, TOKEN);
+    assert.deepEqual(result.config.secretsKey, Buffer.from(HEX_KEY, 'hex'));
+    assert.equal(result.adminTokenPath, undefined);
+    assert.throws(() => statSync(path.join(dataDir, ADMIN_TOKEN_FILE)), { code: 'ENOENT' });
+    assert.throws(() => statSync(path.join(dataDir, SECRETS_KEY_FILE)), { code: 'ENOENT' });
+  });
+});
