@@ -10,6 +10,15 @@ import { TYPE_PARSERS } from './type-parsers.js';
 
 export type Engine = 'pglite' | 'postgres';
 
+/** Connect timeout of one new PostgreSQL connection, ms. */
+const CONNECT_TIMEOUT_MS = 2000;
+
+class FastConnectClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(typeof config === 'string' ? { connectionString: config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS } : { ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
+
 /** The open store: one Kysely over either engine, plus what the process needs to manage it. */
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
@@ -32,12 +41,15 @@ function openPostgres(url: string, poolSize = 10): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    // Fail fast instead of queueing forever when the database is unreachable: a request
-    // gets its 503 within about two seconds, never hangs.
-    connectionTimeoutMillis: 2000,
+    // node-postgres uses one setting for two waits: opening a connection and waiting for a free
+    // one. A burst of orders must queue for a free connection (up to 10 s) ...
+    connectionTimeoutMillis: 10_000,
+    // ... while an unreachable server must fail fast: each new connection gives up after 2 s,
+    // so a request gets its 503 within about two seconds, never hangs.
+    Client: FastConnectClient,
+    idleTimeoutMillis: 30_000,
     // A query that runs away (or a server that stops answering mid-query) ends too.
     query_timeout: 15_000,
-    idleTimeoutMillis: 30_000,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
         TYPE_PARSERS[oid] ?? (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,

@@ -21,6 +21,7 @@ const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'Client has encountered a connection error',
   'connect ECONNREFUSED',
+  'timeout expired',
   // pg's query_timeout: the connection is open but the server stopped answering (a hung
   // server, a partition without resets). The request is over, the database is not reachable.
   'Query read timeout',
