@@ -43,7 +43,19 @@ function runSuite(engine: string, files: string[]): Promise<RunResult> {
   console.log(`\n=== ${engine}: ${files.length} test files ===`);
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+    // --test-force-exit: a file whose tests are done must not linger (PGlite 0.4 can leave a
+    // re-arming WASM timer behind after close when a process opened several instances).
+    // --test-timeout: one stuck test fails instead of holding CI until its time limit.
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-concurrency=2',
+      '--test-force-exit',
+      '--test-timeout=300000',
+      '--test-reporter=spec',
+      ...files,
+    ],
     { env: { ...process.env, TEST_ENGINE: engine }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let passed = 0;
