@@ -88,6 +88,7 @@ export class OrderLifecycle {
           from_status: order.status,
           to_status: move.to,
           reason: options.reason ?? event,
+          order_version: order.version + 1,
           data: options.data ?? null,
           created_at: now,
         });

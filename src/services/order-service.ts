@@ -160,6 +160,7 @@ export class OrderService {
         from_status: null,
         to_status: 'waiting_deposit',
         reason: 'created',
+        order_version: 0,
         data: { rate_type: priced.rateType, quote_id: input.quoteId ?? null, derivation_index: deposit.derivationIndex },
         created_at: now,
       });

@@ -111,10 +111,10 @@ export class LifecycleWorker {
       with moved as (
         update orders set status = 'expired', version = version + 1, updated_at = ${now}
         where status = 'waiting_deposit' and expires_at <= ${now}
-        returning id
+        returning id, version
       )
-      insert into order_events (order_id, from_status, to_status, reason, created_at)
-      select id, 'waiting_deposit', 'expired', 'time_limit', ${now} from moved
+      insert into order_events (order_id, from_status, to_status, reason, created_at, order_version)
+      select id, 'waiting_deposit', 'expired', 'time_limit', ${now}, version from moved
       returning order_id as id`.execute(this.deps.db);
     if (result.rows.length > 0) this.deps.lifecycle.transitions.inc({ from: 'waiting_deposit', to: 'expired' }, result.rows.length);
     return result.rows.length;

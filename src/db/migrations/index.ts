@@ -5,6 +5,7 @@ import * as m0003 from './0003-prices-and-fixed-quotes.js';
 import * as m0004 from './0004-orders.js';
 import * as m0005 from './0005-lifecycle.js';
 import * as m0006 from './0006-chain-cursors.js';
+import * as m0007 from './0007-order-event-version.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004-orders': m0004,
   '0005-lifecycle': m0005,
   '0006-chain-cursors': m0006,
+  '0007-order-event-version': m0007,
 };

@@ -31,6 +31,7 @@ export interface NewOrderEvent {
   to_status: OrderStatus;
   reason: string | null;
   data: Record<string, unknown> | null;
+  order_version: number;
   created_at: Date;
 }
 

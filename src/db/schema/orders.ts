@@ -74,6 +74,8 @@ export interface OrderEventTable {
   to_status: OrderStatus;
   reason: string | null;
   data: unknown;
+  /** The order's version after this event (0 = creation): the trail's order. */
+  order_version: number | null;
   created_at: Timestamp;
 }
 

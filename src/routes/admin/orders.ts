@@ -84,6 +84,7 @@ export function registerAdminOrders(app: App, { database, clock, lifecycle }: Se
         .selectFrom('order_events')
         .select(['from_status', 'to_status', 'reason', 'data', 'created_at'])
         .where('order_id', '=', order.id)
+        .orderBy('order_version')
         .orderBy('created_at')
         .execute();
       const payouts = await db
