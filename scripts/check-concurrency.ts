@@ -79,7 +79,6 @@ export async function runConcurrencyCheck(options: ConcurrencyOptions): Promise<
       SIMULATOR_AUTO: '1',
       SIMULATOR_CONFIRM_SECONDS: '1',
       WORKER_INTERVAL_MS: '50',
-      PRICE_POLL_SECONDS: '3600',
       LOG_LEVEL: 'warn',
       ...depositWalletEnv(),
     };

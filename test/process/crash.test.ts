@@ -46,7 +46,6 @@ describe(`kill -9 during order creation (${engine})`, { timeout: 150_000 }, () =
       SECRETS_KEY: randomBytes(32).toString('hex'),
       ADMIN_TOKEN: adminToken,
       WORKER: 'off',
-      PRICE_POLL_SECONDS: '3600',
       LOG_LEVEL: 'warn',
     };
     if (engine === 'postgres') {

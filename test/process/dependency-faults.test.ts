@@ -41,7 +41,6 @@ const baseEnv = (): Record<string, string> => ({
   SECRETS_KEY: randomBytes(32).toString('hex'),
   ADMIN_TOKEN: randomBytes(32).toString('base64url'),
   WORKER: 'off',
-  PRICE_POLL_SECONDS: '3600',
   LOG_LEVEL: 'warn',
 });
 
