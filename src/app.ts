@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import type { App, Services } from './app-types.js';
 import { systemClock, type Clock } from './clock.js';
@@ -66,6 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
+    // LOG_REQUESTS=false: no 'incoming request' / 'request completed' lines (bench/README.md).
+    logController: config.logRequests ? undefined : new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = createMetrics();
