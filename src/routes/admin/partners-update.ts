@@ -14,8 +14,11 @@ const Body = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-/** Suspension takes effect on the partner's next request: auth reads the status every time. */
-export function registerUpdatePartner(app: App, { database }: Services): void {
+/**
+ * Suspension takes effect on the partner's next request to this process (its cached key rows
+ * are dropped here) and within CACHE_REFRESH_MS on other API processes.
+ */
+export function registerUpdatePartner(app: App, { database, apiKeys }: Services): void {
   app.patch(
     '/admin/v1/partners/:id',
     {
@@ -31,6 +34,7 @@ export function registerUpdatePartner(app: App, { database }: Services): void {
     async (request) => {
       const row = await updatePartner(database.db, request.params.id, request.body);
       if (row === undefined) throw new ApiError('not_found', 'partner not found');
+      apiKeys.forgetPartner(row.id);
       return partnerView(row);
     },
   );
