@@ -1,3 +1,7 @@
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { bytesToNumberBE } from '@noble/curves/utils.js';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha512 } from '@noble/hashes/sha2.js';
 import type { HDKey } from '@scure/bip32';
 import type { HdFormat } from './hd-formats.js';
 import { evmAccountId, p2pkhAddress, p2wpkhAddress, toChecksumAddress, tronAddress } from './address-encoding.js';
@@ -9,6 +13,51 @@ export const MAX_ADDRESS_INDEX = 0x7fffffff;
 /** Dogecoin mainnet P2PKH version byte: addresses start with `D`. */
 const DOGECOIN_P2PKH_VERSION = 0x1e;
 
+const { Point } = secp256k1;
+type CurvePoint = InstanceType<typeof Point>;
+
+/** `<account>/0` of an account key, with its public point decoded once. */
+interface ReceiveChain {
+  key: HDKey;
+  publicKey: Uint8Array;
+  chainCode: Uint8Array;
+  point: CurvePoint;
+}
+
+const receiveChains = new WeakMap<HDKey, ReceiveChain>();
+
+function receiveChain(account: HDKey): ReceiveChain {
+  let chain = receiveChains.get(account);
+  if (chain === undefined) {
+    const key = account.deriveChild(RECEIVE_CHAIN);
+    if (!key.publicKey || !key.chainCode) throw new Error('Derived key has no public key');
+    chain = { key, publicKey: key.publicKey, chainCode: key.chainCode, point: Point.fromBytes(key.publicKey) };
+    receiveChains.set(account, chain);
+  }
+  return chain;
+}
+
+/**
+ * BIP-32 public child derivation CKDpub(<account>/0, index), as @scure/bip32's deriveChild
+ * computes it, minus the work that is the same for every order: the chain key is derived and
+ * its point decoded once per account, and the child point is not decoded back from bytes.
+ * `multiplyUnsafe` (not constant-time) is right here: the tweak is no private key, only public
+ * data hashed (this service holds no private key at all). The rare tweaks BIP-32 treats
+ * specially (0, or not below the curve order) go through @scure/bip32 itself.
+ */
+function childPublicKey(chain: ReceiveChain, index: number): Uint8Array {
+  const data = new Uint8Array(37);
+  data.set(chain.publicKey, 0);
+  new DataView(data.buffer).setUint32(33, index, false);
+  const tweak = bytesToNumberBE(hmac(sha512, chain.chainCode, data).subarray(0, 32));
+  if (tweak === 0n || tweak >= Point.Fn.ORDER) {
+    const publicKey = chain.key.deriveChild(index).publicKey;
+    if (!publicKey) throw new Error('Derived key has no public key');
+    return publicKey;
+  }
+  return chain.point.add(Point.BASE.multiplyUnsafe(tweak)).toBytes(true);
+}
+
 /**
  * The receive address at `<account>/0/<index>`. An out-of-range index is a caller bug (indexes
  * come from a database sequence), so it throws a RangeError rather than a user-facing error.
@@ -17,8 +66,7 @@ export function deriveDepositAddress(format: HdFormat, account: HDKey, index: nu
   if (!Number.isInteger(index) || index < 0 || index > MAX_ADDRESS_INDEX) {
     throw new RangeError(`Deposit address index must be an integer in 0..${MAX_ADDRESS_INDEX}, got ${index}`);
   }
-  const publicKey = account.deriveChild(RECEIVE_CHAIN).deriveChild(index).publicKey;
-  if (!publicKey) throw new Error('Derived key has no public key');
+  const publicKey = childPublicKey(receiveChain(account), index);
   switch (format) {
     case 'bitcoin':
       return p2wpkhAddress('bc', publicKey);
