@@ -35,7 +35,38 @@ export interface LoadResult {
   latencies: number[];
 }
 
+/** Staggered autocannon instances a paced run is split into (see runLoad). */
+const PACING_SLOTS = 25;
+
+/**
+ * A run at a fixed overall rate. autocannon's `overallRate` hands each connection its budget at
+ * the start of every second and the connection spends it back to back, so one instance sends
+ * the second's requests in a burst at full speed. Here the rate and the connections are split
+ * over PACING_SLOTS instances started 1/PACING_SLOTS s apart, so the bursts are small and spread
+ * over the second: close to an even arrival rate. Merged like one run.
+ */
+async function runPaced(options: LoadOptions & { overallRate: number }): Promise<LoadResult> {
+  const slots = Math.max(1, Math.min(PACING_SLOTS, options.connections, Math.floor(options.overallRate)));
+  const runs = Array.from({ length: slots }, async (_, i) => {
+    await new Promise((resolve) => setTimeout(resolve, (i * 1000) / slots));
+    return runOne({
+      ...options,
+      connections: Math.max(1, Math.floor(options.connections / slots)),
+      overallRate: Math.floor(options.overallRate / slots) + (i < options.overallRate % slots ? 1 : 0),
+    });
+  });
+  const results = await Promise.all(runs);
+  const merged = mergeLoads(results);
+  // The instances run side by side: the rate is the sum of theirs, not the merged mean.
+  const seconds = Math.max(...results.map((result) => result.seconds));
+  return { ...merged, rps: merged.ok / seconds, seconds };
+}
+
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  return options.overallRate === undefined ? runOne(options) : runPaced({ ...options, overallRate: options.overallRate });
+}
+
+async function runOne(options: LoadOptions): Promise<LoadResult> {
   const expect = options.expectStatus ?? 200;
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};

@@ -72,7 +72,7 @@ interface Measure {
   app: Side;
   ceiling: Side;
   ratio: number;
-  halfRate: { rate: number; p50: number; p99: number; failed: number };
+  halfRate: { rate: number; achieved: number; p50: number; p99: number; failed: number };
   peakRssMb: number;
   note?: string;
 }
@@ -170,7 +170,8 @@ async function halfRate(target: HttpTarget, saturated: number, loaded: Loaded): 
   const start = nowUs();
   const result = await runLoad({ ...target, connections: CONNECTIONS, duration: DURATION, overallRate: rate });
   loaded.windows?.push([start, nowUs()]);
-  return { rate, p50: result.p50, p99: result.p99, failed: result.failed };
+  if (result.rps < rate * 0.9) log(`  half rate: asked ${rate}/s, got ${result.rps.toFixed(0)}/s`);
+  return { rate, achieved: result.rps, p50: result.p50, p99: result.p99, failed: result.failed };
 }
 
 /** Where each profiled server's measured windows were, for the profile summary. */
