@@ -7,7 +7,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { loggerOptions, type LogDestination } from './logger.js';
-import { installErrorHandler } from './plugins/error-handler.js';
+import { frameworkErrorHandler, installErrorHandler } from './plugins/error-handler.js';
 import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
 import { createMetrics, installRequestMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
@@ -68,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return503OnClosing: true,
     // LOG_REQUESTS=false: no 'incoming request' / 'request completed' lines (bench/README.md).
     logController: config.logRequests ? undefined : new LogController({ disableRequestLogging: true }),
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = createMetrics();

@@ -8,25 +8,23 @@ import type { LogLevel } from './config.js';
 export function loggerOptions(level: LogLevel): LoggerOptions {
   return {
     level,
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers["x-api-key"]',
-        'req.headers["x-signature"]',
-        'headers.authorization',
-        'headers["x-api-key"]',
-        'headers["x-signature"]',
-        '*.api_key',
-        '*.secret',
-        '*.adminToken',
-        '*.admin_token',
-        'api_key',
-        'secret',
-        'adminToken',
-      ],
-      censor: '[redacted]',
-    },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
 }
+
+const CREDENTIAL_HEADERS = ['authorization', '["x-api-key"]', '["x-signature"]'];
+const CREDENTIAL_FIELDS = ['api_key', 'secret', 'adminToken', 'admin_token'];
+/** Up to three levels of wildcards before the field: `err.config.headers.authorization`. */
+const PREFIXES = ['', '*.', '*.*.', '*.*.*.'];
+
+/**
+ * Credential headers wherever a logged object carries request headers: `req.headers`, and
+ * errors that bring the request they were about (HTTP client errors keep `headers`,
+ * `config.headers` or `request.headers`); and key/secret/token fields at any shallow depth.
+ */
+const REDACTED_PATHS = PREFIXES.flatMap((prefix) => [
+  ...CREDENTIAL_HEADERS.map((header) => `${prefix}headers${header.startsWith('[') ? header : `.${header}`}`),
+  ...CREDENTIAL_FIELDS.map((field) => `${prefix}${field}`),
+]);
 
 export type LogDestination = DestinationStream;

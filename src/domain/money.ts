@@ -17,6 +17,15 @@ export function parseDecimalInput(value: string | number): Decimal | undefined {
   return DECIMAL.test(value) ? new Decimal(value) : undefined;
 }
 
+/**
+ * Fits the columns amounts and prices are stored in, numeric(38, 18): fewer than 21 integer
+ * digits and at most 18 fractional ones. A larger value would make the write fail (a 500); a
+ * finer one would be rounded, to zero for the smallest (which breaks the `> 0` checks).
+ */
+export function isStorableDecimal(value: Decimal): boolean {
+  return value.abs().lt('1e20') && value.decimalPlaces() <= 18;
+}
+
 /** Number of fractional digits actually used (trailing zeros do not count). */
 export function fractionDigits(value: Decimal): number {
   return value.decimalPlaces();

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../errors.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { toJson } from '../json.js';
@@ -38,10 +38,16 @@ export function sendError(
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
-    sendError(reply, 'not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`);
+    sendError(reply, 'not_found', `no route ${request.method} ${routePath(request.url)}`);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // No route took the request, but Fastify still parses its body on the way to the 404
+    // handler: a bad body (400), a wrong content type (415) or a huge one (413) on a path that
+    // does not exist is still "no such route", as DESIGN §3 says.
+    if (request.is404 && !(error instanceof ApiError) && (error.statusCode ?? 500) < 500) {
+      return sendError(reply, 'not_found', `no route ${request.method} ${routePath(request.url)}`);
+    }
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
       return sendError(reply, error.code, error.message, error.extra);
@@ -64,6 +70,27 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (status === 503) return sendError(reply, 'unavailable', 'service temporarily unavailable');
     return sendError(reply, 'internal', 'internal server error');
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: a path that is not valid URL encoding (FST_ERR_BAD_URL) or with a
+ * parameter longer than any id (FST_ERR_MAX_PARAM_LENGTH) fails routing, before any hook runs.
+ * No resource has such a name: 404 with the usual body, instead of Fastify's own 400 and 414
+ * bodies without `detail`.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const reason = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'the path is not valid URL encoding';
+  if (error.code !== 'FST_ERR_MAX_PARAM_LENGTH' && error.code !== 'FST_ERR_BAD_URL') {
+    request.log.error({ err: error }, 'routing failed');
+    sendError(reply, 'internal', 'internal server error');
+    return;
+  }
+  sendError(reply, 'not_found', `no route ${request.method} for this path: ${reason}`);
+}
+
+/** The path of a request URL, without its query string. */
+function routePath(url: string): string {
+  return url.split('?')[0] ?? '';
 }
 
 /** "body/amount_from must be > 0" rather than Ajv's terse wording without the location. */

@@ -37,7 +37,7 @@ export function registerStaticIcons(app: App, coins: readonly string[]): void {
       schema: {
         hide: true,
         params: Type.Object({ file: Type.String({ maxLength: 32 }) }),
-        response: errorResponses(404),
+        response: { 200: Type.Unsafe<Buffer>({ type: 'string', description: 'the SVG image' }), ...errorResponses(400, 404) },
       },
     },
     async (request, reply) => {

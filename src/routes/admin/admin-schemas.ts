@@ -37,5 +37,11 @@ export const KeyListing = Type.Object(
   { $id: 'AdminKey', additionalProperties: false },
 );
 
+/**
+ * Free text an operator types: no NUL (PostgreSQL text cannot hold it) and no unpaired UTF-16
+ * surrogate (not valid Unicode: jsonb refuses it). Either was a 500 before.
+ */
+export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\p{Cs}]+$';
+
 export const PartnerIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const adminSecurity = [{ adminToken: [] }];

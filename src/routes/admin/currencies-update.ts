@@ -3,7 +3,7 @@ import { Decimal } from 'decimal.js';
 import type { App, Services } from '../../app-types.js';
 import { findCurrency, updateCurrency } from '../../db/repositories/currencies-repository.js';
 import type { CurrencyUpdate } from '../../db/schema/currencies.js';
-import { DECIMAL_PATTERN, parseDecimalInput } from '../../domain/money.js';
+import { DECIMAL_PATTERN, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { toJson } from '../../json.js';
@@ -52,6 +52,7 @@ export function registerUpdateCurrency(app: App, { database, catalog }: Services
         if (value.decimalPlaces() > current.decimals) {
           throw new ApiError('bad_request', `${field} has more than ${current.decimals} decimals`);
         }
+        if (!isStorableDecimal(value)) throw new ApiError('bad_request', `${field} must be below 1e20`);
         return value;
       };
       const min = amount('min_amount', min_amount) ?? new Decimal(current.min_amount);

@@ -15,7 +15,8 @@ export function registerRevokeKey(app: App, { apiKeys }: Services): void {
         summary: 'Revoke an API key',
         security: adminSecurity,
         params: Type.Object({ key_id: Type.String({ maxLength: 64 }) }),
-        response: { 204: Type.Null(), ...errorResponses(401, 404, 500) },
+        // 400: a body, which DELETE does not need, that is not valid JSON.
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 404, 500) },
       },
     },
     async (request, reply) => {

@@ -8,7 +8,7 @@ import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { orderView } from '../v1/order-view.js';
 import { errorResponses } from '../schemas.js';
-import { adminSecurity } from './admin-schemas.js';
+import { STORABLE_TEXT_PATTERN, adminSecurity } from './admin-schemas.js';
 
 const Status = Type.Union(ORDER_STATUSES.map((status) => Type.Literal(status)));
 
@@ -29,6 +29,19 @@ function adminOrderView(order: OrderRow, now: Date): Record<string, unknown> {
   };
 }
 
+/**
+ * A date-time query value as a Date the database can compare. The date-time format admits a
+ * leap second (23:59:60), which Date cannot hold, and year 0000 (or 0001 with a positive
+ * offset), which PostgreSQL refuses: both are 400 here instead of a failed query (500).
+ */
+function timeFilter(field: string, value: string): Date {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1) {
+    throw new ApiError('bad_request', `querystring/${field} is not a time that can be searched for`);
+  }
+  return date;
+}
+
 export function registerAdminOrders(app: App, { database, clock, lifecycle }: Services): void {
   const db = database.db;
 
@@ -46,7 +59,8 @@ export function registerAdminOrders(app: App, { database, clock, lifecycle }: Se
             created_from: Type.Optional(Type.String({ format: 'date-time' })),
             created_to: Type.Optional(Type.String({ format: 'date-time' })),
             limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-            offset: Type.Integer({ minimum: 0, default: 0 }),
+            // PostgreSQL's OFFSET is a bigint: a larger number would fail the query (a 500).
+            offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
           },
           { additionalProperties: false },
         ),
@@ -58,8 +72,8 @@ export function registerAdminOrders(app: App, { database, clock, lifecycle }: Se
       let query = db.selectFrom('orders').selectAll();
       if (q.status !== undefined) query = query.where('status', '=', q.status);
       if (q.partner_id !== undefined) query = query.where('partner_id', '=', q.partner_id);
-      if (q.created_from !== undefined) query = query.where('created_at', '>=', new Date(q.created_from));
-      if (q.created_to !== undefined) query = query.where('created_at', '<', new Date(q.created_to));
+      if (q.created_from !== undefined) query = query.where('created_at', '>=', timeFilter('created_from', q.created_from));
+      if (q.created_to !== undefined) query = query.where('created_at', '<', timeFilter('created_to', q.created_to));
       const rows = await query.orderBy('created_at', 'desc').orderBy('id').limit(q.limit).offset(q.offset).execute();
       const now = clock.now();
       return sendJsonText(reply, toJson(rows.map((row) => adminOrderView(row, now))));
@@ -116,7 +130,10 @@ export function registerAdminOrders(app: App, { database, clock, lifecycle }: Se
         summary: 'Fail a non-final order by hand (the reason is recorded)',
         security: adminSecurity,
         params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
-        body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { reason: Type.String({ minLength: 1, maxLength: 500, pattern: STORABLE_TEXT_PATTERN }) },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(400, 401, 404, 409, 500) },
       },
     },

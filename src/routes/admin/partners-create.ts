@@ -6,7 +6,8 @@ import { MarkupBps, RateLimit, adminSecurity, partnerView } from './admin-schema
 
 const Body = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+    // Something visible, and nothing PostgreSQL cannot store (STORABLE_TEXT_PATTERN).
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^(?=[\\s\\S]*\\S)[^\\u0000\\p{Cs}]+$' }),
     markup_bps: Type.Optional(MarkupBps),
     rate_limit_per_minute: Type.Optional(RateLimit),
   },

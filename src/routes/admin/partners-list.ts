@@ -7,7 +7,8 @@ import { adminSecurity, partnerView } from './admin-schemas.js';
 const Query = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    // PostgreSQL's OFFSET is a bigint: a larger number would fail the query (a 500), not page.
+    offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
   },
   { additionalProperties: false },
 );

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Decimal } from 'decimal.js';
 import type { App, Services } from '../../app-types.js';
 import { upsertStaticPrice } from '../../db/repositories/static-prices-repository.js';
-import { DECIMAL_PATTERN, parseDecimalInput } from '../../domain/money.js';
+import { DECIMAL_PATTERN, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
@@ -45,6 +45,7 @@ export function registerSetPrice(app: App, { database, prices, clock }: Services
       const price = parseDecimalInput(request.body.price_usd);
       if (price === undefined || price.lte(0)) throw new ApiError('bad_request', 'price_usd must be a positive decimal');
       if (price.decimalPlaces() > 18) throw new ApiError('bad_request', 'price_usd has more than 18 decimals');
+      if (!isStorableDecimal(price)) throw new ApiError('bad_request', 'price_usd must be below 1e20');
       const row = await upsertStaticPrice(database.db, request.params.coin.toUpperCase(), price.toFixed(), clock.now());
       await prices.refresh();
       return sendJsonText(

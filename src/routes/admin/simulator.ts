@@ -4,7 +4,7 @@ import { Decimal } from 'decimal.js';
 import type { App, Services } from '../../app-types.js';
 import { injectFault } from '../../chains/simulator/simulator-faults.js';
 import { findOrder } from '../../db/repositories/orders-repository.js';
-import { DECIMAL_PATTERN, parseDecimalInput } from '../../domain/money.js';
+import { DECIMAL_PATTERN, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
@@ -62,6 +62,7 @@ export function registerSimulator(app: App, { database, clock }: Services): void
       const rawAmount = request.body?.amount;
       const amount = rawAmount === undefined ? new Decimal(order.amount_from_expected) : parseDecimalInput(rawAmount);
       if (amount === undefined || amount.lte(0)) throw new ApiError('bad_request', 'amount must be a positive decimal');
+      if (!isStorableDecimal(amount)) throw new ApiError('bad_request', 'amount must be below 1e20 with at most 18 decimals');
       const now = clock.now();
       const inserted = await db
         .insertInto('simulated_deposits')
@@ -112,7 +113,7 @@ export function registerSimulator(app: App, { database, clock }: Services): void
         summary: 'Remove the simulated deposit from the chain (a reorg)',
         security: adminSecurity,
         params: OrderParams,
-        response: { 200: SimulatedDeposit, ...errorResponses(401, 404, 500) },
+        response: { 200: SimulatedDeposit, ...errorResponses(400, 401, 404, 500) },
       },
     },
     async (request, reply) => {

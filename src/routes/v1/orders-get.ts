@@ -16,7 +16,9 @@ export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Servi
         summary: 'Read an order',
         security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
         params: Type.Object({
-          order_id: Type.String({ maxLength: 64, description: 'the order UUID or its short_id (case-insensitive)' }),
+          // No length limit here: anything that is not a UUID or short id is an order that does
+          // not exist (404, spec 4.4), and the router caps path parameters at 200 characters.
+          order_id: Type.String({ description: 'the order UUID or its short_id (case-insensitive)' }),
         }),
         response: { 200: { $ref: 'Order#' }, ...errorResponses(401, 403, 404, 429, 500) },
       },
