@@ -9,6 +9,7 @@ import type { App } from '../../src/app-types.js';
 import type { Clock } from '../../src/clock.js';
 import type { Runtime } from '../../src/runtime.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { SecretTracker } from '../logs/secret-tracker.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestApp {
@@ -20,6 +21,12 @@ export interface TestApp {
   adminToken: string;
   /** Every log line the app wrote, for assertions (and for the no-secrets-in-logs check). */
   logs: string[];
+  /**
+   * Every credential the app handed out or received through `app.inject` (admin token, issued
+   * keys and their secrets, Authorization / X-API-Key / X-Signature values). `close()` fails
+   * when any of them appears in `logs`.
+   */
+  secrets: SecretTracker;
   /** An operator API call with the admin token. */
   admin(method: InjectOptions['method'], url: string, payload?: unknown): Promise<LightMyRequestResponse>;
   /** A new active partner and one key for it. */
@@ -39,9 +46,10 @@ export interface TestAppOptions {
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'epa-test-'));
   const adminToken = randomBytes(32).toString('base64url');
+  const secretsKey = randomBytes(32).toString('hex');
   const config = loadConfig({
     DATA_DIR: dataDir,
-    SECRETS_KEY: randomBytes(32).toString('hex'),
+    SECRETS_KEY: secretsKey,
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'info',
     ...options.env,
@@ -57,6 +65,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildApp({ config, database: db.handle, clock: options.clock, logDestination });
   options.configure?.(app);
   await app.ready();
+  const secrets = new SecretTracker();
+  secrets.add(adminToken, 'admin token');
+  if (options.env?.SECRETS_KEY === undefined) secrets.add(secretsKey, 'SECRETS_KEY');
+  secrets.wrapInject(app);
 
   const admin: TestApp['admin'] = (method, url, payload) =>
     app.inject({
@@ -73,6 +85,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     db,
     adminToken,
     logs,
+    secrets,
     admin,
     async createPartner(fields = {}) {
       const partner = await admin('POST', '/admin/v1/partners', { name: 'Test Partner', ...fields });
@@ -87,6 +100,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       await app.close();
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
+      // After the cleanup, so a leak fails the file without leaking a database as well.
+      secrets.assertNotIn(logs);
     },
   };
 }

@@ -1,0 +1,759 @@
+/**
+ * The fuzzing machinery shared by test/fuzz/*.test.ts (a few cases per route on every
+ * `npm test`) and test/fuzz/run-fuzz.ts (`npm run fuzz`, 10,000+ cases per route).
+ *
+ * For every route of the app (public, partner, operator, operations, docs) a request generator
+ * starts from plausible input and breaks it (arbitraries.ts). Every response must satisfy:
+ *
+ * 1. never a 5xx;
+ * 2. every error (4xx) carries a JSON body with a string `detail` and a `code` of the closed set
+ *    whose status is the response's status (HEAD answers have no body by definition; the only
+ *    3xx are the docs UI's redirects);
+ * 3. the status is one the route documents in its OpenAPI response schema
+ *    (GET /api/v1/openapi.json), plus 404 and 405 (routing), 413 and 415 on methods that carry
+ *    a body, and 429 on rate-limited routes; a request no route took may only be 404 (or 429);
+ * 4. a rejected request (any non-2xx) changes no stored state: row counts and checksums of
+ *    orders, order_events, deposit_addresses, partners, api_keys, fixed_quotes,
+ *    idempotency_keys, static_prices, currencies (updated_at included), payouts and the
+ *    simulator's tables are equal before and after it.
+ *
+ * Which route answered is read from a response header that a test-only onSend hook adds.
+ */
+import assert from 'node:assert/strict';
+import { createHmac, randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
+import { Decimal } from 'decimal.js';
+import fc from 'fast-check';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import { ERROR_STATUS } from '../../src/errors.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import {
+  HTTP_METHODS,
+  adminAuth,
+  anyAuth,
+  contentType,
+  decimalText,
+  extraHeaders,
+  headerValue,
+  hugeHeaderValue,
+  jsonText,
+  junkQuery,
+  junkSegment,
+  junkText,
+  literal,
+  nonJsonBody,
+  numberLiteral,
+  objectBody,
+  partnerAuth,
+  queryPart,
+  remoteAddress,
+  signatureChoice,
+  type AuthHeaders,
+  type Credentials,
+} from './arbitraries.js';
+
+/** Cases per route: FUZZ_RUNS, else a small number so `npm test` stays quick. */
+export function fuzzRuns(fallback: number): number {
+  const runs = Number(process.env.FUZZ_RUNS);
+  return Number.isInteger(runs) && runs > 0 ? runs : fallback;
+}
+
+/** FUZZ_SEED replays the run that a failure report names. */
+export function fuzzSeed(): number | undefined {
+  const seed = Number(process.env.FUZZ_SEED);
+  return process.env.FUZZ_SEED !== undefined && Number.isInteger(seed) ? seed : undefined;
+}
+
+const ROUTE_HEADER = 'x-fuzz-route';
+const SCHEMA_HEADER = 'x-fuzz-schema-statuses';
+/** Not rate limited (rate-limit.ts): the operator API and the infrastructure endpoints. */
+const UNLIMITED = ['/healthz', '/readyz', '/metrics'];
+const BODYLESS_METHODS = new Set(['GET', 'HEAD']);
+
+const ETH_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+const BTC_ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+const XRP_ADDRESS = 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh';
+/** Valid recipient addresses by network (others get an address of the wrong format: 400). */
+const TRON_ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const ADDRESS_BY_NETWORK: Readonly<Record<string, string>> = {
+  BTC: BTC_ADDRESS,
+  ETH: ETH_ADDRESS,
+  ERC20: ETH_ADDRESS,
+  BEP20: ETH_ADDRESS.toLowerCase(),
+  XRP: XRP_ADDRESS,
+  LTC: 'LgfapHEPhZbRF9pMd5WPT35hFXcZS1USrW',
+  DOGE: 'DDWUYQ3GfMDj8hkx8cbnAMYkTzzAunAQxg',
+  TRX: TRON_ADDRESS,
+  TRC20: TRON_ADDRESS,
+  SOL: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+  XLM: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7',
+  TON: 'EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N',
+};
+
+interface CurrencyRow {
+  id: string;
+  coin: string;
+  network: string;
+  min_amount: string;
+  is_memo: boolean;
+}
+
+type Auth = 'none' | 'optional' | 'partner' | 'admin';
+
+export interface RouteSpec {
+  method: string;
+  /** Fastify's template, e.g. /admin/v1/partners/:id. */
+  path: string;
+  auth: Auth;
+  /** Plausible values of path parameters (already URL-encoded where needed). */
+  params?: Record<string, fc.Arbitrary<string>>;
+  /** Plausible query fields (raw text, encoded on the way). */
+  query?: Fields;
+  /** Plausible JSON body fields, as JSON source text. */
+  body?: Fields;
+  /** Plausible extra headers of the route (Idempotency-Key). */
+  headers?: Record<string, fc.Arbitrary<string>>;
+}
+
+/** A route's fields and a generator of consistent plausible values for them. */
+export interface Fields {
+  names: string[];
+  plausible: fc.Arbitrary<Readonly<Record<string, string>>>;
+}
+
+/** Fields whose plausible values are independent of each other. */
+export function fields(arbitraries: Record<string, fc.Arbitrary<string>>): Fields {
+  return { names: Object.keys(arbitraries), plausible: fc.record(arbitraries) };
+}
+
+export interface FuzzRequest extends InjectOptions {
+  method: InjectOptions['method'] & string;
+  url: string;
+  headers: Record<string, string | string[]>;
+  remoteAddress: string;
+}
+
+interface Snapshot {
+  [table: string]: string;
+}
+
+export interface Stats {
+  cases: number;
+  byStatus: Map<number, number>;
+}
+
+/** One app with partners, keys, orders and currencies to aim at, and the invariant checks. */
+/** Tables whose rows a request may change (all of them: the snapshot covers more). */
+const WATCHED_TABLES = [
+  'orders', 'order_events', 'deposit_addresses', 'partners', 'api_keys', 'fixed_quotes', 'idempotency_keys',
+  'static_prices', 'currencies', 'payouts', 'simulated_deposits', 'simulator_faults', 'simulated_sends',
+];
+
+export class FuzzContext {
+  /** The last full snapshot, and the write counter when it was taken. */
+  private lastSnapshot: Snapshot | undefined;
+  private lastWrites = -1;
+  private constructor(
+    readonly t: TestApp,
+    readonly creds: Credentials,
+    readonly ids: {
+      partnerId: string;
+      victimId: string;
+      victimKeyIds: string[];
+      orderId: string;
+      shortId: string;
+      otherOrderId: string;
+      currencyIds: string[];
+      currencies: CurrencyRow[];
+      coins: string[];
+      networks: string[];
+    },
+    /** "METHOD /path/{param}" → documented statuses, from GET /api/v1/openapi.json. */
+    readonly documented: ReadonlyMap<string, ReadonlySet<number>>,
+  ) {}
+
+  static async create(): Promise<FuzzContext> {
+    const t = await buildTestApp({
+      env: { WORKER: 'off' },
+      configure(app) {
+        // Test-only: which route answered, and what its schema documents (for hidden routes).
+        app.addHook('onSend', async (request, reply, payload) => {
+          const options = request.routeOptions;
+          if (options.url !== undefined) {
+            reply.header(ROUTE_HEADER, `${String(options.method)} ${options.url}`);
+            reply.header(SCHEMA_HEADER, Object.keys(options.schema?.response ?? {}).join(','));
+          }
+          return payload;
+        });
+      },
+    });
+    const budget = { rate_limit_per_minute: 1_000_000 };
+    const partner = await t.createPartner({ name: 'Fuzz Partner', ...budget });
+    const victim = await t.createPartner({ name: 'Victim Partner', ...budget });
+    const suspended = await t.createPartner({ name: 'Suspended Partner', ...budget });
+    await t.admin('PATCH', `/admin/v1/partners/${suspended.id}`, { status: 'suspended' });
+    const revoked = await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`);
+    const revokedKey = revoked.json<{ api_key: string; key_id: string }>();
+    await t.admin('DELETE', `/admin/v1/keys/${revokedKey.key_id}`);
+    const victimKeyIds = [victim.keyId];
+    for (let i = 0; i < 3; i++) {
+      const res = await t.admin('POST', `/admin/v1/partners/${victim.id}/keys`);
+      victimKeyIds.push(res.json<{ key_id: string }>().key_id);
+    }
+    const order = await createOrder(t, partner.apiKey);
+    const otherOrder = await createOrder(t, victim.apiKey);
+    // Amounts as text, exactly as written (toJson writes exact decimals).
+    const currencies = JSON.parse(
+      (await t.admin('GET', '/admin/v1/currencies')).body.replace(/"min_amount":([0-9.eE+-]+)/g, '"min_amount":"$1"'),
+    ) as CurrencyRow[];
+    const openapi = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<{
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    }>();
+    // Test database only: a row-level write counter, so the full snapshot (slow) is taken only
+    // after a request that wrote something; a request that wrote nothing changed nothing.
+    const db = t.db.handle.db;
+    await sql`create sequence fuzz_writes`.execute(db);
+    await sql`create function fuzz_note_write() returns trigger language plpgsql as $$
+      begin perform nextval('fuzz_writes'); return null; end $$`.execute(db);
+    for (const table of WATCHED_TABLES) {
+      await sql`create trigger fuzz_writes after insert or update or delete on ${sql.table(table)}
+        for each row execute function fuzz_note_write()`.execute(db);
+    }
+    const documented = new Map<string, Set<number>>();
+    for (const [path, operations] of Object.entries(openapi.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        documented.set(`${method.toUpperCase()} ${path}`, new Set(Object.keys(operation.responses).map(Number)));
+      }
+    }
+    return new FuzzContext(
+      t,
+      { apiKey: partner.apiKey, revokedKey: revokedKey.api_key, suspendedKey: suspended.apiKey, adminToken: t.adminToken },
+      {
+        partnerId: partner.id,
+        victimId: victim.id,
+        victimKeyIds,
+        orderId: order.id,
+        shortId: order.short_id,
+        otherOrderId: otherOrder.id,
+        currencyIds: currencies.map((row) => row.id),
+        currencies,
+        coins: [...new Set(currencies.map((row) => row.coin))],
+        networks: [...new Set(currencies.map((row) => row.network))],
+      },
+      documented,
+    );
+  }
+
+  close(): Promise<void> {
+    return this.t.close();
+  }
+
+  /** The statuses a response may have, given the route that answered it. */
+  allowedStatuses(method: string, res: LightMyRequestResponse): { route: string; allowed: Set<number> } {
+    const routeHeader = res.headers[ROUTE_HEADER];
+    if (typeof routeHeader !== 'string') return { route: '(no route)', allowed: new Set([404, 405, 429]) };
+    const [routeMethod = '', url = ''] = routeHeader.split(' ');
+    const openapiPath = url.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const lookupMethod = routeMethod === 'HEAD' ? 'GET' : routeMethod;
+    let allowed = this.documented.get(`${lookupMethod} ${openapiPath}`);
+    if (allowed === undefined) {
+      // A route hidden from the OpenAPI document (docs, icons, the document itself): its schema.
+      const fromSchema = String(res.headers[SCHEMA_HEADER] ?? '')
+        .split(',')
+        .filter((s) => s !== '')
+        .map(Number);
+      allowed = new Set(fromSchema);
+    }
+    const result = new Set([...allowed, 405]);
+    // A route without any response schema (the docs UI and its assets, served by
+    // @fastify/swagger-ui): nothing is documented, so what a static file server answers is
+    // allowed: a success or redirect, 400 for a malformed file path, 404 for a missing file.
+    if (allowed.size === 0) {
+      for (let s = 200; s < 400; s++) result.add(s);
+      result.add(400);
+      result.add(404);
+    }
+    if (!BODYLESS_METHODS.has(method.toUpperCase())) {
+      result.add(413);
+      result.add(415);
+    }
+    if (!url.startsWith('/admin/') && !UNLIMITED.includes(url)) result.add(429);
+    // Never a 5xx, documented or not.
+    for (const status of result) if (status >= 500) result.delete(status);
+    return { route: routeHeader, allowed: result };
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    const checksum = (table: string, order: string) =>
+      sql<string>`(select md5(coalesce(string_agg(t::text, '|' order by ${sql.raw(order)}), '')) from ${sql.table(table)} t)`;
+    const count = (table: string) => sql<string>`(select count(*)::text from ${sql.table(table)})`;
+    const { rows } = await sql<Snapshot>`select
+      ${count('orders')} as orders,
+      (select coalesce(max(updated_at)::text, '') || '/' || coalesce(sum(version), 0)::text || '/' || count(distinct status)::text from orders) as orders_state,
+      ${count('order_events')} as order_events,
+      ${count('deposit_addresses')} as deposit_addresses,
+      (select count(*)::text from deposit_addresses where order_id is not null) as deposit_addresses_assigned,
+      ${checksum('partners', 't.id')} as partners,
+      ${checksum('api_keys', 't.key_id')} as api_keys,
+      ${count('fixed_quotes')} as fixed_quotes,
+      ${count('idempotency_keys')} as idempotency_keys,
+      ${checksum('static_prices', 't.symbol')} as static_prices,
+      ${checksum('currencies', 't.id')} as currencies,
+      (select coalesce(max(updated_at)::text, '') from currencies) as currencies_updated_at,
+      ${count('payouts')} as payouts,
+      ${checksum('simulated_deposits', 't.order_id')} as simulated_deposits,
+      ${checksum('simulator_faults', 't::text')} as simulator_faults,
+      ${count('simulated_sends')} as simulated_sends
+    `.execute(this.t.db.handle.db);
+    const row = rows[0];
+    assert.ok(row !== undefined);
+    return row;
+  }
+
+  /** Sends one request and checks every invariant; returns the response for statistics. */
+  private async writes(): Promise<number> {
+    const { rows } = await sql<{ n: string }>`select (last_value * (case when is_called then 1 else 0 end))::text as n from fuzz_writes`.execute(this.t.db.handle.db);
+    return Number(rows[0]?.n ?? -1);
+  }
+
+  async check(request: FuzzRequest): Promise<LightMyRequestResponse> {
+    if (this.lastSnapshot === undefined || this.lastWrites < 0) {
+      this.lastWrites = await this.writes();
+      this.lastSnapshot = await this.snapshot();
+    }
+    const before = this.lastSnapshot;
+    const res = await this.t.app.inject(request);
+    const writes = await this.writes();
+    // No row written, inserted or deleted since the last snapshot: the state is the same.
+    const after = writes === this.lastWrites ? before : await this.snapshot();
+    this.lastSnapshot = after;
+    this.lastWrites = writes;
+    const what = `${request.method} ${request.url.slice(0, 300)} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+
+    assert.ok(res.statusCode < 500, `5xx: ${what}`);
+    const { route, allowed } = this.allowedStatuses(request.method, res);
+    assert.ok(allowed.has(res.statusCode), `status ${res.statusCode} is not documented for ${route} (allowed ${[...allowed].filter((s) => s < 200 || s >= 400).join(',')}): ${what}`);
+    const success = res.statusCode >= 200 && res.statusCode < 300;
+    // Errors (4xx) carry the envelope; a redirect (3xx, docs only) and HEAD answers have no body.
+    if (res.statusCode >= 400 && request.method.toUpperCase() !== 'HEAD') {
+      assert.match(String(res.headers['content-type']), /^application\/json/, `non-JSON error: ${what}`);
+      let body: unknown;
+      assert.doesNotThrow(() => (body = JSON.parse(res.body)), `error body is not JSON: ${what}`);
+      const { detail, code } = (body ?? {}) as { detail?: unknown; code?: unknown };
+      assert.equal(typeof detail, 'string', `error without a string detail: ${what}`);
+      assert.equal(typeof code, 'string', `error without a code: ${what}`);
+      assert.equal(ERROR_STATUS[code as keyof typeof ERROR_STATUS], res.statusCode, `code ${String(code)} does not match the status: ${what}`);
+    }
+    if (!success) {
+      const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
+      assert.deepEqual(changed, [], `a rejected request changed stored state (${changed.join(', ')}): ${what}`);
+    }
+    return res;
+  }
+
+  /** Runs `runs` generated requests against one route; returns the status histogram. */
+  async fuzzRoute(spec: RouteSpec, runs: number, seed?: number): Promise<Stats> {
+    const stats: Stats = { cases: 0, byStatus: new Map() };
+    await fc.assert(
+      fc.asyncProperty(requestFor(spec, this), async (request) => {
+        const res = await this.check(request);
+        stats.cases++;
+        stats.byStatus.set(res.statusCode, (stats.byStatus.get(res.statusCode) ?? 0) + 1);
+      }),
+      { numRuns: runs, ...(seed === undefined ? {} : { seed }), endOnFailure: process.env.FUZZ_SHRINK !== '1' },
+    );
+    return stats;
+  }
+
+  /** Requests no route was written for: random methods and paths. */
+  async fuzzUnrouted(runs: number, seed?: number): Promise<Stats> {
+    const stats: Stats = { cases: 0, byStatus: new Map() };
+    const prefix = fc.constantFrom('', '/api', '/api/v1', '/api/v2', '/admin', '/admin/v1', '/api/v1/partner', '/static', '/docs', '/API/V1');
+    const path = fc
+      .tuple(prefix, fc.array(junkSegment, { maxLength: 4 }), fc.option(junkQuery, { nil: undefined }))
+      .map(([head, segments, query]) => `${head}/${segments.join('/')}${query === undefined ? '' : `?${query}`}`);
+    const request = fc.record({
+      method: fc.constantFrom(...HTTP_METHODS),
+      url: path,
+      auth: anyAuth(this.creds),
+      extra: extraHeaders,
+      contentType,
+      payload: fc.option(fc.oneof(jsonText, nonJsonBody), { nil: undefined }),
+      remoteAddress,
+    });
+    await fc.assert(
+      fc.asyncProperty(request, async (r) => {
+        const headers: Record<string, string | string[]> = { ...r.extra, ...r.auth };
+        if (r.contentType !== undefined) headers['content-type'] = r.contentType;
+        const res = await this.check({
+          method: r.method,
+          url: r.url,
+          headers,
+          remoteAddress: r.remoteAddress,
+          ...(r.payload === undefined ? {} : { payload: r.payload }),
+        });
+        stats.cases++;
+        stats.byStatus.set(res.statusCode, (stats.byStatus.get(res.statusCode) ?? 0) + 1);
+      }),
+      { numRuns: runs, ...(seed === undefined ? {} : { seed }), endOnFailure: process.env.FUZZ_SHRINK !== '1' },
+    );
+    return stats;
+  }
+}
+
+async function createOrder(t: TestApp, apiKey: string): Promise<{ id: string; short_id: string }> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/partner/orders',
+    headers: { authorization: `Bearer ${apiKey}` },
+    payload: {
+      coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH',
+      amount_from: 0.01, rate_type: 'float', recipient_address: ETH_ADDRESS,
+    },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json();
+}
+
+const encode = (text: string) => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, 'x'));
+
+/** The whole request generator of one route. */
+export function requestFor(spec: RouteSpec, ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
+  const method = fc.oneof({ weight: 9, arbitrary: fc.constant(spec.method) }, { weight: 1, arbitrary: fc.constantFrom(...HTTP_METHODS) });
+
+  const segments = spec.path.split('/').map((segment) => {
+    if (segment === '*') return fc.oneof(fc.constantFrom('swagger-ui.css', 'index.css', 'favicon-32x32.png', 'swagger-ui-bundle.js', 'oauth2-redirect.html', 'index.html'), junkSegment);
+    if (!segment.startsWith(':')) return fc.constant(segment);
+    const plausible = spec.params?.[segment.slice(1)] ?? fc.constant('x');
+    return fc.oneof({ weight: 7, arbitrary: plausible }, { weight: 3, arbitrary: junkSegment });
+  });
+  const pathMutation = fc.oneof(
+    { weight: 12, arbitrary: fc.constant((path: string) => path) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        (path: string) => `${path}/`,
+        (path: string) => `${path}//`,
+        (path: string) => path.replace('/v1/', '//v1/'),
+        (path: string) => path.toUpperCase(),
+        (path: string) => `${path}/extra`,
+        (path: string) => path.slice(0, path.lastIndexOf('/')),
+        (path: string) => `${path}%00`,
+        (path: string) => `${path};a=b`,
+        (path: string) => `${path}#fragment`,
+        (path: string) => path.replace('/v1/', '/./v1/'),
+        (path: string) => path.replace('/v1/', '/v1/../v1/'),
+      ),
+    },
+  );
+  const path = fc.tuple(fc.tuple(...segments), pathMutation).map(([parts, mutate]) => {
+    const mutated = mutate(parts.join('/'));
+    return mutated.startsWith('/') ? mutated : `/${mutated}`;
+  });
+
+  type QueryForm = (name: string, value: string) => string;
+  const queryFields = (spec.query?.names ?? []).map(() =>
+    fc.oneof(
+      { weight: 40, arbitrary: fc.constant<QueryForm>((name, value) => `${name}=${encode(value)}`) },
+      { weight: 2, arbitrary: fc.constant<QueryForm>(() => '') },
+      { weight: 1, arbitrary: queryPart.map<QueryForm>((junk) => (name) => `${name}=${junk}`) },
+      { weight: 1, arbitrary: queryPart.map<QueryForm>((junk) => (name, value) => `${name}=${encode(value)}&${name}=${junk}`) },
+      { weight: 1, arbitrary: fc.constant<QueryForm>((name) => name) },
+    ),
+  );
+  const query = fc
+    .tuple(
+      spec.query?.plausible ?? fc.constant({}),
+      fc.tuple(...queryFields),
+      fc.oneof({ weight: 6, arbitrary: fc.constant('') }, { weight: 1, arbitrary: junkQuery }),
+      fc.boolean(),
+    )
+    .map(([values, forms, junk, withMark]) => {
+      const names = spec.query?.names ?? [];
+      const parts = forms.map((form, i) => form(names[i] ?? '', (values as Record<string, string>)[names[i] ?? ''] ?? ''));
+      const text = [...parts, junk].filter((part) => part !== '').join('&');
+      return text === '' ? (withMark ? '?' : '') : `?${text}`;
+    });
+
+  const auth: fc.Arbitrary<AuthHeaders> =
+    spec.auth === 'admin' ? adminAuth(ctx.creds) : spec.auth === 'none' ? anyAuth(ctx.creds) : partnerAuth(ctx.creds);
+
+  const routeHeaders = fc.tuple(
+    ...Object.entries(spec.headers ?? {}).map(([name, plausible]) =>
+      fc.oneof(
+        { weight: 3, arbitrary: fc.constant<[string, string] | undefined>(undefined) },
+        { weight: 3, arbitrary: plausible.map<[string, string]>((value) => [name, value]) },
+        { weight: 1, arbitrary: fc.oneof(headerValue, hugeHeaderValue).map<[string, string]>((value) => [name, value]) },
+      ),
+    ),
+  );
+
+  const hasBody = spec.body !== undefined;
+  const object = objectBody(spec.body?.plausible ?? fc.constant({}), spec.body?.names ?? []);
+  const bodyArb: fc.Arbitrary<string | Buffer | undefined> = fc.oneof(
+    { weight: hasBody ? 24 : 1, arbitrary: object },
+    { weight: 2, arbitrary: jsonText },
+    { weight: 2, arbitrary: nonJsonBody },
+    { weight: hasBody ? 1 : 0, arbitrary: object.map((text) => text.slice(0, Math.floor(text.length / 2))) },
+    { weight: 1, arbitrary: fc.constant('') },
+    // Around the 64 KiB limit, on both sides.
+    { weight: 1, arbitrary: fc.integer({ min: 64 * 1024 - 16, max: 64 * 1024 + 16 }).map((n) => `{"a":"${'x'.repeat(n)}"}`) },
+    { weight: hasBody || BODYLESS_METHODS.has(spec.method) ? 3 : 12, arbitrary: fc.constant(undefined) },
+  );
+
+  return fc
+    .record({
+      method,
+      path,
+      query,
+      auth,
+      signature: signatureChoice,
+      routeHeaders,
+      extra: fc.oneof({ weight: 3, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extraHeaders }),
+      contentType,
+      body: bodyArb,
+      lieAboutLength: fc.oneof({ weight: 30, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('0', '1', '99999', 'abc', '-1') }),
+      remoteAddress,
+    })
+    .map((r) => {
+      const headers: Record<string, string | string[]> = { ...r.extra, ...r.auth };
+      for (const entry of r.routeHeaders) if (entry !== undefined) headers[entry[0]] = entry[1];
+      if (r.body !== undefined && r.contentType !== undefined) headers['content-type'] = r.contentType;
+      if (r.signature.kind === 'valid') headers['x-signature'] = sign(ctx.creds.apiKey, r.body ?? '');
+      if (r.signature.kind === 'junk') headers['x-signature'] = r.signature.value;
+      if (r.lieAboutLength !== undefined && r.body !== undefined) headers['content-length'] = r.lieAboutLength;
+      return {
+        method: r.method,
+        url: `${r.path}${r.query}`,
+        headers,
+        remoteAddress: r.remoteAddress,
+        ...(r.body === undefined ? {} : { payload: r.body }),
+      };
+    });
+}
+
+function sign(apiKey: string, body: string | Buffer): string {
+  return createHmac('sha256', apiKey.slice(apiKey.indexOf('.') + 1)).update(body).digest('hex');
+}
+
+/** Every route of the app with plausible input to start from. */
+export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
+  const { ids } = ctx;
+  const coin = fc.oneof(fc.constantFrom(...ids.coins), fc.constantFrom(...ids.coins).map((c) => c.toLowerCase()), fc.constantFrom('XYZ', 'B', 'BTCBTCBTCBTCB'));
+  const randomUuid = fc.uuid().map(String);
+  const partnerIds = fc.oneof(fc.constantFrom(ids.victimId, ids.victimId.toUpperCase()), randomUuid);
+  const orderIds = fc.oneof(fc.constantFrom(ids.orderId, ids.otherOrderId, ids.orderId.toUpperCase()), randomUuid);
+  const currencyIds = fc.oneof(fc.constantFrom(...ids.currencyIds), randomUuid);
+  const amountLiteral = fc.oneof({ weight: 4, arbitrary: decimalText }, { weight: 1, arbitrary: numberLiteral }, { weight: 1, arbitrary: literal(decimalText) });
+  const bool = fc.oneof({ weight: 5, arbitrary: fc.constantFrom('true', 'false') }, { weight: 1, arbitrary: fc.constantFrom('"true"', '1', '0', 'null') });
+  const integerLiteral = (min: number, max: number) => fc.oneof({ weight: 5, arbitrary: fc.integer({ min, max }).map(String) }, { weight: 1, arbitrary: numberLiteral });
+  const text = (max: number) => fc.oneof({ weight: 3, arbitrary: literal(fc.string({ minLength: 1, maxLength: max })) }, { weight: 1, arbitrary: literal(junkText) });
+  const solAddress = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => base58.encode(bytes));
+  const dateTime = fc.oneof(
+    fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+    fc.constantFrom('2026-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:60Z', '2026-02-30T00:00:00Z', '2026-01-01T00:00:00+14:00', '0001-01-01T00:00:00+01:00', '2026-01-01t00:00:00z', '2026-01-01'),
+  );
+  const limit = fc.oneof(fc.integer({ min: -5, max: 600 }).map(String), numberLiteral);
+
+  // A pair of catalog rows (so requests get past "unknown coin"), an amount near the source's
+  // limits, and a recipient address of the destination's format where one is known.
+  const pair = fc.record({
+    from: fc.constantFrom(...ids.currencies),
+    to: fc.constantFrom(...ids.currencies),
+    factor: fc.constantFrom('0.5', '1', '1.01', '2', '10', '1000', '1000000', '1000000000', '0.000001'),
+    lower: fc.boolean(),
+    omitNetworks: fc.boolean(),
+  });
+  const amountOf = (min: string, factor: string) => new Decimal(min).mul(factor).toFixed();
+  const cased = (text: string, lower: boolean) => (lower ? text.toLowerCase() : text);
+  const ratesQuery: Fields = {
+    names: ['coin_from', 'coin_to', 'network_from', 'network_to', 'amount', 'rate_type'],
+    plausible: fc.tuple(pair, fc.constantFrom('float', 'fixed', 'float', 'fixed', 'FIXED', '')).map(([p, rateType]) => ({
+      coin_from: cased(p.from.coin, p.lower),
+      coin_to: p.to.coin,
+      network_from: p.from.network,
+      network_to: cased(p.to.network, p.lower),
+      amount: amountOf(p.from.min_amount, p.factor),
+      rate_type: rateType,
+    })),
+  };
+  const orderBody: Fields = {
+    names: ['coin_from', 'network_from', 'coin_to', 'network_to', 'amount_from', 'rate_type', 'recipient_address', 'recipient_address_tag', 'refund_address', 'quote_id'],
+    plausible: fc
+      .tuple(
+        pair,
+        fc.constantFrom('float', 'fixed'),
+        fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+        fc.boolean(),
+        fc.oneof({ weight: 9, arbitrary: fc.constant('null') }, { weight: 1, arbitrary: literal(randomUuid) }),
+        fc.constantFrom('12345', '12345', '0', '4294967296', 'memo text', ''),
+      )
+      .map(([p, rateType, withTag, withRefund, quoteId, tag]) => ({
+        coin_from: JSON.stringify(cased(p.from.coin, p.lower)),
+        network_from: JSON.stringify(p.from.network),
+        coin_to: JSON.stringify(p.to.coin),
+        network_to: JSON.stringify(cased(p.to.network, p.lower)),
+        amount_from: amountOf(p.from.min_amount, p.factor),
+        rate_type: JSON.stringify(rateType),
+        recipient_address: JSON.stringify(ADDRESS_BY_NETWORK[p.to.network] ?? ETH_ADDRESS),
+        recipient_address_tag: withTag || p.to.is_memo ? JSON.stringify(tag) : 'null',
+        refund_address: withRefund ? JSON.stringify(ADDRESS_BY_NETWORK[p.from.network] ?? BTC_ADDRESS) : 'null',
+        quote_id: quoteId,
+      })),
+  };
+
+  return [
+    // Partner API and its document.
+    { method: 'GET', path: '/api/v1/currencies', auth: 'optional' },
+    { method: 'GET', path: '/api/v1/partner/account', auth: 'partner' },
+    {
+      method: 'GET',
+      path: '/api/v1/partner/rates',
+      auth: 'optional',
+      query: ratesQuery,
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/partner/orders',
+      auth: 'partner',
+      body: orderBody,
+      headers: { 'idempotency-key': fc.oneof(fc.constantFrom('key-1', 'key-2'), fc.uuid().map(String)) },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/partner/orders/:order_id',
+      auth: 'partner',
+      params: { order_id: fc.oneof(orderIds, fc.constantFrom(ids.shortId, ids.shortId.toLowerCase(), 'EX-AAAAAA', 'ex-')) },
+    },
+    { method: 'GET', path: '/api/v1/openapi.json', auth: 'none' },
+
+    // Operator API.
+    {
+      method: 'POST',
+      path: '/admin/v1/partners',
+      auth: 'admin',
+      body: fields({ name: text(100), markup_bps: integerLiteral(-1, 1001), rate_limit_per_minute: integerLiteral(0, 1_000_001) }),
+    },
+    { method: 'GET', path: '/admin/v1/partners', auth: 'admin', query: fields({ limit, offset: limit }) },
+    { method: 'GET', path: '/admin/v1/partners/:id', auth: 'admin', params: { id: fc.oneof(partnerIds, fc.constant(ids.partnerId)) } },
+    {
+      method: 'PATCH',
+      path: '/admin/v1/partners/:id',
+      auth: 'admin',
+      params: { id: partnerIds },
+      body: fields({
+        status: literal(fc.constantFrom('active', 'suspended', 'deleted', 'ACTIVE')),
+        markup_bps: integerLiteral(-1, 1001),
+        rate_limit_per_minute: integerLiteral(0, 1_000_001),
+      }),
+    },
+    { method: 'POST', path: '/admin/v1/partners/:id/keys', auth: 'admin', params: { id: partnerIds } },
+    { method: 'GET', path: '/admin/v1/partners/:id/keys', auth: 'admin', params: { id: fc.oneof(partnerIds, fc.constant(ids.partnerId)) } },
+    {
+      method: 'DELETE',
+      path: '/admin/v1/keys/:key_id',
+      auth: 'admin',
+      params: { key_id: fc.oneof(fc.constantFrom(...ids.victimKeyIds), fc.stringMatching(/^pk_[a-z0-9]{20}$/), fc.constant(`pk_${randomBytes(10).toString('hex')}`)) },
+    },
+    { method: 'GET', path: '/admin/v1/currencies', auth: 'admin' },
+    {
+      method: 'PATCH',
+      path: '/admin/v1/currencies/:id',
+      auth: 'admin',
+      params: { id: currencyIds },
+      body: fields({
+        is_active: bool,
+        is_deposit_enabled: bool,
+        is_withdraw_enabled: bool,
+        min_amount: amountLiteral,
+        max_amount: amountLiteral,
+        payout_fee: amountLiteral,
+        min_confirmations: integerLiteral(-1, 10001),
+      }),
+    },
+    { method: 'GET', path: '/admin/v1/prices', auth: 'admin' },
+    { method: 'PUT', path: '/admin/v1/prices/:coin', auth: 'admin', params: { coin }, body: fields({ price_usd: amountLiteral }) },
+    { method: 'GET', path: '/admin/v1/address-pools/:chain', auth: 'admin', params: { chain: fc.constantFrom('SOL', 'sol', 'BTC', 'XYZ') } },
+    {
+      method: 'POST',
+      path: '/admin/v1/address-pools/:chain',
+      auth: 'admin',
+      params: { chain: fc.constantFrom('SOL', 'sol', 'BTC', 'XYZ') },
+      body: fields({
+        addresses: fc
+          .array(fc.oneof({ weight: 4, arbitrary: literal(solAddress) }, { weight: 1, arbitrary: literal(junkText) }, { weight: 1, arbitrary: jsonText }), { maxLength: 5 })
+          .map((items) => `[${items.join(',')}]`),
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/admin/v1/simulator/orders/:id/deposit',
+      auth: 'admin',
+      params: { id: orderIds },
+      body: fields({ amount: amountLiteral, txid: literal(fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.constantFrom('0x1234', 'xxxxxxxx'))) }),
+    },
+    { method: 'POST', path: '/admin/v1/simulator/orders/:id/confirmations', auth: 'admin', params: { id: orderIds }, body: fields({ count: integerLiteral(-1, 100_001) }) },
+    { method: 'POST', path: '/admin/v1/simulator/orders/:id/drop-deposit', auth: 'admin', params: { id: orderIds } },
+    {
+      method: 'POST',
+      path: '/admin/v1/simulator/faults',
+      auth: 'admin',
+      body: fields({ step: literal(fc.constantFrom('exchange', 'payout', 'refund', 'other')), count: integerLiteral(-1, 1001), permanent: bool }),
+    },
+    {
+      method: 'GET',
+      path: '/admin/v1/orders',
+      auth: 'admin',
+      query: fields({
+        status: fc.constantFrom('waiting_deposit', 'confirming', 'completed', 'expired', 'failed', 'nope'),
+        partner_id: partnerIds,
+        created_from: dateTime,
+        created_to: dateTime,
+        limit,
+        offset: limit,
+      }),
+    },
+    { method: 'GET', path: '/admin/v1/orders/:id', auth: 'admin', params: { id: orderIds } },
+    { method: 'POST', path: '/admin/v1/orders/:id/fail', auth: 'admin', params: { id: orderIds }, body: fields({ reason: text(500) }) },
+
+    // Operations, icons and the interactive docs.
+    { method: 'GET', path: '/healthz', auth: 'none' },
+    { method: 'GET', path: '/readyz', auth: 'none' },
+    { method: 'GET', path: '/metrics', auth: 'none' },
+    { method: 'GET', path: '/static/icons/:file', auth: 'none', params: { file: fc.constantFrom('btc.svg', 'eth.svg', 'ton.svg', 'BTC.svg', 'btc.png', 'x') } },
+    { method: 'GET', path: '/docs', auth: 'none' },
+    { method: 'GET', path: '/docs/json', auth: 'none' },
+    { method: 'GET', path: '/docs/yaml', auth: 'none' },
+    { method: 'GET', path: '/docs/static/index.html', auth: 'none' },
+    { method: 'GET', path: '/docs/static/swagger-initializer.js', auth: 'none' },
+    { method: 'GET', path: '/docs/static/*', auth: 'none' },
+  ];
+}
+
+/**
+ * How many routes Fastify has, HEAD twins left out, counted in printRoutes' tree (whose labels
+ * do not always spell the full path, so only the count is used).
+ */
+export function registeredRouteCount(ctx: FuzzContext): number {
+  let count = 0;
+  for (const line of ctx.t.app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const methods = /\(([^)]*)\)\s*$/.exec(line)?.[1];
+    if (methods !== undefined) count += methods.split(',').filter((m) => m.trim() !== 'HEAD' && m.trim() !== '').length;
+  }
+  return count;
+}
+
+/** The operations of the OpenAPI document, as "METHOD /fastify/:template". */
+export function documentedRoutes(ctx: FuzzContext): string[] {
+  return [...ctx.documented.keys()].map((key) => key.replace(/\{([A-Za-z_]+)\}/g, ':$1')).sort();
+}
+
+/** Summary line of a route's statuses, for the long run's report. */
+export function describeStats(stats: Stats): string {
+  return [...stats.byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}:${n}`)
+    .join(' ');
+}
+

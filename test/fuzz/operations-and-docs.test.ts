@@ -1,0 +1,32 @@
+/**
+ * Fuzzing of the operations endpoints, coin icons and the interactive docs, and the check that
+ * the fuzzers cover every route the app registers (a new route without a fuzz spec fails here).
+ */
+import assert from 'node:assert/strict';
+// Built on helpers/test-app.js (through fuzz-harness.ts), so `npm test` runs it on both engines.
+import { after, describe, it } from 'node:test';
+import { FuzzContext, documentedRoutes, fuzzRuns, fuzzSeed, registeredRouteCount, routeSpecs } from './fuzz-harness.js';
+
+const RUNS = fuzzRuns(50);
+const ctx = await FuzzContext.create();
+
+describe(`fuzz: operations, icons and docs (${RUNS} cases per route)`, () => {
+  after(() => ctx.close());
+
+  it('every registered route has a fuzz spec, and every spec a route', () => {
+    const specs = routeSpecs(ctx);
+    const names = specs.map((spec) => `${spec.method} ${spec.path}`);
+    for (const spec of specs) {
+      assert.ok(ctx.t.app.hasRoute({ method: spec.method, url: spec.path }), `no route ${spec.method} ${spec.path}`);
+    }
+    for (const route of documentedRoutes(ctx)) assert.ok(names.includes(route), `no fuzz spec for ${route}`);
+    // Hidden routes (docs, icons) too: as many specs as the router has routes.
+    assert.equal(new Set(names).size, registeredRouteCount(ctx));
+  });
+
+  for (const spec of routeSpecs(ctx).filter((route) => !route.path.startsWith('/api/') && !route.path.startsWith('/admin/'))) {
+    it(`${spec.method} ${spec.path}`, async () => {
+      await ctx.fuzzRoute(spec, RUNS, fuzzSeed());
+    });
+  }
+});
