@@ -3,9 +3,10 @@ import path from 'node:path';
 import { freePort, startNodeProcess, stopNodeProcess, waitUntilReady, type NodeProcess } from './local-node-process.js';
 
 /**
- * The anvil binary of the `@foundry-rs/anvil` dev dependency: it ships in a per-platform
- * package (`@foundry-rs/anvil-linux-amd64`, ...) whose `bin/anvil` we run directly, so no
- * postinstall script is needed.
+ * The anvil binary of the per-platform package `@foundry-rs/anvil-linux-amd64`, an optional
+ * dependency: the registry this project installs from carries only the Linux x64 build, and
+ * the `@foundry-rs/anvil` wrapper lists every platform, which made `npm ci` refuse the lockfile.
+ * Its `bin/anvil` is run directly, so no postinstall script is needed.
  */
 export function anvilBinary(): string {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
@@ -14,7 +15,7 @@ export function anvilBinary(): string {
     const manifest = createRequire(import.meta.url).resolve(`${name}/package.json`);
     return path.join(path.dirname(manifest), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
   } catch {
-    throw new Error(`anvil is not installed (${name} missing): run \`npm ci\`; @foundry-rs/anvil is a dev dependency`);
+    throw new Error(`anvil is not installed (${name} missing): run \`npm ci\`; anvil ships for Linux x64 as an optional dependency`);
   }
 }
 
