@@ -173,10 +173,12 @@ export class FuzzContext {
     readonly documented: ReadonlyMap<string, ReadonlySet<number>>,
   ) {}
 
-  static async create(): Promise<FuzzContext> {
+  /** `configure` adds test routes (the harness's own tests use it to prove the checks bite). */
+  static async create(configure?: (app: TestApp['app']) => void): Promise<FuzzContext> {
     const t = await buildTestApp({
       env: { WORKER: 'off' },
       configure(app) {
+        configure?.(app);
         // Test-only: which route answered, and what its schema documents (for hidden routes).
         app.addHook('onSend', async (request, reply, payload) => {
           const options = request.routeOptions;

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 // Built on helpers/test-app.js (through fuzz-harness.ts), so `npm test` runs it on both engines.
 import { after, describe, it } from 'node:test';
+import { ApiError } from '../../src/errors.js';
 import { FuzzContext, documentedRoutes, fuzzRuns, fuzzSeed, registeredRouteCount, routeSpecs } from './fuzz-harness.js';
 
 const RUNS = fuzzRuns(50);
@@ -29,4 +30,25 @@ describe(`fuzz: operations, icons and docs (${RUNS} cases per route)`, () => {
       await ctx.fuzzRoute(spec, RUNS, fuzzSeed());
     });
   }
+});
+
+describe('fuzz harness: the invariants bite', () => {
+  it('a rejected request that wrote a row, an undocumented status and a bare error all fail the check', async () => {
+    const broken = await FuzzContext.create((app) => {
+      app.post('/test/sneaky', { schema: { response: { 400: { $ref: 'Error#' } } } }, async () => {
+        await app.runtime.apiKeys.issue((await broken.t.db.handle.db.selectFrom('partners').select('id').executeTakeFirstOrThrow()).id);
+        throw new ApiError('bad_request', 'rejected, but a key was written');
+      });
+      app.get('/test/teapot', async (_request, reply) => reply.code(418).send({ detail: 'x', code: 'bad_request' }));
+      app.get('/test/bare', { schema: { response: { 400: { $ref: 'Error#' } } } }, async (_request, reply) => reply.code(400).type('text/plain').send('no'));
+    });
+    try {
+      const request = (method: 'GET' | 'POST', url: string) => ({ method, url, headers: {}, remoteAddress: '10.0.0.1' });
+      await assert.rejects(broken.check(request('POST', '/test/sneaky')), /changed stored state \(api_keys\)/);
+      await assert.rejects(broken.check(request('GET', '/test/teapot')), /status 418 is not documented/);
+      await assert.rejects(broken.check(request('GET', '/test/bare')), /non-JSON error/);
+    } finally {
+      await broken.close();
+    }
+  });
 });
