@@ -20,7 +20,8 @@ export interface OutboxRequest {
 export interface ApplyOptions {
   /** Field changes that go with the move (txids, amounts, confirmations). */
   changes?: Updateable<OrderTable>;
-  reason?: StatusReason | string;
+  /** Why (stored as status_reason when the move ends in refunding or failed). */
+  reason?: StatusReason;
   data?: Record<string, unknown>;
   outbox?: OutboxRequest;
   /** More writes that must commit or roll back with the move (e.g. the payout row's status). */
