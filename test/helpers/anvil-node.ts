@@ -57,12 +57,16 @@ export async function startAnvil(): Promise<Anvil> {
       const hash = await rpc<string>('eth_sendTransaction', [
         { from: account, ...tx, ...(tx.value === undefined ? {} : { value: `0x${tx.value.toString(16)}` }) },
       ]);
-      const receipt = await rpc<{ transactionHash: string; contractAddress: string | null; blockNumber: string; status: string } | null>(
-        'eth_getTransactionReceipt',
-        [hash],
-      );
-      if (receipt === null) throw new Error(`anvil did not mine ${hash}`);
-      return receipt;
+      // Auto-mining is immediate in anvil's view, but the receipt can trail the hash briefly.
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const receipt = await rpc<{ transactionHash: string; contractAddress: string | null; blockNumber: string; status: string } | null>(
+          'eth_getTransactionReceipt',
+          [hash],
+        );
+        if (receipt !== null) return receipt;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`anvil did not mine ${hash} within 5 s`);
     },
     mine: async (count) => {
       await rpc('anvil_mine', [`0x${count.toString(16)}`]);

@@ -77,10 +77,10 @@ export async function moves(h: ChainHarness, id: string): Promise<string[]> {
     .selectFrom('order_events')
     .select(['from_status', 'to_status'])
     .where('order_id', '=', id)
-    .orderBy('created_at')
-    .orderBy('id')
+    .orderBy('order_version')
     .execute();
-  // Rows of one pass share the manual clock's time: follow the chain from creation instead.
+  // order_version is the trail's order (rows of one pass share the manual clock's time);
+  // following the chain from creation also proves each move starts where the last one ended.
   const trail: string[] = [];
   let at: string | null = null;
   const remaining = rows.filter((row) => row.from_status !== row.to_status);
