@@ -16,6 +16,11 @@ const CONNECT_TIMEOUT_MS = 2000;
 class FastConnectClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     super(typeof config === 'string' ? { connectionString: config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS } : { ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // A connection that dies while checked out (the server went away between two queries of a
+    // request) emits 'error' with no pool listener attached, which would end the process. The
+    // request still sees the failure on its next query (and answers 503); the pool drops the
+    // broken client when it is released.
+    this.on('error', () => undefined);
   }
 }
 
