@@ -84,13 +84,11 @@ export class QuoteService {
       markupBps: request.partner?.markup_bps ?? this.settings.defaultMarkupBps,
       settings: { spreadBps: this.settings.spreadBps, fixedPremiumBps: this.settings.fixedPremiumBps },
     };
-    // Quoting the pair's minimum first yields the limits even when no amount was given.
-    const atMin = quoteAmount(pricing, pricing.from.minAmount);
-    let result = atMin;
-    if (request.amount !== undefined) {
-      result = quoteAmount(pricing, request.amount);
-    } else if (!atMin.ok && atMin.reason === 'below_min') {
-      result = quoteAmount(pricing, atMin.minAmount);
+    // One quote gives both the outcome and the limits. Without an amount the source minimum is
+    // quoted, and the pair's (larger) minimum when the destination side raises it.
+    let result = quoteAmount(pricing, request.amount ?? pricing.from.minAmount);
+    if (request.amount === undefined && !result.ok && result.reason === 'below_min') {
+      result = quoteAmount(pricing, result.minAmount);
     }
     if (!result.ok) {
       switch (result.reason) {

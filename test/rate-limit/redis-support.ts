@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import type { TestApp } from '../helpers/test-app.js';
+import { TcpProxy } from '../helpers/process-harness.js';
 
 /** The Redis the suite uses: TEST_REDIS_URL, else the local default (CI always runs one). */
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -99,77 +100,13 @@ export async function silentServer(): Promise<{ port: number; close(): Promise<v
   };
 }
 
-interface Link {
-  client: net.Socket;
-  upstream: net.Socket;
-  toUpstream: Buffer[];
-  toClient: Buffer[];
-}
-
 /**
- * A TCP proxy in front of the real Redis that a test can stall (bytes held, as a hung or
- * partitioned Redis does), take down (listener closed and connections cut: Redis stopped)
- * and bring back on the same port.
+ * A proxy in front of the real Redis that a test can stall (bytes held, as a hung or
+ * partitioned Redis does), take down (Redis stopped) and bring back on the same port.
  */
-export class RedisProxy {
-  private server: net.Server | undefined;
-  private readonly links = new Set<Link>();
-  private stalled = false;
-  port = 0;
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  static forUrl(url: string): RedisProxy {
-    const parsed = new URL(url);
-    return new RedisProxy({ host: parsed.hostname, port: Number(parsed.port || 6379) });
-  }
-
-  async up(): Promise<void> {
-    const server = net.createServer((client) => this.accept(client));
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as net.AddressInfo).port;
-    this.server = server;
-  }
-
-  async down(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const link of this.links) {
-      link.client.destroy();
-      link.upstream.destroy();
-    }
-    this.links.clear();
-    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  stall(): void {
-    this.stalled = true;
-  }
-
-  resume(): void {
-    this.stalled = false;
-    for (const link of this.links) {
-      for (const chunk of link.toUpstream.splice(0)) link.upstream.write(chunk);
-      for (const chunk of link.toClient.splice(0)) link.client.write(chunk);
-    }
-  }
-
-  private accept(client: net.Socket): void {
-    const upstream = net.connect(this.target.port, this.target.host);
-    const link: Link = { client, upstream, toUpstream: [], toClient: [] };
-    this.links.add(link);
-    client.on('data', (chunk: Buffer) => (this.stalled ? link.toUpstream.push(chunk) : upstream.write(chunk)));
-    upstream.on('data', (chunk: Buffer) => (this.stalled ? link.toClient.push(chunk) : client.write(chunk)));
-    const end = (): void => {
-      this.links.delete(link);
-      client.destroy();
-      upstream.destroy();
-    };
-    for (const socket of [client, upstream]) {
-      socket.on('error', end);
-      socket.on('close', end);
-    }
-  }
+export function redisProxy(url = REDIS_URL): TcpProxy {
+  const parsed = new URL(url);
+  return new TcpProxy({ host: parsed.hostname, port: Number(parsed.port || 6379) });
 }
 
 /** One timed request. */

@@ -6,7 +6,7 @@ import { RedisRateLimiter, type LimiterLog } from '../../src/services/rate-limit
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   REDIS_URL,
-  RedisProxy,
+  redisProxy,
   closedPort,
   deleteKeys,
   limiterFailures,
@@ -147,7 +147,7 @@ describe('rate limit (Redis store)', { skip }, () => {
   });
 
   describe('Redis stalling and stopping mid-run', () => {
-    const proxy = RedisProxy.forUrl(REDIS_URL);
+    const proxy = redisProxy(REDIS_URL);
     let t: TestApp;
     before(async () => {
       await proxy.up();

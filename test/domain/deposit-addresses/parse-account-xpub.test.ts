@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createBase58check } from '@scure/base';
+import { HDKey } from '@scure/bip32';
+import { createBase58check, hex } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import {
   ExtendedKeyError,
@@ -21,8 +22,13 @@ const V1_M_0H_1_2H_2_XPUB =
   'xpub6FHa3pjLCk84BayeJxFW2SP4XRrFd1JYnxeLeU8EqN3vDfZmbqBqaGJAyiLjTAwm6ZLRQUMv1ZACTj37sR62cfN7fe5JnJ7dh8zL4fiyLHV';
 const V1_M_0H_1_2H_2_1000000000_XPUB =
   'xpub6H1LXWLaKsWFhvm6RVpEL9P4KfRZSW7abD2ttkWP3SSQvnyA8FSVqNTEcYFgJS2UaFcxupHiYkro49S8yGasTvXEYBVPamhGW6cFJodrTHy';
-const V1_M_0H_1_2H_XPRV =
-  'xprv9z4pot5VBttmtdRTWfWQmoH1taj2axGVzFqSb8C9xaxKymcFzXBDptWmT7FwuEzG3ryjH4ktypQSAewRiNMjANTtpgP4mLTj34bhnZX7UiM';
+// Its private key at the same path, derived here rather than written out: a test vector, but an
+// xprv in the tree is indistinguishable from a leaked key to anyone scanning it.
+const V1_M_0H_1_2H_XPRV = (() => {
+  const key = HDKey.fromMasterSeed(hex.decode('000102030405060708090a0b0c0d0e0f')).derive("m/0'/1/2'");
+  assert.equal(key.publicExtendedKey, V1_M_0H_1_2H_XPUB);
+  return key.privateExtendedKey;
+})();
 // BIP-84 test vector account key.
 const BIP84_ZPUB =
   'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
