@@ -57,9 +57,10 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     logger,
     metrics,
   });
-  // One poll before serving, so the first quote after start-up already has prices.
-  await prices.refresh();
+  // Start polling and wait for its first poll (refresh joins the poll in flight rather than
+  // starting a second one), so the first quote after start-up already has prices.
   prices.start();
+  await prices.refresh();
 
   const quotes = new QuoteService(catalog, prices, config.pricing, db, clock);
   const wallets = await loadDepositWallets(config, catalog.all());
