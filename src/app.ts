@@ -21,6 +21,7 @@ import { CurrencySchema } from './routes/schemas.js';
 import { registerStaticIcons } from './routes/static-icons.js';
 import { registerV1Routes } from './routes/v1/index.js';
 import { OrderSchema } from './routes/v1/order-view.js';
+import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
 declare module 'fastify' {
@@ -69,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // LOG_REQUESTS=false: no 'incoming request' / 'request completed' lines (bench/README.md).
     logController: config.logRequests ? undefined : new LogController({ disableRequestLogging: true }),
     frameworkErrors: frameworkErrorHandler,
+    childLoggerFactory: lazyChildLoggerFactory,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = createMetrics();
