@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { PartnerRow } from '../db/schema/partners.js';
 import { ApiError } from '../errors.js';
-import type { ApiKeyService } from '../services/api-keys.js';
+import type { ApiKeyService, Authentication } from '../services/api-keys.js';
 
 /** Who is calling, as far as the presented key says; set by the onRequest hook below. */
 export type Caller =
@@ -45,26 +45,41 @@ export function presentedKey(request: FastifyRequest): string | undefined | null
 export function installCallerIdentification(app: FastifyInstance, keys: ApiKeyService): void {
   // Declared up front (as undefined) so every request object keeps one shape.
   app.decorateRequest('caller', undefined);
-  app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/admin/')) return;
+  // Callback style with a synchronous path: a cached key answers without a promise per request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.url.startsWith('/admin/')) return done();
     const key = presentedKey(request);
-    if (key === undefined) return;
+    if (key === undefined) return done();
     if (key === null) {
       request.caller = { kind: 'rejected', error: new ApiError('unauthorized', 'malformed or conflicting API key headers') };
-      return;
+      return done();
     }
-    const result = await keys.authenticate(key);
-    request.caller = result.ok
-      ? { kind: 'partner', partner: result.partner, keyId: result.keyId, sealedSecret: result.sealedSecret }
-      : { kind: 'rejected', error: new ApiError(result.failure === 'inactive' ? 'forbidden' : 'unauthorized', result.detail) };
+    const result = keys.authenticate(key);
+    if (!(result instanceof Promise)) {
+      request.caller = callerOf(result);
+      return done();
+    }
+    result.then(
+      (settled) => {
+        request.caller = callerOf(settled);
+        done();
+      },
+      done,
+    );
   });
+}
+
+function callerOf(result: Authentication): Caller {
+  return result.ok
+    ? { kind: 'partner', partner: result.partner, keyId: result.keyId, sealedSecret: result.sealedSecret }
+    : { kind: 'rejected', error: new ApiError(result.failure === 'inactive' ? 'forbidden' : 'unauthorized', result.detail) };
 }
 
 export interface PartnerAuthHooks {
   /** Order endpoints: a valid key is required. */
-  required: preValidationAsyncHookHandler;
+  required: preValidationHookHandler;
   /** Public endpoints: no key is fine, an invalid one is 401 (never silently ignored). */
-  optional: preValidationAsyncHookHandler;
+  optional: preValidationHookHandler;
 }
 
 /**
@@ -88,8 +103,16 @@ export function partnerAuthHooks(keys: ApiKeyService): PartnerAuthHooks {
     }
     request.partner = caller.partner;
   }
-  return {
-    required: async (request) => check(request, true),
-    optional: async (request) => check(request, false),
-  };
+  // Synchronous hooks (no promise per request); a thrown ApiError goes to done().
+  const hook =
+    (required: boolean): preValidationHookHandler =>
+    (request, _reply, done) => {
+      try {
+        check(request, required);
+      } catch (error) {
+        return done(error as Error);
+      }
+      done();
+    };
+  return { required: hook(true), optional: hook(false) };
 }

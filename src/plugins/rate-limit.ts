@@ -84,29 +84,42 @@ export function installRateLimit(app: FastifyInstance, options: RateLimitOptions
     failures.inc({ reason }, 0);
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (isExempt(request)) return;
+  /** Writes the fields; true when the request may go on (false: a 429 was sent). */
+  function apply(reply: FastifyReply, bucket: Bucket, decision: RateLimitDecision): boolean {
+    reply.header('RateLimit-Policy', `"${bucket.policy}";q=${bucket.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`);
+    reply.header('RateLimit-Limit', String(bucket.limit));
+    if (decision.status === 'unchecked') {
+      failures.inc({ reason: decision.reason });
+      return true;
+    }
+    const reset = setStateHeaders(reply, bucket, decision);
+    if (decision.status === 'allowed') return true;
+    reply.header('Retry-After', String(reset));
+    sendError(
+      reply,
+      'rate_limited',
+      `rate limit exceeded: ${bucket.limit} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds; retry in ${reset} s`,
+    );
+    return false;
+  }
+
+  // Callback style: the memory store decides synchronously, so most requests make no promise here.
+  // After a 429 is sent, done() is not called: the reply is already on its way.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (isExempt(request)) return done();
     const caller = request.caller;
     const bucket: Bucket =
       caller?.kind === 'partner'
         ? { policy: 'key', id: `key:${caller.keyId}`, limit: caller.partner.rate_limit_per_minute }
         : { policy: 'ip', id: `ip:${request.ip}`, limit: publicLimit };
-    const decision = await limiter.consume(bucket.id, bucket.limit);
-    reply.header('RateLimit-Policy', `"${bucket.policy}";q=${bucket.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`);
-    reply.header('RateLimit-Limit', String(bucket.limit));
-    if (decision.status === 'unchecked') {
-      failures.inc({ reason: decision.reason });
+    const decision = limiter.consume(bucket.id, bucket.limit);
+    if (!(decision instanceof Promise)) {
+      if (apply(reply, bucket, decision)) done();
       return;
     }
-    const reset = setStateHeaders(reply, bucket, decision);
-    if (decision.status === 'limited') {
-      reply.header('Retry-After', String(reset));
-      return sendError(
-        reply,
-        'rate_limited',
-        `rate limit exceeded: ${bucket.limit} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds; retry in ${reset} s`,
-      );
-    }
+    decision.then((settled) => {
+      if (apply(reply, bucket, settled)) done();
+    }, done);
   });
   // A process starting next to a healthy Redis counts from its first request; a dead Redis
   // delays the start by at most this bound (then requests pass unchecked until it answers).

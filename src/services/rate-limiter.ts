@@ -20,7 +20,8 @@ import type { Clock } from '../clock.js';
  */
 export interface RateLimiter {
   /** Counts one request against `bucket`, whose budget per window is `limit`. Never rejects. */
-  consume(bucket: string, limit: number): Promise<RateLimitDecision>;
+  /** The memory store answers synchronously (no promise per request); Redis with a promise. */
+  consume(bucket: string, limit: number): RateLimitDecision | Promise<RateLimitDecision>;
   /**
    * Resolves once the store can answer, when it has failed to connect, or after `withinMs`,
    * whichever comes first; never rejects (a store that is down does not stop the app starting).
@@ -75,7 +76,7 @@ export class MemoryRateLimiter implements RateLimiter {
     this.windowMs = windowSeconds * 1000;
   }
 
-  async consume(bucket: string, limit: number): Promise<RateLimitDecision> {
+  consume(bucket: string, limit: number): RateLimitDecision {
     const now = this.clock.now().getTime();
     this.sweep(now);
     let window = this.windows.get(bucket);

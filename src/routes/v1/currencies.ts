@@ -17,8 +17,10 @@ export function registerListCurrencies(app: App, { catalog, partnerAuth }: Servi
         response: { 200: Type.Array(Type.Ref('Currency')), ...errorResponses(401, 403, 429, 500) },
       },
     },
-    async (_request, reply) =>
-      // Pre-serialized once per catalog change: exact decimals, no per-request work.
-      sendJsonText(reply, catalog.publicJson()),
+    // Pre-serialized once per catalog change: exact decimals, no per-request work. A plain
+    // (not async) handler that returns nothing: no promise per request.
+    (_request, reply) => {
+      sendJsonText(reply, catalog.publicJson());
+    },
   );
 }
