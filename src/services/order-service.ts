@@ -5,9 +5,11 @@ import type { Clock } from '../clock.js';
 import { findFixedQuote } from '../db/repositories/fixed-quotes-repository.js';
 import {
   findPartnerOrder,
+  findPartnerOrderView,
   insertOrder,
   insertOrderEvent,
   orderUsingQuote,
+  type PartnerOrderRow,
 } from '../db/repositories/orders-repository.js';
 import { completeIdempotencyKey } from '../db/repositories/idempotency-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
@@ -79,11 +81,14 @@ export class OrderService {
     }
   }
 
-  /** By UUID or short id (case-insensitive); anything else, or another partner's order, is 404. */
-  async get(partner: PartnerRow, orderId: string): Promise<OrderRow> {
-    let order: OrderRow | undefined;
-    if (UUID_PATTERN.test(orderId)) order = await findPartnerOrder(this.db, partner.id, { id: orderId.toLowerCase() });
-    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrder(this.db, partner.id, { shortId: orderId });
+  /**
+   * By UUID or short id (case-insensitive); anything else, or another partner's order, is 404.
+   * Only the columns the partner's view shows.
+   */
+  async get(partner: PartnerRow, orderId: string): Promise<PartnerOrderRow> {
+    let order: PartnerOrderRow | undefined;
+    if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, partner.id, { id: orderId.toLowerCase() });
+    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, partner.id, { shortId: orderId });
     if (order === undefined) throw new ApiError('not_found', 'order not found');
     return order;
   }

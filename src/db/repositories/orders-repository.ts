@@ -1,19 +1,115 @@
-import type { Db } from '../schema/index.js';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type CompiledQuery,
+  type SelectQueryBuilder,
+} from 'kysely';
+import type { Database, Db } from '../schema/index.js';
 import type { NewOrder, OrderRow, OrderStatus } from '../schema/orders.js';
 
 export async function insertOrder(db: Db, order: NewOrder): Promise<OrderRow> {
   return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();
 }
 
-/** The partner filter is part of the query: another partner's order is simply not found. */
+/** What the partner's view of an order shows (routes/v1/order-view.ts), and nothing else. */
+const PARTNER_ORDER_COLUMNS = [
+  'id',
+  'short_id',
+  'status',
+  'created_at',
+  'expires_at',
+  'coin_from',
+  'network_from',
+  'coin_to',
+  'network_to',
+  'amount_from_expected',
+  'amount_to_expected',
+  'rate_type',
+  'rate_quoted',
+  'deposit_address',
+  'deposit_address_tag',
+  'recipient_address',
+  'deposit_txid',
+  'deposit_confirmations',
+  'deposit_confirmations_required',
+  'payout_txid',
+  'amount_from_received',
+  'refund_txid',
+  'status_reason',
+] as const;
+
+/** An order as a partner reads it: the columns its view shows. */
+export type PartnerOrderRow = Pick<OrderRow, (typeof PARTNER_ORDER_COLUMNS)[number]>;
+
+/**
+ * Builds SQL and never runs it. Both engines (pg and PGlite) speak PostgreSQL through Kysely's
+ * PostgreSQL compiler, so SQL compiled here once runs on either.
+ */
+const sqlBuilder = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+/** One partner's order by id and by short id, compiled once: parameters are [partner id, key]. */
+interface PartnerOrderQueries<Row> {
+  byId: CompiledQuery<Row>;
+  byShortId: CompiledQuery<Row>;
+}
+
+function compilePartnerOrderQueries<Row>(select: SelectQueryBuilder<Database, 'orders', Row>): PartnerOrderQueries<Row> {
+  const compile = (column: 'id' | 'short_id'): CompiledQuery<Row> => {
+    const compiled = select.where('partner_id', '=', 'partner').where(column, '=', 'key').compile();
+    if (compiled.parameters.length !== 2 || compiled.parameters[0] !== 'partner' || compiled.parameters[1] !== 'key') {
+      throw new Error(`unexpected parameters of ${compiled.sql}`);
+    }
+    return compiled;
+  };
+  return { byId: compile('id'), byShortId: compile('short_id') };
+}
+
+const FULL_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').selectAll());
+const PARTNER_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').select(PARTNER_ORDER_COLUMNS));
+
+/**
+ * Runs a query compiled once with this request's parameters: no query building or compiling
+ * per call. The partner filter is part of the query: another partner's order is simply not found.
+ */
+async function findByPartner<Row>(
+  db: Db,
+  queries: PartnerOrderQueries<Row>,
+  partnerId: string,
+  by: { id: string } | { shortId: string },
+): Promise<Row | undefined> {
+  const query: CompiledQuery<Row> = 'id' in by
+    ? { ...queries.byId, parameters: [partnerId, by.id] }
+    : { ...queries.byShortId, parameters: [partnerId, by.shortId.toUpperCase()] };
+  const result = await db.executeQuery(query);
+  return result.rows[0];
+}
+
+/** The whole row. Short ids are stored upper case; the lookup is case-insensitive. */
 export async function findPartnerOrder(
   db: Db,
   partnerId: string,
   by: { id: string } | { shortId: string },
 ): Promise<OrderRow | undefined> {
-  let query = db.selectFrom('orders').selectAll().where('partner_id', '=', partnerId);
-  query = 'id' in by ? query.where('id', '=', by.id) : query.where('short_id', '=', by.shortId.toUpperCase());
-  return query.executeTakeFirst();
+  return findByPartner(db, FULL_ORDER, partnerId, by);
+}
+
+/** Only what the partner's view shows (GET /orders/{id}): fewer columns to fetch and parse. */
+export async function findPartnerOrderView(
+  db: Db,
+  partnerId: string,
+  by: { id: string } | { shortId: string },
+): Promise<PartnerOrderRow | undefined> {
+  return findByPartner(db, PARTNER_ORDER, partnerId, by);
 }
 
 export async function findOrder(db: Db, id: string): Promise<OrderRow | undefined> {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Decimal } from 'decimal.js';
-import type { OrderRow } from '../../db/schema/orders.js';
+import type { PartnerOrderRow } from '../../db/repositories/orders-repository.js';
 import { ORDER_STATUSES } from '../../db/schema/orders.js';
+import { DecimalText } from '../../json.js';
 
 /** The Order object of spec 2.3. */
 export const OrderSchema = Type.Object(
@@ -41,9 +41,10 @@ export const OrderSchema = Type.Object(
 
 /**
  * An order as the partner sees it. An order past its deposit window that is still waiting
- * reads as expired before the sweep has moved it (DESIGN §4).
+ * reads as expired before the sweep has moved it (DESIGN §4). Amounts and rate stay the NUMERIC
+ * text the database returned (DecimalText): toJson writes them as exact numbers.
  */
-export function orderView(order: OrderRow, now: Date): Record<string, unknown> {
+export function orderView(order: PartnerOrderRow, now: Date): Record<string, unknown> {
   const status = order.status === 'waiting_deposit' && order.expires_at <= now ? 'expired' : order.status;
   return {
     id: order.id,
@@ -55,10 +56,10 @@ export function orderView(order: OrderRow, now: Date): Record<string, unknown> {
     network_from: order.network_from,
     coin_to: order.coin_to,
     network_to: order.network_to,
-    amount_from_expected: new Decimal(order.amount_from_expected),
-    amount_to_expected: new Decimal(order.amount_to_expected),
+    amount_from_expected: new DecimalText(order.amount_from_expected),
+    amount_to_expected: new DecimalText(order.amount_to_expected),
     rate_type: order.rate_type,
-    rate_quoted: new Decimal(order.rate_quoted),
+    rate_quoted: new DecimalText(order.rate_quoted),
     deposit_address: order.deposit_address,
     deposit_address_tag: order.deposit_address_tag,
     recipient_address: order.recipient_address,
@@ -66,7 +67,7 @@ export function orderView(order: OrderRow, now: Date): Record<string, unknown> {
     deposit_confirmations: order.deposit_confirmations,
     deposit_confirmations_required: order.deposit_confirmations_required,
     payout_txid: order.payout_txid,
-    amount_from_received: order.amount_from_received === null ? null : new Decimal(order.amount_from_received),
+    amount_from_received: order.amount_from_received === null ? null : new DecimalText(order.amount_from_received),
     refund_txid: order.refund_txid,
     status_reason: order.status_reason,
   };

@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Decimal } from 'decimal.js';
+import { stringify } from 'lossless-json';
+import {
+  findPartnerOrder,
+  findPartnerOrderView,
+  type PartnerOrderRow,
+} from '../../src/db/repositories/orders-repository.js';
+import type { OrderRow } from '../../src/db/schema/orders.js';
+import { toJson } from '../../src/json.js';
+import { orderView } from '../../src/routes/v1/order-view.js';
+import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * GET /partner/orders/{order_id} reads fewer columns through a query compiled once, and writes
+ * its body with DecimalText and the direct JSON writer: the bytes are those the whole row,
+ * Decimals and lossless-json wrote before, with every nullable field null and set.
+ */
+
+/** The view as it was: Decimals from the NUMERIC text. */
+function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
+  const status = order.status === 'waiting_deposit' && order.expires_at <= now ? 'expired' : order.status;
+  return {
+    id: order.id,
+    short_id: order.short_id,
+    status,
+    created_at: order.created_at.toISOString(),
+    expires_at: order.expires_at.toISOString(),
+    coin_from: order.coin_from,
+    network_from: order.network_from,
+    coin_to: order.coin_to,
+    network_to: order.network_to,
+    amount_from_expected: new Decimal(order.amount_from_expected),
+    amount_to_expected: new Decimal(order.amount_to_expected),
+    rate_type: order.rate_type,
+    rate_quoted: new Decimal(order.rate_quoted),
+    deposit_address: order.deposit_address,
+    deposit_address_tag: order.deposit_address_tag,
+    recipient_address: order.recipient_address,
+    deposit_txid: order.deposit_txid,
+    deposit_confirmations: order.deposit_confirmations,
+    deposit_confirmations_required: order.deposit_confirmations_required,
+    payout_txid: order.payout_txid,
+    amount_from_received: order.amount_from_received === null ? null : new Decimal(order.amount_from_received),
+    refund_txid: order.refund_txid,
+    status_reason: order.status_reason,
+  };
+}
+
+/** toJson as it was. */
+function toJsonBefore(value: unknown): string | undefined {
+  return stringify(value, undefined, undefined, [{ test: (v) => Decimal.isDecimal(v), stringify: (v) => (v as Decimal).toFixed() }]);
+}
+
+const ETH_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+
+type Partner = { id: string; apiKey: string; keyId: string };
+
+describe('GET /partner/orders/{order_id}: the same bytes as before', () => {
+  const clock = new ManualClock(new Date('2026-06-15T12:00:00.000Z'));
+  let t: TestApp;
+  let acme: Partner;
+  let order: { id: string; short_id: string; expires_at: string };
+  let createdBody: string;
+  before(async () => {
+    t = await buildTestApp({ clock, env: { WORKER: 'off', PRICE_POLL_SECONDS: '3600' } });
+    acme = await t.createPartner({ rate_limit_per_minute: 100_000 });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { authorization: `Bearer ${acme.apiKey}` },
+      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.1, rate_type: 'float', recipient_address: ETH_ADDRESS },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    order = res.json();
+    createdBody = res.body;
+  });
+  after(() => t.close());
+
+  const db = () => t.db.handle.db;
+  const wholeRow = () => db().selectFrom('orders').selectAll().where('id', '=', order.id).executeTakeFirstOrThrow();
+  const read = (id: string) =>
+    t.app.inject({ method: 'GET', url: `/api/v1/partner/orders/${id}`, headers: { 'x-api-key': acme.apiKey } });
+
+  /** The body GET answers, by UUID and by short id, against the body the old path writes now. */
+  async function assertSameBytes(label: string): Promise<string> {
+    const expected = toJsonBefore(orderViewBefore(await wholeRow(), clock.now()));
+    assert.ok(expected !== undefined);
+    for (const id of [order.id, order.short_id.toLowerCase()]) {
+      const res = await read(id);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.body, expected, `${label}, ${id}`);
+    }
+    const row = await findPartnerOrderView(db(), acme.id, { id: order.id });
+    assert.ok(row !== undefined);
+    assert.equal(toJson(orderView(row, clock.now())), expected, label);
+    return expected;
+  }
+
+  it('as created: every nullable field null, the body POST answered', async () => {
+    const body = await assertSameBytes('as created');
+    assert.equal(body, createdBody);
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    for (const key of ['deposit_address_tag', 'deposit_txid', 'deposit_confirmations', 'payout_txid', 'amount_from_received', 'refund_txid', 'status_reason']) {
+      assert.equal(parsed[key], null, key);
+    }
+  });
+
+  it('every nullable field set, numerics with trailing zeros, text that JSON escapes', async () => {
+    await db()
+      .updateTable('orders')
+      .set({
+        status: 'refunding',
+        status_reason: 'amount_below_min',
+        amount_from_expected: '1.50000000',
+        amount_to_expected: '12345678901234567890.123456789012345678',
+        rate_quoted: '0',
+        deposit_address_tag: '1234567890 "quoted" \\ tab\t line\u2028 é 💩',
+        deposit_txid: 'a'.repeat(64),
+        deposit_confirmations: 0,
+        payout_txid: '0x' + 'b'.repeat(64),
+        amount_from_received: '0.000000000000000001',
+        refund_txid: 'c'.repeat(64),
+      })
+      .where('id', '=', order.id)
+      .execute();
+    const parsed = JSON.parse(await assertSameBytes('all set')) as Record<string, unknown>;
+    assert.equal(parsed.status, 'refunding');
+    assert.equal(parsed.deposit_confirmations, 0);
+    const body = (await read(order.id)).body;
+    // Exact numbers as written by Decimal.toFixed(): trailing zeros of NUMERIC(38, 18) gone.
+    assert.match(body, /"amount_from_expected":1\.5,/);
+    assert.match(body, /"amount_to_expected":12345678901234567890\.123456789012345678,/);
+    assert.match(body, /"rate_quoted":0,/);
+    assert.match(body, /"amount_from_received":0\.000000000000000001,/);
+
+    await db().updateTable('orders').set({ amount_from_received: '-2.10', amount_from_expected: '100.000' }).where('id', '=', order.id).execute();
+    await assertSameBytes('negative, integral');
+  });
+
+  it('a waiting order reads expired from expires_at on, by the clock', async () => {
+    await db()
+      .updateTable('orders')
+      .set({ status: 'waiting_deposit', status_reason: null, deposit_txid: null, deposit_confirmations: null, amount_from_received: null })
+      .where('id', '=', order.id)
+      .execute();
+    clock.set(new Date(new Date(order.expires_at).getTime() - 1));
+    assert.equal((JSON.parse(await assertSameBytes('just before')) as { status: string }).status, 'waiting_deposit');
+    clock.set(new Date(order.expires_at));
+    assert.equal((JSON.parse(await assertSameBytes('at expiry')) as { status: string }).status, 'expired');
+  });
+});
+
+describe('findPartnerOrder / findPartnerOrderView: compiled once, partner filter in the SQL', () => {
+  let t: TestApp;
+  let acme: Partner;
+  let other: Partner;
+  let order: { id: string; short_id: string };
+  before(async () => {
+    t = await buildTestApp({ env: { WORKER: 'off', PRICE_POLL_SECONDS: '3600' } });
+    acme = await t.createPartner({ rate_limit_per_minute: 100_000 });
+    other = await t.createPartner({ rate_limit_per_minute: 100_000 });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { authorization: `Bearer ${acme.apiKey}` },
+      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.1, rate_type: 'float', recipient_address: ETH_ADDRESS },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    order = res.json();
+  });
+  after(() => t.close());
+
+  it('the whole row, or the view columns, by id and by short id in any case; the same rows every call', async () => {
+    const db = t.db.handle.db;
+    const whole = await db.selectFrom('orders').selectAll().where('id', '=', order.id).executeTakeFirstOrThrow();
+    const view: PartnerOrderRow = { ...whole };
+    const viewKeys = Object.keys(orderView(whole, new Date())).sort();
+    for (let i = 0; i < 3; i++) {
+      for (const by of [{ id: order.id }, { shortId: order.short_id }, { shortId: order.short_id.toLowerCase() }]) {
+        assert.deepEqual(await findPartnerOrder(db, acme.id, by), whole);
+        const row = await findPartnerOrderView(db, acme.id, by);
+        assert.ok(row !== undefined);
+        assert.deepEqual(Object.keys(row).sort(), viewKeys);
+        assert.deepEqual(row, Object.fromEntries(viewKeys.map((key) => [key, view[key as keyof PartnerOrderRow]])));
+      }
+    }
+    // Inside a transaction too (the caller owns it).
+    await db.transaction().execute(async (tx) => {
+      assert.deepEqual(await findPartnerOrder(tx, acme.id, { id: order.id }), whole);
+    });
+  });
+
+  it("another partner's order, or an unknown one, is not found", async () => {
+    const db = t.db.handle.db;
+    for (const by of [{ id: order.id }, { shortId: order.short_id }]) {
+      assert.equal(await findPartnerOrder(db, other.id, by), undefined);
+      assert.equal(await findPartnerOrderView(db, other.id, by), undefined);
+    }
+    assert.equal(await findPartnerOrderView(db, acme.id, { id: '00000000-0000-4000-8000-000000000000' }), undefined);
+    assert.equal(await findPartnerOrderView(db, acme.id, { shortId: 'EX-ZZZZZZ' }), undefined);
+  });
+});
