@@ -44,6 +44,20 @@ export const PRICE_BOOK_DEFAULTS = {
 const silentLogger: PriceBookLogger = { warn: () => undefined };
 
 /**
+ * One symbol's aggregate as last computed, and how long it provably stays the same: until an
+ * observation is written (observationsVersion moves) or the clock leaves [fromMs, untilMs), the
+ * interval around the computing instant in which no observation of the symbol turns fresh or stale.
+ */
+interface CachedAggregate {
+  value: AggregatedPrice | undefined;
+  observationsVersion: number;
+  /** Epoch ms, inclusive; -Infinity when no boundary lies below. */
+  fromMs: number;
+  /** Epoch ms, exclusive; Infinity when no boundary lies above. */
+  untilMs: number;
+}
+
+/**
  * Polls price sources and answers "what is the USD price of X right now". Keeps the latest
  * observation per source and symbol; a failed poll keeps the previous ones, which then age out
  * through maxAgeMs, so a dead feed stops influencing quotes within that bound and never earlier.
@@ -61,6 +75,10 @@ export class PriceBook {
 
   /** source name -> symbol -> latest observation */
   private readonly latest = new Map<string, Map<string, PriceObservation>>();
+  /** Bumped whenever `latest` gains or changes an observation; invalidates every cached aggregate. */
+  private observationsVersion = 0;
+  /** symbol -> aggregate, for the symbols asked of the sources (the only ones with observations). */
+  private readonly aggregates = new Map<string, CachedAggregate>();
   private inFlight: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Bumped by start/stop so a loop from an earlier start never reschedules itself. */
@@ -89,23 +107,56 @@ export class PriceBook {
     this.sources.push(source);
   }
 
-  /** Consensus USD price, or undefined when no fresh, agreeing observation exists: do not quote. */
+  /**
+   * Consensus USD price, or undefined when no fresh, agreeing observation exists: do not quote.
+   * The same Decimal instance is returned for as long as the price provably cannot have changed
+   * (no poll wrote an observation, no observation turned fresh or stale), so callers may memoise
+   * on its identity.
+   */
   getPriceUsd(symbol: string): Decimal | undefined {
     return this.getAggregatedPrice(symbol)?.priceUsd;
   }
 
-  /** Like getPriceUsd, with which sources were used and which were dropped as outliers. */
+  /**
+   * Like getPriceUsd, with which sources were used and which were dropped as outliers. The result
+   * is shared while cached, hence frozen.
+   */
   getAggregatedPrice(symbol: string): AggregatedPrice | undefined {
+    const now = this.now();
+    const nowMs = now.getTime();
+    const cached = this.aggregates.get(symbol);
+    if (
+      cached !== undefined &&
+      cached.observationsVersion === this.observationsVersion &&
+      nowMs >= cached.fromMs &&
+      nowMs < cached.untilMs
+    ) {
+      return cached.value;
+    }
     const observations: PriceObservation[] = [];
     for (const bySymbol of this.latest.values()) {
       const observation = bySymbol.get(symbol);
       if (observation !== undefined) observations.push(observation);
     }
-    return aggregatePrices(observations, {
-      now: this.now(),
+    const value = aggregatePrices(observations, {
+      now,
       maxAgeMs: this.maxAgeMs,
       maxDeviationPct: this.maxDeviationPct,
     }).get(symbol);
+    if (value !== undefined) {
+      Object.freeze(value.sources);
+      Object.freeze(value.outliers);
+      Object.freeze(value);
+    }
+    // Only symbols the sources are asked for can have observations; others are not worth a slot.
+    if (this.symbols.includes(symbol)) {
+      this.aggregates.set(symbol, {
+        value,
+        observationsVersion: this.observationsVersion,
+        ...this.freshnessInterval(observations, nowMs),
+      });
+    }
+    return value;
   }
 
   /**
@@ -189,12 +240,38 @@ export class PriceBook {
       }
       // Only what was asked for is kept, so a chatty source cannot grow the book without bound.
       if (!this.symbols.includes(observation.symbol)) continue;
-      // Attributed to the source that returned it, so no source can fill another's slot.
-      bySymbol.set(observation.symbol, { ...observation, source: source.name });
+      // Attributed to the source that returned it, so no source can fill another's slot. The date
+      // is copied: the cached aggregates rely on it not changing behind the book's back.
+      bySymbol.set(observation.symbol, {
+        ...observation,
+        observedAt: new Date(observation.observedAt.getTime()),
+        source: source.name,
+      });
+      this.observationsVersion++;
     }
     if (unusable > 0) {
       this.logger.warn({ source: source.name, unusable }, 'price source returned unusable observations');
     }
+  }
+
+  /**
+   * The interval around nowMs in which no observation changes freshness. aggregatePrices counts an
+   * observation iff |now − observedAt| ≤ maxAgeMs; with integer milliseconds that holds exactly on
+   * [observedAt − m, observedAt + m + 1) for m = floor(maxAgeMs), so those two instants are the
+   * only ones at which the fresh set, and so the aggregate, can change.
+   */
+  private freshnessInterval(observations: readonly PriceObservation[], nowMs: number): { fromMs: number; untilMs: number } {
+    const m = Math.floor(this.maxAgeMs);
+    let fromMs = -Infinity;
+    let untilMs = Infinity;
+    for (const observation of observations) {
+      const observedMs = observation.observedAt.getTime();
+      for (const boundary of [observedMs - m, observedMs + m + 1]) {
+        if (boundary <= nowMs) fromMs = Math.max(fromMs, boundary);
+        else untilMs = Math.min(untilMs, boundary);
+      }
+    }
+    return { fromMs, untilMs };
   }
 
   private fetchWithDeadline(source: PriceSource, stopSignal: AbortSignal): Promise<PriceObservation[]> {

@@ -6,7 +6,9 @@ import { insertFixedQuote, purgeFixedQuotesBefore } from '../db/repositories/fix
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
-import { quoteAmount, type CurrencyTerms, type PairPricing, type RateType } from '../domain/pricing/index.js';
+import type { CurrencyTerms, RateType } from '../domain/pricing/index.js';
+// The per-pair / per-amount halves of quoteAmount live in quote-math; the index does not re-export them.
+import { assertFiniteAmount, offerPair, quoteOffered, type OfferedPairResult } from '../domain/pricing/quote-math.js';
 import { ApiError } from '../errors.js';
 import type { CurrencyCatalog } from './currency-catalog.js';
 
@@ -44,6 +46,25 @@ export interface PriceLookup {
 type Side = 'from' | 'to';
 
 /**
+ * The per-pair half of a quote (offerPair), kept with the very inputs it was computed from. It is
+ * reused only while they are the same: the same row objects (the catalog replaces every row on
+ * refresh), the same price Decimal instances (the price book hands out one instance until a poll
+ * or a freshness boundary changes the price) and the same fee settings.
+ */
+interface PairMemo {
+  from: CurrencyRow;
+  to: CurrencyRow;
+  priceFromUsd: Decimal;
+  priceToUsd: Decimal;
+  spreadBps: number;
+  fixedPremiumBps: number;
+  offered: OfferedPairResult;
+}
+
+/** Pair memos kept at most; the memo is cleared when it reaches this many (pairs × rate types × markups). */
+const PAIR_MEMO_LIMIT = 10_000;
+
+/**
  * Turns a request for a pair into a priced quote, with the contract's 400/422 outcomes.
  * Reads only memory (catalog snapshot, price book, config): a float quote touches no database.
  */
@@ -55,6 +76,9 @@ export class QuoteService {
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
+
+  /** `${from.id}|${to.id}|${rateType}|${markupBps}` -> the pair as last priced. */
+  private readonly pairMemo = new Map<string, PairMemo>();
 
   price(request: QuoteRequest): PricedQuote {
     const { from, to } = this.resolvePair(request);
@@ -75,20 +99,19 @@ export class QuoteService {
 
   /** Prices a resolved pair: limits, rate and amount_to, or the 400/422 amount outcomes. */
   pricePair(from: CurrencyRow, to: CurrencyRow, request: Pick<QuoteRequest, 'amount' | 'rateType' | 'partner'>): PricedQuote {
-    const pricing: PairPricing = {
-      from: terms(from),
-      to: terms(to),
-      priceFromUsd: this.priceOf(from),
-      priceToUsd: this.priceOf(to),
-      rateType: request.rateType,
-      markupBps: request.partner?.markup_bps ?? this.settings.defaultMarkupBps,
-      settings: { spreadBps: this.settings.spreadBps, fixedPremiumBps: this.settings.fixedPremiumBps },
-    };
+    const fromTerms = terms(from);
+    const priceFromUsd = this.priceOf(from);
+    const priceToUsd = this.priceOf(to);
+    const markupBps = request.partner?.markup_bps ?? this.settings.defaultMarkupBps;
     // One quote gives both the outcome and the limits. Without an amount the source minimum is
     // quoted, and the pair's (larger) minimum when the destination side raises it.
-    let result = quoteAmount(pricing, request.amount ?? pricing.from.minAmount);
+    const amount = request.amount ?? fromTerms.minAmount;
+    // Before the pair is validated, as quoteAmount does: a non-finite amount is reported as such.
+    assertFiniteAmount(amount);
+    const offered = this.offeredPair(from, to, priceFromUsd, priceToUsd, request.rateType, markupBps);
+    let result = quoteOffered(offered, amount);
     if (request.amount === undefined && !result.ok && result.reason === 'below_min') {
-      result = quoteAmount(pricing, result.minAmount);
+      result = quoteOffered(offered, result.minAmount);
     }
     if (!result.ok) {
       switch (result.reason) {
@@ -170,6 +193,43 @@ export class QuoteService {
     if (!to.is_withdraw_enabled) throw new ApiError('unprocessable', `withdrawals of ${label(to)} are disabled`);
   }
 
+  /** offerPair for these inputs, from the memo while they are the same objects (see PairMemo). */
+  private offeredPair(
+    from: CurrencyRow,
+    to: CurrencyRow,
+    priceFromUsd: Decimal,
+    priceToUsd: Decimal,
+    rateType: RateType,
+    markupBps: number,
+  ): OfferedPairResult {
+    const { spreadBps, fixedPremiumBps } = this.settings;
+    const key = `${from.id}|${to.id}|${rateType}|${markupBps}`;
+    const memo = this.pairMemo.get(key);
+    if (
+      memo !== undefined &&
+      memo.from === from &&
+      memo.to === to &&
+      memo.priceFromUsd === priceFromUsd &&
+      memo.priceToUsd === priceToUsd &&
+      memo.spreadBps === spreadBps &&
+      memo.fixedPremiumBps === fixedPremiumBps
+    ) {
+      return memo.offered;
+    }
+    const offered = offerPair({
+      from: terms(from),
+      to: terms(to),
+      priceFromUsd,
+      priceToUsd,
+      rateType,
+      markupBps,
+      settings: { spreadBps, fixedPremiumBps },
+    });
+    if (memo === undefined && this.pairMemo.size >= PAIR_MEMO_LIMIT) this.pairMemo.clear();
+    this.pairMemo.set(key, { from, to, priceFromUsd, priceToUsd, spreadBps, fixedPremiumBps, offered });
+    return offered;
+  }
+
   private priceOf(row: CurrencyRow): Decimal {
     const price = this.prices.getPriceUsd(row.price_symbol);
     if (price === undefined) throw new ApiError('unprocessable', `no fresh price for ${row.coin}: try again shortly`);
@@ -177,15 +237,23 @@ export class QuoteService {
   }
 }
 
+/** Parsed terms per row object: rows are never changed in place (a catalog refresh replaces them). */
+const termsByRow = new WeakMap<CurrencyRow, CurrencyTerms>();
+
 function terms(row: CurrencyRow): CurrencyTerms {
-  return {
-    coin: row.coin,
-    network: row.network,
-    decimals: row.decimals,
-    minAmount: new Decimal(row.min_amount),
-    maxAmount: new Decimal(row.max_amount),
-    payoutFee: new Decimal(row.payout_fee),
-  };
+  let parsed = termsByRow.get(row);
+  if (parsed === undefined) {
+    parsed = Object.freeze({
+      coin: row.coin,
+      network: row.network,
+      decimals: row.decimals,
+      minAmount: new Decimal(row.min_amount),
+      maxAmount: new Decimal(row.max_amount),
+      payoutFee: new Decimal(row.payout_fee),
+    });
+    termsByRow.set(row, parsed);
+  }
+  return parsed;
 }
 
 const label = (row: CurrencyRow): string => (row.coin === row.network ? row.coin : `${row.coin} (${row.network})`);

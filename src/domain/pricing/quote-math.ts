@@ -85,7 +85,7 @@ export function totalFeeBps(p: PairPricing): number {
  * with perUnit = priceFrom × (10000 − totalBps) and scale = priceTo × 10000, which is
  * x × (priceFrom / priceTo) × (1 − totalBps/10000) − payoutFee.
  */
-interface Conversion {
+export interface Conversion {
   perUnit: Decimal;
   scale: Decimal;
   payoutFee: Decimal;
@@ -136,23 +136,45 @@ function isUsablePrice(price: Decimal): boolean {
   return price.isFinite() && price.gt(0);
 }
 
-interface OfferedPair {
-  conversion: Conversion;
-  minAmount: Decimal;
-  maxAmount: Decimal;
+/**
+ * An offered pair with everything that does not depend on the amount: the conversion fraction and
+ * the limits (four exact ratio roundings). offerPair computes it once for a set of prices, terms
+ * and fees; quoteOffered then prices any number of amounts against it. Frozen; callers should treat
+ * it as opaque and keep it only while its inputs are unchanged.
+ */
+export interface OfferedPair {
+  readonly ok: true;
+  /** Decimal places coin_from amounts may carry (from.decimals). */
+  readonly fromDecimals: number;
+  /** Decimal places of coin_to amounts (to.decimals). */
+  readonly toDecimals: number;
+  readonly conversion: Readonly<Conversion>;
+  /** The limits at engine precision, which amounts are compared against. */
+  readonly exactMinAmount: Decimal;
+  readonly exactMaxAmount: Decimal;
+  /** The same limits as default-constructor Decimals, as quotes and pairLimits publish them. */
+  readonly minAmount: Decimal;
+  readonly maxAmount: Decimal;
 }
 
-function offeredPair(p: PairPricing): OfferedPair | undefined {
+export type OfferedPairResult = OfferedPair | PairUnavailable;
+
+/**
+ * The per-pair half of quoteAmount: validates the pricing input, builds the conversion and the
+ * limits, or reports pair_unavailable (see pairLimits for when). Throws RangeError only for
+ * malformed input, like quoteAmount.
+ */
+export function offerPair(p: PairPricing): OfferedPairResult {
   assertWellFormed(p);
   const bps = totalFeeBps(p);
   if (!isUsablePrice(p.priceFromUsd) || !isUsablePrice(p.priceToUsd) || bps >= BPS_PER_UNIT) {
-    return undefined;
+    return UNAVAILABLE;
   }
-  const conversion: Conversion = {
+  const conversion: Conversion = Object.freeze({
     perUnit: exact(p.priceFromUsd).times(BPS_PER_UNIT - bps),
     scale: exact(p.priceToUsd).times(BPS_PER_UNIT),
     payoutFee: exact(p.to.payoutFee),
-  };
+  });
   const fromPlaces = p.from.decimals;
   const one = exact(1);
 
@@ -167,13 +189,22 @@ function offeredPair(p: PairPricing): OfferedPair | undefined {
   const maxFromDestination = floorRatio(amountFromForNet(conversion, p.to.maxAmount), conversion.perUnit, fromPlaces);
   const maxAmount = maxFromSource.lt(maxFromDestination) ? maxFromSource : maxFromDestination;
 
-  if (minAmount.gt(maxAmount)) return undefined;
+  if (minAmount.gt(maxAmount)) return UNAVAILABLE;
   // Checked on the payable (rounded-down) amount, not just the exact one, so every amount the pair
   // accepts pays out something: amount_to is non-decreasing in the amount, so min is the worst case.
   const payableAtMin = floorRatio(netNumerator(conversion, minAmount), conversion.scale, p.to.decimals);
-  if (!payableAtMin.gt(0)) return undefined;
+  if (!payableAtMin.gt(0)) return UNAVAILABLE;
 
-  return { conversion, minAmount, maxAmount };
+  return Object.freeze({
+    ok: true,
+    fromDecimals: p.from.decimals,
+    toDecimals: p.to.decimals,
+    conversion,
+    exactMinAmount: minAmount,
+    exactMaxAmount: maxAmount,
+    minAmount: toPublic(minAmount),
+    maxAmount: toPublic(maxAmount),
+  });
 }
 
 /**
@@ -184,30 +215,32 @@ function offeredPair(p: PairPricing): OfferedPair | undefined {
  * Throws RangeError only for malformed input (negative bps or amounts, fractional decimals).
  */
 export function pairLimits(p: PairPricing): PairLimitsResult {
-  const offered = offeredPair(p);
-  if (offered === undefined) return UNAVAILABLE;
-  return { ok: true, minAmount: toPublic(offered.minAmount), maxAmount: toPublic(offered.maxAmount) };
+  const offered = offerPair(p);
+  if (!offered.ok) return offered;
+  return { ok: true, minAmount: offered.minAmount, maxAmount: offered.maxAmount };
 }
 
-/**
- * Quotes `amountFrom` (coin_from units): amount_to = amountFrom × priceFrom/priceTo ×
- * (1 − totalBps/10000) − payoutFee, rounded DOWN to to.decimals, plus the published and exact
- * net rates. Checks, in order: pair offered, decimals of amountFrom, limits.
- * Throws RangeError for a non-finite amount or malformed pricing input (bugs, not user errors).
- */
-export function quoteAmount(p: PairPricing, amountFrom: Decimal): QuoteResult {
+/** Throws RangeError for a non-finite amount: a bug upstream, not a user error. */
+export function assertFiniteAmount(amountFrom: Decimal): void {
   if (!amountFrom.isFinite()) {
     throw new RangeError(`amountFrom must be a finite decimal, got ${amountFrom.toString()}`);
   }
-  const offered = offeredPair(p);
-  if (offered === undefined) return UNAVAILABLE;
-  if (amountFrom.decimalPlaces() > p.from.decimals) {
-    return { ok: false, reason: 'too_many_decimals', decimals: p.from.decimals };
+}
+
+/**
+ * The per-amount half of quoteAmount: prices `amountFrom` against a pair from offerPair.
+ * quoteOffered(offerPair(p), x) gives exactly quoteAmount(p, x), except that quoteAmount checks the
+ * amount's finiteness before validating `p` (both throw RangeError).
+ */
+export function quoteOffered(offered: OfferedPairResult, amountFrom: Decimal): QuoteResult {
+  assertFiniteAmount(amountFrom);
+  if (!offered.ok) return UNAVAILABLE;
+  if (amountFrom.decimalPlaces() > offered.fromDecimals) {
+    return { ok: false, reason: 'too_many_decimals', decimals: offered.fromDecimals };
   }
-  const minAmount = toPublic(offered.minAmount);
-  const maxAmount = toPublic(offered.maxAmount);
-  if (amountFrom.lt(offered.minAmount)) return { ok: false, reason: 'below_min', minAmount, maxAmount };
-  if (amountFrom.gt(offered.maxAmount)) return { ok: false, reason: 'above_max', minAmount, maxAmount };
+  const { minAmount, maxAmount } = offered;
+  if (amountFrom.lt(offered.exactMinAmount)) return { ok: false, reason: 'below_min', minAmount, maxAmount };
+  if (amountFrom.gt(offered.exactMaxAmount)) return { ok: false, reason: 'above_max', minAmount, maxAmount };
 
   const c = offered.conversion;
   const numerator = netNumerator(c, amountFrom);
@@ -215,10 +248,22 @@ export function quoteAmount(p: PairPricing, amountFrom: Decimal): QuoteResult {
   const rateDenominator = c.scale.times(exact(amountFrom));
   return {
     ok: true,
-    rate: toPublic(floorRatio(numerator, rateDenominator, p.to.decimals)),
+    rate: toPublic(floorRatio(numerator, rateDenominator, offered.toDecimals)),
     exactRate: toPublic(ratioToSignificantDigits(numerator, rateDenominator)),
-    amountTo: toPublic(floorRatio(numerator, c.scale, p.to.decimals)),
+    amountTo: toPublic(floorRatio(numerator, c.scale, offered.toDecimals)),
     minAmount,
     maxAmount,
   };
+}
+
+/**
+ * Quotes `amountFrom` (coin_from units): amount_to = amountFrom × priceFrom/priceTo ×
+ * (1 − totalBps/10000) − payoutFee, rounded DOWN to to.decimals, plus the published and exact
+ * net rates. Checks, in order: pair offered, decimals of amountFrom, limits.
+ * Throws RangeError for a non-finite amount or malformed pricing input (bugs, not user errors).
+ * To price many amounts of one pair, compute offerPair once and call quoteOffered.
+ */
+export function quoteAmount(p: PairPricing, amountFrom: Decimal): QuoteResult {
+  assertFiniteAmount(amountFrom);
+  return quoteOffered(offerPair(p), amountFrom);
 }
