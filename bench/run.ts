@@ -2,7 +2,8 @@
  * `npm run bench`: every measure side by side with its ceiling, in one run, on loopback.
  *
  * Flags: --duration <s> (load per side and measure, default 8), --rounds <n> (the duration is
- * split into n runs per side, ceiling and service alternating ABBA, default 2), --connections
+ * split into n runs per side, the sides' order reversed every round: ceiling and service ABBA,
+ * or raw node:http, bare Fastify and service ABC CBA for the public GETs; default 2), --connections
  * <n> (default 50), --warmup <s> (per side, default 2), --soak <s> (default 15; 0 skips),
  * --only <name,...> (currencies, rates-float, rates-fixed, orders-post-pg, orders-get-pg,
  * orders-post-pglite, soak), --profile (servers run with --cpu-prof and the report adds the
@@ -17,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { RequestSpec } from 'autocannon';
 import { captureOrderSql, pgbenchScript, type OrderSqlCapture } from './capture-sql.js';
-import { sameSizeBody, startRawServer } from './ceilings.js';
+import { sameSizeBody, startBareFastify, startRawServer } from './ceilings.js';
 import { mergeLoads, percentile, runLoad, type LoadResult } from './load.js';
 import { runPgbench } from './pgbench.js';
 import { runPgliteLoop } from './pglite-loop.js';
@@ -75,6 +76,21 @@ interface Measure {
   halfRate: { rate: number; achieved: number; p50: number; p99: number; failed: number };
   peakRssMb: number;
   note?: string;
+  /** Public GETs only: bare Fastify 5 serving the ceiling's bytes on the same route. */
+  floor?: FrameworkFloor;
+}
+
+/** What the framework alone costs, measured in the same alternation as the service and raw node:http. */
+interface FrameworkFloor {
+  fastify: Side;
+  /** Bare Fastify req/s / raw node:http req/s. */
+  ratioToRaw: number;
+  /** Raw node:http CPU µs/req / bare Fastify CPU µs/req (1 = Fastify costs nothing). */
+  cpuRatioToRaw: number;
+  /** Service req/s / bare Fastify req/s: the part of the gap that is the service's own. */
+  serviceRatio: number;
+  /** Bare Fastify CPU µs/req / service CPU µs/req. */
+  serviceCpuRatio: number;
 }
 
 interface Partner {
@@ -150,18 +166,13 @@ function httpSide(runs: (LoadResult & { cpu: number })[], label: string): Side {
 }
 
 /**
- * ROUNDS runs per side, alternating ABBA (ceiling, service, service, ceiling, ...) so a change
- * of machine load during the measure falls on both sides alike.
+ * ROUNDS runs per side, the order reversed every other round (two sides ABBA, three ABC CBA),
+ * so a change of machine load during the measure falls on every side alike.
  */
-async function alternate(ceiling: () => Promise<void>, service: () => Promise<void>): Promise<void> {
+async function alternate(...sides: (() => Promise<void>)[]): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
-    if (round % 2 === 0) {
-      await ceiling();
-      await service();
-    } else {
-      await service();
-      await ceiling();
-    }
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    for (const side of order) await side();
   }
 }
 
@@ -194,7 +205,10 @@ async function withServer<T>(
   }
 }
 
-/** A public GET vs raw node:http serving `ceilingBody`, the key sent on every request. */
+/**
+ * A public GET vs raw node:http serving `ceilingBody`, the key sent on every request; with bare
+ * Fastify serving the same bytes on the same route as a third side (the framework floor).
+ */
 async function publicMeasure(
   plan: CpuPlan,
   name: string,
@@ -207,24 +221,34 @@ async function publicMeasure(
   return withServer(plan, 'postgres', name, async (server, partner, loaded) => {
     const headers = { authorization: `Bearer ${partner.apiKey}` };
     const appBody = await fetchBody(`${server.url}${pathAndQuery}`, { headers }, 200);
-    const raw = await startRawServer(plan, name, ceilingBody(appBody));
+    const body = ceilingBody(appBody);
+    const raw = await startRawServer(plan, name, body);
+    const bare = await startBareFastify(plan, name, body, new URL(pathAndQuery, server.url).pathname).catch(async (error: unknown) => {
+      await raw.stop();
+      throw error;
+    });
     const rawTarget: HttpTarget = { url: `${raw.url}${pathAndQuery}`, headers };
+    const bareTarget: HttpTarget = { url: `${bare.url}${pathAndQuery}`, headers };
     const target: HttpTarget = { url: `${server.url}${pathAndQuery}`, headers };
     const rawRuns: (LoadResult & { cpu: number })[] = [];
+    const bareRuns: (LoadResult & { cpu: number })[] = [];
     const appRuns: (LoadResult & { cpu: number })[] = [];
     try {
-      log(`${name}: ${ROUNDS} × ${RUN_SECONDS} s each of ${ceilingName} and the service`);
+      log(`${name}: ${ROUNDS} × ${RUN_SECONDS} s each of ${ceilingName}, bare Fastify and the service`);
       await warm(rawTarget);
+      await warm(bareTarget);
       await warm(target);
       await alternate(
         async () => void rawRuns.push(await loadRun(rawTarget, { cpuSeconds: raw.cpuSeconds }, RUN_SECONDS)),
+        async () => void bareRuns.push(await loadRun(bareTarget, { cpuSeconds: bare.cpuSeconds }, RUN_SECONDS)),
         async () => void appRuns.push(await loadRun(target, loaded, RUN_SECONDS)),
       );
     } finally {
-      await raw.stop();
+      await Promise.all([raw.stop(), bare.stop()]);
     }
     const app = httpSide(appRuns, name);
     const ceiling = httpSide(rawRuns, `${name} ceiling`);
+    const fastify = httpSide(bareRuns, `${name} bare Fastify`);
     log(`${name}: service at half rate`);
     const half = await halfRate(target, app.rps, loaded);
     return {
@@ -238,6 +262,13 @@ async function publicMeasure(
       halfRate: half,
       peakRssMb: mb(server.memory().peak),
       note: `body ${appBody.length} B`,
+      floor: {
+        fastify,
+        ratioToRaw: fastify.rps / ceiling.rps,
+        cpuRatioToRaw: (ceiling.cpuUsPerRequest ?? Number.NaN) / (fastify.cpuUsPerRequest ?? Number.NaN),
+        serviceRatio: app.rps / fastify.rps,
+        serviceCpuRatio: (fastify.cpuUsPerRequest ?? Number.NaN) / (app.cpuUsPerRequest ?? Number.NaN),
+      },
     };
   });
 }
@@ -473,7 +504,8 @@ function report(plan: CpuPlan, measures: Measure[], soakResult: Soak | undefined
     '',
     `Run ${started.toISOString()} on ${CPU_MODEL}; node ${process.version}; ${plan.note}; ` +
       `load average before ${loadBefore}, after ${loadAverage()} (the machine is shared).`,
-    `Per measure and side: ${ROUNDS} × ${RUN_SECONDS} s alternating ABBA with the ceiling, after a ${WARMUP} s warm-up; ` +
+    `Per measure and side: ${ROUNDS} × ${RUN_SECONDS} s, the order reversed every round (ABBA with the ceiling; ` +
+      `raw node:http, bare Fastify, service ABC CBA for the public GETs), each side after its own ${WARMUP} s warm-up; ` +
       `${CONNECTIONS} connections (keep-alive, no pipelining); every request carries a partner key (budget 1,000,000/min). ` +
       `Server: ${Object.entries(PRODUCTION_LIKE_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}. Latencies in ms.`,
     '',
@@ -490,6 +522,7 @@ function report(plan: CpuPlan, measures: Measure[], soakResult: Soak | undefined
     'Server CPU µs/req: CPU time of the server process (user + system, from /proc) per answered request while saturated; ' +
       'for the raw node:http ceilings the same figure of the raw server. Less sensitive to other load on the machine than req/s.',
     '',
+    ...frameworkFloor(measures),
   ];
   for (const m of measures.filter((m) => m.app.failed > 0 || m.halfRate.failed > 0)) {
     lines.push(`- ${m.measure}: ${m.app.failed} failed answers saturated, ${m.halfRate.failed} at half rate.`);
@@ -507,6 +540,29 @@ function report(plan: CpuPlan, measures: Measure[], soakResult: Soak | undefined
     );
   }
   return lines.join('\n');
+}
+
+/** The bare Fastify side of the public GETs, as a table after the main one (nothing without them). */
+function frameworkFloor(measures: Measure[]): string[] {
+  const rows = measures.flatMap((m) => (m.floor === undefined ? [] : [{ m, floor: m.floor }]));
+  if (rows.length === 0) return [];
+  return [
+    '### Framework floor (bare Fastify 5, same bytes, same route)',
+    '',
+    '| measure | bare Fastify req/s | p50 | p99 | CPU µs/req | bare Fastify / raw node:http (by CPU/req) | service / bare Fastify (by CPU/req) |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      ({ m, floor }) =>
+        `| ${m.measure} | ${fmt(floor.fastify.rps)} | ${ms(floor.fastify.p50)} | ${ms(floor.fastify.p99)} | ${fmt(floor.fastify.cpuUsPerRequest)} | ` +
+        `**${fmt(floor.ratioToRaw, 2)}** (${fmt(floor.cpuRatioToRaw, 2)}) | **${fmt(floor.serviceRatio, 2)}** (${fmt(floor.serviceCpuRatio, 2)}) |`,
+    ),
+    '',
+    'A Fastify 5 app with one route, no plugins, no hooks and no logger, serving the raw ceiling\'s bytes, measured in the same ' +
+      'rotation: its ratio to raw node:http is the most any Fastify service can reach on this machine, and the service\'s ratio ' +
+      'to it is what the service\'s own work (key check, rate limit, validation, logging, handler) costs on top of the framework; ' +
+      'in brackets the same ratios from CPU µs/req (raw / Fastify, Fastify / service), the steadier figures.',
+    '',
+  ];
 }
 
 async function profileSection(): Promise<string> {
