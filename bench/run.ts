@@ -361,7 +361,7 @@ async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, createScr
       results.push({
         name: 'orders-get-pg',
         measure: 'GET /partner/orders/{id} (PostgreSQL)',
-        ceilingName: `pgbench, same key lookup + select (${PG_CLIENTS} clients)`,
+        ceilingName: `pgbench, same select (${PG_CLIENTS} clients)`,
         goal: 0.8,
         app,
         ceiling,
