@@ -1,4 +1,4 @@
-import { unlink, writeFile } from 'node:fs/promises';
+import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -36,7 +36,11 @@ async function main(): Promise<void> {
   // The admin CLI finds the running API here when ADMIN_API_URL is not set.
   const url = new URL(address);
   if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = '127.0.0.1';
-  await writeFile(path.join(config.dataDir, API_URL_FILE), `${url.origin}\n`, { mode: 0o600 });
+  // Written aside and renamed into place: whoever waits for the file never reads it half written
+  // (the bench's server start did, now and then, and failed on an empty URL).
+  const urlFile = path.join(config.dataDir, API_URL_FILE);
+  await writeFile(`${urlFile}.${process.pid}.tmp`, `${url.origin}\n`, { mode: 0o600 });
+  await rename(`${urlFile}.${process.pid}.tmp`, urlFile);
   app.log.info(
     {
       store: database.engine === 'pglite' ? `PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)',
