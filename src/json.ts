@@ -106,7 +106,7 @@ function writeArray(array: unknown[]): string {
 /** lossless-json with Decimal and DecimalText as numbers: toJson as it was before the direct writer. */
 function genericJson(value: unknown): string | undefined {
   return stringify(value, undefined, undefined, [
-    { test: (value) => Decimal.isDecimal(value), stringify: (value) => (value as Decimal).toFixed() },
+    { test: (value) => Decimal.isDecimal(value), stringify: (value) => decimalLiteral(value as Decimal) },
     { test: (value) => value instanceof DecimalText, stringify: (value) => decimalTextLiteral((value as DecimalText).text) },
   ]);
 }

@@ -6,9 +6,14 @@ import { insertFixedQuote, purgeFixedQuotesBefore } from '../db/repositories/fix
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
-import type { CurrencyTerms, RateType } from '../domain/pricing/index.js';
-// The per-pair / per-amount halves of quoteAmount live in quote-math; the index does not re-export them.
-import { assertFiniteAmount, offerPair, quoteOffered, type OfferedPairResult } from '../domain/pricing/quote-math.js';
+import {
+  assertFiniteAmount,
+  offerPair,
+  quoteOffered,
+  type CurrencyTerms,
+  type OfferedPairResult,
+  type RateType,
+} from '../domain/pricing/index.js';
 import { ApiError } from '../errors.js';
 import type { CurrencyCatalog } from './currency-catalog.js';
 

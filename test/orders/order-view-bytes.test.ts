@@ -57,6 +57,18 @@ const ETH_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 
 type Partner = { id: string; apiKey: string; keyId: string };
 
+/** POST a BTC → ETH float order for `partner`; the 201 response. */
+async function createBtcEthOrder(t: TestApp, partner: Partner) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/partner/orders',
+    headers: { authorization: `Bearer ${partner.apiKey}` },
+    payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.1, rate_type: 'float', recipient_address: ETH_ADDRESS },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res;
+}
+
 describe('GET /partner/orders/{order_id}: the same bytes as before', () => {
   const clock = new ManualClock(new Date('2026-06-15T12:00:00.000Z'));
   let t: TestApp;
@@ -66,13 +78,7 @@ describe('GET /partner/orders/{order_id}: the same bytes as before', () => {
   before(async () => {
     t = await buildTestApp({ clock, env: { WORKER: 'off', PRICE_POLL_SECONDS: '3600' } });
     acme = await t.createPartner({ rate_limit_per_minute: 100_000 });
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/partner/orders',
-      headers: { authorization: `Bearer ${acme.apiKey}` },
-      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.1, rate_type: 'float', recipient_address: ETH_ADDRESS },
-    });
-    assert.equal(res.statusCode, 201, res.body);
+    const res = await createBtcEthOrder(t, acme);
     order = res.json();
     createdBody = res.body;
   });
@@ -161,13 +167,7 @@ describe('findPartnerOrder / findPartnerOrderView: compiled once, partner filter
     t = await buildTestApp({ env: { WORKER: 'off', PRICE_POLL_SECONDS: '3600' } });
     acme = await t.createPartner({ rate_limit_per_minute: 100_000 });
     other = await t.createPartner({ rate_limit_per_minute: 100_000 });
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/partner/orders',
-      headers: { authorization: `Bearer ${acme.apiKey}` },
-      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.1, rate_type: 'float', recipient_address: ETH_ADDRESS },
-    });
-    assert.equal(res.statusCode, 201, res.body);
+    const res = await createBtcEthOrder(t, acme);
     order = res.json();
   });
   after(() => t.close());

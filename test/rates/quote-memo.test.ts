@@ -76,13 +76,18 @@ describe('QuoteService pair memo', () => {
     payout_fee: terms.fee,
   });
 
-  it('reuses the per-pair result while rows, prices and settings are the same objects', () => {
+  /** AAA at $67 000 (8 decimals) to BBB at $3 500 (18 decimals), and a service pricing them. */
+  function aaaToBbb(fromId = randomUUID()) {
     const prices = new SettablePrices();
     prices.set('AAA', '67000');
     prices.set('BBB', '3500');
-    const from = row(randomUUID(), 'AAA', { decimals: 8, min: '0.0002', max: '10', fee: '0.00002' });
+    const from = row(fromId, 'AAA', { decimals: 8, min: '0.0002', max: '10', fee: '0.00002' });
     const to = row(randomUUID(), 'BBB', { decimals: 18, min: '0.005', max: '250', fee: '0.0005' });
-    const service = serviceWith(prices);
+    return { prices, from, to, service: serviceWith(prices) };
+  }
+
+  it('reuses the per-pair result while rows, prices and settings are the same objects', () => {
+    const { prices, from, to, service } = aaaToBbb();
     const first = service.pricePair(from, to, { amount: new Decimal('0.5'), rateType: 'float' });
     const second = service.pricePair(from, to, { amount: new Decimal('1.25'), rateType: 'float' });
     // The limits come from the one memoised per-pair result, so they are the very same instances.
@@ -97,12 +102,7 @@ describe('QuoteService pair memo', () => {
   });
 
   it('picks up a price change, including a new Decimal of the same value', () => {
-    const prices = new SettablePrices();
-    prices.set('AAA', '67000');
-    prices.set('BBB', '3500');
-    const from = row(randomUUID(), 'AAA', { decimals: 8, min: '0.0002', max: '10', fee: '0.00002' });
-    const to = row(randomUUID(), 'BBB', { decimals: 18, min: '0.005', max: '250', fee: '0.0005' });
-    const service = serviceWith(prices);
+    const { prices, from, to, service } = aaaToBbb();
     const request = { amount: new Decimal('1'), rateType: 'float' as const };
     const before = service.pricePair(from, to, request);
     assert.equal(before.rate.toFixed(), oracle({ from: 'BTC', to: 'ETH', amount: '1' }).rate.toFixed());
@@ -122,13 +122,8 @@ describe('QuoteService pair memo', () => {
   });
 
   it('picks up a replaced catalog row (same id, new object)', () => {
-    const prices = new SettablePrices();
-    prices.set('AAA', '67000');
-    prices.set('BBB', '3500');
     const id = randomUUID();
-    const from = row(id, 'AAA', { decimals: 8, min: '0.0002', max: '10', fee: '0.00002' });
-    const to = row(randomUUID(), 'BBB', { decimals: 18, min: '0.005', max: '250', fee: '0.0005' });
-    const service = serviceWith(prices);
+    const { from, to, service } = aaaToBbb(id);
     const request = { amount: new Decimal('0.0005'), rateType: 'float' as const };
     assert.equal(service.pricePair(from, to, request).maxAmount.toFixed(), '10');
 
@@ -144,12 +139,7 @@ describe('QuoteService pair memo', () => {
   });
 
   it('stays bounded: past the limit the memo starts over, with the same results', () => {
-    const prices = new SettablePrices();
-    prices.set('AAA', '67000');
-    prices.set('BBB', '3500');
-    const from = row(randomUUID(), 'AAA', { decimals: 8, min: '0.0002', max: '10', fee: '0.00002' });
-    const to = row(randomUUID(), 'BBB', { decimals: 18, min: '0.005', max: '250', fee: '0.0005' });
-    const service = serviceWith(prices);
+    const { from, to, service } = aaaToBbb();
     const request = (markupBps: number): Pick<QuoteRequest, 'amount' | 'rateType' | 'partner'> => ({
       amount: new Decimal('1'),
       rateType: 'float',

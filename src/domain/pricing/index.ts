@@ -1,11 +1,16 @@
 // The pricing engine: pure functions from prices, fees and currency limits to quotes.
 export type { CurrencyTerms, PairPricing, PricingSettings, RateType } from './pair-pricing.js';
 export {
+  assertFiniteAmount,
   BPS_PER_UNIT,
+  offerPair,
   pairLimits,
   quoteAmount,
+  quoteOffered,
   totalFeeBps,
   type AmountOutOfRange,
+  type OfferedPair,
+  type OfferedPairResult,
   type PairLimits,
   type PairLimitsResult,
   type PairUnavailable,

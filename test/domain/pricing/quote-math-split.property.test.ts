@@ -4,8 +4,7 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { ceilRatio, exact, floorRatio, ratioToSignificantDigits, toPublic } from '../../../src/domain/pricing/exact-decimal.js';
 import type { CurrencyTerms, PairPricing, QuoteResult } from '../../../src/domain/pricing/index.js';
-import { BPS_PER_UNIT, pairLimits, quoteAmount, totalFeeBps } from '../../../src/domain/pricing/index.js';
-import { offerPair, quoteOffered } from '../../../src/domain/pricing/quote-math.js';
+import { BPS_PER_UNIT, offerPair, pairLimits, quoteAmount, quoteOffered, totalFeeBps } from '../../../src/domain/pricing/index.js';
 
 const RUNS = 300;
 
