@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fasti
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import type { Metrics } from './plugins/metrics.js';
+import type { Metrics } from './metrics.js';
 import type { PartnerAuthHooks } from './plugins/partner-auth.js';
 import type { ApiKeyService } from './services/api-keys.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';

@@ -7,7 +7,7 @@ import { SimulatedPayoutSender } from './chains/simulator/simulated-payout-sende
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import type { Metrics } from './plugins/metrics.js';
+import type { Metrics } from './metrics.js';
 import { createPriceBook } from './pricing/create-price-book.js';
 import type { PriceBook } from './pricing/price-book.js';
 import { ApiKeyService } from './services/api-keys.js';

@@ -9,7 +9,7 @@ import {
   type StoreFailure,
 } from '../services/rate-limiter.js';
 import { sendError } from './error-handler.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../metrics.js';
 
 /** Spec §8: requests per minute per client address without a (valid) key. */
 export const PUBLIC_RATE_LIMIT_PER_MINUTE = 60;

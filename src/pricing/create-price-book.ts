@@ -2,7 +2,7 @@ import { Counter } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { PricingConfig } from '../config.js';
 import type { Db } from '../db/schema/index.js';
-import type { Metrics } from '../plugins/metrics.js';
+import type { Metrics } from '../metrics.js';
 import { BinancePriceSource } from './binance-price-source.js';
 import { CoinbasePriceSource } from './coinbase-price-source.js';
 import { PriceBook, type PriceBookLogger } from './price-book.js';

@@ -4,7 +4,7 @@ import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
 import { deriveDepositAddress } from '../domain/deposit-addresses/index.js';
 import { ApiError } from '../errors.js';
-import type { Metrics } from '../plugins/metrics.js';
+import type { Metrics } from '../metrics.js';
 import type { DepositWallets } from './deposit-wallets.js';
 
 /** An address picked for an order, not yet bound to it (the order row must exist first). */

@@ -5,7 +5,7 @@ import { findOrder, insertOrderEvent } from '../db/repositories/orders-repositor
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow, OrderTable } from '../db/schema/orders.js';
 import { transition, type LifecycleEvent, type StatusReason } from '../domain/order-lifecycle.js';
-import type { Metrics } from '../plugins/metrics.js';
+import type { Metrics } from '../metrics.js';
 
 /** A payout or refund to record in the same transaction as the move that requires it. */
 export interface OutboxRequest {

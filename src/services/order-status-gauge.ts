@@ -1,7 +1,7 @@
 import { Gauge } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
-import type { Metrics } from '../plugins/metrics.js';
+import type { Metrics } from '../metrics.js';
 import { ORDER_STATUSES } from '../db/schema/orders.js';
 
 /** orders_by_status, counted by the database when /metrics is scraped (not on the request path). */

@@ -9,7 +9,7 @@ import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
 import type { StatusReason } from '../domain/order-lifecycle.js';
 import { ApiError } from '../errors.js';
-import type { Metrics } from '../plugins/metrics.js';
+import type { Metrics } from '../metrics.js';
 import type { CurrencyCatalog } from '../services/currency-catalog.js';
 import type { OrderLifecycle } from '../services/order-lifecycle.js';
 import type { QuoteService } from '../services/quote-service.js';

@@ -5,7 +5,7 @@ import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { openConfiguredDatabase } from '../db/open-configured.js';
 import { withEmbeddedSecrets } from '../embedded-secrets.js';
 import { loggerOptions } from '../logger.js';
-import { createMetrics } from '../plugins/metrics.js';
+import { createMetrics } from '../metrics.js';
 import { createRuntime } from '../runtime.js';
 
 /**

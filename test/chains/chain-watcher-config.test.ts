@@ -5,7 +5,7 @@ import { createChainWatchers, simulatorExcept } from '../../src/chains/nodes/cre
 import { systemClock } from '../../src/clock.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/schema/index.js';
-import { createMetrics } from '../../src/plugins/metrics.js';
+import { createMetrics } from '../../src/metrics.js';
 
 const quiet = { warn: () => undefined, info: () => undefined };
 /** The factory only keeps the handle; no query runs here. */

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { bech32 } from '@scure/base';
 import { createChainWatchers } from '../../src/chains/nodes/create-chain-watchers.js';
 import { nodeNetworkAddress } from '../../src/chains/nodes/node-network-address.js';
-import { createMetrics } from '../../src/plugins/metrics.js';
+import { createMetrics } from '../../src/metrics.js';
 import {
   advance,
   BTC_ADDRESS,

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/database.js';
-import { createMetrics } from '../../src/plugins/metrics.js';
+import { createMetrics } from '../../src/metrics.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { testEngine } from '../helpers/test-database.js';
 import type { TestApp } from '../helpers/test-app.js';

@@ -4,7 +4,7 @@ import { Decimal } from 'decimal.js';
 import type { PayoutRequest, PayoutSender } from '../../src/chains/adapters.js';
 import { SimulatedExchanger } from '../../src/chains/simulator/simulated-exchanger.js';
 import { SimulatedPayoutSender } from '../../src/chains/simulator/simulated-payout-sender.js';
-import { createMetrics } from '../../src/plugins/metrics.js';
+import { createMetrics } from '../../src/metrics.js';
 import { LifecycleWorker } from '../../src/worker/lifecycle-worker.js';
 import type { TestApp } from '../helpers/test-app.js';
 import {

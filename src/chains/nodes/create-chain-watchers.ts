@@ -2,7 +2,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { Clock } from '../../clock.js';
 import { ConfigError, type Config } from '../../config.js';
 import type { Db } from '../../db/schema/index.js';
-import type { Metrics } from '../../plugins/metrics.js';
+import type { Metrics } from '../../metrics.js';
 import type { ChainWatcher } from '../adapters.js';
 import { BitcoinFamilyReader } from './bitcoin-family-reader.js';
 import type { ChainReader } from './chain-reader.js';
