@@ -2,6 +2,14 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Money is exact (src/domain/money.ts): decimal.js's own constructor keeps 20 significant digits
+// and rounds half up, so only the money module may import it. ESLint does not merge the options of
+// one rule across config objects: any other `no-restricted-imports` entry must include this path.
+const bareDecimal = {
+  name: 'decimal.js',
+  message: "Import Decimal from src/domain/money.ts: the exact constructor every money computation uses.",
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
@@ -22,6 +30,10 @@ export default tseslint.config(
         { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
       ],
     },
+  },
+  {
+    ignores: ['src/domain/money.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [bareDecimal] }] },
   },
   {
     files: ['eslint.config.js'],

@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from './domain/money.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { createChainWatchers, simulatorExcept } from './chains/nodes/create-chain-watchers.js';
 import { SimulatedChainWatcher } from './chains/simulator/simulated-chain-watcher.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../src/domain/money.js';
 import fc from 'fast-check';
 import { LosslessNumber, stringify } from 'lossless-json';
 import { DecimalText, decimalTextLiteral, toJson } from '../src/json.js';

@@ -1,4 +1,28 @@
-import { Decimal } from 'decimal.js';
+// The money module: the only place that imports decimal.js (eslint's no-restricted-imports makes
+// any other import of it an error). Every amount, price, rate and fee in the service is a
+// Decimal made by the constructor below, so no computation can round where nobody sees it.
+import { Decimal as DecimalJs } from 'decimal.js';
+
+/**
+ * Significant-digit cap of all money arithmetic.
+ *
+ * decimal.js only materialises the digits a value actually has, so a high cap costs nothing for
+ * ordinary prices and amounts; it exists so that every product, sum and difference of inputs is
+ * exact (an input would need hundreds of digits to overflow it). The default constructor keeps
+ * 20 and rounds half up: a 3.5 × 40-digit rate product then came out one unit of the 18th
+ * decimal above its floor. Money code never uses a plain division whose quotient may not
+ * terminate: ratios are rounded explicitly (`floorRatio`, `ceilRatio`,
+ * `ratioToSignificantDigits` in domain/pricing/exact-decimal.ts).
+ */
+export const EXACT_PRECISION = 1000;
+
+/** The exact Decimal constructor (see EXACT_PRECISION); also the type of its values. */
+export const Decimal: DecimalJs.Constructor = DecimalJs.clone({ precision: EXACT_PRECISION });
+export type Decimal = DecimalJs;
+/** What the Decimal constructor accepts: a Decimal, a decimal string or a number. */
+export type DecimalValue = DecimalJs.Value;
+/** A decimal.js rounding mode, e.g. `Decimal.ROUND_DOWN`. */
+export type Rounding = DecimalJs.Rounding;
 
 /** A plain decimal literal: digits, optionally a fraction. No sign, exponent or spaces. */
 export const DECIMAL_PATTERN = '^(0|[1-9][0-9]{0,19})(\\.[0-9]{1,18})?$';
@@ -29,4 +53,9 @@ export function isStorableDecimal(value: Decimal): boolean {
 /** Number of fractional digits actually used (trailing zeros do not count). */
 export function fractionDigits(value: Decimal): number {
   return value.decimalPlaces();
+}
+
+/** `value` rounded DOWN (toward zero) to `places` decimals: how payouts and quotes are cut. */
+export function floorToPlaces(value: Decimal, places: number): Decimal {
+  return value.toDecimalPlaces(places, Decimal.ROUND_DOWN);
 }

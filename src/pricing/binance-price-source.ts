@@ -1,4 +1,5 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../domain/money.js';
+import { ratioToSignificantDigits } from '../domain/pricing/exact-decimal.js';
 import { fetchFeedJson } from './fetch-feed-json.js';
 import { PriceFeedError } from './price-feed-error.js';
 import type { PriceObservation, PriceSource } from './price-source.js';
@@ -111,7 +112,7 @@ export class BinancePriceSource implements PriceSource {
     for (const symbol of wanted) {
       const usdtPrice = symbol === 'USDT' ? new Decimal(1) : pairPrices.get(USDT_QUOTED_PAIRS[symbol] ?? '');
       if (usdtPrice === undefined) continue;
-      const priceUsd = usdtPrice.div(usdcInUsdt);
+      const priceUsd = ratioToSignificantDigits(usdtPrice, usdcInUsdt);
       if (!isPlausiblePriceUsd(priceUsd)) continue;
       observations.push({ symbol, priceUsd, observedAt, source: this.name });
     }

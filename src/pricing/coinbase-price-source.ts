@@ -1,4 +1,5 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../domain/money.js';
+import { ratioToSignificantDigits } from '../domain/pricing/exact-decimal.js';
 import { fetchFeedJson } from './fetch-feed-json.js';
 import { PriceFeedError } from './price-feed-error.js';
 import type { PriceObservation, PriceSource } from './price-source.js';
@@ -85,7 +86,8 @@ export class CoinbasePriceSource implements PriceSource {
       const code = COINBASE_CURRENCY_CODES[symbol] ?? symbol;
       const rate = Object.hasOwn(rates, code) ? positiveDecimalFromFeed(rates[code]) : undefined;
       if (rate === undefined) continue;
-      const priceUsd = new Decimal(1).div(rate);
+      // Coinbase gives units per USD: the price is its inverse, which rarely terminates.
+      const priceUsd = ratioToSignificantDigits(new Decimal(1), rate);
       if (!isPlausiblePriceUsd(priceUsd)) continue;
       observations.push({ symbol, priceUsd, observedAt, source: this.name });
     }

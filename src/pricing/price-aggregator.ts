@@ -1,13 +1,6 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../domain/money.js';
 import type { PriceObservation } from './price-source.js';
 import { isUsableObservation } from './price-value.js';
-
-/**
- * Exact arithmetic for the median's mean and the deviation test: at the default 20 significant
- * digits, sums and products of long prices could round. Halving a sum and multiplying by a
- * percentage both terminate, so at this precision they are exact.
- */
-const ExactDecimal = Decimal.clone({ precision: 1000 });
 
 /** How observations are combined. */
 export interface AggregationPolicy {
@@ -71,13 +64,13 @@ export function aggregatePrices(
   }
 
   // Exact arithmetic so a price right at the bound is judged on its digits, not on rounding.
-  const tolerance = new ExactDecimal(String(maxDeviationPct)).div(100);
+  const tolerance = new Decimal(String(maxDeviationPct)).div(100);
   const result = new Map<string, AggregatedPrice>();
   for (const [symbol, bySource] of latest) {
     const fresh = [...bySource.values()];
-    const firstMedian = new ExactDecimal(median(fresh.map((o) => o.priceUsd)));
+    const firstMedian = median(fresh.map((o) => o.priceUsd));
     const limit = firstMedian.times(tolerance);
-    const kept = fresh.filter((o) => new ExactDecimal(o.priceUsd).minus(firstMedian).abs().lte(limit));
+    const kept = fresh.filter((o) => o.priceUsd.minus(firstMedian).abs().lte(limit));
     if (kept.length === 0) continue;
     result.set(symbol, {
       symbol,
@@ -91,7 +84,7 @@ export function aggregatePrices(
 
 /**
  * Median of a non-empty list; for an even count, the mean of the two middle values, computed
- * exactly. Returned as a default-constructor Decimal (constructing does not round).
+ * exactly.
  */
 export function median(values: readonly Decimal[]): Decimal {
   if (values.length === 0) throw new RangeError('median of an empty list');
@@ -100,5 +93,5 @@ export function median(values: readonly Decimal[]): Decimal {
   const upper = sorted[middle] as Decimal;
   if (sorted.length % 2 === 1) return upper;
   const lower = sorted[middle - 1] as Decimal;
-  return new Decimal(new ExactDecimal(lower).plus(upper).div(2));
+  return lower.plus(upper).div(2);
 }

@@ -1,4 +1,4 @@
-import type { Decimal } from 'decimal.js';
+import type { Decimal } from '../domain/money.js';
 import { aggregatePrices } from './price-aggregator.js';
 import type { AggregatedPrice } from './price-aggregator.js';
 import { PriceFeedError } from './price-feed-error.js';

@@ -1,4 +1,4 @@
-import type { Decimal } from 'decimal.js';
+import type { Decimal } from '../domain/money.js';
 
 /**
  * The price symbols the exchange quotes. A price symbol names an asset, not a network: USDT on

@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../domain/money.js';
 import { isLosslessNumber } from 'lossless-json';
 import type { PriceObservation } from './price-source.js';
 

@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../domain/money.js';
 import type { Clock } from '../clock.js';
 import { listStaticPrices } from '../db/repositories/static-prices-repository.js';
 import type { Db } from '../db/schema/index.js';

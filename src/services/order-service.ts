@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import { findFixedQuote } from '../db/repositories/fixed-quotes-repository.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../domain/money.js';
 import type { Clock } from '../clock.js';
 import type { PricingConfig } from '../config.js';
 import { insertFixedQuote, purgeFixedQuotesBefore } from '../db/repositories/fixed-quotes-repository.js';

@@ -1,4 +1,5 @@
-import { Decimal } from 'decimal.js';
+import { Decimal, floorToPlaces } from '../domain/money.js';
+import { fixedRatePayout } from '../domain/pricing/index.js';
 import { sql, type Kysely } from 'kysely';
 import { Counter, Gauge } from 'prom-client';
 import { AdapterError, type ChainEvent, type ChainWatcher, type Exchanger, type PayoutSender } from '../chains/adapters.js';
@@ -270,7 +271,7 @@ export class LifecycleWorker {
       }
       return;
     }
-    const amount = amountTo.toDecimalPlaces(to.decimals, Decimal.ROUND_DOWN);
+    const amount = floorToPlaces(amountTo, to.decimals);
     await lifecycle.apply(order.id, 'exchange_filled', {
       changes: { amount_to_final: amount.toFixed() },
       data: { amount_to: amount.toFixed() },
@@ -299,7 +300,7 @@ export class LifecycleWorker {
       const expected = new Decimal(order.amount_from_expected);
       const tolerance = expected.times(this.deps.settings.fixedTolerancePct).dividedBy(100);
       if (received.minus(expected).abs().gt(tolerance)) return { kind: 'refuse', reason: 'fixed_rate_mismatch' };
-      const amountTo = received.times(new Decimal(order.exact_rate)).toDecimalPlaces(to.decimals, Decimal.ROUND_DOWN);
+      const amountTo = fixedRatePayout(received, new Decimal(order.exact_rate), to.decimals);
       return amountTo.gt(0) ? { kind: 'fill', amountTo } : { kind: 'refuse', reason: 'fixed_rate_mismatch' };
     }
     const partner = await findPartner(this.deps.db, order.partner_id);

@@ -22,7 +22,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import type { PayoutRequest, PayoutSender } from '../../src/chains/adapters.js';
 import { SimulatedExchanger } from '../../src/chains/simulator/simulated-exchanger.js';
 import { SimulatedPayoutSender } from '../../src/chains/simulator/simulated-payout-sender.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { validateAddress, validateMemo } from '../../src/domain/addresses/index.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import { stringify } from 'lossless-json';
 import {
   findPartnerOrder,

@@ -1,6 +1,6 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import { BinancePriceSource } from '../../src/pricing/binance-price-source.js';
 import { aggregatePrices } from '../../src/pricing/price-aggregator.js';
 import { PriceFeedError } from '../../src/pricing/price-feed-error.js';
@@ -72,11 +72,11 @@ void describe('BinancePriceSource', () => {
   void it('converts USDT quotes to USD through USDCUSDT', async () => {
     const { source } = await binanceReplying(200, fixtureWith('USDCUSDT', '"1.00020000"'));
     const prices = priceMap(await source.fetchPrices(['BTC', 'ETH', 'USDT'], AbortSignal.timeout(5_000)));
-    // 67012.34 / 1.0002, 3456.78 / 1.0002 and 1 / 1.0002 at 20 significant digits.
+    // 67012.34 / 1.0002, 3456.78 / 1.0002 and 1 / 1.0002 to 40 significant digits, rounded toward zero.
     assert.deepEqual(prices, {
-      BTC: '66998.940211957608478',
-      ETH: '3456.0887822435512897',
-      USDT: '0.99980003999200159968',
+      BTC: '66998.94021195760847830433913217356528694',
+      ETH: '3456.088782243551289742051589682063587282',
+      USDT: '0.9998000399920015996800639872025594881023',
     });
   });
 

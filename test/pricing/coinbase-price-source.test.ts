@@ -1,6 +1,6 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import { CoinbasePriceSource } from '../../src/pricing/coinbase-price-source.js';
 import { aggregatePrices } from '../../src/pricing/price-aggregator.js';
 import { PriceFeedError } from '../../src/pricing/price-feed-error.js';
@@ -39,7 +39,7 @@ void describe('CoinbasePriceSource', () => {
     assert.deepEqual(priceMap(observations), {
       BTC: '62500',
       ETH: '3200',
-      USDT: '0.99980003999200159968', // 1 / 1.0002 at 20 significant digits
+      USDT: '0.9998000399920015996800639872025594881023', // 1 / 1.0002 to 40 significant digits, rounded toward zero
       USDC: '1',
       LTC: '80',
       DOGE: '0.16',

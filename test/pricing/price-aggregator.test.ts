@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import fc from 'fast-check';
 import { aggregatePrices, median } from '../../src/pricing/price-aggregator.js';
 import type { PriceObservation } from '../../src/pricing/price-source.js';

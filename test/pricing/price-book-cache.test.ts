@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import fc from 'fast-check';
 import { aggregatePrices } from '../../src/pricing/price-aggregator.js';
 import { PriceBook } from '../../src/pricing/price-book.js';

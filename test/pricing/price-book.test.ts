@@ -1,6 +1,6 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import { BinancePriceSource } from '../../src/pricing/binance-price-source.js';
 import { CoinbasePriceSource } from '../../src/pricing/coinbase-price-source.js';
 import { PriceBook } from '../../src/pricing/price-book.js';
@@ -81,7 +81,7 @@ void describe('PriceBook', () => {
     await book.refresh();
 
     assert.equal(book.getPriceUsd('BTC')?.toString(), '62500');
-    assert.equal(book.getPriceUsd('USDT')?.toString(), '0.99980003999200159968');
+    assert.equal(book.getPriceUsd('USDT')?.toString(), '0.9998000399920015996800639872025594881023');
     assert.deepEqual(book.getAggregatedPrice('BTC')?.sources, ['coinbase']);
     assert.equal(rec.errors.length, 1);
     assert.equal(rec.errors[0]?.source, 'binance');

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import { parse } from 'lossless-json';
 import { isPlausiblePriceUsd, positiveDecimalFromFeed } from '../../src/pricing/price-value.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import { CurrencyCatalog } from '../../src/services/currency-catalog.js';
 import { QuoteService } from '../../src/services/quote-service.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Decimal } from 'decimal.js';
+import { Decimal, type Rounding } from '../../src/domain/money.js';
 import fc from 'fast-check';
 import type { CurrencyRow } from '../../src/db/schema/currencies.js';
 import type { PartnerRow } from '../../src/db/schema/partners.js';
@@ -169,7 +169,7 @@ describe('QuoteService pair memo', () => {
         fee: fc.bigInt(0n, 10n ** 4n),
       })
       .map(({ decimals, min: minUnits, span, fee }) => {
-        const inPlaces = (units: bigint, rounding: Decimal.Rounding) =>
+        const inPlaces = (units: bigint, rounding: Rounding) =>
           new Decimal(`${units}e-6`).toDecimalPlaces(decimals, rounding);
         const min = Decimal.max(inPlaces(minUnits, Decimal.ROUND_UP), new Decimal(`1e-${decimals}`));
         const max = min.plus(inPlaces(span, Decimal.ROUND_DOWN));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../src/domain/money.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { quoteAmount, type CurrencyTerms, type Quote, type RateType } from '../../src/domain/pricing/index.js';
 import type { TestApp } from '../helpers/test-app.js';

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../domain/money.js';
 import { AdapterError } from '../adapters.js';
 import type { ChainReader, FoundDeposit, ScanResult, ScanTarget } from './chain-reader.js';
 import { JsonRpcError, type JsonRpcClient } from './json-rpc-client.js';

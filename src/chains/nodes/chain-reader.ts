@@ -1,4 +1,4 @@
-import type { Decimal } from 'decimal.js';
+import type { Decimal } from '../../domain/money.js';
 
 /** One watched order, as a node reader needs it. */
 export interface ScanTarget {

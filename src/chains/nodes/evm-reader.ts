@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../domain/money.js';
 import { AdapterError } from '../adapters.js';
 import type { ChainReader, FoundDeposit, ScanResult, ScanTarget } from './chain-reader.js';
 import type { JsonRpcClient } from './json-rpc-client.js';

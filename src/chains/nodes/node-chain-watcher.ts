@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../domain/money.js';
 import type { Counter, Gauge } from 'prom-client';
 import type { Clock } from '../../clock.js';
 import {

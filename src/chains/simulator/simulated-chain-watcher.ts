@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../domain/money.js';
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema/index.js';
 import type { ChainEvent, ChainWatcher, WatchedOrder } from '../adapters.js';

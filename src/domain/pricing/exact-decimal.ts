@@ -1,44 +1,15 @@
-// Named import: under NodeNext the package's CJS-style typings make the default import untyped.
-import { Decimal } from 'decimal.js';
+import { Decimal, EXACT_PRECISION } from '../money.js';
 
-/**
- * Significant-digit cap of the arithmetic used inside the pricing engine.
- *
- * decimal.js only materialises the digits a value actually has, so a high cap costs nothing for
- * ordinary prices and amounts; it exists so that every product, sum and difference of inputs is
- * exact (an input would need hundreds of digits to overflow it). The engine never uses a plain
- * division for money: ratios are rounded with `floorRatio`/`ceilRatio`, which rely on decimal.js's
- * integer division (exact up to this many integer digits).
- */
-export const EXACT_PRECISION = 1000;
-
-/** Decimal constructor for the engine's internal arithmetic (see EXACT_PRECISION). */
-export const ExactDecimal = Decimal.clone({ precision: EXACT_PRECISION });
+export { EXACT_PRECISION };
 
 /**
  * Significant digits kept when a ratio must be published as a decimal although it may not
- * terminate (the exact net rate). Rounded toward zero, so the value never overstates the ratio.
+ * terminate (the exact net rate, a feed price given as a quotient). Rounded toward zero, so the
+ * value never overstates the ratio.
  */
 export const RATIO_SIGNIFICANT_DIGITS = 40;
 
 const RatioDecimal = Decimal.clone({ precision: RATIO_SIGNIFICANT_DIGITS, rounding: Decimal.ROUND_DOWN });
-
-/**
- * Re-homes a caller's Decimal in the exact constructor. Constructing copies the digits without
- * rounding; operating on the caller's own instance would round to ITS constructor's precision
- * (20 digits for the default Decimal).
- */
-export function exact(value: Decimal.Value): Decimal {
-  return new ExactDecimal(value);
-}
-
-/**
- * Hands a value back as a default-constructor Decimal (digits unchanged), so a caller's further
- * arithmetic runs at its usual precision rather than the engine's 1000 digits.
- */
-export function toPublic(value: Decimal): Decimal {
-  return new Decimal(value);
-}
 
 function assertRatioOperands(numerator: Decimal, denominator: Decimal, places: number): void {
   if (!numerator.isFinite() || !denominator.isFinite() || !denominator.gt(0)) {
@@ -55,19 +26,17 @@ function assertRatioOperands(numerator: Decimal, denominator: Decimal, places: n
  */
 export function floorRatio(numerator: Decimal, denominator: Decimal, places: number): Decimal {
   assertRatioOperands(numerator, denominator, places);
-  const n = exact(numerator);
-  const d = exact(denominator);
-  const unit = new ExactDecimal(`1e-${places}`);
-  const scaled = n.div(unit); // a shift of the exponent, exact
-  const truncated = scaled.divToInt(d); // toward zero
-  const floored = truncated.times(d).gt(scaled) ? truncated.minus(1) : truncated;
+  const unit = new Decimal(`1e-${places}`);
+  const scaled = numerator.div(unit); // a shift of the exponent, exact
+  const truncated = scaled.divToInt(denominator); // toward zero
+  const floored = truncated.times(denominator).gt(scaled) ? truncated.minus(1) : truncated;
   return floored.times(unit);
 }
 
 /** The smallest multiple of 10^-places that is ≥ numerator / denominator. Exact, like floorRatio. */
 export function ceilRatio(numerator: Decimal, denominator: Decimal, places: number): Decimal {
   assertRatioOperands(numerator, denominator, places);
-  return floorRatio(exact(numerator).neg(), denominator, places).neg();
+  return floorRatio(numerator.neg(), denominator, places).neg();
 }
 
 /**
@@ -75,5 +44,7 @@ export function ceilRatio(numerator: Decimal, denominator: Decimal, places: numb
  * (decimal.js division keeps the remainder, so the truncation is correct, not double-rounded).
  */
 export function ratioToSignificantDigits(numerator: Decimal, denominator: Decimal): Decimal {
-  return new RatioDecimal(numerator).div(new RatioDecimal(denominator));
+  // Re-homed in the exact constructor: a value keeps its constructor, and arithmetic on a
+  // RatioDecimal would round every later product to 40 digits.
+  return new Decimal(new RatioDecimal(numerator).div(new RatioDecimal(denominator)));
 }

@@ -19,3 +19,4 @@ export {
   type TooManyDecimals,
 } from './quote-math.js';
 export { EXACT_PRECISION, RATIO_SIGNIFICANT_DIGITS } from './exact-decimal.js';
+export { fixedRatePayout } from './fixed-rate-payout.js';

@@ -1,4 +1,4 @@
-import type { Decimal } from 'decimal.js';
+import type { Decimal } from '../money.js';
 
 /**
  * What the engine needs to know about one currency (a coin on one network) to price it.

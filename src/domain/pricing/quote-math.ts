@@ -1,5 +1,5 @@
-import type { Decimal } from 'decimal.js';
-import { ceilRatio, exact, floorRatio, ratioToSignificantDigits, toPublic } from './exact-decimal.js';
+import { Decimal } from '../money.js';
+import { ceilRatio, floorRatio, ratioToSignificantDigits } from './exact-decimal.js';
 import type { CurrencyTerms, PairPricing } from './pair-pricing.js';
 
 /** Basis points in a whole: a fee of 10 000 bps would take the entire amount. */
@@ -93,12 +93,12 @@ export interface Conversion {
 
 /** Numerator of net amount_to(amountFrom) over `scale`; exact. */
 function netNumerator(c: Conversion, amountFrom: Decimal): Decimal {
-  return exact(amountFrom).times(c.perUnit).minus(c.payoutFee.times(c.scale));
+  return amountFrom.times(c.perUnit).minus(c.payoutFee.times(c.scale));
 }
 
 /** Numerator (over `perUnit`) of the coin_from amount whose net amount_to is exactly `amountTo`. */
 function amountFromForNet(c: Conversion, amountTo: Decimal): Decimal {
-  return exact(amountTo).plus(c.payoutFee).times(c.scale);
+  return amountTo.plus(c.payoutFee).times(c.scale);
 }
 
 function assertBps(value: number, field: string): void {
@@ -149,10 +149,7 @@ export interface OfferedPair {
   /** Decimal places of coin_to amounts (to.decimals). */
   readonly toDecimals: number;
   readonly conversion: Readonly<Conversion>;
-  /** The limits at engine precision, which amounts are compared against. */
-  readonly exactMinAmount: Decimal;
-  readonly exactMaxAmount: Decimal;
-  /** The same limits as default-constructor Decimals, as quotes and pairLimits publish them. */
+  /** The limits, as amounts are compared against them and quotes publish them. */
   readonly minAmount: Decimal;
   readonly maxAmount: Decimal;
 }
@@ -171,12 +168,12 @@ export function offerPair(p: PairPricing): OfferedPairResult {
     return UNAVAILABLE;
   }
   const conversion: Conversion = Object.freeze({
-    perUnit: exact(p.priceFromUsd).times(BPS_PER_UNIT - bps),
-    scale: exact(p.priceToUsd).times(BPS_PER_UNIT),
-    payoutFee: exact(p.to.payoutFee),
+    perUnit: p.priceFromUsd.times(BPS_PER_UNIT - bps),
+    scale: p.priceToUsd.times(BPS_PER_UNIT),
+    payoutFee: p.to.payoutFee,
   });
   const fromPlaces = p.from.decimals;
-  const one = exact(1);
+  const one = new Decimal(1);
 
   // Rounded UP: the smallest coin_from amount (at its precision) that satisfies both minimums.
   const minFromSource = ceilRatio(p.from.minAmount, one, fromPlaces);
@@ -200,10 +197,8 @@ export function offerPair(p: PairPricing): OfferedPairResult {
     fromDecimals: p.from.decimals,
     toDecimals: p.to.decimals,
     conversion,
-    exactMinAmount: minAmount,
-    exactMaxAmount: maxAmount,
-    minAmount: toPublic(minAmount),
-    maxAmount: toPublic(maxAmount),
+    minAmount,
+    maxAmount,
   });
 }
 
@@ -239,18 +234,18 @@ export function quoteOffered(offered: OfferedPairResult, amountFrom: Decimal): Q
     return { ok: false, reason: 'too_many_decimals', decimals: offered.fromDecimals };
   }
   const { minAmount, maxAmount } = offered;
-  if (amountFrom.lt(offered.exactMinAmount)) return { ok: false, reason: 'below_min', minAmount, maxAmount };
-  if (amountFrom.gt(offered.exactMaxAmount)) return { ok: false, reason: 'above_max', minAmount, maxAmount };
+  if (amountFrom.lt(minAmount)) return { ok: false, reason: 'below_min', minAmount, maxAmount };
+  if (amountFrom.gt(maxAmount)) return { ok: false, reason: 'above_max', minAmount, maxAmount };
 
   const c = offered.conversion;
   const numerator = netNumerator(c, amountFrom);
   // exact net rate = numerator / (scale × amountFrom)
-  const rateDenominator = c.scale.times(exact(amountFrom));
+  const rateDenominator = c.scale.times(amountFrom);
   return {
     ok: true,
-    rate: toPublic(floorRatio(numerator, rateDenominator, offered.toDecimals)),
-    exactRate: toPublic(ratioToSignificantDigits(numerator, rateDenominator)),
-    amountTo: toPublic(floorRatio(numerator, c.scale, offered.toDecimals)),
+    rate: floorRatio(numerator, rateDenominator, offered.toDecimals),
+    exactRate: ratioToSignificantDigits(numerator, rateDenominator),
+    amountTo: floorRatio(numerator, c.scale, offered.toDecimals),
     minAmount,
     maxAmount,
   };

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../domain/money.js';
 import type { App, Services } from '../../app-types.js';
 import { findCurrency, updateCurrency } from '../../db/repositories/currencies-repository.js';
 import type { CurrencyUpdate } from '../../db/schema/currencies.js';

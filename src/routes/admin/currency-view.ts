@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../domain/money.js';
 import type { CurrencyRow } from '../../db/schema/currencies.js';
 import { publicCurrency } from '../../services/currency-catalog.js';
 import { CurrencySchema } from '../schemas.js';

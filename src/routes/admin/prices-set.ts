@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../domain/money.js';
 import type { App, Services } from '../../app-types.js';
 import { upsertStaticPrice } from '../../db/repositories/static-prices-repository.js';
 import { DECIMAL_PATTERN, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../domain/money.js';
 import type { App, Services } from '../../app-types.js';
 import { injectFault } from '../../chains/simulator/simulator-faults.js';
 import { findOrder } from '../../db/repositories/orders-repository.js';

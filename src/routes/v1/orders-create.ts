@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../domain/money.js';
 import { isLosslessNumber, parse } from 'lossless-json';
 import type { App, Services } from '../../app-types.js';
 import { ApiError } from '../../errors.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../../src/domain/money.js';
 import fc from 'fast-check';
 import { ceilRatio, floorRatio, ratioToSignificantDigits } from '../../../src/domain/pricing/exact-decimal.js';
 
@@ -29,8 +29,9 @@ describe('floorRatio / ceilRatio', () => {
     const denominator = d('0.999999999999999999999999999999');
     assert.equal(floorRatio(d('1'), denominator, 29).toFixed(), '1');
     assert.equal(ceilRatio(d('1'), denominator, 29).toFixed(), '1.00000000000000000000000000001');
-    // The default constructor rounds the quotient to 20 digits and would publish exactly 1.
-    assert.equal(d('1').div(denominator).toFixed(), '1');
+    // decimal.js's default constructor (20 digits, half up) rounds the quotient to exactly 1.
+    const Default = Decimal.clone({ precision: 20, rounding: Decimal.ROUND_HALF_UP });
+    assert.equal(new Default(1).div(denominator).toFixed(), '1');
   });
 
   it('reject a non-positive denominator and bad places (caller bugs)', () => {

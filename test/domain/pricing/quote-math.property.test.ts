@@ -1,43 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Decimal } from 'decimal.js';
+import { Decimal, type Rounding } from '../../../src/domain/money.js';
 import fc from 'fast-check';
 import type { CurrencyTerms, PairPricing, Quote } from '../../../src/domain/pricing/index.js';
-import { pairLimits, quoteAmount, totalFeeBps } from '../../../src/domain/pricing/index.js';
+import { pairLimits, quoteAmount } from '../../../src/domain/pricing/index.js';
+import { cmp, div, exactAmountTo, ratioOf, sub, unit } from './exact-ratio.js';
 
 const RUNS = 300;
-
-// ---------------------------------------------------------------------------------------------
-// Independent exact reference: rationals over BigInt, so the engine's Decimal arithmetic is
-// checked against arithmetic that cannot round at all.
-
-interface Ratio {
-  n: bigint;
-  d: bigint; // > 0
-}
-
-function ratioOf(x: Decimal): Ratio {
-  const text = x.toFixed();
-  const negative = text.startsWith('-');
-  const [whole = '0', fraction = ''] = text.replace('-', '').split('.');
-  const n = BigInt(whole + fraction);
-  return { n: negative ? -n : n, d: 10n ** BigInt(fraction.length) };
-}
-const mul = (a: Ratio, b: Ratio): Ratio => ({ n: a.n * b.n, d: a.d * b.d });
-const sub = (a: Ratio, b: Ratio): Ratio => ({ n: a.n * b.d - b.n * a.d, d: a.d * b.d });
-const div = (a: Ratio, b: Ratio): Ratio => (b.n > 0n ? { n: a.n * b.d, d: a.d * b.n } : { n: -a.n * b.d, d: a.d * -b.n });
-const cmp = (a: Ratio, b: Ratio): number => {
-  const diff = a.n * b.d - b.n * a.d;
-  return diff > 0n ? 1 : diff < 0n ? -1 : 0;
-};
-const unit = (places: number): Ratio => ({ n: 1n, d: 10n ** BigInt(places) });
-
-/** amountFrom × (priceFrom / priceTo) × (1 − bps/10000) − payoutFee, exactly. */
-function exactAmountTo(p: PairPricing, amountFrom: Decimal): Ratio {
-  const market = div(ratioOf(p.priceFromUsd), ratioOf(p.priceToUsd));
-  const feeFactor = { n: BigInt(10_000 - totalFeeBps(p)), d: 10_000n };
-  return sub(mul(mul(ratioOf(amountFrom), market), feeFactor), ratioOf(p.to.payoutFee));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Generators. Decimals come from integers scaled by powers of ten, never from floats. Limits and
@@ -47,8 +16,9 @@ function exactAmountTo(p: PairPricing, amountFrom: Decimal): Ratio {
 const scaled = (units: bigint, scale: number) => new Decimal(`${units}e-${scale}`);
 
 /**
- * For the tests' own arithmetic on engine outputs: the default constructor rounds every result to
- * 20 significant digits, which would move an amount like 228795930854.873157764 off its limit.
+ * For the tests' own arithmetic on engine outputs: decimal.js's default constructor would round
+ * every result to 20 significant digits, moving an amount like 228795930854.873157764 off its
+ * limit. (The money module's constructor is exact; this one keeps the test independent of it.)
  */
 const Wide = Decimal.clone({ precision: 500 });
 const wide = (x: Decimal) => new Wide(x);
@@ -71,7 +41,7 @@ function currencyArb(price: Decimal): fc.Arbitrary<CurrencyTerms> {
       feeUsd: usdArb(5_000n), // up to $50
     })
     .map(({ decimals, minUsd, spanUsd, feeUsd }) => {
-      const inCoin = (usd: Decimal, rounding: Decimal.Rounding) => usd.div(price).toDecimalPlaces(decimals, rounding);
+      const inCoin = (usd: Decimal, rounding: Rounding) => usd.div(price).toDecimalPlaces(decimals, rounding);
       return {
         coin: 'coin',
         network: 'net',

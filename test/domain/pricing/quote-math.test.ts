@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Decimal } from 'decimal.js';
+import { Decimal } from '../../../src/domain/money.js';
 import type { CurrencyTerms, PairPricing, QuoteResult } from '../../../src/domain/pricing/index.js';
 import { pairLimits, quoteAmount, totalFeeBps } from '../../../src/domain/pricing/index.js';
 
