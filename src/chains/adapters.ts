@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import type { OrderStatus } from '../db/schema/orders.js';
+import type { OrderStatus } from '../domain/order-status.js';
 
 /** An order whose deposit address a watcher looks at. */
 export interface WatchedOrder {

@@ -1,4 +1,4 @@
-import { ORDER_STATUSES } from '../db/schema/orders.js';
+import { ORDER_STATUSES } from '../domain/order-status.js';
 import { integerFlag, type Flags } from './admin-args.js';
 import { asList, asRecord, printResponse, text, type ApiRecord, type Command } from './admin-command.js';
 import { UsageError } from './admin-errors.js';

@@ -1,4 +1,4 @@
-import type { OrderStatus } from '../db/schema/orders.js';
+import { isOrderStatus, type OrderStatus } from './order-status.js';
 
 /**
  * The order state machine of DESIGN §4 as a pure table: given a status and an event, the next
@@ -81,15 +81,7 @@ export function transition(from: OrderStatus, event: LifecycleEvent, context: Tr
   const rule = TABLE[from]?.[event];
   if (rule === undefined) return { ok: false, reason: `${event} is not allowed in status ${from}` };
   const outcome = rule(context);
-  return isStatus(outcome) ? { ok: true, to: outcome } : { ok: false, reason: outcome };
-}
-
-const STATUSES: ReadonlySet<string> = new Set([
-  'waiting_deposit', 'confirming', 'exchanging', 'sending', 'completed', 'expired', 'refunding', 'refunded', 'failed',
-]);
-
-function isStatus(value: string): value is OrderStatus {
-  return STATUSES.has(value);
+  return isOrderStatus(outcome) ? { ok: true, to: outcome } : { ok: false, reason: outcome };
 }
 
 /** Why an order went to refunding or failed (`status_reason`). */

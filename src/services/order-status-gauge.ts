@@ -2,7 +2,7 @@ import { Gauge } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
 import type { Metrics } from '../metrics.js';
-import { ORDER_STATUSES } from '../db/schema/orders.js';
+import { ORDER_STATUSES } from '../domain/order-status.js';
 
 /** orders_by_status, counted by the database when /metrics is scraped (not on the request path). */
 export function registerOrderStatusGauge(db: Kysely<Database>, metrics: Metrics): void {

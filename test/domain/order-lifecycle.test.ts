@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ORDER_STATUSES, type OrderStatus } from '../../src/db/schema/orders.js';
+import { ORDER_STATUSES, type OrderStatus } from '../../src/domain/order-status.js';
 import { FINAL_STATUSES, transition, type LifecycleEvent, type TransitionContext } from '../../src/domain/order-lifecycle.js';
 
 const EVENTS: readonly LifecycleEvent[] = [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { parse } from 'lossless-json';
 import type { WatchedOrder } from '../../src/chains/adapters.js';
-import type { OrderStatus } from '../../src/db/schema/orders.js';
+import type { OrderStatus } from '../../src/domain/order-status.js';
 import { buildTestApp, ManualClock, type TestApp } from './test-app.js';
 
 /** An app whose worker only runs when the test ticks it, on a clock the test moves. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { OrderStatus } from '../../src/db/schema/orders.js';
+import type { OrderStatus } from '../../src/domain/order-status.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { advance, createOrder, getOrder, moves, simulateDeposit, simulatedTxid, startHarness, type Harness } from './lifecycle-helpers.js';
 

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { parse } from 'lossless-json';
-import type { OrderStatus } from '../../src/db/schema/orders.js';
+import type { OrderStatus } from '../../src/domain/order-status.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 
 /** Nothing runs by itself: the test drives the worker with tick() and moves the clock by hand. */

@@ -8,7 +8,8 @@ import {
   type SelectQueryBuilder,
 } from 'kysely';
 import type { Database, Db } from '../schema/index.js';
-import type { NewOrder, OrderRow, OrderStatus } from '../schema/orders.js';
+import type { OrderStatus } from '../../domain/order-status.js';
+import type { NewOrder, OrderRow } from '../schema/orders.js';
 
 export async function insertOrder(db: Db, order: NewOrder): Promise<OrderRow> {
   return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();

@@ -1,18 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
+import type { OrderStatus } from '../../domain/order-status.js';
 import type { Numeric, Timestamp } from './currencies.js';
-
-export const ORDER_STATUSES = [
-  'waiting_deposit',
-  'confirming',
-  'exchanging',
-  'sending',
-  'completed',
-  'expired',
-  'refunding',
-  'refunded',
-  'failed',
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** An exchange order. Amounts in the coins' own units; rates in coin_to per 1 coin_from. */
 export interface OrderTable {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { PartnerOrderRow } from '../../db/repositories/orders-repository.js';
-import { ORDER_STATUSES } from '../../db/schema/orders.js';
+import { ORDER_STATUSES } from '../../domain/order-status.js';
 import { DecimalText } from '../../json.js';
 
 /** The Order object of spec 2.3. */

@@ -1,0 +1,32 @@
+/**
+ * Every status an order can be in (DESIGN §4), listed once: the database column's type
+ * (db/schema/orders.ts), the lifecycle table, the response schemas and the CLI's --status
+ * check all take it from here.
+ */
+export const ORDER_STATUSES = [
+  'waiting_deposit',
+  'confirming',
+  'exchanging',
+  'sending',
+  'completed',
+  'expired',
+  'refunding',
+  'refunded',
+  'failed',
+] as const;
+
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+const STATUS_SET: ReadonlySet<string> = new Set(ORDER_STATUSES);
+
+export function isOrderStatus(value: string): value is OrderStatus {
+  return STATUS_SET.has(value);
+}
+
+/**
+ * The status an order reads as at `now`: one still waiting for its deposit from `expires_at`
+ * on reads expired before the expiry sweep has stored it (DESIGN §4).
+ */
+export function statusAt(status: OrderStatus, expiresAt: Date, now: Date): OrderStatus {
+  return status === 'waiting_deposit' && expiresAt <= now ? 'expired' : status;
+}
