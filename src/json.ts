@@ -45,9 +45,15 @@ const LOSSLESS_NUMBER = Symbol.for('lossless-json.LosslessNumber');
 // eslint-disable-next-line no-control-regex -- the control characters are what is looked for
 const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-function writeString(value: string): string {
+/** A string as JSON text, as toJson writes it: the writers derived from a view call it directly. */
+export function writeString(value: string): string {
   // Equal to JSON.stringify(value) when nothing needs escaping; JSON.stringify otherwise.
   return NEEDS_ESCAPING.test(value) ? JSON.stringify(value) : `"${value}"`;
+}
+
+/** A number as JSON text, as toJson writes it (JSON has no NaN or Infinity: those are null). */
+export function writeNumber(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null';
 }
 
 /**
@@ -60,7 +66,7 @@ function writeValue(value: unknown): string | undefined {
     case 'string':
       return writeString(value);
     case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
+      return writeNumber(value);
     case 'boolean':
       return value ? 'true' : 'false';
     case 'bigint':

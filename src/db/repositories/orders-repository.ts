@@ -10,40 +10,13 @@ import {
 import type { Database, Db } from '../schema/index.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { NewOrder, OrderRow } from '../schema/orders.js';
+import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-order-view.js';
+
+export type { PartnerOrderRow };
 
 export async function insertOrder(db: Db, order: NewOrder): Promise<OrderRow> {
   return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();
 }
-
-/** What the partner's view of an order shows (routes/v1/order-view.ts), and nothing else. */
-const PARTNER_ORDER_COLUMNS = [
-  'id',
-  'short_id',
-  'status',
-  'created_at',
-  'expires_at',
-  'coin_from',
-  'network_from',
-  'coin_to',
-  'network_to',
-  'amount_from_expected',
-  'amount_to_expected',
-  'rate_type',
-  'rate_quoted',
-  'deposit_address',
-  'deposit_address_tag',
-  'recipient_address',
-  'deposit_txid',
-  'deposit_confirmations',
-  'deposit_confirmations_required',
-  'payout_txid',
-  'amount_from_received',
-  'refund_txid',
-  'status_reason',
-] as const;
-
-/** An order as a partner reads it: the columns its view shows. */
-export type PartnerOrderRow = Pick<OrderRow, (typeof PARTNER_ORDER_COLUMNS)[number]>;
 
 /**
  * Builds SQL and never runs it. Both engines (pg and PGlite) speak PostgreSQL through Kysely's
@@ -76,6 +49,7 @@ function compilePartnerOrderQueries<Row>(select: SelectQueryBuilder<Database, 'o
 }
 
 const FULL_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').selectAll());
+/** The columns the partner's view is made of (db/views/partner-order-view.ts), and nothing else. */
 const PARTNER_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').select(PARTNER_ORDER_COLUMNS));
 
 /**

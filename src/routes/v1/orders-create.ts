@@ -3,10 +3,9 @@ import { Decimal } from '../../domain/money.js';
 import { isLosslessNumber, parse } from 'lossless-json';
 import type { App, Services } from '../../app-types.js';
 import { ApiError } from '../../errors.js';
-import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
-import { orderView } from './order-view.js';
+import { orderJson } from './order-view.js';
 
 const Ticker = (description: string) =>
   Type.String({ minLength: 1, maxLength: 12, pattern: '^[A-Za-z0-9]+$', description });
@@ -109,7 +108,7 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
         key === undefined ? undefined : { key, body: request.rawBody ?? Buffer.alloc(0) },
       );
       if (replayed) reply.header('idempotent-replayed', 'true');
-      return sendJsonText(reply, toJson(orderView(order, clock.now())), 201);
+      return sendJsonText(reply, orderJson(order, clock.now()), 201);
     },
   );
 }

@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
-import { orderView } from './order-view.js';
+import { orderJson } from './order-view.js';
 
 /** GET /api/v1/partner/orders/{order_id} (API key): by UUID or short id; others' orders are 404. */
 export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Services): void {
@@ -27,7 +26,7 @@ export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Servi
       const partner = request.partner;
       if (partner === undefined) throw new Error('partner auth hook did not run');
       const order = await orders.get(partner, request.params.order_id);
-      return sendJsonText(reply, toJson(orderView(order, clock.now())));
+      return sendJsonText(reply, orderJson(order, clock.now()));
     },
   );
 }

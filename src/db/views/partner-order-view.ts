@@ -1,0 +1,157 @@
+import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
+import { ORDER_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
+import { DecimalText, decimalTextLiteral, writeNumber, writeString } from '../../json.js';
+import type { OrderRow } from '../schema/orders.js';
+
+/**
+ * The partner's view of an order (the Order object of spec 2.3), defined once: per field, the
+ * columns it is made of, its JSON schema, and how its value is written. Everything else is
+ * derived from this table:
+ * - the columns GET /partner/orders/{id} selects (PARTNER_ORDER_COLUMNS, PartnerOrderRow),
+ *   by the query orders-repository.ts compiles once;
+ * - the response schema (`Order` in OpenAPI), the view object and the direct JSON writer of the
+ *   routes (routes/v1/order-view.ts).
+ * It sits in db/ because the repository, the lowest of its readers, selects its columns; a new
+ * field is one line here.
+ */
+
+/**
+ * A JSON type a column's value is shown as: its schema, and its value in the two forms the view
+ * is written in. `json(x)` is the text toJson writes for `value(x)`, byte for byte.
+ */
+interface Kind<T> {
+  schema(options?: SchemaOptions): TSchema;
+  /** What toJson is given (a DecimalText for NUMERIC text). */
+  value(value: T): unknown;
+  /** The same value as JSON text, for the direct writer. */
+  json(value: T): string;
+}
+
+const text: Kind<string> = {
+  schema: (options) => Type.String(options),
+  value: (value) => value,
+  json: writeString,
+};
+
+/** A timestamp, written as its ISO 8601 text in UTC (`2026-06-15T12:00:00.000Z`). */
+const time: Kind<Date> = {
+  schema: (options) => Type.String({ format: 'date-time', ...options }),
+  value: (value) => value.toISOString(),
+  json: (value) => writeString(value.toISOString()),
+};
+
+/** NUMERIC text as the driver returns it, written as its exact JSON number (never a float). */
+const decimal: Kind<string> = {
+  schema: (options) => Type.Number(options),
+  value: (value) => new DecimalText(value),
+  json: decimalTextLiteral,
+};
+
+const integer: Kind<number> = {
+  schema: (options) => Type.Integer(options),
+  value: (value) => value,
+  json: writeNumber,
+};
+
+function oneOf<Value extends string>(values: readonly Value[]): Kind<Value> {
+  return {
+    schema: (options) => Type.Union(values.map((value) => Type.Literal(value)), options),
+    value: (value) => value,
+    json: writeString,
+  };
+}
+
+function nullable<T>(kind: Kind<T>): Kind<T | null> {
+  return {
+    schema: (options) => Type.Union([kind.schema(), Type.Null()], options),
+    value: (value) => (value === null ? null : kind.value(value)),
+    json: (value) => (value === null ? 'null' : kind.json(value)),
+  };
+}
+
+/** One field of a view over rows of type Row. */
+export interface ViewField<Row> {
+  /** The columns its value is made of. */
+  readonly columns: readonly (keyof Row & string)[];
+  readonly schema: TSchema;
+  /** Its value for toJson, at `now`. */
+  readonly value: (row: Row, now: Date) => unknown;
+  /** Its value as JSON text, at `now`. */
+  readonly json: (row: Row, now: Date) => string;
+}
+
+/** A field computed from one or more columns. */
+function derived<Row, T>(
+  columns: readonly (keyof Row & string)[],
+  kind: Kind<T>,
+  read: (row: Row, now: Date) => T,
+  options?: SchemaOptions,
+): ViewField<Row> {
+  return {
+    columns,
+    schema: kind.schema(options),
+    value: (row, now) => kind.value(read(row, now)),
+    json: (row, now) => kind.json(read(row, now)),
+  };
+}
+
+/** A field that shows one column as it is stored. */
+function column<Column extends string, T>(name: Column, kind: Kind<T>, options?: SchemaOptions): ViewField<Record<Column, T>> {
+  return derived<Record<Column, T>, T>([name], kind, (row) => row[name], options);
+}
+
+/** Field name (the JSON key, in the order written) → field. */
+const FIELDS = {
+  id: column('id', text, { format: 'uuid', description: 'order identifier' }),
+  short_id: column('short_id', text, { description: 'prefix, hyphen, six of A-Z0-9; lookups are case-insensitive' }),
+  // A waiting order reads expired from expires_at on, before the sweep has stored it.
+  status: derived<Pick<OrderRow, 'status' | 'expires_at'>, OrderStatus>(['status', 'expires_at'], oneOf(ORDER_STATUSES), (row, now) =>
+    statusAt(row.status, row.expires_at, now),
+  ),
+  created_at: column('created_at', time),
+  expires_at: column('expires_at', time, { description: '30 minutes after creation' }),
+  coin_from: column('coin_from', text),
+  network_from: column('network_from', text),
+  coin_to: column('coin_to', text),
+  network_to: column('network_to', text),
+  amount_from_expected: column('amount_from_expected', decimal, { description: 'amount the user is expected to send' }),
+  amount_to_expected: column('amount_to_expected', decimal, { description: 'amount the recipient is expected to receive' }),
+  rate_type: column('rate_type', oneOf(['float', 'fixed'] as const)),
+  rate_quoted: column('rate_quoted', decimal, { description: 'coin_to per 1 coin_from quoted at creation, net of fees' }),
+  deposit_address: column('deposit_address', text),
+  deposit_address_tag: column('deposit_address_tag', nullable(text), { description: 'memo or tag, null when none' }),
+  recipient_address: column('recipient_address', text),
+  deposit_txid: column('deposit_txid', nullable(text)),
+  deposit_confirmations: column('deposit_confirmations', nullable(integer)),
+  deposit_confirmations_required: column('deposit_confirmations_required', integer),
+  payout_txid: column('payout_txid', nullable(text)),
+  amount_from_received: column('amount_from_received', nullable(decimal), {
+    description: 'extension: what the deposit actually brought; null until a deposit is detected',
+  }),
+  refund_txid: column('refund_txid', nullable(text), { description: 'extension: refund transaction hash' }),
+  status_reason: column('status_reason', nullable(text), {
+    description:
+      'extension: why the order went to refunding or failed (amount_below_min, amount_above_max, ' +
+      'fixed_rate_mismatch, late_deposit, exchange_failed, payout_failed, operator)',
+  }),
+};
+
+type ColumnsOf<Field> = Field extends ViewField<infer Row> ? keyof Row : never;
+
+/** Every column some field of the view reads (a column that is not in `orders` does not compile). */
+export type PartnerOrderColumn = { [Name in keyof typeof FIELDS]: ColumnsOf<(typeof FIELDS)[Name]> }[keyof typeof FIELDS];
+
+/** An order as a partner reads it: the columns its view is made of, and nothing else. */
+export type PartnerOrderRow = Pick<OrderRow, PartnerOrderColumn>;
+
+/**
+ * The fields in the order they are written. The annotation is the type check of the table: each
+ * field's row type must be what PartnerOrderRow holds for those columns (a nullable column
+ * shown as never null does not compile).
+ */
+export const PARTNER_ORDER_FIELDS: ReadonlyArray<readonly [name: string, field: ViewField<PartnerOrderRow>]> = Object.entries(FIELDS);
+
+/** What the view's query selects, each column once, in the order the fields first read them. */
+export const PARTNER_ORDER_COLUMNS: readonly PartnerOrderColumn[] = [
+  ...new Set(PARTNER_ORDER_FIELDS.flatMap(([, field]) => field.columns)),
+];

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Ajv } from 'ajv';
+import formats from 'ajv-formats';
+import fc from 'fast-check';
+import { PARTNER_ORDER_COLUMNS, PARTNER_ORDER_FIELDS, type PartnerOrderRow } from '../../src/db/views/partner-order-view.js';
+import { ORDER_STATUSES } from '../../src/domain/order-status.js';
+import { toJson } from '../../src/json.js';
+import { OrderSchema, orderJson, orderView } from '../../src/routes/v1/order-view.js';
+
+/**
+ * The partner's order view is one table (db/views/partner-order-view.ts); its schema, its view
+ * object and its direct writer are derived from it. The writer writes what toJson writes for
+ * the view object, byte for byte, and that is valid against the schema, for any row.
+ */
+
+const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+/** Any text: lone surrogates, controls, quotes and backslashes included. */
+const text = fc.oneof(fc.string(), fc.string({ unit: codeUnit }), fc.string({ unit: fc.constantFrom('"', '\\', '\u0000', '\u001f', '\u2028', '\ud800', '💩', 'a') }));
+
+/** NUMERIC(38, 18) as PostgreSQL writes it, or with a shorter scale. */
+const numeric = fc
+  .tuple(fc.bigInt({ min: -(10n ** 38n) + 1n, max: 10n ** 38n - 1n }), fc.integer({ min: 0, max: 18 }))
+  .map(([units, scale]) => {
+    const digits = (units < 0n ? -units : units).toString().padStart(scale + 1, '0');
+    const sign = units < 0n ? '-' : '';
+    return scale === 0 ? `${sign}${digits}` : `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  });
+
+const time = fc.date({ min: new Date('2000-01-01T00:00:00.000Z'), max: new Date('2100-01-01T00:00:00.000Z'), noInvalidDate: true });
+const count = fc.integer({ min: 0, max: 2 ** 31 - 1 });
+
+const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
+  id: fc.uuid(),
+  short_id: text,
+  status: fc.constantFrom(...ORDER_STATUSES),
+  created_at: time,
+  expires_at: time,
+  coin_from: text,
+  network_from: text,
+  coin_to: text,
+  network_to: text,
+  amount_from_expected: numeric,
+  amount_to_expected: numeric,
+  rate_type: fc.constantFrom('float' as const, 'fixed' as const),
+  rate_quoted: numeric,
+  deposit_address: text,
+  deposit_address_tag: fc.option(text),
+  recipient_address: text,
+  deposit_txid: fc.option(text),
+  deposit_confirmations: fc.option(count),
+  deposit_confirmations_required: count,
+  payout_txid: fc.option(text),
+  amount_from_received: fc.option(numeric),
+  refund_txid: fc.option(text),
+  status_reason: fc.option(text),
+});
+
+function validator() {
+  const ajv = new Ajv({ strict: false });
+  (formats as unknown as { default: (ajv: Ajv) => void }).default(ajv);
+  return ajv.compile(OrderSchema);
+}
+
+describe('the partner order view: one definition, schema and writer derived from it', () => {
+  it('the direct writer writes toJson(orderView(row)) byte for byte, valid against the Order schema', () => {
+    const validate = validator();
+    fc.assert(
+      fc.property(row, time, (order, now) => {
+        const written = orderJson(order, now);
+        assert.equal(written, toJson(orderView(order, now)));
+        const parsed = JSON.parse(written) as unknown;
+        assert.ok(validate(parsed), JSON.stringify(validate.errors));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a waiting order reads expired from expires_at on; other statuses read as stored', () => {
+    const expiresAt = new Date('2026-06-15T12:30:00.000Z');
+    const base = fc.sample(row, { numRuns: 1, seed: 1 })[0];
+    assert.ok(base !== undefined);
+    const status = (stored: PartnerOrderRow['status'], now: Date) =>
+      (JSON.parse(orderJson({ ...base, status: stored, expires_at: expiresAt }, now)) as { status: string }).status;
+    assert.equal(status('waiting_deposit', new Date(expiresAt.getTime() - 1)), 'waiting_deposit');
+    assert.equal(status('waiting_deposit', expiresAt), 'expired');
+    assert.equal(status('confirming', new Date(expiresAt.getTime() + 1)), 'confirming');
+  });
+
+  it('the schema has exactly the fields, all required, in the order written; the query selects their columns and no other', () => {
+    const names = PARTNER_ORDER_FIELDS.map(([name]) => name);
+    assert.deepEqual(Object.keys(OrderSchema.properties), names);
+    assert.deepEqual(OrderSchema.required, names);
+    assert.equal(OrderSchema.additionalProperties, false);
+    // Each field of this view shows its own column, and no other column is read (status reads
+    // expires_at as well, which is a field too).
+    assert.deepEqual([...PARTNER_ORDER_COLUMNS].sort(), [...names].sort());
+  });
+});
