@@ -10,9 +10,13 @@ import {
   assertFiniteAmount,
   offerPair,
   quoteOffered,
+  type AmountOutOfRange,
   type CurrencyTerms,
   type OfferedPairResult,
+  type PairUnavailable,
+  type PriceMissing,
   type RateType,
+  type TooManyDecimals,
 } from '../domain/pricing/index.js';
 import { ApiError } from '../errors.js';
 import type { CurrencyCatalog } from './currency-catalog.js';
@@ -43,6 +47,9 @@ export interface PricedQuote {
   minAmount: Decimal;
   maxAmount: Decimal;
 }
+
+/** pricePair's outcome as a value (tryPricePair). */
+export type PairPriceResult = ({ ok: true } & PricedQuote) | PairUnavailable | AmountOutOfRange | TooManyDecimals | PriceMissing;
 
 export interface PriceLookup {
   getPriceUsd(symbol: string): Decimal | undefined;
@@ -104,9 +111,36 @@ export class QuoteService {
 
   /** Prices a resolved pair: limits, rate and amount_to, or the 400/422 amount outcomes. */
   pricePair(from: CurrencyRow, to: CurrencyRow, request: Pick<QuoteRequest, 'amount' | 'rateType' | 'partner'>): PricedQuote {
+    const result = this.tryPricePair(from, to, request);
+    if (result.ok) return result;
+    switch (result.reason) {
+      case 'no_price':
+        throw new ApiError('unprocessable', `no fresh price for ${result.coin}: try again shortly`);
+      case 'pair_unavailable':
+        throw new ApiError('unprocessable', `the pair ${label(from)} → ${label(to)} is not available`);
+      case 'too_many_decimals':
+        throw new ApiError('bad_request', `amount has more than ${result.decimals} decimals for ${from.coin}`);
+      case 'below_min':
+      case 'above_max':
+        throw new ApiError(
+          'amount_out_of_range',
+          `amount is ${result.reason === 'below_min' ? 'below the minimum' : 'above the maximum'} for ${label(from)} → ${label(to)}`,
+          { min_amount: result.minAmount, max_amount: result.maxAmount },
+        );
+    }
+  }
+
+  /**
+   * pricePair's outcomes as values, for callers that decide instead of answering a request (the
+   * worker's exchange step): the priced quote, or why the pair cannot be priced at this amount now.
+   * Throws only for a bug (a non-finite amount, malformed currency terms).
+   */
+  tryPricePair(from: CurrencyRow, to: CurrencyRow, request: Pick<QuoteRequest, 'amount' | 'rateType' | 'partner'>): PairPriceResult {
     const fromTerms = terms(from);
-    const priceFromUsd = this.priceOf(from);
-    const priceToUsd = this.priceOf(to);
+    const priceFromUsd = this.prices.getPriceUsd(from.price_symbol);
+    if (priceFromUsd === undefined) return { ok: false, reason: 'no_price', coin: from.coin };
+    const priceToUsd = this.prices.getPriceUsd(to.price_symbol);
+    if (priceToUsd === undefined) return { ok: false, reason: 'no_price', coin: to.coin };
     const markupBps = request.partner?.markup_bps ?? this.settings.defaultMarkupBps;
     // One quote gives both the outcome and the limits. Without an amount the source minimum is
     // quoted, and the pair's (larger) minimum when the destination side raises it.
@@ -118,22 +152,9 @@ export class QuoteService {
     if (request.amount === undefined && !result.ok && result.reason === 'below_min') {
       result = quoteOffered(offered, result.minAmount);
     }
-    if (!result.ok) {
-      switch (result.reason) {
-        case 'pair_unavailable':
-          throw new ApiError('unprocessable', `the pair ${label(from)} → ${label(to)} is not available`);
-        case 'too_many_decimals':
-          throw new ApiError('bad_request', `amount has more than ${result.decimals} decimals for ${from.coin}`);
-        case 'below_min':
-        case 'above_max':
-          throw new ApiError(
-            'amount_out_of_range',
-            `amount is ${result.reason === 'below_min' ? 'below the minimum' : 'above the maximum'} for ${label(from)} → ${label(to)}`,
-            { min_amount: result.minAmount, max_amount: result.maxAmount },
-          );
-      }
-    }
+    if (!result.ok) return result;
     return {
+      ok: true,
       from,
       to,
       rateType: request.rateType,
@@ -233,12 +254,6 @@ export class QuoteService {
     if (memo === undefined && this.pairMemo.size >= PAIR_MEMO_LIMIT) this.pairMemo.clear();
     this.pairMemo.set(key, { from, to, priceFromUsd, priceToUsd, spreadBps, fixedPremiumBps, offered });
     return offered;
-  }
-
-  private priceOf(row: CurrencyRow): Decimal {
-    const price = this.prices.getPriceUsd(row.price_symbol);
-    if (price === undefined) throw new ApiError('unprocessable', `no fresh price for ${row.coin}: try again shortly`);
-    return price;
   }
 }
 

@@ -14,6 +14,7 @@ export {
   type PairLimits,
   type PairLimitsResult,
   type PairUnavailable,
+  type PriceMissing,
   type Quote,
   type QuoteResult,
   type TooManyDecimals,

@@ -68,6 +68,17 @@ export interface TooManyDecimals {
 
 export type QuoteResult = Quote | PairUnavailable | AmountOutOfRange | TooManyDecimals;
 
+/**
+ * No fresh USD price for one coin of the pair (its feeds are stale or down): not the amount's
+ * fault, and it may pass. The engine itself never returns it: the price book is read before it.
+ */
+export interface PriceMissing {
+  ok: false;
+  reason: 'no_price';
+  /** The coin whose price is missing, e.g. `BTC`. */
+  coin: string;
+}
+
 const UNAVAILABLE: PairUnavailable = Object.freeze({ ok: false, reason: 'pair_unavailable' });
 
 /**
