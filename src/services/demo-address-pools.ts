@@ -1,3 +1,4 @@
+import { hasDepositAddresses, insertPoolAddresses } from '../db/repositories/deposit-addresses-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
 import { demoAddress } from '../domain/deposit-addresses/demo-addresses.js';
@@ -13,16 +14,8 @@ export const DEMO_POOL_SIZE = 500;
 export async function seedDemoAddressPools(db: Db, catalog: readonly CurrencyRow[]): Promise<void> {
   const chains = new Map(catalog.filter((row) => row.deposit_strategy === 'pool').map((row) => [row.chain, row]));
   for (const [chain, row] of chains) {
-    const existing = await db.selectFrom('deposit_addresses').select('id').where('chain', '=', chain).limit(1).executeTakeFirst();
-    if (existing !== undefined) continue;
-    const rows = Array.from({ length: DEMO_POOL_SIZE }, () => ({
-      chain,
-      address: demoAddress(row.address_format),
-      strategy: 'pool' as const,
-      derivation_index: null,
-      order_id: null,
-      assigned_at: null,
-    }));
-    await db.insertInto('deposit_addresses').values(rows).onConflict((conflict) => conflict.doNothing()).execute();
+    if (await hasDepositAddresses(db, chain)) continue;
+    const addresses = Array.from({ length: DEMO_POOL_SIZE }, () => demoAddress(row.address_format));
+    await insertPoolAddresses(db, chain, addresses);
   }
 }

@@ -1,5 +1,10 @@
-import { sql } from 'kysely';
 import { Counter } from 'prom-client';
+import {
+  assignPoolAddress,
+  claimFreePoolAddress,
+  insertDepositAddress,
+  nextDepositIndex,
+} from '../db/repositories/deposit-addresses-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
 import { deriveDepositAddress } from '../domain/deposit-addresses/index.js';
@@ -46,7 +51,7 @@ export class DepositAddressAllocator {
       case 'hd': {
         const wallet = this.wallets.hd.get(chain);
         if (wallet === undefined) throw notConfigured(currency);
-        const index = await nextIndex(tx, chain);
+        const index = await nextDepositIndex(tx, chain);
         const address = deriveDepositAddress(wallet.format, wallet.account, index);
         return { chain, address, tag: null, strategy: 'hd', derivationIndex: index, poolRowId: null };
       }
@@ -54,20 +59,11 @@ export class DepositAddressAllocator {
         const address = this.wallets.memo.get(chain);
         if (address === undefined) throw notConfigured(currency);
         // Tags start high so they never look like small, guessable numbers.
-        const tag = String(100_000 + (await nextIndex(tx, chain)));
+        const tag = String(100_000 + (await nextDepositIndex(tx, chain)));
         return { chain, address, tag, strategy: 'memo', derivationIndex: null, poolRowId: null };
       }
       case 'pool': {
-        const row = await tx
-          .selectFrom('deposit_addresses')
-          .select(['id', 'address'])
-          .where('chain', '=', chain)
-          .where('order_id', 'is', null)
-          .orderBy('created_at')
-          .limit(1)
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst();
+        const row = await claimFreePoolAddress(tx, chain);
         if (row === undefined) {
           this.exhausted.inc({ chain });
           throw new ApiError('unprocessable', `no deposit address is available for ${currency.coin} right now: try again later`);
@@ -80,34 +76,19 @@ export class DepositAddressAllocator {
   /** Records the address as the order's, for good: it is never handed out again. */
   async bind(tx: Db, reserved: ReservedAddress, orderId: string, at: Date): Promise<void> {
     if (reserved.poolRowId !== null) {
-      await tx
-        .updateTable('deposit_addresses')
-        .set({ order_id: orderId, assigned_at: at })
-        .where('id', '=', reserved.poolRowId)
-        .execute();
+      await assignPoolAddress(tx, reserved.poolRowId, orderId, at);
       return;
     }
-    await tx
-      .insertInto('deposit_addresses')
-      .values({
-        chain: reserved.chain,
-        address: reserved.address,
-        tag: reserved.tag ?? '',
-        strategy: reserved.strategy,
-        derivation_index: reserved.derivationIndex,
-        order_id: orderId,
-        assigned_at: at,
-      })
-      .execute();
+    await insertDepositAddress(tx, {
+      chain: reserved.chain,
+      address: reserved.address,
+      tag: reserved.tag ?? '',
+      strategy: reserved.strategy,
+      derivation_index: reserved.derivationIndex,
+      order_id: orderId,
+      assigned_at: at,
+    });
   }
-}
-
-async function nextIndex(tx: Db, chain: string): Promise<number> {
-  const sequence = `deposit_index_${chain.toLowerCase()}`;
-  const { rows } = await sql<{ n: number }>`select nextval(${sequence}::regclass) as n`.execute(tx);
-  const n = rows[0]?.n;
-  if (n === undefined) throw new Error(`sequence ${sequence} returned nothing`);
-  return Number(n);
 }
 
 function notConfigured(currency: CurrencyRow): ApiError {

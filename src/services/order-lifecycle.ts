@@ -1,10 +1,15 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import { Counter } from 'prom-client';
 import type { Clock } from '../clock.js';
+import { insertOrderEvents } from '../db/repositories/order-events-repository.js';
+import { MOVE_BATCH_LIMIT, moveOrder, moveOrders, type ExpectedVersion } from '../db/repositories/order-moves-repository.js';
+import type { MovableOrder } from '../db/repositories/order-queue-repository.js';
 import { findOrder, insertOrderEvent } from '../db/repositories/orders-repository.js';
+import { insertPayoutRequest } from '../db/repositories/payouts-repository.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow, OrderTable } from '../db/schema/orders.js';
-import { transition, type LifecycleEvent, type StatusReason } from '../domain/order-lifecycle.js';
+import { transition, type LifecycleEvent, type StatusReason, type TransitionContext } from '../domain/order-lifecycle.js';
+import type { OrderStatus } from '../domain/order-status.js';
 import type { Metrics } from '../metrics.js';
 
 /** A payout or refund to record in the same transaction as the move that requires it. */
@@ -18,8 +23,8 @@ export interface OutboxRequest {
 }
 
 export interface ApplyOptions {
-  /** Field changes that go with the move (txids, amounts, confirmations). */
-  changes?: Updateable<OrderTable>;
+  /** Field changes that go with the move (txids, amounts, confirmations); the status is the table's. */
+  changes?: Omit<Updateable<OrderTable>, 'status' | 'version'>;
   /** Why (stored as status_reason when the move ends in refunding or failed). */
   reason?: StatusReason;
   data?: Record<string, unknown>;
@@ -33,9 +38,10 @@ export type ApplyResult = { ok: true; order: OrderRow } | { ok: false; reason: s
 const MAX_VERSION_RETRIES = 3;
 
 /**
- * Applies one state-machine move to one order: a single transaction that updates the order
- * under an optimistic version check, appends the order_events row and, when the move requires
- * it, records the payout or refund request. A move the table refuses changes nothing.
+ * The only writer of an order's status. Applies one state-machine move to one order: a single
+ * transaction that updates the order under an optimistic version check, appends the order_events
+ * row and, when the move requires it, records the payout or refund request. A move the table
+ * refuses changes nothing. applyToMany does the same for many orders at once (the expiry sweep).
  */
 export class OrderLifecycle {
   readonly transitions: Counter<'from' | 'to'>;
@@ -60,29 +66,18 @@ export class OrderLifecycle {
       const order = await findOrder(this.db, orderId);
       if (order === undefined) return { ok: false, reason: 'order not found' };
       const now = this.clock.now();
-      const move = transition(order.status, event, {
-        pastExpiry: order.expires_at <= now,
-        hasRefundAddress: order.refund_address !== null,
-      });
+      const move = transition(order.status, event, contextOf(order, now));
       if (!move.ok) return move;
       const updated = await this.db.transaction().execute(async (tx) => {
-        const row = await tx
-          .updateTable('orders')
-          .set({
-            ...options.changes,
-            status: move.to,
-            ...(options.reason !== undefined && (move.to === 'refunding' || move.to === 'failed')
-              ? { status_reason: options.reason }
-              : {}),
-            version: order.version + 1,
-            // A new step starts with a clean retry budget and no lease.
-            ...(move.to !== order.status ? { attempts: 0, next_attempt_at: null, locked_until: null } : {}),
-            updated_at: now,
-          })
-          .where('id', '=', order.id)
-          .where('version', '=', order.version)
-          .returningAll()
-          .executeTakeFirst();
+        const row = await moveOrder(tx, order, {
+          ...options.changes,
+          status: move.to,
+          ...(options.reason !== undefined && (move.to === 'refunding' || move.to === 'failed')
+            ? { status_reason: options.reason }
+            : {}),
+          ...newStep(order.status, move.to),
+          updated_at: now,
+        });
         if (row === undefined) return undefined;
         await insertOrderEvent(tx, {
           order_id: order.id,
@@ -94,13 +89,7 @@ export class OrderLifecycle {
           created_at: now,
         });
         const outbox = outboxFor(move.to, options.outbox) ?? refundRequest(row, move.to, this.chainOf);
-        if (outbox !== undefined) {
-          await tx
-            .insertInto('payouts')
-            .values({ order_id: order.id, ...outbox, created_at: now })
-            .onConflict((conflict) => conflict.columns(['order_id', 'kind']).doNothing())
-            .execute();
-        }
+        if (outbox !== undefined) await insertPayoutRequest(tx, { order_id: order.id, ...outbox, created_at: now });
         await options.inTransaction?.(tx);
         return row;
       });
@@ -112,6 +101,66 @@ export class OrderLifecycle {
     }
     return { ok: false, reason: 'the order kept changing; try again' };
   }
+
+  /**
+   * Applies one event to many orders, as `apply` would one by one, in a few statements: each
+   * order's move is decided by the same table from the row given, and the orders that move the
+   * same way are written together (version-checked, with their order_events rows and the same
+   * metrics), up to MOVE_BATCH_LIMIT per transaction. A move that records a refund request goes
+   * through `apply`. An order that changed since it was read is left for the next pass, and so
+   * is one another transaction holds. Returns how many orders moved.
+   */
+  async applyToMany(orders: readonly MovableOrder[], event: LifecycleEvent): Promise<number> {
+    const now = this.clock.now();
+    const groups = new Map<string, { from: OrderStatus; to: OrderStatus; orders: ExpectedVersion[] }>();
+    let moved = 0;
+    for (const order of orders) {
+      const move = transition(order.status, event, contextOf(order, now));
+      if (!move.ok) continue;
+      if (move.to === 'refunding') {
+        if ((await this.apply(order.id, event)).ok) moved++;
+        continue;
+      }
+      const key = `${order.status}→${move.to}`;
+      const group = groups.get(key) ?? { from: order.status, to: move.to, orders: [] };
+      group.orders.push({ id: order.id, version: order.version });
+      groups.set(key, group);
+    }
+    for (const { from, to, orders: group } of groups.values()) {
+      for (let start = 0; start < group.length; start += MOVE_BATCH_LIMIT) {
+        const chunk = group.slice(start, start + MOVE_BATCH_LIMIT);
+        const rows = await this.db.transaction().execute(async (tx) => {
+          const done = await moveOrders(tx, chunk, { status: to, ...newStep(from, to), updated_at: now });
+          await insertOrderEvents(
+            tx,
+            done.map((row) => ({
+              order_id: row.id,
+              from_status: from,
+              to_status: to,
+              reason: event,
+              order_version: row.version,
+              data: null,
+              created_at: now,
+            })),
+          );
+          return done;
+        });
+        if (from !== to && rows.length > 0) this.transitions.inc({ from, to }, rows.length);
+        moved += rows.length;
+      }
+    }
+    return moved;
+  }
+}
+
+/** What the table needs to know about an order besides its status. */
+function contextOf(order: Pick<OrderRow, 'expires_at' | 'refund_address'>, now: Date): TransitionContext {
+  return { pastExpiry: order.expires_at <= now, hasRefundAddress: order.refund_address !== null };
+}
+
+/** A new step starts with a clean retry budget and no lease. */
+function newStep(from: OrderStatus, to: OrderStatus): { attempts?: number; next_attempt_at?: null; locked_until?: null } {
+  return to !== from ? { attempts: 0, next_attempt_at: null, locked_until: null } : {};
 }
 
 /** A payout request is recorded only by the move into sending. */

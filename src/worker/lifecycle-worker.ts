@@ -1,15 +1,22 @@
 import { Decimal, floorToPlaces } from '../domain/money.js';
-import { fixedRatePayout } from '../domain/pricing/index.js';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { Counter, Gauge } from 'prom-client';
 import { AdapterError, type ChainEvent, type ChainWatcher, type Exchanger, type PayoutSender } from '../chains/adapters.js';
 import type { Clock } from '../clock.js';
+import {
+  claimDueOrders,
+  findOrdersPastExpiry,
+  findWatchedOrders,
+  oldestDueSince,
+  scheduleRetry,
+} from '../db/repositories/order-queue-repository.js';
+import { findOrder } from '../db/repositories/orders-repository.js';
 import { findPartner } from '../db/repositories/partners-repository.js';
+import { findPayoutRequest, markPayoutFailed, markPayoutSent } from '../db/repositories/payouts-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
-import type { StatusReason } from '../domain/order-lifecycle.js';
-import { ApiError } from '../errors.js';
+import { decideExchange, type ExchangeDecision } from '../domain/exchange-decision.js';
 import type { Metrics } from '../metrics.js';
 import type { CurrencyCatalog } from '../services/currency-catalog.js';
 import type { OrderLifecycle } from '../services/order-lifecycle.js';
@@ -50,8 +57,9 @@ const LATE_DEPOSIT_WATCH_MS = 24 * 60 * 60 * 1000;
 const DUE_STATUSES = ['exchanging', 'sending', 'refunding'] as const;
 
 /**
- * Moves orders along: sweeps expiries with one statement, feeds chain watcher reports into the
- * state machine, and runs the exchange, payout and refund steps of due orders. Any number of
+ * Moves orders along (see README.md beside this file): sweeps expiries, feeds chain watcher
+ * reports into the state machine, and runs the exchange, payout and refund steps of due orders.
+ * Every status change goes through OrderLifecycle; every query through db/repositories. Any number of
  * workers may run: due orders are leased with FOR UPDATE SKIP LOCKED, every move is
  * version-checked, and payouts are idempotent per order, so a crashed worker's order is simply
  * picked up again when its lease runs out.
@@ -105,39 +113,18 @@ export class LifecycleWorker {
     await this.measureLag();
   }
 
-  /** waiting_deposit past expires_at → expired, with its audit row, in one idempotent statement. */
+  /**
+   * waiting_deposit past expires_at → expired (`time_limit`), through the lifecycle in a batch:
+   * each with its audit row, idempotent. Returns how many orders it moved.
+   */
   async sweepExpired(): Promise<number> {
-    const now = this.deps.clock.now();
-    const result = await sql<{ id: string }>`
-      with moved as (
-        update orders set status = 'expired', version = version + 1, updated_at = ${now}
-        where status = 'waiting_deposit' and expires_at <= ${now}
-        returning id, version
-      )
-      insert into order_events (order_id, from_status, to_status, reason, created_at, order_version)
-      select id, 'waiting_deposit', 'expired', 'time_limit', ${now}, version from moved
-      returning order_id as id`.execute(this.deps.db);
-    if (result.rows.length > 0) this.deps.lifecycle.transitions.inc({ from: 'waiting_deposit', to: 'expired' }, result.rows.length);
-    return result.rows.length;
+    const due = await findOrdersPastExpiry(this.deps.db, this.deps.clock.now());
+    return this.deps.lifecycle.applyToMany(due, 'time_limit');
   }
 
   private async pollWatchers(): Promise<void> {
     const now = this.deps.clock.now();
-    const watched = await this.deps.db
-      .selectFrom('orders as o')
-      .innerJoin('currencies as c', 'c.id', 'o.currency_from_id')
-      .select(['o.id', 'c.chain', 'o.deposit_address', 'o.deposit_address_tag', 'o.status', 'o.deposit_txid', 'o.deposit_confirmations', 'o.created_at'])
-      .where((eb) =>
-        eb.or([
-          eb('o.status', 'in', ['waiting_deposit', 'confirming']),
-          eb.and([
-            eb('o.status', '=', 'expired'),
-            eb('o.deposit_txid', 'is', null),
-            eb('o.expires_at', '>', new Date(now.getTime() - LATE_DEPOSIT_WATCH_MS)),
-          ]),
-        ]),
-      )
-      .execute();
+    const watched = await findWatchedOrders(this.deps.db, new Date(now.getTime() - LATE_DEPOSIT_WATCH_MS));
     for (const watcher of this.deps.watchers) {
       const orders = watched
         .filter((row) => watcher.watches(row.chain))
@@ -164,7 +151,7 @@ export class LifecycleWorker {
 
   private async applyChainEvent(event: ChainEvent): Promise<void> {
     const { lifecycle } = this.deps;
-    const order = await this.deps.db.selectFrom('orders').selectAll().where('id', '=', event.orderId).executeTakeFirst();
+    const order = await findOrder(this.deps.db, event.orderId);
     if (order === undefined) return;
     switch (event.kind) {
       case 'deposit_seen': {
@@ -207,23 +194,8 @@ export class LifecycleWorker {
   /** Leases due orders (SKIP LOCKED: two workers never take the same one) and runs their step. */
   private async processDue(): Promise<void> {
     const now = this.deps.clock.now();
-    const claimed = await this.deps.db
-      .updateTable('orders')
-      .set({ locked_until: new Date(now.getTime() + this.deps.settings.leaseMs) })
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('orders')
-          .select('id')
-          .where('status', 'in', [...DUE_STATUSES])
-          .where((w) => w.or([w('next_attempt_at', 'is', null), w('next_attempt_at', '<=', now)]))
-          .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
-          .orderBy('updated_at')
-          .limit(this.deps.settings.batchSize)
-          .forUpdate()
-          .skipLocked(),
-      )
-      .returningAll()
-      .execute();
+    const { leaseMs, batchSize } = this.deps.settings;
+    const claimed = await claimDueOrders(this.deps.db, DUE_STATUSES, now, new Date(now.getTime() + leaseMs), batchSize);
     for (const order of claimed) {
       try {
         if (order.status === 'exchanging') await this.exchange(order);
@@ -244,7 +216,7 @@ export class LifecycleWorker {
       throw new Error(`order ${order.id} cannot be exchanged: currency or received amount missing`);
     }
     const received = new Decimal(order.amount_from_received);
-    const decided = await this.expectedFill(order, from, to, received);
+    const decided = await this.decide(order, from, to, received);
     if (decided.kind === 'refuse') {
       await lifecycle.apply(order.id, 'cannot_proceed', { reason: decided.reason, data: { received: received.toFixed() } });
       return;
@@ -286,47 +258,31 @@ export class LifecycleWorker {
   }
 
   /**
-   * Float: the received amount is exchanged at the current price if it lies within the pair's
-   * limits. Fixed: the locked rate holds if received matches the expected amount within the
-   * tolerance. Otherwise the order cannot proceed.
+   * Gathers what the exchange decision needs (for a float order, the pair priced at the received
+   * amount now, with the partner's markup) and makes it: domain/exchange-decision.ts.
    */
-  private async expectedFill(
-    order: OrderRow,
-    from: CurrencyRow,
-    to: CurrencyRow,
-    received: Decimal,
-  ): Promise<{ kind: 'fill'; amountTo: Decimal } | { kind: 'refuse'; reason: StatusReason } | { kind: 'later'; why: string }> {
+  private async decide(order: OrderRow, from: CurrencyRow, to: CurrencyRow, received: Decimal): Promise<ExchangeDecision> {
     if (order.rate_type === 'fixed') {
-      const expected = new Decimal(order.amount_from_expected);
-      const tolerance = expected.times(this.deps.settings.fixedTolerancePct).dividedBy(100);
-      if (received.minus(expected).abs().gt(tolerance)) return { kind: 'refuse', reason: 'fixed_rate_mismatch' };
-      const amountTo = fixedRatePayout(received, new Decimal(order.exact_rate), to.decimals);
-      return amountTo.gt(0) ? { kind: 'fill', amountTo } : { kind: 'refuse', reason: 'fixed_rate_mismatch' };
+      return decideExchange({
+        rateType: 'fixed',
+        received,
+        expected: new Decimal(order.amount_from_expected),
+        exactRate: new Decimal(order.exact_rate),
+        toDecimals: to.decimals,
+        tolerancePct: this.deps.settings.fixedTolerancePct,
+      });
     }
     const partner = await findPartner(this.deps.db, order.partner_id);
-    try {
-      const priced = this.deps.quotes.pricePair(from, to, { amount: received, rateType: 'float', partner });
-      return { kind: 'fill', amountTo: priced.amountTo };
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.code === 'amount_out_of_range') {
-        const min = error.extra?.min_amount as Decimal | undefined;
-        return { kind: 'refuse', reason: min !== undefined && received.lt(min) ? 'amount_below_min' : 'amount_above_max' };
-      }
-      if (error.code === 'bad_request') return { kind: 'refuse', reason: 'amount_below_min' };
-      // No fresh price, pair disabled for now: try again later; give up after the retry budget.
-      if (order.attempts + 1 >= this.deps.settings.maxAttempts) return { kind: 'refuse', reason: 'exchange_failed' };
-      return { kind: 'later', why: error.message };
-    }
+    return decideExchange({
+      rateType: 'float',
+      priced: this.deps.quotes.tryPricePair(from, to, { amount: received, rateType: 'float', partner }),
+      attempts: order.attempts,
+      maxAttempts: this.deps.settings.maxAttempts,
+    });
   }
 
   private async send(order: OrderRow, kind: 'payout' | 'refund'): Promise<void> {
-    const request = await this.deps.db
-      .selectFrom('payouts')
-      .selectAll()
-      .where('order_id', '=', order.id)
-      .where('kind', '=', kind)
-      .executeTakeFirst();
+    const request = await findPayoutRequest(this.deps.db, order.id, kind);
     if (request === undefined) throw new Error(`order ${order.id} is ${order.status} without a ${kind} request`);
     let txid: string;
     try {
@@ -346,7 +302,7 @@ export class LifecycleWorker {
         await this.deps.lifecycle.apply(order.id, 'payout_failed', {
           reason: 'payout_failed',
           data: { error: error.message },
-          inTransaction: (tx) => tx.updateTable('payouts').set({ status: 'failed' }).where('id', '=', request.id).execute(),
+          inTransaction: (tx) => markPayoutFailed(tx, request.id),
         });
       } else {
         // A refund is never given up by itself: it keeps retrying (at most every 10 minutes) until sent or failed by the operator.
@@ -358,8 +314,7 @@ export class LifecycleWorker {
     await this.deps.lifecycle.apply(order.id, kind === 'payout' ? 'payout_sent' : 'refund_sent', {
       changes: kind === 'payout' ? { payout_txid: txid } : { refund_txid: txid },
       data: { txid },
-      inTransaction: (tx) =>
-        tx.updateTable('payouts').set({ status: 'sent', txid, sent_at: sentAt }).where('id', '=', request.id).execute(),
+      inTransaction: (tx) => markPayoutSent(tx, request.id, txid, sentAt),
     });
   }
 
@@ -367,23 +322,13 @@ export class LifecycleWorker {
   private async retryLater(order: OrderRow, why?: string): Promise<void> {
     const attempts = order.attempts + 1;
     const delay = Math.min(this.deps.settings.baseBackoffMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
-    await this.deps.db
-      .updateTable('orders')
-      .set({ attempts, next_attempt_at: new Date(this.deps.clock.now().getTime() + delay), locked_until: null })
-      .where('id', '=', order.id)
-      .where('version', '=', order.version)
-      .execute();
+    await scheduleRetry(this.deps.db, order, attempts, new Date(this.deps.clock.now().getTime() + delay));
     if (why !== undefined) this.deps.logger.warn({ orderId: order.id, attempts, why }, 'order step will be retried');
   }
 
   private async measureLag(): Promise<void> {
     const now = this.deps.clock.now();
-    const oldest = await this.deps.db
-      .selectFrom('orders')
-      .select((eb) => eb.fn.min(sql<Date>`coalesce(next_attempt_at, updated_at)`).as('since'))
-      .where('status', 'in', [...DUE_STATUSES])
-      .executeTakeFirst();
-    const since = oldest?.since ?? null;
-    this.lag.set(since === null ? 0 : Math.max(0, (now.getTime() - new Date(since).getTime()) / 1000));
+    const since = await oldestDueSince(this.deps.db, DUE_STATUSES);
+    this.lag.set(since === null ? 0 : Math.max(0, (now.getTime() - since.getTime()) / 1000));
   }
 }

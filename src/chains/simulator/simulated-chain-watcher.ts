@@ -1,5 +1,5 @@
 import { Decimal } from '../../domain/money.js';
-import { sql } from 'kysely';
+import { findSimulatedDeposits, growSimulatedConfirmations } from '../../db/repositories/simulator-repository.js';
 import type { Db } from '../../db/schema/index.js';
 import type { ChainEvent, ChainWatcher, WatchedOrder } from '../adapters.js';
 
@@ -28,15 +28,10 @@ export class SimulatedChainWatcher implements ChainWatcher {
   async poll(orders: readonly WatchedOrder[]): Promise<ChainEvent[]> {
     if (orders.length === 0) return [];
     if (this.options.autoConfirmEveryMs > 0) await this.growConfirmations();
-    const deposits = await this.db
-      .selectFrom('simulated_deposits')
-      .selectAll()
-      .where(
-        'order_id',
-        'in',
-        orders.map((order) => order.id),
-      )
-      .execute();
+    const deposits = await findSimulatedDeposits(
+      this.db,
+      orders.map((order) => order.id),
+    );
     const byOrder = new Map(deposits.map((deposit) => [deposit.order_id, deposit]));
     const events: ChainEvent[] = [];
     for (const order of orders) {
@@ -66,11 +61,6 @@ export class SimulatedChainWatcher implements ChainWatcher {
   private async growConfirmations(): Promise<void> {
     const now = this.options.now();
     const before = new Date(now.getTime() - this.options.autoConfirmEveryMs);
-    await this.db
-      .updateTable('simulated_deposits')
-      .set({ confirmations: sql<number>`confirmations + 1`, updated_at: now })
-      .where('dropped', '=', false)
-      .where('updated_at', '<=', before)
-      .execute();
+    await growSimulatedConfirmations(this.db, before, now);
   }
 }

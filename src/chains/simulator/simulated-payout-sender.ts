@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { findSimulatedSendTxid, insertSimulatedSend } from '../../db/repositories/simulator-repository.js';
 import type { Db } from '../../db/schema/index.js';
 import type { PayoutRequest, PayoutSender } from '../adapters.js';
 import { takeFault } from './simulator-faults.js';
@@ -14,25 +15,17 @@ export class SimulatedPayoutSender implements PayoutSender {
   ) {}
 
   async send(request: PayoutRequest) {
-    const known = await this.db
-      .selectFrom('simulated_sends')
-      .select('txid')
-      .where('idempotency_key', '=', request.idempotencyKey)
-      .executeTakeFirst();
-    if (known !== undefined) return { txid: known.txid };
+    const known = await findSimulatedSendTxid(this.db, request.idempotencyKey);
+    if (known !== undefined) return { txid: known };
     await takeFault(this.db, request.kind);
     const txid = createHash('sha256').update(`simulated:${request.idempotencyKey}`).digest('hex');
-    await this.db
-      .insertInto('simulated_sends')
-      .values({
-        idempotency_key: request.idempotencyKey,
-        txid,
-        address: request.address,
-        amount: request.amount.toFixed(),
-        created_at: this.now(),
-      })
-      .onConflict((conflict) => conflict.column('idempotency_key').doNothing())
-      .execute();
+    await insertSimulatedSend(this.db, {
+      idempotency_key: request.idempotencyKey,
+      txid,
+      address: request.address,
+      amount: request.amount.toFixed(),
+      created_at: this.now(),
+    });
     return { txid };
   }
 }

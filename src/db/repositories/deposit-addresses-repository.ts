@@ -1,0 +1,76 @@
+import { sql, type Insertable } from 'kysely';
+import type { DepositAddressTable } from '../schema/deposit-addresses.js';
+import type { Db } from '../schema/index.js';
+
+/**
+ * Deposit addresses ever handed out or loaded into a pool (DESIGN §5). The unique index on
+ * (chain, address, tag) is the last word: an address is never handed out twice.
+ */
+
+/** The next number of the chain's sequence (`deposit_index_<chain>`): an HD index or a memo tag. */
+export async function nextDepositIndex(db: Db, chain: string): Promise<number> {
+  const sequence = `deposit_index_${chain.toLowerCase()}`;
+  const { rows } = await sql<{ n: number }>`select nextval(${sequence}::regclass) as n`.execute(db);
+  const n = rows[0]?.n;
+  if (n === undefined) throw new Error(`sequence ${sequence} returned nothing`);
+  return Number(n);
+}
+
+/**
+ * The oldest free pool address of the chain, locked for the caller's transaction (FOR UPDATE
+ * SKIP LOCKED: concurrent orders each get another one); undefined when the pool is empty.
+ */
+export async function claimFreePoolAddress(db: Db, chain: string): Promise<{ id: string; address: string } | undefined> {
+  return db
+    .selectFrom('deposit_addresses')
+    .select(['id', 'address'])
+    .where('chain', '=', chain)
+    .where('order_id', 'is', null)
+    .orderBy('created_at')
+    .limit(1)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+/** Gives a claimed pool address to an order, for good. */
+export async function assignPoolAddress(db: Db, id: string, orderId: string, at: Date): Promise<void> {
+  await db.updateTable('deposit_addresses').set({ order_id: orderId, assigned_at: at }).where('id', '=', id).execute();
+}
+
+/** Records a derived (HD) or memo address together with the order it was made for. */
+export async function insertDepositAddress(db: Db, row: Insertable<DepositAddressTable>): Promise<void> {
+  await db.insertInto('deposit_addresses').values(row).execute();
+}
+
+/** Whether the chain ever had any address (so a demo pool is seeded only once). */
+export async function hasDepositAddresses(db: Db, chain: string): Promise<boolean> {
+  const row = await db.selectFrom('deposit_addresses').select('id').where('chain', '=', chain).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Loads free addresses into the chain's pool; known ones are skipped. Returns how many were added. */
+export async function insertPoolAddresses(db: Db, chain: string, addresses: readonly string[]): Promise<number> {
+  if (addresses.length === 0) return 0;
+  const inserted = await db
+    .insertInto('deposit_addresses')
+    .values(addresses.map((address) => ({ chain, address, strategy: 'pool' as const, derivation_index: null, order_id: null, assigned_at: null })))
+    .onConflict((conflict) => conflict.doNothing())
+    .returning('id')
+    .execute();
+  return inserted.length;
+}
+
+/** How many of the chain's pool addresses are free and how many were handed to an order. */
+export async function countPoolAddresses(db: Db, chain: string): Promise<{ available: number; assigned: number }> {
+  const row = await db
+    .selectFrom('deposit_addresses')
+    .select([
+      sql<number>`count(*) filter (where order_id is null)`.as('available'),
+      sql<number>`count(*) filter (where order_id is not null)`.as('assigned'),
+    ])
+    .where('chain', '=', chain)
+    .where('strategy', '=', 'pool')
+    .executeTakeFirstOrThrow();
+  return { available: Number(row.available), assigned: Number(row.assigned) };
+}

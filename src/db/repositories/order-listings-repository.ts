@@ -1,0 +1,36 @@
+import type { OrderStatus } from '../../domain/order-status.js';
+import type { Db } from '../schema/index.js';
+import type { OrderRow } from '../schema/orders.js';
+
+/** Orders as the operator reads them: searches and counts over many orders. */
+
+export interface OrderSearch {
+  status?: OrderStatus | undefined;
+  partnerId?: string | undefined;
+  /** created_at at or after this. */
+  createdFrom?: Date | undefined;
+  /** created_at before this. */
+  createdTo?: Date | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** Newest first (ties by id, so pages are stable). */
+export async function searchOrders(db: Db, search: OrderSearch): Promise<OrderRow[]> {
+  let query = db.selectFrom('orders').selectAll();
+  if (search.status !== undefined) query = query.where('status', '=', search.status);
+  if (search.partnerId !== undefined) query = query.where('partner_id', '=', search.partnerId);
+  if (search.createdFrom !== undefined) query = query.where('created_at', '>=', search.createdFrom);
+  if (search.createdTo !== undefined) query = query.where('created_at', '<', search.createdTo);
+  return query.orderBy('created_at', 'desc').orderBy('id').limit(search.limit).offset(search.offset).execute();
+}
+
+/** How many orders are stored in each status (a status with none is absent). */
+export async function countOrdersByStatus(db: Db): Promise<Map<OrderStatus, number>> {
+  const rows = await db
+    .selectFrom('orders')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+    .groupBy('status')
+    .execute();
+  return new Map(rows.map((row) => [row.status, Number(row.count)]));
+}

@@ -1,0 +1,37 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../schema/index.js';
+import type { PayoutRow, PayoutTable } from '../schema/payouts.js';
+
+/** The outbox of payouts and refunds: at most one of each kind per order. */
+
+/** Records a payout or refund request; a second request of the same kind for the order is ignored. */
+export async function insertPayoutRequest(db: Db, request: Insertable<PayoutTable>): Promise<void> {
+  await db
+    .insertInto('payouts')
+    .values(request)
+    .onConflict((conflict) => conflict.columns(['order_id', 'kind']).doNothing())
+    .execute();
+}
+
+export async function findPayoutRequest(db: Db, orderId: string, kind: PayoutRow['kind']): Promise<PayoutRow | undefined> {
+  return db.selectFrom('payouts').selectAll().where('order_id', '=', orderId).where('kind', '=', kind).executeTakeFirst();
+}
+
+export async function markPayoutSent(db: Db, id: string, txid: string, sentAt: Date): Promise<void> {
+  await db.updateTable('payouts').set({ status: 'sent', txid, sent_at: sentAt }).where('id', '=', id).execute();
+}
+
+export async function markPayoutFailed(db: Db, id: string): Promise<void> {
+  await db.updateTable('payouts').set({ status: 'failed' }).where('id', '=', id).execute();
+}
+
+/** An order's payout and refund as the operator sees them. */
+export type OrderPayoutListing = Pick<PayoutRow, 'kind' | 'address' | 'tag' | 'amount' | 'status' | 'txid' | 'created_at' | 'sent_at'>;
+
+export async function listOrderPayouts(db: Db, orderId: string): Promise<OrderPayoutListing[]> {
+  return db
+    .selectFrom('payouts')
+    .select(['kind', 'address', 'tag', 'amount', 'status', 'txid', 'created_at', 'sent_at'])
+    .where('order_id', '=', orderId)
+    .execute();
+}
