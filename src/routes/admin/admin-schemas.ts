@@ -1,5 +1,17 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import type { Services } from '../../app-types.js';
+import { countPoolAddresses } from '../../db/repositories/deposit-addresses-repository.js';
+import { findSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
+import type { CurrencyRow } from '../../db/schema/currencies.js';
+import type { Db } from '../../db/schema/index.js';
+import type { OrderRow } from '../../db/schema/orders.js';
 import type { PartnerRow } from '../../db/schema/partners.js';
+import { Decimal } from '../../domain/money.js';
+import { ApiError } from '../../errors.js';
+import { toJson } from '../../json.js';
+import { sendJsonText } from '../../plugins/json-reply.js';
+import { orderView } from '../v1/order-view.js';
 
 export const PartnerStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
 export const MarkupBps = Type.Integer({ minimum: 0, maximum: 1000, description: 'markup in basis points' });
@@ -45,3 +57,63 @@ export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\p{Cs}]+$';
 
 export const PartnerIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const adminSecurity = [{ adminToken: [] }];
+
+export const OrderIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+/** An order as the operator reads it: the partner's view plus what only the operator sees. */
+export function adminOrderView(order: OrderRow, now: Date): Record<string, unknown> {
+  return {
+    ...orderView(order, now),
+    stored_status: order.status,
+    partner_id: order.partner_id,
+    recipient_address_tag: order.recipient_address_tag,
+    refund_address: order.refund_address,
+    amount_to_final: order.amount_to_final === null ? null : new Decimal(order.amount_to_final),
+    quote_id: order.quote_id,
+    attempts: order.attempts,
+    next_attempt_at: order.next_attempt_at?.toISOString() ?? null,
+    version: order.version,
+    updated_at: order.updated_at.toISOString(),
+  };
+}
+
+/** The simulated deposit of an order, as the simulator endpoints answer it. */
+export const SimulatedDeposit = Type.Object({
+  order_id: Type.String(),
+  txid: Type.String(),
+  amount: Type.Number(),
+  confirmations: Type.Integer(),
+  dropped: Type.Boolean(),
+});
+
+/** Answers with the order's simulated deposit (amount an exact number), or 404 when it has none. */
+export async function sendSimulatedDeposit(db: Db, orderId: string, reply: FastifyReply): Promise<FastifyReply> {
+  const row = await findSimulatedDeposit(db, orderId);
+  if (row === undefined) throw new ApiError('not_found', 'no simulated deposit for this order');
+  return sendJsonText(
+    reply,
+    toJson({ order_id: row.order_id, txid: row.txid, amount: new Decimal(row.amount), confirmations: row.confirmations, dropped: row.dropped }),
+  );
+}
+
+export const PoolChainParams = Type.Object({ chain: Type.String({ pattern: '^[A-Za-z0-9]{1,12}$' }) });
+
+export const PoolState = Type.Object({
+  chain: Type.String(),
+  available: Type.Integer({ description: 'addresses not yet handed to an order' }),
+  assigned: Type.Integer(),
+  added: Type.Optional(Type.Integer()),
+  skipped: Type.Optional(Type.Integer({ description: 'already known addresses, never loaded twice' })),
+});
+
+/** The catalog row of a chain whose deposits come from an address pool; 404 for any other chain. */
+export function poolCurrency(services: Services, rawChain: string): CurrencyRow {
+  const chain = rawChain.toUpperCase();
+  const row = services.catalog.all().find((currency) => currency.chain === chain && currency.deposit_strategy === 'pool');
+  if (row === undefined) throw new ApiError('not_found', `${chain} is not a chain with an address pool`);
+  return row;
+}
+
+export async function poolState(db: Db, chain: string): Promise<{ chain: string; available: number; assigned: number }> {
+  return { chain, ...(await countPoolAddresses(db, chain)) };
+}

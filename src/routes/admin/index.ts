@@ -1,6 +1,7 @@
 import type { App, Services } from '../../app-types.js';
 import { adminAuthHook } from '../../plugins/admin-auth.js';
-import { registerAddressPool } from './address-pool.js';
+import { registerAddressPoolsGet } from './address-pools-get.js';
+import { registerAddressPoolsLoad } from './address-pools-load.js';
 import { registerAdminListCurrencies } from './currencies-list.js';
 import { registerUpdateCurrency } from './currencies-update.js';
 import { registerCreateKey } from './keys-create.js';
@@ -11,11 +12,19 @@ import { registerGetPartner } from './partners-get.js';
 import { registerListPartners } from './partners-list.js';
 import { registerListPrices } from './prices-list.js';
 import { registerSetPrice } from './prices-set.js';
-import { registerSimulator } from './simulator.js';
-import { registerAdminOrders } from './orders.js';
+import { registerSimulatorConfirmationsSet } from './simulator-confirmations-set.js';
+import { registerSimulatorDepositDrop } from './simulator-deposit-drop.js';
+import { registerSimulatorDepositSend } from './simulator-deposit-send.js';
+import { registerSimulatorFaultsInject } from './simulator-faults-inject.js';
+import { registerAdminFailOrder } from './orders-fail.js';
+import { registerAdminGetOrder } from './orders-get.js';
+import { registerAdminListOrders } from './orders-list.js';
 import { registerUpdatePartner } from './partners-update.js';
 
-/** The operator API under /admin/v1, all behind the admin token (an encapsulated context). */
+/**
+ * The operator API under /admin/v1, all behind the admin token (an encapsulated context): one
+ * file per endpoint, registered here explicitly; schemas and views they share are in admin-schemas.ts.
+ */
 export async function registerAdminRoutes(app: App, services: Services): Promise<void> {
   const adminToken = services.config.adminToken;
   if (adminToken === undefined) throw new Error('ADMIN_TOKEN must be resolved before building the app');
@@ -32,8 +41,14 @@ export async function registerAdminRoutes(app: App, services: Services): Promise
     registerUpdateCurrency(admin, services);
     registerListPrices(admin, services);
     registerSetPrice(admin, services);
-    registerAddressPool(admin, services);
-    registerSimulator(admin, services);
-    registerAdminOrders(admin, services);
+    registerAddressPoolsGet(admin, services);
+    registerAddressPoolsLoad(admin, services);
+    registerSimulatorDepositSend(admin, services);
+    registerSimulatorConfirmationsSet(admin, services);
+    registerSimulatorDepositDrop(admin, services);
+    registerSimulatorFaultsInject(admin, services);
+    registerAdminListOrders(admin, services);
+    registerAdminGetOrder(admin, services);
+    registerAdminFailOrder(admin, services);
   });
 }

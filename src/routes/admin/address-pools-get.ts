@@ -1,0 +1,23 @@
+import type { App, Services } from '../../app-types.js';
+import { errorResponses } from '../schemas.js';
+import { PoolChainParams, PoolState, adminSecurity, poolCurrency, poolState } from './admin-schemas.js';
+
+/**
+ * GET /admin/v1/address-pools/{chain}: how many addresses are left in the pool of a chain whose
+ * addresses cannot be derived from an xpub (ed25519: SOL).
+ */
+export function registerAddressPoolsGet(app: App, services: Services): void {
+  app.get(
+    '/admin/v1/address-pools/:chain',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'How many pool addresses are left',
+        security: adminSecurity,
+        params: PoolChainParams,
+        response: { 200: PoolState, ...errorResponses(400, 401, 404, 500) },
+      },
+    },
+    async (request) => poolState(services.database.db, poolCurrency(services, request.params.chain).chain),
+  );
+}

@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { searchOrders } from '../../db/repositories/order-listings-repository.js';
+import { ORDER_STATUSES } from '../../domain/order-status.js';
+import { ApiError } from '../../errors.js';
+import { toJson } from '../../json.js';
+import { sendJsonText } from '../../plugins/json-reply.js';
+import { errorResponses } from '../schemas.js';
+import { adminOrderView, adminSecurity } from './admin-schemas.js';
+
+const Status = Type.Union(ORDER_STATUSES.map((status) => Type.Literal(status)));
+
+/**
+ * A date-time query value as a Date the database can compare. The date-time format admits a
+ * leap second (23:59:60), which Date cannot hold, and year 0000 (or 0001 with a positive
+ * offset), which PostgreSQL refuses: both are 400 here instead of a failed query (500).
+ */
+function timeFilter(field: string, value: string): Date {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1) {
+    throw new ApiError('bad_request', `querystring/${field} is not a time that can be searched for`);
+  }
+  return date;
+}
+
+/** GET /admin/v1/orders: orders newest first, filtered by status, partner and creation time. */
+export function registerAdminListOrders(app: App, { database, clock }: Services): void {
+  app.get(
+    '/admin/v1/orders',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Orders, newest first, filtered by status, partner and creation time',
+        security: adminSecurity,
+        querystring: Type.Object(
+          {
+            status: Type.Optional(Status),
+            partner_id: Type.Optional(Type.String({ format: 'uuid' })),
+            created_from: Type.Optional(Type.String({ format: 'date-time' })),
+            created_to: Type.Optional(Type.String({ format: 'date-time' })),
+            limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+            // PostgreSQL's OFFSET is a bigint: a larger number would fail the query (a 500).
+            offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })), ...errorResponses(400, 401, 500) },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const rows = await searchOrders(database.db, {
+        status: q.status,
+        partnerId: q.partner_id,
+        createdFrom: q.created_from === undefined ? undefined : timeFilter('created_from', q.created_from),
+        createdTo: q.created_to === undefined ? undefined : timeFilter('created_to', q.created_to),
+        limit: q.limit,
+        offset: q.offset,
+      });
+      const now = clock.now();
+      return sendJsonText(reply, toJson(rows.map((row) => adminOrderView(row, now))));
+    },
+  );
+}

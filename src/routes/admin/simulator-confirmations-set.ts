@@ -1,0 +1,27 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { setSimulatedConfirmations } from '../../db/repositories/simulator-repository.js';
+import { errorResponses } from '../schemas.js';
+import { OrderIdParams, SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
+
+/** POST /admin/v1/simulator/orders/{id}/confirmations: sets how many confirmations the simulated deposit has. */
+export function registerSimulatorConfirmationsSet(app: App, { database, clock }: Services): void {
+  const db = database.db;
+  app.post(
+    '/admin/v1/simulator/orders/:id/confirmations',
+    {
+      schema: {
+        tags: ['simulator'],
+        summary: 'Set the confirmations of the simulated deposit',
+        security: adminSecurity,
+        params: OrderIdParams,
+        body: Type.Object({ count: Type.Integer({ minimum: 0, maximum: 100000 }) }, { additionalProperties: false }),
+        response: { 200: SimulatedDeposit, ...errorResponses(400, 401, 404, 500) },
+      },
+    },
+    async (request, reply) => {
+      await setSimulatedConfirmations(db, request.params.id, request.body.count, clock.now());
+      return sendSimulatedDeposit(db, request.params.id, reply);
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { findOrder } from '../../db/repositories/orders-repository.js';
+import { insertSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
+import { DECIMAL_PATTERN, Decimal, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
+import { ApiError } from '../../errors.js';
+import { errorResponses } from '../schemas.js';
+import { OrderIdParams, SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
+
+/**
+ * POST /admin/v1/simulator/orders/{id}/deposit: puts a deposit to the order's address on the
+ * simulated chain (the expected amount unless one is given). The simulated chain watcher reports
+ * it on the worker's next pass, like a node would.
+ */
+export function registerSimulatorDepositSend(app: App, { database, clock }: Services): void {
+  const db = database.db;
+  app.post(
+    '/admin/v1/simulator/orders/:id/deposit',
+    {
+      schema: {
+        tags: ['simulator'],
+        summary: "Send a simulated deposit to an order's address",
+        security: adminSecurity,
+        params: OrderIdParams,
+        body: Type.Optional(
+          Type.Object(
+            {
+              amount: Type.Optional(Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Number({ exclusiveMinimum: 0 })])),
+              txid: Type.Optional(Type.String({ pattern: '^[0-9a-fA-Fx]{8,100}$' })),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+        response: { 200: SimulatedDeposit, ...errorResponses(400, 401, 404, 409, 500) },
+      },
+    },
+    async (request, reply) => {
+      const order = await findOrder(db, request.params.id);
+      if (order === undefined) throw new ApiError('not_found', 'order not found');
+      const rawAmount = request.body?.amount;
+      const amount = rawAmount === undefined ? new Decimal(order.amount_from_expected) : parseDecimalInput(rawAmount);
+      if (amount === undefined || amount.lte(0)) throw new ApiError('bad_request', 'amount must be a positive decimal');
+      if (!isStorableDecimal(amount)) throw new ApiError('bad_request', 'amount must be below 1e20 with at most 18 decimals');
+      const now = clock.now();
+      const inserted = await insertSimulatedDeposit(db, {
+        order_id: order.id,
+        txid: request.body?.txid ?? randomBytes(32).toString('hex'),
+        amount: amount.toFixed(),
+        confirmations: 0,
+        dropped: false,
+        created_at: now,
+        updated_at: now,
+      });
+      if (!inserted) throw new ApiError('conflict', 'this order already has a simulated deposit');
+      return sendSimulatedDeposit(db, order.id, reply);
+    },
+  );
+}
