@@ -35,6 +35,25 @@ export default tseslint.config(
     ignores: ['src/domain/money.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [bareDecimal] }] },
   },
+  // All SQL sits in src/db (repositories take `db` or a transaction first): elsewhere in src,
+  // building a query or importing kysely's `sql` tag is an error.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/**', 'src/domain/money.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [bareDecimal, { name: 'kysely', importNames: ['sql'], message: 'SQL belongs in src/db/repositories.' }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(selectFrom|updateTable|insertInto|deleteFrom|replaceInto|mergeInto|selectNoFrom)$/]',
+          message: 'Queries belong in src/db/repositories: call a repository function (db or transaction first).',
+        },
+      ],
+    },
+  },
   {
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
