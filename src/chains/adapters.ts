@@ -1,4 +1,4 @@
-import type { Decimal } from 'decimal.js';
+import type { Decimal } from '../domain/money.js';
 import type { OrderStatus } from '../domain/order-status.js';
 
 /** An order whose deposit address a watcher looks at. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { Decimal } from 'decimal.js';
+import { Decimal, type DecimalValue } from '../../src/domain/money.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { parse } from 'lossless-json';
 import type { OrderStatus } from '../../src/domain/order-status.js';
@@ -241,7 +241,7 @@ export function simulatedTxid(id: string, kind: 'payout' | 'refund'): string {
   return createHash('sha256').update(`simulated:${id}:${kind}`).digest('hex');
 }
 
-export function assertDecimalEq(actual: Decimal.Value | null | undefined, expected: Decimal.Value, what: string): void {
+export function assertDecimalEq(actual: DecimalValue | null | undefined, expected: DecimalValue, what: string): void {
   assert.ok(actual !== null && actual !== undefined, `${what} is missing`);
   assert.ok(new Decimal(actual).eq(expected), `${what}: ${String(actual)} ≠ ${new Decimal(expected).toFixed()}`);
 }
