@@ -2,12 +2,12 @@
  * Reference processes for the public HTTP measures, started pinned like the server under test:
  * the raw node:http ceiling and the bare Fastify floor.
  */
-import { spawn } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { pinned, readCpuSeconds, REPO_ROOT, type CpuPlan } from './server.js';
+import { spawnNode } from '../test/helpers/process/app-server.js';
+import { waitUntilReady } from '../test/helpers/process/managed-process.js';
+import { readCpuSeconds, type CpuPlan } from './server.js';
 
 export interface RawServer {
   url: string;
@@ -33,23 +33,15 @@ export async function startBareFastify(plan: CpuPlan, label: string, body: Buffe
 async function startBodyServer(plan: CpuPlan, label: string, body: Buffer, script: string, args: string[]): Promise<RawServer> {
   const file = path.join(tmpdir(), `bench-${process.pid}-${label}.json`);
   await writeFile(file, body);
-  const argv = pinned(plan, plan.serverCpu, ['node', '--import', 'tsx', script, file, ...args]);
-  const child = spawn(argv[0] ?? 'node', argv.slice(1), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await new Promise<string>((resolve, reject) => {
-    if (child.stdout === null) return reject(new Error('no stdout'));
-    const lines = createInterface({ input: child.stdout });
-    lines.once('line', (line) => resolve(line.trim()));
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-  const pid = child.pid ?? 0;
+  const proc = spawnNode(`bench:${label}`, script, {}, { wrapper: plan.taskset ? ['taskset', '-c', plan.serverCpu] : [], args: [file, ...args] });
+  const port = await waitUntilReady(proc, () => proc.line(/^\d+$/), { timeoutMs: 30_000 });
+  const { pid } = proc;
   return {
     url: `http://127.0.0.1:${port}`,
     pid,
     cpuSeconds: () => readCpuSeconds(pid),
     async stop() {
-      child.kill('SIGTERM');
-      await exited;
+      await proc.stop(10_000);
       await rm(file, { force: true });
     },
   };

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { RequestSpec } from 'autocannon';
+import { createPartner as createPartnerOver } from '../test/helpers/process/http-client.js';
 import { captureOrderSql, pgbenchScript, type OrderSqlCapture } from './capture-sql.js';
 import { sameSizeBody, startBareFastify, startRawServer } from './ceilings.js';
 import { mergeLoads, percentile, runLoad, type LoadResult } from './load.js';
@@ -101,18 +102,8 @@ interface Partner {
 
 /** A partner with the highest budget the schema allows (1,000,000/min), and a key for it. */
 async function createPartner(server: RunningServer): Promise<Partner> {
-  const admin = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' };
-  const partner = await fetch(`${server.url}/admin/v1/partners`, {
-    method: 'POST',
-    headers: admin,
-    body: JSON.stringify({ name: 'bench', rate_limit_per_minute: 1_000_000 }),
-  });
-  if (partner.status !== 201) throw new Error(`partner create: ${partner.status} ${await partner.text()}`);
-  const { id } = (await partner.json()) as { id: string };
-  const key = await fetch(`${server.url}/admin/v1/partners/${id}/keys`, { method: 'POST', headers: { authorization: admin.authorization } });
-  if (key.status !== 201) throw new Error(`key create: ${key.status} ${await key.text()}`);
-  const { api_key, key_id } = (await key.json()) as { api_key: string; key_id: string };
-  return { apiKey: api_key, keyId: key_id, partnerId: id };
+  const { id, apiKey, keyId } = await createPartnerOver(server.url, server.adminToken, { name: 'bench', rate_limit_per_minute: 1_000_000 });
+  return { apiKey, keyId, partnerId: id };
 }
 
 async function fetchBody(url: string, init: RequestInit, status: number): Promise<Buffer> {

@@ -1,18 +1,20 @@
 /**
  * The server under test: a real `node --import tsx src/server.ts` process with production-like
  * settings, pinned to the server core when taskset is available, on a fresh PostgreSQL
- * database (created here, dropped on stop) or a fresh PGlite directory.
+ * database (created here, dropped on stop) or a fresh PGlite directory. It is started and
+ * stopped by the same code as the process tests' servers (test/helpers/process/app-server.ts).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { startServer as startAppServer, type ApiServer } from '../test/helpers/process/app-server.js';
 
-export const REPO_ROOT = path.resolve(import.meta.dirname, '..');
+/** The repository (the process harness finds it the same way). */
+export { REPO_ROOT } from '../test/helpers/process/app-server.js';
 
 /** The server's PostgreSQL: the machine's local cluster (trust auth). */
 export const ADMIN_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -78,7 +80,6 @@ export interface RunningServer {
   readonly pid: number;
   readonly adminToken: string;
   readonly databaseUrl: string | undefined;
-  readonly logFile: string;
   /** Current and peak resident set size, bytes. */
   readonly memory: () => { rss: number; peak: number };
   /** User + system CPU seconds used so far. */
@@ -99,6 +100,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const adminToken = randomBytes(36).toString('base64url');
   let databaseUrl: string | undefined;
   let databaseName: string | undefined;
+  const cleanup = async () => {
+    if (databaseName !== undefined) await adminQuery(`drop database if exists ${databaseName} with (force)`).catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
+  };
   if (options.engine === 'postgres') {
     databaseName = `bench_${options.label.replace(/\W/g, '_')}_${process.pid}_${randomBytes(3).toString('hex')}`;
     await adminQuery(`create database ${databaseName}`);
@@ -106,66 +111,39 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     url.pathname = `/${databaseName}`;
     databaseUrl = url.toString();
   }
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    ...PRODUCTION_LIKE_ENV,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    SECRETS_KEY: randomBytes(32).toString('hex'),
-    ADMIN_TOKEN: adminToken,
-    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl, DEPOSIT_XPUB_BTC: TEST_ZPUB }),
-    ...options.env,
-  };
-  delete env.REDIS_URL;
-  const nodeArgs = ['node', '--import', 'tsx'];
-  if (options.cpuProfDir !== undefined) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfDir);
-  nodeArgs.push('src/server.ts');
-  const argv = pinned(options.plan, options.plan.serverCpu, nodeArgs);
-  const logFile = path.join(dataDir, 'server.log');
-  const log = createWriteStream(logFile);
-  const child: ChildProcess = spawn(argv[0] ?? 'node', argv.slice(1), { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let gone = false;
-  void exited.then(() => (gone = true));
-
-  const cleanup = async () => {
-    if (databaseName !== undefined) await adminQuery(`drop database if exists ${databaseName} with (force)`).catch(() => undefined);
-    await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
-  };
-
-  const urlFile = path.join(dataDir, 'api-url');
-  const deadline = Date.now() + 90_000;
-  while (!existsSync(urlFile)) {
-    if (gone || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      const text = await readFile(logFile, 'utf8').catch(() => '');
-      await cleanup();
-      throw new Error(`server ${options.label} did not start:\n${text.slice(-3000)}`);
-    }
-    await sleep(100);
+  let server: ApiServer;
+  try {
+    server = await startAppServer({
+      name: `bench:${options.label}`,
+      dataDir,
+      env: {
+        ...PRODUCTION_LIKE_ENV,
+        HOST: '127.0.0.1',
+        SECRETS_KEY: randomBytes(32).toString('hex'),
+        ADMIN_TOKEN: adminToken,
+        ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl, DEPOSIT_XPUB_BTC: TEST_ZPUB }),
+        ...options.env,
+      },
+      nodeOptions: options.cpuProfDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir],
+      wrapper: options.plan.taskset ? ['taskset', '-c', options.plan.serverCpu] : [],
+      logFile: path.join(dataDir, 'server.log'),
+      timeoutMs: 90_000,
+    });
+  } catch (error) {
+    await cleanup();
+    throw error;
   }
-  const url = (await readFile(urlFile, 'utf8')).trim();
-  const pid = child.pid ?? 0;
-
+  const { pid } = server;
   return {
-    url,
+    url: server.url,
     pid,
     adminToken,
     databaseUrl,
-    logFile,
     memory: () => readMemory(pid),
     cpuSeconds: () => readCpuSeconds(pid),
     async stop() {
-      if (!gone) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-        await exited;
-        clearTimeout(timer);
-      }
-      log.end();
+      // Graceful, so that --cpu-prof writes its profile; SIGKILL after 20 s.
+      await server.stop(20_000);
       await cleanup();
     },
   };

@@ -20,19 +20,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { sql, type RawBuilder } from 'kysely';
-import {
-  ORDER_MIX,
-  createPartner,
-  depositWalletEnv,
-  http,
-  killAll,
-  pool,
-  sleep,
-  startServer,
-  startWorker,
-  type ApiServer,
-  type ManagedProcess,
-} from '../test/helpers/process-harness.js';
+import { killAll, type ManagedProcess } from '../test/helpers/process/managed-process.js';
+import { sleep } from '../test/helpers/process/waits.js';
+import { startServer, startWorker, type ApiServer } from '../test/helpers/process/app-server.js';
+import { createPartner, http, pool } from '../test/helpers/process/http-client.js';
+import { depositWalletEnv, ORDER_MIX } from '../test/helpers/process/order-mix.js';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/test-database.js';
 import { REDIS_URL, deleteKeys, withKeyPrefix } from '../test/rate-limit/redis-support.js';
 

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { freePort, startNodeProcess, stopNodeProcess, waitUntilReady, type NodeProcess } from './local-node-process.js';
+import { childEnv, spawnManaged, waitUntilReady } from './process/managed-process.js';
+import { freePort } from './process/waits.js';
 
 /**
  * The anvil binary of the per-platform package `@foundry-rs/anvil-linux-amd64`, an optional
@@ -34,7 +35,7 @@ export interface Anvil {
 export async function startAnvil(): Promise<Anvil> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const node: NodeProcess = startNodeProcess(anvilBinary(), ['--host', '127.0.0.1', '--port', String(port), '--silent'], 'Run `npm ci`.');
+  const node = spawnManaged('anvil', anvilBinary(), ['--host', '127.0.0.1', '--port', String(port), '--silent'], { env: childEnv({}) });
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
     const response = await fetch(base, {
       method: 'POST',
@@ -46,7 +47,7 @@ export async function startAnvil(): Promise<Anvil> {
     if (body.error !== undefined) throw new Error(`anvil ${method}: ${body.error.message}`);
     return body.result;
   };
-  await waitUntilReady(node, 'anvil', async () => (await rpc<string>('eth_chainId')).startsWith('0x'));
+  await waitUntilReady(node, async () => (await rpc<string>('eth_chainId')).startsWith('0x'), { hint: 'Run `npm ci`.' });
   const [account] = await rpc<string[]>('eth_accounts');
   if (account === undefined) throw new Error('anvil has no accounts');
   return {
@@ -71,6 +72,6 @@ export async function startAnvil(): Promise<Anvil> {
     mine: async (count) => {
       await rpc('anvil_mine', [`0x${count.toString(16)}`]);
     },
-    close: () => stopNodeProcess(node),
+    close: () => node.stop(10_000),
   };
 }

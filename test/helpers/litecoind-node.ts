@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'lossless-json';
-import { freePort, startNodeProcess, stopNodeProcess, waitUntilReady, type NodeProcess } from './local-node-process.js';
+import { childEnv, spawnManaged, waitUntilReady, type ManagedProcess } from './process/managed-process.js';
+import { freePort } from './process/waits.js';
 
 const HINT = 'Install it with `apt-get update && apt-get install -y litecoind` (.ci/run does this).';
 
@@ -48,9 +49,10 @@ export async function startLitecoind(): Promise<Litecoind> {
   const wallet = `${base}/wallet/test`;
   const walletMethods = new Set(['getnewaddress', 'sendtoaddress', 'getbalance', 'gettransaction', 'listunspent']);
 
-  let node: NodeProcess;
+  let node: ManagedProcess;
   const launch = async (): Promise<void> => {
-    node = startNodeProcess(
+    node = spawnManaged(
+      'litecoind',
       'litecoind',
       [
         '-regtest',
@@ -66,12 +68,16 @@ export async function startLitecoind(): Promise<Litecoind> {
         `-rpcpassword=${password}`,
         '-printtoconsole=0',
       ],
-      HINT,
+      { env: childEnv({}) },
     );
-    await waitUntilReady(node, 'litecoind', async () => {
-      await call(base, 'getblockchaininfo');
-      return true;
-    });
+    await waitUntilReady(
+      node,
+      async () => {
+        await call(base, 'getblockchaininfo');
+        return true;
+      },
+      { hint: HINT },
+    );
   };
 
   await launch();
@@ -83,13 +89,13 @@ export async function startLitecoind(): Promise<Litecoind> {
     rpcUrl: `http://${user}:${password}@127.0.0.1:${rpcPort}`,
     rpc: (method, params) => call(walletMethods.has(method) ? wallet : base, method, params),
     mine: async (count) => call<string[]>(base, 'generatetoaddress', [count, await call<string>(wallet, 'getnewaddress')]),
-    stop: () => stopNodeProcess(node),
+    stop: () => node.stop(10_000),
     async restart() {
       await launch();
       await call(base, 'loadwallet', ['test']).catch(() => undefined);
     },
     async close() {
-      await stopNodeProcess(node);
+      await node.stop(10_000);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { formatReport, runConcurrencyCheck } from '../../scripts/check-concurrency.js';
-import { killAll } from '../helpers/process-harness.js';
+import { killAll } from '../helpers/process/managed-process.js';
 import { testEngine } from '../helpers/test-database.js';
 import { REDIS_URL, redisReachable } from '../rate-limit/redis-support.js';
 

@@ -5,16 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'lossless-json';
-import {
-  ORDER_MIX,
-  createPartner,
-  depositWalletEnv,
-  http,
-  killAll,
-  sleep,
-  startServer,
-  type ApiServer,
-} from '../helpers/process-harness.js';
+import { killAll } from '../helpers/process/managed-process.js';
+import { sleep } from '../helpers/process/waits.js';
+import { startServer, type ApiServer } from '../helpers/process/app-server.js';
+import { createPartner, http } from '../helpers/process/http-client.js';
+import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**

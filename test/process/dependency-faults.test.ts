@@ -4,20 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import {
-  ORDER_MIX,
-  TcpProxy,
-  createPartner,
-  depositWalletEnv,
-  http,
-  killAll,
-  startRedisServer,
-  startServer,
-  waitFor,
-  type ApiServer,
-  type HttpResult,
-  type RedisServer,
-} from '../helpers/process-harness.js';
+import { killAll } from '../helpers/process/managed-process.js';
+import { waitFor } from '../helpers/process/waits.js';
+import { TcpProxy } from '../helpers/process/tcp-proxy.js';
+import { startServer, type ApiServer } from '../helpers/process/app-server.js';
+import { createPartner, http, type HttpResult } from '../helpers/process/http-client.js';
+import { startRedisServer, type RedisServer } from '../helpers/process/redis-server.js';
+import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
 import { adminDatabaseUrl, createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import type { TestApp } from '../helpers/test-app.js';
-import { TcpProxy } from '../helpers/process-harness.js';
+import { TcpProxy } from '../helpers/process/tcp-proxy.js';
 
 /** The Redis the suite uses: TEST_REDIS_URL, else the local default (CI always runs one). */
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
