@@ -9,6 +9,36 @@ const bareDecimal = {
   name: 'decimal.js',
   message: "Import Decimal from src/domain/money.ts: the exact constructor every money computation uses.",
 };
+const sqlTag = { name: 'kysely', importNames: ['sql'], message: 'SQL belongs in src/db/repositories.' };
+
+/**
+ * Imports point down (STYLE.md 12): the domain is pure and imports nothing outside itself;
+ * nothing below the plugins and routes imports them; the database layer imports no use case.
+ * One entry per set of files, each carrying every restricted path of those files (the money
+ * and SQL rules), since only the last matching entry's options hold.
+ */
+const pure = 'The domain is pure: it imports nothing outside src/domain.';
+const layers = [
+  { files: ['src/domain/*.ts'], ignores: ['src/domain/money.ts'], paths: [bareDecimal, sqlTag], outside: '^\\.\\./', message: pure },
+  { files: ['src/domain/money.ts'], paths: [sqlTag], outside: '^\\.\\./', message: pure },
+  { files: ['src/domain/*/*.ts'], paths: [bareDecimal, sqlTag], outside: '^\\.\\./\\.\\./', message: pure },
+  {
+    files: ['src/db/**/*.ts'],
+    paths: [bareDecimal],
+    outside: '^(\\.\\./)+(services|worker|pricing|chains|plugins|routes|cli)/',
+    message: 'src/db sits below the use cases: it imports the domain and shared modules only.',
+  },
+  {
+    files: ['src/{services,worker,pricing,chains}/**/*.ts'],
+    paths: [bareDecimal, sqlTag],
+    outside: '^(\\.\\./)+(plugins|routes|cli)/',
+    message: 'Plugins and routes sit on top: what every layer needs lives low (src/metrics.ts, src/domain).',
+  },
+].map(({ files, ignores = [], paths, outside, message }) => ({
+  files,
+  ignores,
+  rules: { 'no-restricted-imports': ['error', { paths, patterns: [{ regex: outside, message }] }] },
+}));
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/'] },
@@ -43,7 +73,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [bareDecimal, { name: 'kysely', importNames: ['sql'], message: 'SQL belongs in src/db/repositories.' }] },
+        { paths: [bareDecimal, sqlTag] },
       ],
       'no-restricted-syntax': [
         'error',
@@ -54,6 +84,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...layers,
   {
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle, type Engine } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import type { Database } from '../../src/db/schema/index.js';
 
 /**
  * The engine this test process runs on: scripts/run-tests.ts runs the suite once per engine
@@ -16,6 +21,14 @@ export function adminDatabaseUrl(): string {
   return process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 }
 
+/**
+ * Where a run's migrated template is (set by scripts/run-tests.ts through `createTemplate`):
+ * a PGlite data directory dump (a file), or the name of a PostgreSQL database. Without it every
+ * fresh database is created empty and migrated, which gives the same database, slower.
+ */
+export const PGLITE_TEMPLATE_ENV = 'TEST_PGLITE_TEMPLATE';
+export const POSTGRES_TEMPLATE_ENV = 'TEST_POSTGRES_TEMPLATE';
+
 export interface TestDatabase {
   handle: DatabaseHandle;
   /** Connection string of this fresh database (PostgreSQL only): other processes can join it. */
@@ -23,27 +36,92 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped after. */
+/**
+ * A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped after.
+ * Both are copies of the run's template when there is one (PGlite: loaded from the dump,
+ * without initdb, which is most of a new PGlite's start-up; PostgreSQL: CREATE DATABASE ...
+ * TEMPLATE); the migrator then finds nothing to apply, and would bring a stale copy up to date.
+ */
 export async function createTestDatabase(engine: Engine = testEngine()): Promise<TestDatabase> {
   if (engine === 'pglite') {
-    const handle = await openDatabase({ engine: 'pglite', dataDir: undefined });
+    const handle = await openDatabase({ engine: 'pglite', dataDir: undefined, loadDataDir: await pgliteTemplate() });
     await migrateToLatest(handle.db);
     return { handle, url: undefined, drop: () => handle.close() };
   }
   const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(`create database ${name}`);
-  const url = new URL(adminDatabaseUrl());
-  url.pathname = `/${name}`;
-  const handle = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 20 });
+  const template = process.env[POSTGRES_TEMPLATE_ENV];
+  await adminQuery(template === undefined ? `create database ${name}` : `create database ${name} template ${template}`);
+  const url = databaseUrl(name);
+  const handle = await openDatabase({ engine: 'postgres', url, poolSize: 20 });
   await migrateToLatest(handle.db);
   return {
     handle,
-    url: url.toString(),
+    url,
     async drop() {
       await handle.close();
       await adminQuery(`drop database if exists ${name} with (force)`);
     },
   };
+}
+
+let pgliteDump: Promise<Blob | undefined> | undefined;
+
+/** This process's copy of the PGlite template dump, read once; undefined when there is none. */
+function pgliteTemplate(): Promise<Blob | undefined> {
+  const file = process.env[PGLITE_TEMPLATE_ENV];
+  if (file === undefined) return Promise.resolve(undefined);
+  pgliteDump ??= readFile(file).then((bytes) => new Blob([bytes]));
+  return pgliteDump;
+}
+
+/** A run's template: the environment that points the test processes at it, and its removal. */
+export interface DatabaseTemplate {
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+/**
+ * Migrates a template once for a whole run (scripts/run-tests.ts): for PGlite a data directory
+ * dump written to `pgliteDumpFile`, for PostgreSQL a database nobody connects to afterwards
+ * (CREATE DATABASE ... TEMPLATE needs it idle).
+ */
+export async function createTemplate(engine: Engine, pgliteDumpFile: string): Promise<DatabaseTemplate> {
+  if (engine === 'pglite') {
+    const client = await PGlite.create();
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    try {
+      await migrateToLatest(db);
+      // Uncompressed: gzip makes each load slower by more than reading the bigger file costs.
+      const dump = await client.dumpDataDir('none');
+      await writeFile(pgliteDumpFile, Buffer.from(await dump.arrayBuffer()));
+    } finally {
+      await db.destroy();
+    }
+    return { env: { [PGLITE_TEMPLATE_ENV]: pgliteDumpFile }, drop: () => Promise.resolve() };
+  }
+  const name = `tpl_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`create database ${name}`);
+  try {
+    const handle = await openDatabase({ engine: 'postgres', url: databaseUrl(name), poolSize: 1 });
+    try {
+      await migrateToLatest(handle.db);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    await adminQuery(`drop database if exists ${name} with (force)`);
+    throw error;
+  }
+  return {
+    env: { [POSTGRES_TEMPLATE_ENV]: name },
+    drop: () => adminQuery(`drop database if exists ${name} with (force)`),
+  };
+}
+
+function databaseUrl(name: string): string {
+  const url = new URL(adminDatabaseUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 async function adminQuery(statement: string): Promise<void> {
