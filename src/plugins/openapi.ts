@@ -9,6 +9,7 @@ import { errorBodySchema } from '../errors.js';
  */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   app.addSchema(errorBodySchema);
+  documentBodyErrors(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -41,4 +42,24 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
+}
+
+/** Methods whose requests Fastify reads a body of, on any route (GET and HEAD it never reads). */
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * A body over the limit (413) or of a type no parser reads (415) is answered before any handler,
+ * on every route of a method that carries a body (DESIGN §3), so every such route documents
+ * both, in one place instead of in each route's list.
+ */
+function documentBodyErrors(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (response === undefined || ![route.method].flat().some((method) => BODY_METHODS.has(method))) return;
+    const added = Object.fromEntries(
+      ['413', '415'].filter((status) => response[status] === undefined).map((status) => [status, { $ref: `${errorBodySchema.$id}#` }]),
+    );
+    // A copy: one schema object may be shared by several routes.
+    route.schema = { ...route.schema, response: { ...response, ...added } };
+  });
 }
