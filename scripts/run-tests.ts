@@ -1,16 +1,47 @@
 /**
- * `npm test`: the whole suite on PGlite, then every test that uses a database again on
- * PostgreSQL when one is reachable (TEST_DATABASE_URL, or the local `test` database).
- * Under CI, an unreachable PostgreSQL is a failure, never a silent skip.
- * Extra arguments are test files or folders to run instead of the whole suite.
+ * `npm test [-- <file or folder>...]`: the whole suite on PGlite, and every test that uses a
+ * database again on PostgreSQL when one is reachable (TEST_DATABASE_URL, or the local `test`
+ * database). Arguments are test files or folders to run instead of `test/`.
+ *
+ * - Each engine's pass is a process of its own (scripts/test-pass.ts), so the two run side by
+ *   side: their files wait on PostgreSQL, child servers and nodes about as much as they compute.
+ *   The first pass prints as it goes; the other's output follows when the first is done.
+ * - Fresh databases are copies of a template migrated once per run (test/helpers/test-database.ts).
+ * - A suite whose outside tool is missing (PostgreSQL, Redis, redis-server, litecoind, anvil:
+ *   test/helpers/requirements.ts) is skipped, and the summary says which and how to get it.
+ *   Under CI (`CI` set) nothing may be skipped for that reason: the run fails.
+ * - The summary counts from node:test's events (scripts/test-report.ts): a test cancelled by a
+ *   failed hook, a file that timed out or crashed, is a failure. Its last line is
+ *   `N passed, N failed` (`, N skipped` when any were), alone on its line: CI reads it.
+ *
+ * TEST_CONCURRENCY: test files at once per pass (default 2).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { adminDatabaseUrl } from '../test/helpers/test-database.js';
+import type { Engine } from '../src/db/database.js';
+import { MISSING_TOOL } from '../test/helpers/requirements.js';
+import { adminDatabaseUrl, createTemplate, type DatabaseTemplate } from '../test/helpers/test-database.js';
+import { parseReport, summarize, type PassSummary } from './test-report.js';
 
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PASS_SCRIPT = path.join(REPO_ROOT, 'scripts/test-pass.ts');
+/** A test file that imports one of these gets a database, so it runs on both engines. */
 const DB_MARKERS = ['helpers/test-app.js', 'helpers/test-database.js'];
+/**
+ * A test file that uses one of these starts processes (servers, the CLI, chain nodes): it waits
+ * more than it computes and is among the longest, so it starts first and a pass does not end
+ * on it alone.
+ */
+const PROCESS_MARKERS = ['process/app-server.js', 'check-concurrency.js', 'startRedisServer', 'startLitecoind', 'startAnvil', 'execFile(', 'spawn('];
+const CONCURRENCY = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
+const CI = process.env.CI !== undefined;
+const POSTGRES_HINT =
+  "install Debian's `postgresql` package (a database named `test` that user postgres reaches from 127.0.0.1) or point TEST_DATABASE_URL at a server";
 
 function findTests(target: string): string[] {
   if (statSync(target).isFile()) return [target];
@@ -22,6 +53,7 @@ function findTests(target: string): string[] {
 
 async function postgresReachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: adminDatabaseUrl(), connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('select 1');
@@ -33,69 +65,169 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
-interface RunResult {
-  passed: number;
-  failed: number;
-  exitCode: number;
-}
+/**
+ * The terminal, shared by passes that run at once: the first pass writes through, the others
+ * are held until every pass before them has finished, so no two passes' lines interleave.
+ */
+class Terminal {
+  private readonly held = new Map<number, Array<[NodeJS.WriteStream, Buffer]>>();
+  private readonly done = new Set<number>();
+  private current = 0;
 
-function runSuite(engine: string, files: string[]): Promise<RunResult> {
-  console.log(`\n=== ${engine}: ${files.length} test files ===`);
-  const child = spawn(
-    process.execPath,
-    // --test-force-exit: a file whose tests are done must not linger (PGlite 0.4 can leave a
-    // re-arming WASM timer behind after close when a process opened several instances).
-    // --test-timeout: one stuck test fails instead of holding CI until its time limit.
-    [
-      '--import',
-      'tsx',
-      '--test',
-      '--test-concurrency=2',
-      '--test-force-exit',
-      '--test-timeout=300000',
-      '--test-reporter=spec',
-      ...files,
-    ],
-    { env: { ...process.env, TEST_ENGINE: engine }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let passed = 0;
-  let failed = 0;
-  let pending = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    process.stdout.write(chunk);
-    pending += chunk.toString('utf8');
-    const lines = pending.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) {
-      const match = /^ℹ (pass|fail) (\d+)$/.exec(line.trim());
-      if (match?.[1] === 'pass') passed = Number(match[2]);
-      if (match?.[1] === 'fail') failed = Number(match[2]);
+  write(lane: number, target: NodeJS.WriteStream, chunk: Buffer): void {
+    if (lane === this.current) target.write(chunk);
+    else this.held.set(lane, [...(this.held.get(lane) ?? []), [target, chunk]]);
+  }
+
+  finish(lane: number): void {
+    this.done.add(lane);
+    while (this.done.has(this.current)) {
+      this.current += 1;
+      for (const [target, chunk] of this.held.get(this.current) ?? []) target.write(chunk);
+      this.held.delete(this.current);
     }
-  });
-  return new Promise((resolve) => {
-    child.on('close', (code) => resolve({ passed, failed, exitCode: code ?? 1 }));
-  });
-}
-
-const targets = process.argv.slice(2);
-const files = (targets.length > 0 ? targets : ['test']).flatMap(findTests);
-const dbFiles = files.filter((file) => DB_MARKERS.some((marker) => readFileSync(file, 'utf8').includes(marker)));
-
-const results: Array<[string, RunResult]> = [['pglite', await runSuite('pglite', files)]];
-if (dbFiles.length > 0) {
-  if (await postgresReachable()) {
-    results.push(['postgres', await runSuite('postgres', dbFiles)]);
-  } else if (process.env.CI !== undefined) {
-    console.error(`\nPostgreSQL is not reachable at ${adminDatabaseUrl()}: CI requires it.`);
-    results.push(['postgres', { passed: 0, failed: 1, exitCode: 1 }]);
-  } else {
-    console.warn(`\nPostgreSQL not reachable at ${adminDatabaseUrl()}: ran on PGlite only.`);
   }
 }
 
-console.log('');
-for (const [engine, result] of results) console.log(`${engine}: ${result.passed} passed, ${result.failed} failed`);
-const passed = results.reduce((sum, [, r]) => sum + r.passed, 0);
-const failed = results.reduce((sum, [, r]) => sum + r.failed, 0);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(results.every(([, r]) => r.exitCode === 0) && failed === 0 ? 0 : 1);
+interface PassResult {
+  engine: Engine;
+  summary: PassSummary;
+  exitCode: number;
+  ms: number;
+}
+
+const children = new Set<ReturnType<typeof spawn>>();
+
+function runPass(lane: number, terminal: Terminal, engine: Engine, files: string[], env: Record<string, string>, workDir: string): Promise<PassResult> {
+  const reportFile = path.join(workDir, `${engine}.jsonl`);
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', PASS_SCRIPT, reportFile, String(CONCURRENCY), ...files], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env, TEST_ENGINE: engine },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  terminal.write(lane, process.stdout, Buffer.from(`\n=== ${engine}: ${files.length} test files, ${CONCURRENCY} at a time ===\n`));
+  child.stdout.on('data', (chunk: Buffer) => terminal.write(lane, process.stdout, chunk));
+  child.stderr.on('data', (chunk: Buffer) => terminal.write(lane, process.stderr, chunk));
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      terminal.finish(lane);
+      let text = '';
+      try {
+        text = readFileSync(reportFile, 'utf8');
+      } catch {
+        // the pass died before it wrote anything: its exit code says so below
+      }
+      resolve({ engine, summary: summarize(parseReport(text)), exitCode: code ?? (signal === null ? 1 : 128), ms: performance.now() - started });
+    });
+  });
+}
+
+/** A template for `engine`, or undefined (each test database is then migrated on its own). */
+async function template(engine: Engine, workDir: string): Promise<DatabaseTemplate | undefined> {
+  const started = performance.now();
+  try {
+    const created = await createTemplate(engine, path.join(workDir, 'pglite-template.tar'));
+    console.log(`${engine}: template database migrated in ${seconds(performance.now() - started)}`);
+    return created;
+  } catch (error) {
+    console.error(`${engine}: could not make the template database (${(error as Error).message}); each test database is migrated instead`);
+    return undefined;
+  }
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const relative = (file: string): string => path.relative(REPO_ROOT, file);
+
+const targets = process.argv.slice(2);
+const sources = new Map(
+  (targets.length > 0 ? targets : ['test']).flatMap(findTests).map((file) => [path.resolve(file), readFileSync(file, 'utf8')] as const),
+);
+const startsProcesses = (file: string): boolean => PROCESS_MARKERS.some((marker) => sources.get(file)?.includes(marker));
+const files = [...sources.keys()].sort((a, b) => Number(startsProcesses(b)) - Number(startsProcesses(a)));
+const dbFiles = files.filter((file) => DB_MARKERS.some((marker) => sources.get(file)?.includes(marker)));
+const workDir = mkdtempSync(path.join(tmpdir(), 'epa-test-run-'));
+const templates: DatabaseTemplate[] = [];
+const started = performance.now();
+
+/** Problems that are not a test's: an unreachable PostgreSQL under CI, a pass that died. */
+const runFailures: string[] = [];
+/** Tools missing outside CI, with what they kept from running. */
+const missingTools: string[] = [];
+
+const passes: Array<{ engine: Engine; files: string[] }> = [{ engine: 'pglite', files }];
+if (dbFiles.length > 0) {
+  if (await postgresReachable()) {
+    passes.push({ engine: 'postgres', files: dbFiles });
+  } else {
+    const what = `${MISSING_TOOL} PostgreSQL (not reachable at ${adminDatabaseUrl()}); ${POSTGRES_HINT}`;
+    if (CI) runFailures.push(`${what}: CI requires it`);
+    else missingTools.push(`${what} [the PostgreSQL pass of ${dbFiles.length} files did not run]`);
+    console.warn(`\n${'!'.repeat(8)} ${what}: ${CI ? 'CI requires it, the run fails' : 'running on PGlite only'}\n`);
+  }
+}
+
+const stop = (signal: NodeJS.Signals): void => {
+  for (const child of children) child.kill(signal);
+  void Promise.all(templates.map((t) => t.drop().catch(() => undefined))).finally(() => {
+    rmSync(workDir, { recursive: true, force: true });
+    process.exit(130);
+  });
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
+
+const passEnvs = await Promise.all(
+  passes.map(async ({ engine, files: passFiles }) => {
+    const needsTemplate = passFiles.some((file) => dbFiles.includes(file));
+    const made = needsTemplate ? await template(engine, workDir) : undefined;
+    if (made !== undefined) templates.push(made);
+    return made?.env ?? {};
+  }),
+);
+const terminal = new Terminal();
+const results = await Promise.all(passes.map((pass, lane) => runPass(lane, terminal, pass.engine, pass.files, passEnvs[lane] ?? {}, workDir)));
+await Promise.all(templates.map((t) => t.drop().catch((error: Error) => console.error(`could not drop a template database: ${error.message}`))));
+rmSync(workDir, { recursive: true, force: true });
+
+// ---- summary ----
+console.log(`\n${'='.repeat(24)} summary (${seconds(performance.now() - started)}) ${'='.repeat(24)}`);
+for (const { engine, summary, exitCode, ms } of results) {
+  const skipped = summary.skipped > 0 ? `, ${summary.skipped} skipped` : '';
+  console.log(`${engine}: ${summary.passed} passed, ${summary.failed} failed${skipped} in ${seconds(ms)}`);
+  console.log(`  slowest: ${summary.files.slice(0, 5).map((f) => `${relative(f.file)} ${seconds(f.ms)}`).join(', ')}`);
+  if (exitCode !== 0 && summary.failed === 0) runFailures.push(`the ${engine} pass exited with code ${exitCode} and reported no failed test: see its output above`);
+}
+
+const otherSkips: string[] = [];
+const reasons = new Map<string, string[]>();
+for (const { engine, summary } of results) {
+  for (const [reason, count] of summary.skipReasons) reasons.set(reason, [...(reasons.get(reason) ?? []), `${count} on ${engine}`]);
+}
+for (const [reason, counts] of reasons) {
+  const line = `${reason} [${counts.join(', ')}]`;
+  if (!reason.startsWith(MISSING_TOOL)) otherSkips.push(line);
+  else if (CI) runFailures.push(`skipped under CI: ${line}`);
+  else missingTools.push(line);
+}
+if (otherSkips.length > 0) console.log(`\nskipped by design:\n${otherSkips.map((line) => `  - ${line}`).join('\n')}`);
+if (missingTools.length > 0) {
+  const bar = '!'.repeat(72);
+  console.log(`\n${bar}\nSKIPPED: a tool these tests need is missing here (under CI, CI=1, they fail instead):`);
+  for (const line of missingTools) console.log(`  - ${line}`);
+  console.log(bar);
+}
+const failures = results.flatMap(({ engine, summary }) => summary.failures.map((failure) => `${engine}: ${failure.replaceAll(`${REPO_ROOT}${path.sep}`, '')}`));
+if (failures.length + runFailures.length > 0) {
+  console.log('\nfailed:');
+  for (const line of [...runFailures, ...failures.slice(0, 40)]) console.log(`  ✖ ${line}`);
+  if (failures.length > 40) console.log(`  ... and ${failures.length - 40} more (see the output above)`);
+}
+
+const passed = results.reduce((sum, r) => sum + r.summary.passed, 0);
+const failed = results.reduce((sum, r) => sum + r.summary.failed, 0) + runFailures.length;
+const skipped = results.reduce((sum, r) => sum + r.summary.skipped, 0);
+console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
+process.exit(failed === 0 ? 0 : 1);

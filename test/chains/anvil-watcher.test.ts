@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { unitsToDecimal } from '../../src/chains/nodes/evm-reader.js';
-import { startAnvil, type Anvil } from '../helpers/anvil-node.js';
+import { anvilSkip, startAnvil, type Anvil } from '../helpers/anvil-node.js';
 import {
   BTC_ADDRESS,
   createOrder,
@@ -25,7 +25,7 @@ const USDT_UNIT = 10n ** 6n;
  * A real EVM node (anvil) behind CHAIN_ETH_RPC_URL: native ETH and ERC-20 Transfer deposits
  * move ETH → BTC and USDT → BTC orders through the worker; a reorg (evm_revert) sends one back.
  */
-describe('EVM node watcher against anvil', () => {
+describe('EVM node watcher against anvil', { skip: anvilSkip() }, () => {
   let node: Anvil;
   let h: ChainHarness;
   let token: string;

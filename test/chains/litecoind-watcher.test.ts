@@ -20,6 +20,7 @@ import {
   type OrderJson,
 } from '../helpers/chain-order-helpers.js';
 import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
+import { litecoindSkip } from '../helpers/requirements.js';
 import { ManualClock } from '../helpers/test-app.js';
 
 /** A valid LTC mainnet refund address (random witness program). */
@@ -31,7 +32,7 @@ const LTC_CONFIRMATIONS = 6;
  * A real litecoind in regtest behind CHAIN_LTC_RPC_URL: deposits sent with the node's wallet
  * move LTC → BTC orders through the worker; a reorg (invalidateblock) sends them back.
  */
-describe('Bitcoin-family node watcher against litecoind (regtest)', () => {
+describe('Bitcoin-family node watcher against litecoind (regtest)', { skip: litecoindSkip() }, () => {
   let node: Litecoind;
   let h: ChainHarness;
 

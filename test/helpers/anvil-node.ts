@@ -2,22 +2,33 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { childEnv, spawnManaged, waitUntilReady } from './process/managed-process.js';
 import { freePort } from './process/waits.js';
+import { isExecutableFile, onPath, skipUnless } from './requirements.js';
 
 /**
- * The anvil binary of the per-platform package `@foundry-rs/anvil-linux-amd64`, an optional
- * dependency: the registry this project installs from carries only the Linux x64 build, and
- * the `@foundry-rs/anvil` wrapper lists every platform, which made `npm ci` refuse the lockfile.
- * Its `bin/anvil` is run directly, so no postinstall script is needed.
+ * The anvil binary: the per-platform package `@foundry-rs/anvil-linux-amd64`, an optional
+ * dependency (the registry this project installs from carries only the Linux x64 build, and
+ * the `@foundry-rs/anvil` wrapper lists every platform, which made `npm ci` refuse the
+ * lockfile), else an `anvil` on PATH (Foundry's own install). The package's `bin/anvil` is run
+ * directly, so no postinstall script is needed. Undefined when neither is there.
  */
-export function anvilBinary(): string {
+export function findAnvil(): string | undefined {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
-  const name = `@foundry-rs/anvil-${process.platform}-${arch}`;
   try {
-    const manifest = createRequire(import.meta.url).resolve(`${name}/package.json`);
-    return path.join(path.dirname(manifest), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+    const manifest = createRequire(import.meta.url).resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
+    const binary = path.join(path.dirname(manifest), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+    if (isExecutableFile(binary)) return binary;
   } catch {
-    throw new Error(`anvil is not installed (${name} missing): run \`npm ci\`; anvil ships for Linux x64 as an optional dependency`);
+    // not installed for this platform
   }
+  return onPath('anvil') ? 'anvil' : undefined;
+}
+
+const ANVIL_HINT =
+  '`npm ci` installs it on Linux x64 (optional dependency @foundry-rs/anvil-linux-amd64); elsewhere put Foundry\'s `anvil` on PATH';
+
+/** node:test skip option of the suites that need anvil (see requirements.ts). */
+export function anvilSkip(): string | false {
+  return skipUnless(findAnvil() !== undefined, 'anvil (no package binary, not on PATH)', ANVIL_HINT);
 }
 
 /** A local EVM node (anvil, automining one block per transaction) on a free loopback port. */
@@ -35,7 +46,9 @@ export interface Anvil {
 export async function startAnvil(): Promise<Anvil> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const node = spawnManaged('anvil', anvilBinary(), ['--host', '127.0.0.1', '--port', String(port), '--silent'], { env: childEnv({}) });
+  const binary = findAnvil();
+  if (binary === undefined) throw new Error(`anvil is not installed: ${ANVIL_HINT}`);
+  const node = spawnManaged('anvil', binary, ['--host', '127.0.0.1', '--port', String(port), '--silent'], { env: childEnv({}) });
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
     const response = await fetch(base, {
       method: 'POST',
@@ -47,7 +60,7 @@ export async function startAnvil(): Promise<Anvil> {
     if (body.error !== undefined) throw new Error(`anvil ${method}: ${body.error.message}`);
     return body.result;
   };
-  await waitUntilReady(node, async () => (await rpc<string>('eth_chainId')).startsWith('0x'), { hint: 'Run `npm ci`.' });
+  await waitUntilReady(node, async () => (await rpc<string>('eth_chainId')).startsWith('0x'), { hint: ANVIL_HINT });
   const [account] = await rpc<string[]>('eth_accounts');
   if (account === undefined) throw new Error('anvil has no accounts');
   return {

@@ -4,8 +4,7 @@ import path from 'node:path';
 import { parse } from 'lossless-json';
 import { childEnv, spawnManaged, waitUntilReady, type ManagedProcess } from './process/managed-process.js';
 import { freePort } from './process/waits.js';
-
-const HINT = 'Install it with `apt-get update && apt-get install -y litecoind` (.ci/run does this).';
+import { LITECOIND_HINT } from './requirements.js';
 
 /** A litecoind in regtest, in a temporary directory, on free loopback ports. */
 export interface Litecoind {
@@ -76,7 +75,7 @@ export async function startLitecoind(): Promise<Litecoind> {
         await call(base, 'getblockchaininfo');
         return true;
       },
-      { hint: HINT },
+      { hint: `To get it: ${LITECOIND_HINT}.` },
     );
   };
 

@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { formatReport, runConcurrencyCheck } from '../../scripts/check-concurrency.js';
 import { killAll } from '../helpers/process/managed-process.js';
 import { testEngine } from '../helpers/test-database.js';
-import { REDIS_URL, redisReachable } from '../rate-limit/redis-support.js';
+import { redisReachable, redisSkip } from '../rate-limit/redis-support.js';
 
 /**
  * The short form of `npm run check:concurrency`: 2 API processes and 2 workers on one
@@ -13,13 +13,10 @@ import { REDIS_URL, redisReachable } from '../rate-limit/redis-support.js';
 const ORDERS = 200;
 
 const engine = testEngine();
-const redisUp = engine === 'postgres' && (await redisReachable());
 const skip =
   engine !== 'postgres'
     ? 'several processes cannot share one PGlite directory (that is what the data-dir lock prevents): runs on the PostgreSQL pass'
-    : !redisUp && process.env.CI === undefined
-      ? `Redis not reachable at ${REDIS_URL}: skipped locally; under CI this fails`
-      : false;
+    : redisSkip(await redisReachable());
 
 describe('concurrency across processes (2 APIs + 2 workers)', { skip, timeout: 180_000 }, () => {
   after(() => killAll());

@@ -11,6 +11,7 @@ import { startServer, type ApiServer } from '../helpers/process/app-server.js';
 import { createPartner, http, type HttpResult } from '../helpers/process/http-client.js';
 import { startRedisServer, type RedisServer } from '../helpers/process/redis-server.js';
 import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
+import { redisServerSkip } from '../helpers/requirements.js';
 import { adminDatabaseUrl, createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
@@ -56,7 +57,7 @@ function assertJsonError(res: HttpResult, status: number): { detail: string; cod
   return body as { detail: string; code?: string };
 }
 
-describe(`Redis stops under a running server (${engine})`, { timeout: 120_000 }, () => {
+describe(`Redis stops under a running server (${engine})`, { timeout: 120_000, skip: redisServerSkip() }, () => {
   let redis: RedisServer;
   let server: ApiServer;
   let database: TestDatabase | undefined;

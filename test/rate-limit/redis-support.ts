@@ -5,6 +5,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import type { TestApp } from '../helpers/test-app.js';
 import { TcpProxy } from '../helpers/process/tcp-proxy.js';
+import { skipUnless } from '../helpers/requirements.js';
 
 /** The Redis the suite uses: TEST_REDIS_URL, else the local default (CI always runs one). */
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -28,8 +29,11 @@ export async function redisReachable(url = REDIS_URL): Promise<boolean> {
  * under CI run anyway so that the tests fail (CI always has Redis, so its absence is a failure).
  */
 export function redisSkip(reachable: boolean): string | false {
-  if (reachable || process.env.CI !== undefined) return false;
-  return `Redis not reachable at ${REDIS_URL} (set TEST_REDIS_URL): skipped locally; under CI this fails`;
+  return skipUnless(
+    reachable,
+    `Redis (not reachable at ${REDIS_URL})`,
+    "start one (Debian's `redis-server` package) or point TEST_REDIS_URL at one",
+  );
 }
 
 /** A key namespace of its own for one test file's run, so runs never share counters. */

@@ -1,0 +1,47 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * What a suite needs from outside Node.js, as a node:test `skip` option.
+ *
+ * Outside CI a suite whose tool is missing is skipped, with a reason that starts with
+ * `MISSING_TOOL` and says how to get the tool; scripts/run-tests.ts lists those reasons again
+ * in its closing summary. Under CI (`CI` set) nothing is skipped: the suite runs and fails,
+ * because CI must have every tool (.ci/run installs them).
+ */
+export const MISSING_TOOL = 'missing tool:';
+
+/** `false` (run) when `available` or under CI; otherwise the skip reason. */
+export function skipUnless(available: boolean, tool: string, howToGetIt: string): string | false {
+  if (available || process.env.CI !== undefined) return false;
+  return `${MISSING_TOOL} ${tool}; ${howToGetIt} (under CI this fails instead of skipping)`;
+}
+
+/** Whether `command` is an executable file in a PATH directory. */
+export function onPath(command: string): boolean {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => dir !== '')
+    .some((dir) => isExecutableFile(path.join(dir, command)));
+}
+
+export function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The chain watcher tests' regtest node (test/helpers/litecoind-node.ts). */
+export const LITECOIND_HINT = 'install Debian\'s `litecoind` package (`apt-get install -y litecoind`; .ci/run does this)';
+
+export function litecoindSkip(): string | false {
+  return skipUnless(onPath('litecoind'), 'litecoind (not on PATH)', LITECOIND_HINT);
+}
+
+/** A private redis-server the process tests start, stop and restart (test/helpers/process-harness.ts). */
+export function redisServerSkip(): string | false {
+  return skipUnless(onPath('redis-server'), 'redis-server (not on PATH)', 'install Debian\'s `redis-server` package (`apt-get install -y redis-server`)');
+}
