@@ -10,6 +10,7 @@ import type { Clock } from '../../src/clock.js';
 import type { Runtime } from '../../src/runtime.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SecretTracker } from '../logs/secret-tracker.js';
+import { ResponseRecorder } from './response-recorder.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestApp {
@@ -27,6 +28,11 @@ export interface TestApp {
    * when any of them appears in `logs`.
    */
   secrets: SecretTracker;
+  /**
+   * Every response the app sent. `close()` fails when one does not match the OpenAPI document
+   * the app serves (status, content type, body schema): see response-recorder.ts.
+   */
+  responses: ResponseRecorder;
   /** An operator API call with the admin token. */
   admin(method: InjectOptions['method'], url: string, payload?: unknown): Promise<LightMyRequestResponse>;
   /** A new active partner and one key for it. */
@@ -63,7 +69,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const db = await createTestDatabase();
   const app = await buildApp({ config, database: db.handle, clock: options.clock, logDestination });
-  options.configure?.(app);
+  const responses = new ResponseRecorder();
+  responses.install(app, options.configure);
   await app.ready();
   const secrets = new SecretTracker();
   secrets.add(adminToken, 'admin token');
@@ -86,6 +93,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     adminToken,
     logs,
     secrets,
+    responses,
     admin,
     async createPartner(fields = {}) {
       const partner = await admin('POST', '/admin/v1/partners', { name: 'Test Partner', ...fields });
@@ -97,11 +105,15 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       return { id, apiKey: api_key, keyId: key_id };
     },
     async close() {
+      // The document as served, from an address no test uses (its own rate-limit budget).
+      const openapi = await app.inject({ method: 'GET', url: '/api/v1/openapi.json', remoteAddress: '192.0.2.1' });
       await app.close();
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
       // After the cleanup, so a leak fails the file without leaking a database as well.
       secrets.assertNotIn(logs);
+      if (openapi.statusCode !== 200) throw new Error(`GET /api/v1/openapi.json answered ${openapi.statusCode}`);
+      responses.assertMatch(openapi.json());
     },
   };
 }
