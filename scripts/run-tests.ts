@@ -179,16 +179,20 @@ const stop = (signal: NodeJS.Signals): void => {
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
 
-const passEnvs = await Promise.all(
-  passes.map(async ({ engine, files: passFiles }) => {
-    const needsTemplate = passFiles.some((file) => dbFiles.includes(file));
-    const made = needsTemplate ? await template(engine, workDir) : undefined;
+// Each pass starts as soon as its template is ready. PostgreSQL's is made first (in about a
+// second): PGlite's runs initdb on this process's event loop for several seconds, which would
+// starve PostgreSQL's connection timers if both were made at once.
+const needsTemplate = (engine: Engine): boolean => passes.some((pass) => pass.engine === engine && pass.files.some((file) => dbFiles.includes(file)));
+const postgresTemplate = needsTemplate('postgres') ? template('postgres', workDir) : Promise.resolve(undefined);
+const pgliteTemplate = postgresTemplate.then(() => (needsTemplate('pglite') ? template('pglite', workDir) : undefined));
+const terminal = new Terminal();
+const results = await Promise.all(
+  passes.map(async ({ engine, files: passFiles }, lane) => {
+    const made = await (engine === 'postgres' ? postgresTemplate : pgliteTemplate);
     if (made !== undefined) templates.push(made);
-    return made?.env ?? {};
+    return runPass(lane, terminal, engine, passFiles, made?.env ?? {}, workDir);
   }),
 );
-const terminal = new Terminal();
-const results = await Promise.all(passes.map((pass, lane) => runPass(lane, terminal, pass.engine, pass.files, passEnvs[lane] ?? {}, workDir)));
 await Promise.all(templates.map((t) => t.drop().catch((error: Error) => console.error(`could not drop a template database: ${error.message}`))));
 rmSync(workDir, { recursive: true, force: true });
 
