@@ -38,7 +38,11 @@ const DB_MARKERS = ['helpers/test-app.js', 'helpers/test-database.js'];
  * on it alone.
  */
 const PROCESS_MARKERS = ['process/app-server.js', 'check-concurrency.js', 'startRedisServer', 'startLitecoind', 'startAnvil', 'execFile(', 'spawn('];
-const CONCURRENCY = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
+if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
+  console.error(`TEST_CONCURRENCY must be a whole number of test files at once, at least 1; got ${process.env.TEST_CONCURRENCY}`);
+  process.exit(2);
+}
 const CI = process.env.CI !== undefined;
 const POSTGRES_HINT =
   "install Debian's `postgresql` package (a database named `test` that user postgres reaches from 127.0.0.1) or point TEST_DATABASE_URL at a server";
