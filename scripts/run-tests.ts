@@ -33,9 +33,10 @@ const PASS_SCRIPT = path.join(REPO_ROOT, 'scripts/test-pass.ts');
 /** A test file that imports one of these gets a database, so it runs on both engines. */
 const DB_MARKERS = ['helpers/test-app.js', 'helpers/test-database.js'];
 /**
- * A test file that uses one of these starts processes (servers, the CLI, chain nodes): it waits
- * more than it computes and is among the longest, so it starts first and a pass does not end
- * on it alone.
+ * A test file that uses one of these starts processes (servers, the CLI, chain nodes): among
+ * the longest and the heaviest at start-up. The PGlite pass starts them first, so it does not
+ * end on one of them alone; the PostgreSQL pass, the shorter, runs them last, while the PGlite
+ * pass still has work: the two passes never start all their servers at the same moment.
  */
 const PROCESS_MARKERS = ['process/app-server.js', 'check-concurrency.js', 'startRedisServer', 'startLitecoind', 'startAnvil', 'execFile(', 'spawn('];
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
@@ -150,8 +151,11 @@ const sources = new Map(
   (targets.length > 0 ? targets : ['test']).flatMap(findTests).map((file) => [path.resolve(file), readFileSync(file, 'utf8')] as const),
 );
 const startsProcesses = (file: string): boolean => PROCESS_MARKERS.some((marker) => sources.get(file)?.includes(marker));
-const files = [...sources.keys()].sort((a, b) => Number(startsProcesses(b)) - Number(startsProcesses(a)));
-const dbFiles = files.filter((file) => DB_MARKERS.some((marker) => sources.get(file)?.includes(marker)));
+const byProcesses = (a: string, b: string): number => Number(startsProcesses(a)) - Number(startsProcesses(b));
+/** PGlite's pass: every file, those that start processes first. */
+const files = [...sources.keys()].sort((a, b) => byProcesses(b, a));
+/** PostgreSQL's pass: the files with a database, those that start processes last. */
+const dbFiles = [...sources.keys()].filter((file) => DB_MARKERS.some((marker) => sources.get(file)?.includes(marker))).sort(byProcesses);
 const workDir = mkdtempSync(path.join(tmpdir(), 'epa-test-run-'));
 const templates: DatabaseTemplate[] = [];
 const started = performance.now();
