@@ -15,9 +15,11 @@
  *   `N passed, N failed` (`, N skipped` when any were), alone on its line: CI reads it.
  *
  * TEST_CONCURRENCY: test files at once per pass (default 2).
+ * TEST_TIMINGS=<file>: also write every file's wall time there (`engine<TAB>seconds<TAB>file`,
+ * slowest first), to find what to make faster.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -211,6 +213,11 @@ for (const { engine, summary, exitCode, ms } of results) {
   console.log(`${engine}: ${summary.passed} passed, ${summary.failed} failed${skipped} in ${seconds(ms)}`);
   console.log(`  slowest: ${summary.files.slice(0, 5).map((f) => `${relative(f.file)} ${seconds(f.ms)}`).join(', ')}`);
   if (exitCode !== 0 && summary.failed === 0) runFailures.push(`the ${engine} pass exited with code ${exitCode} and reported no failed test: see its output above`);
+}
+
+if (process.env.TEST_TIMINGS !== undefined) {
+  const lines = results.flatMap(({ engine, summary }) => summary.files.map((f) => `${engine}\t${(f.ms / 1000).toFixed(1)}\t${relative(f.file)}`));
+  writeFileSync(process.env.TEST_TIMINGS, `${lines.join('\n')}\n`);
 }
 
 const otherSkips: string[] = [];
