@@ -1,23 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { base58 } from '@scure/base';
 import { batches, parseAddressFile } from '../../src/cli/admin-pools.js';
+import { runAdminCli } from '../helpers/admin-cli.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECIPIENT = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 interface AdminOrder {
   id: string;
@@ -33,27 +25,9 @@ describe('admin CLI operations: prices, simulator, orders, pools', () => {
   let workDir: string;
   const outputs: string[] = [];
 
-  /** The CLI as a child process; the environment carries no ADMIN_* / DATA_DIR / PORT of the parent. */
-  function admin(...args: string[]): Promise<Run> {
-    const env = { ...process.env };
-    for (const name of ['ADMIN_API_URL', 'ADMIN_TOKEN', 'DATA_DIR', 'PORT']) delete env[name];
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'src/cli/admin.ts', ...args],
-        {
-          cwd: ROOT,
-          env: { ...env, DATA_DIR: workDir, ADMIN_API_URL: address, ADMIN_TOKEN: t.adminToken },
-          timeout: 30_000,
-        },
-        (error, stdout, stderr) => {
-          outputs.push(stdout, stderr);
-          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
-  }
+  /** The CLI in this process, pointed at the test app, with an empty DATA_DIR. */
+  const admin = (...args: string[]) =>
+    runAdminCli(args, { DATA_DIR: workDir, ADMIN_API_URL: address, ADMIN_TOKEN: t.adminToken }, outputs);
 
   async function adminJson<T>(...args: string[]): Promise<T> {
     const run = await admin(...args, '--json');

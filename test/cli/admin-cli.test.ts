@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { runAdminCli, spawnAdminCli } from '../helpers/admin-cli.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /** A port nothing listens on: bound once by the OS, then released. */
 async function closedPort(): Promise<number> {
@@ -33,26 +24,8 @@ describe('admin CLI', () => {
   let emptyDataDir: string;
   const outputs: string[] = [];
 
-  /**
-   * The CLI as a child process (asynchronously: the app answering it runs in this process).
-   * The environment carries no ADMIN_* / DATA_DIR / PORT of the parent, only `env`.
-   */
-  function cli(args: string[], env: Record<string, string>): Promise<Run> {
-    const inherited = { ...process.env };
-    for (const name of ['ADMIN_API_URL', 'ADMIN_TOKEN', 'DATA_DIR', 'PORT']) delete inherited[name];
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'src/cli/admin.ts', ...args],
-        { cwd: ROOT, env: { ...inherited, DATA_DIR: emptyDataDir, ...env }, timeout: 30_000 },
-        (error, stdout, stderr) => {
-          outputs.push(stdout, stderr);
-          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
-  }
+  /** The CLI in this process, with `env` (and an empty DATA_DIR) as its whole environment. */
+  const cli = (args: string[], env: Record<string, string>) => runAdminCli(args, { DATA_DIR: emptyDataDir, ...env }, outputs);
   const admin = (...args: string[]) => cli(args, { ADMIN_API_URL: address, ADMIN_TOKEN: t.adminToken });
 
   async function adminJson<T>(...args: string[]): Promise<T> {
@@ -206,6 +179,24 @@ describe('admin CLI', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it('as a process: exit 0, 1 and 2, output on stdout and errors on stderr', async () => {
+    const env = { DATA_DIR: emptyDataDir, ADMIN_API_URL: address, ADMIN_TOKEN: t.adminToken };
+    const [created, failed, mistaken] = await Promise.all([
+      spawnAdminCli(['partners', 'create', '--name', 'Spawned', '--json'], env, outputs),
+      spawnAdminCli(['partners', 'show', '00000000-0000-0000-0000-000000000000'], env, outputs),
+      spawnAdminCli(['frobnicate'], env, outputs),
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal((JSON.parse(created.stdout) as { name: string }).name, 'Spawned');
+    assert.equal(created.stderr, '');
+    assert.equal(failed.code, 1);
+    assert.equal(failed.stdout, '');
+    assert.match(failed.stderr, /^error: /);
+    assert.equal(mistaken.code, 2);
+    assert.equal(mistaken.stdout, '');
+    assert.match(mistaken.stderr, /Usage: npm run admin/);
   });
 
   it('never prints the admin token', () => {
