@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { validateAddress, validateMemo } from '../../src/domain/addresses/index.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { testEngine } from '../helpers/test-database.js';
 
 /**
  * Many orders at once (DESIGN §5): indexes and tags come from per-chain sequences, pool rows are
@@ -23,19 +22,6 @@ const BTC_ETH = {
   rate_type: 'float',
   recipient_address: ETH_ADDRESS,
 };
-
-/**
- * KNOWN BUG (src/db/database.ts, not fixed here): the PostgreSQL pool's connectionTimeoutMillis
- * (2 s, meant to fail fast when the database is unreachable) also bounds the wait for a FREE
- * pooled client. A healthy but busy pool (20 clients here) therefore answers the tail of a
- * large burst with 503 "service temporarily unavailable" after 2 s of queueing, and
- * isDatabaseUnavailable() files 'timeout exceeded when trying to connect' as an outage. On a
- * disk with ~10 ms commits, 200 concurrent creates take about 3 s, and a third of them get 503.
- * Until that is fixed the 200-order burst is marked todo on PostgreSQL: it still runs and
- * reports, but its failure does not fail the run.
- */
-const POOL_WAIT_BUG =
-  testEngine() === 'postgres' ? 'PostgreSQL pool checkout times out after 2 s under a burst: 503 instead of queueing' : false;
 
 type Order = { id: string; short_id: string; deposit_address: string; deposit_address_tag: string | null; status: string };
 
@@ -69,7 +55,7 @@ describe('POST /partner/orders: concurrency', () => {
 
   const distinct = (values: readonly unknown[]): number => new Set(values).size;
 
-  it('200 concurrent BTC-source creates: all 201, unique ids, short ids and deposit addresses', { todo: POOL_WAIT_BUG }, async () => {
+  it('200 concurrent BTC-source creates: all 201, unique ids, short ids and deposit addresses', async () => {
     const orders = await burst(200, BTC_ETH);
     assert.equal(distinct(orders.map((o) => o.id)), 200);
     assert.equal(distinct(orders.map((o) => o.short_id)), 200);
