@@ -42,6 +42,17 @@ export function parseDecimalInput(value: string | number): Decimal | undefined {
 }
 
 /**
+ * A JSON number exactly as the client wrote it (source text read losslessly). decimal.js takes
+ * any literal, but an exponent beyond its range (about ±9e15) becomes Infinity or 0, which no
+ * later check expects (`1e99999999999999999999` once reached the response writer: a 500). Such a
+ * literal is no amount: undefined, for the caller to refuse with a 400.
+ */
+export function parseNumberLiteral(literal: string): Decimal | undefined {
+  const value = new Decimal(literal);
+  return value.isFinite() && (!value.isZero() || /^-?0(\.0+)?([eE][+-]?[0-9]+)?$/.test(literal)) ? value : undefined;
+}
+
+/**
  * Fits the columns amounts and prices are stored in, numeric(38, 18): fewer than 21 integer
  * digits and at most 18 fractional ones. A larger value would make the write fail (a 500); a
  * finer one would be rounded, to zero for the smallest (which breaks the `> 0` checks).

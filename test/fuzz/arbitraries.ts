@@ -48,7 +48,13 @@ export const numberLiteral: fc.Arbitrary<string> = fc.oneof(
     '0', '-0', '0.0', '-0.0', '1e400', '-1e400', '1e-400', '1E+2', '0e0', '5e-324', '1.7976931348623157e308',
     '9007199254740993', '123456789012345678901234567890.123456789012345678901234567890', '0.1', '1.5', '2147483648',
     '-2147483649', '9223372036854775808', '1e21', '1e-7', '0.000000000000000000000000001', '100000000',
+    // Exponents past decimal.js's range (±9e15: Infinity or 0 there) and past a float's.
+    '1e99999999999999999999', '1E+99999999999999999999999', '-1e99999999999999999999', '1e-99999999999999999999',
+    '5e9000000000000001', '4.9e-324', '2.2250738585072014e-308', '-0e0', '0.0e-99999999999999999999',
   ),
+  // Long digit strings: integers no float holds, fractions finer than any column.
+  fc.tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 20, max: 5_000 })).map(([digit, n]) => String(digit).repeat(n)),
+  fc.tuple(fc.integer({ min: 20, max: 5_000 }), fc.integer({ min: 1, max: 9 })).map(([n, digit]) => `0.${'0'.repeat(n)}${digit}`),
 );
 
 /** Numbers that are not JSON (a body holding them is not valid JSON). */

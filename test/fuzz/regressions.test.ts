@@ -92,6 +92,36 @@ describe('fuzz findings', () => {
     assert.equal((await t.admin('PUT', '/admin/v1/prices/BTC', { price_usd: '99999999999999999999.5' })).statusCode, 200);
   });
 
+  it('numbers however extreme are 400 or 422 (an exponent past decimal.js range was 500)', async () => {
+    const order = (amount: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/partner/orders',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        payload: `{"coin_from":"BTC","network_from":"BTC","coin_to":"ETH","network_to":"ETH","amount_from":${amount},"rate_type":"float","recipient_address":"${ETH_ADDRESS}"}`,
+      });
+    // Overflowing decimal.js's exponent (±9e15): Infinity there, so refused as out of range.
+    for (const amount of ['1e99999999999999999999', '1E+99999999999999999999999', '5e9000000000000001']) {
+      assertError(await order(amount), 400, 'bad_request');
+    }
+    // Zero, negative zero, values that round to 0 as a float, and negative overflow: not > 0.
+    for (const amount of ['-0', '0e0', '-0.0', '1e-400', '1e-99999999999999999999', '-1e99999999999999999999']) {
+      assertError(await order(amount), 400, 'bad_request');
+    }
+    // Finer than the coin's decimals (denormals, long fractions): 400.
+    for (const amount of ['4.9e-324', `0.${'0'.repeat(5000)}1`]) assertError(await order(amount), 400, 'bad_request');
+    // Finite but far past the limits (a float overflows on some, decimal.js holds them): 422.
+    for (const amount of ['1e400', '1.7976931348623157e309', '9'.repeat(5000)]) {
+      assertError(await order(amount), 422, 'amount_out_of_range');
+    }
+    for (const amount of ['1e99999999999999999999', '-0', `1${'0'.repeat(60)}`, '4.9e-324', '0.0000000000000000000001']) {
+      const res = await t.app.inject({ method: 'GET', url: `/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=${amount}` });
+      assertError(res, 400, 'bad_request');
+    }
+    const rows = await t.db.handle.db.selectFrom('orders').select('id').execute();
+    assert.equal(rows.length, 1);
+  });
+
   it('text PostgreSQL cannot store (NUL, unpaired surrogates) is 400 (was 500)', async () => {
     for (const name of ['a\u0000b', 'x\ud800', '\udfff']) {
       assertError(await t.admin('POST', '/admin/v1/partners', { name }), 400, 'bad_request');

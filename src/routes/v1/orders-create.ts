@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Decimal } from '../../domain/money.js';
+import { parseNumberLiteral, type Decimal } from '../../domain/money.js';
 import { isLosslessNumber, parse } from 'lossless-json';
 import type { App, Services } from '../../app-types.js';
 import { ApiError } from '../../errors.js';
@@ -61,7 +61,9 @@ function exactAmount(rawBody: Buffer | undefined): Decimal {
   }
   const literal = parsed.amount_from;
   if (!isLosslessNumber(literal)) throw new ApiError('bad_request', 'body/amount_from must be a number');
-  return new Decimal(literal.toString());
+  const amount = parseNumberLiteral(literal.toString());
+  if (amount === undefined) throw new ApiError('bad_request', 'body/amount_from is out of range');
+  return amount;
 }
 
 /** POST /api/v1/partner/orders (API key). */
