@@ -163,6 +163,12 @@ export interface OfferedPair {
   /** The limits, as amounts are compared against them and quotes publish them. */
   readonly minAmount: Decimal;
   readonly maxAmount: Decimal;
+  /**
+   * The same limits in coin_to (DESIGN §7.1): the payouts at minAmount and at maxAmount, rounded
+   * DOWN to to.decimals. A reverse quote accepts exactly the amount_to values in between.
+   */
+  readonly minAmountTo: Decimal;
+  readonly maxAmountTo: Decimal;
 }
 
 export type OfferedPairResult = OfferedPair | PairUnavailable;
@@ -210,6 +216,8 @@ export function offerPair(p: PairPricing): OfferedPairResult {
     conversion,
     minAmount,
     maxAmount,
+    minAmountTo: payableAtMin,
+    maxAmountTo: floorRatio(netNumerator(conversion, maxAmount), conversion.scale, p.to.decimals),
   });
 }
 
@@ -272,4 +280,55 @@ export function quoteOffered(offered: OfferedPairResult, amountFrom: Decimal): Q
 export function quoteAmount(p: PairPricing, amountFrom: Decimal): QuoteResult {
   assertFiniteAmount(amountFrom);
   return quoteOffered(offerPair(p), amountFrom);
+}
+
+/** The coin_from amount a reverse quote prices (reverseAmountFrom). */
+export interface ReverseAmount {
+  ok: true;
+  amountFrom: Decimal;
+}
+
+export type ReverseAmountResult = ReverseAmount | PairUnavailable | AmountOutOfRange | TooManyDecimals;
+
+/**
+ * The amount a reverse quote prices: the smallest coin_from amount (at from.decimals, so rounded
+ * UP) whose payout reaches `amountTo` (coin_to units), and never less than the pair's minimum.
+ *
+ * Accepted: amountTo with at most to.decimals places (else too_many_decimals with to.decimals)
+ * within [minAmountTo, maxAmountTo], the payouts at the pair's limits; outside them below_min or
+ * above_max with the coin_from limits, as a forward quote reports them.
+ *
+ * Why the ceiling is exact: amountTo carries at most to.decimals places, so
+ * floor(net(x)) ≥ amountTo ⟺ net(x) ≥ amountTo ⟺ x ≥ (amountTo + payoutFee) × scale / perUnit,
+ * and ceilRatio gives the smallest multiple of 10^-from.decimals at or above that bound.
+ * Throws RangeError for a non-finite amountTo (a bug upstream).
+ */
+export function reverseAmountFrom(offered: OfferedPairResult, amountTo: Decimal): ReverseAmountResult {
+  if (!amountTo.isFinite()) throw new RangeError(`amountTo must be a finite decimal, got ${amountTo.toString()}`);
+  if (!offered.ok) return UNAVAILABLE;
+  if (amountTo.decimalPlaces() > offered.toDecimals) {
+    return { ok: false, reason: 'too_many_decimals', decimals: offered.toDecimals };
+  }
+  const { minAmount, maxAmount } = offered;
+  if (amountTo.lt(offered.minAmountTo)) return { ok: false, reason: 'below_min', minAmount, maxAmount };
+  if (amountTo.gt(offered.maxAmountTo)) return { ok: false, reason: 'above_max', minAmount, maxAmount };
+  const c = offered.conversion;
+  const smallest = ceilRatio(amountFromForNet(c, amountTo), c.perUnit, offered.fromDecimals);
+  // smallest ≤ maxAmount: the payout at maxAmount (maxAmountTo) reaches amountTo.
+  return { ok: true, amountFrom: smallest.lt(minAmount) ? minAmount : smallest };
+}
+
+/**
+ * A reverse quote: quoteOffered at reverseAmountFrom's amount, so its amountTo is what that
+ * amount pays (≥ the one asked), or reverseAmountFrom's refusal.
+ */
+export function quoteOfferedTo(offered: OfferedPairResult, amountTo: Decimal): QuoteResult {
+  const reverse = reverseAmountFrom(offered, amountTo);
+  return reverse.ok ? quoteOffered(offered, reverse.amountFrom) : reverse;
+}
+
+/** quoteOfferedTo(offerPair(p), amountTo): the whole reverse quote for one amount. */
+export function quoteAmountTo(p: PairPricing, amountTo: Decimal): QuoteResult {
+  if (!amountTo.isFinite()) throw new RangeError(`amountTo must be a finite decimal, got ${amountTo.toString()}`);
+  return quoteOfferedTo(offerPair(p), amountTo);
 }
