@@ -48,9 +48,9 @@ describe('POST /partner/orders: fixed rate', () => {
       payload: JSON.stringify(body),
     });
 
-  /** A fixed quote from /partner/rates; `partner` undefined asks anonymously. */
-  const fixedQuote = async (query: string, partner?: Partner): Promise<{ id: string; body: string }> => {
-    const res = await getRates(t, `${query}&rate_type=fixed`, partner === undefined ? {} : { 'x-api-key': partner.apiKey });
+  /** A fixed quote from /partner/rates, asked with the partner's key (only those are stored). */
+  const fixedQuote = async (query: string, partner: Partner): Promise<{ id: string; body: string }> => {
+    const res = await getRates(t, `${query}&rate_type=fixed`, { 'x-api-key': partner.apiKey });
     assert.equal(res.statusCode, 200, res.body);
     const { quote_id } = res.json<{ quote_id: string }>();
     assert.match(quote_id, UUID);
@@ -150,11 +150,12 @@ describe('POST /partner/orders: fixed rate', () => {
     await rejected(acme, { ...BTC_ETH, amount_from: 0.2, quote_id: quote.id }, /amount_from 0\.1$/);
   });
 
-  it("another partner's quote, or an anonymous one: 422", async () => {
+  it("another partner's quote: 422; an anonymous fixed quote has no quote_id to use", async () => {
     const quote = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.1', other);
     await rejected(acme, { ...BTC_ETH, quote_id: quote.id }, /another caller/);
-    const anonymous = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.1');
-    await rejected(acme, { ...BTC_ETH, quote_id: anonymous.id }, /another caller/);
+    const anonymous = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed');
+    assert.equal(anonymous.statusCode, 200, anonymous.body);
+    assert.equal(anonymous.json<{ quote_id?: string }>().quote_id, undefined);
     // The owner can still use it: the refusal did not consume it.
     assert.equal((await postOrder(other, { ...BTC_ETH, quote_id: quote.id })).statusCode, 201);
   });

@@ -10,17 +10,24 @@ const TTL_MS = 300_000;
 const HOUR_MS = 3_600_000;
 
 /**
- * A fixed quote is stored (DESIGN §3: any process can honour its quote_id until it expires) and
- * purged an hour after it expired. The clock is manual; the background price poll is pushed out
+ * A keyed fixed quote is stored (DESIGN §3: any process can honour its quote_id until it
+ * expires) and purged an hour after it expired; an anonymous one is not stored at all (no order
+ * could ever use it, docs/decisions.md). The clock is manual; the background price poll is pushed out
  * and prices are refreshed explicitly after the clock moves.
  */
 describe('fixed quotes', () => {
   const clock = new ManualClock(new Date('2026-03-01T12:00:00.000Z'));
   let t: TestApp;
   let ids: Map<string, string>;
+  /** A partner at the default markup, so its quotes price as the oracle's default. */
+  let keyed: Record<string, string>;
+  let partnerId: string;
   before(async () => {
     t = await buildTestApp({ clock, env: { PRICE_POLL_SECONDS: '3600' } });
     ids = await currencyIds(t);
+    const partner = await t.createPartner({ markup_bps: 50 });
+    keyed = { 'x-api-key': partner.apiKey };
+    partnerId = partner.id;
   });
   after(() => t.close());
 
@@ -40,11 +47,11 @@ describe('fixed quotes', () => {
     return { id: quote_id, body: res.body };
   };
 
-  it('an anonymous fixed quote is stored with the pair, amount, rates, no partner and a 300 s expiry', async () => {
-    const { id, body } = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.5');
+  it('a keyed fixed quote is stored with the pair, amount, rates, its partner and a 300 s expiry', async () => {
+    const { id, body } = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.5', keyed);
     const row = await findQuote(id);
     assert.ok(row !== undefined, 'quote row exists');
-    assert.equal(row.partner_id, null);
+    assert.equal(row.partner_id, partnerId);
     assert.equal(row.currency_from_id, ids.get('BTC/BTC'));
     assert.equal(row.currency_to_id, ids.get('ETH/ETH'));
 
@@ -61,7 +68,7 @@ describe('fixed quotes', () => {
   });
 
   it('without an amount the quote is for the pair minimum', async () => {
-    const { id, body } = await fixedQuote('coin_from=BTC&coin_to=USDT&network_to=TRC20');
+    const { id, body } = await fixedQuote('coin_from=BTC&coin_to=USDT&network_to=TRC20', keyed);
     const row = await findQuote(id);
     assert.ok(row !== undefined);
     const expected = oracle({ from: 'BTC', to: 'USDT/TRC20', rateType: 'fixed' });
@@ -85,12 +92,27 @@ describe('fixed quotes', () => {
     }
   });
 
+  const countQuotes = async () =>
+    Number((await t.db.handle.db.selectFrom('fixed_quotes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
   it('a float quote stores nothing', async () => {
-    const count = async () => Number((await t.db.handle.db.selectFrom('fixed_quotes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    const before = await count();
+    const before = await countQuotes();
     const res = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.5');
     assert.equal(res.statusCode, 200, res.body);
-    assert.equal(await count(), before);
+    assert.equal(await countQuotes(), before);
+  });
+
+  it('an anonymous fixed quote stores nothing and carries no quote_id', async () => {
+    const before = await countQuotes();
+    for (const query of ['coin_from=BTC&coin_to=ETH&amount=0.5', 'coin_from=ETH&coin_to=BTC', 'coin_from=BTC&coin_to=USDT&network_to=TRC20']) {
+      const res = await getRates(t, `${query}&rate_type=fixed`);
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json<Record<string, unknown>>();
+      assert.equal(body.rate_type, 'fixed');
+      assert.equal(body.expires_in, null);
+      assert.equal('quote_id' in body, false);
+    }
+    assert.equal(await countQuotes(), before);
   });
 
   it('purgeExpired removes quotes that expired over an hour ago and keeps the others', async () => {
@@ -100,14 +122,14 @@ describe('fixed quotes', () => {
     const service = new QuoteService(catalog, { getPriceUsd: () => undefined }, t.config.pricing, t.db.handle.db, clock);
 
     // Clean slate for exact counts: whatever the earlier tests stored expires with `old` below.
-    const old = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=1');
+    const old = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=1', keyed);
     const oldRow = await findQuote(old.id);
     assert.ok(oldRow !== undefined);
     const oldExpiry = oldRow.expires_at.getTime();
 
     clock.advance(30 * 60_000);
     await refreshPrices();
-    const recent = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=1');
+    const recent = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=1', keyed);
 
     // Exactly one hour after `old` expired: not yet older than the hour.
     clock.set(new Date(oldExpiry + HOUR_MS));
@@ -116,7 +138,7 @@ describe('fixed quotes', () => {
 
     clock.set(new Date(oldExpiry + HOUR_MS + 1));
     await refreshPrices();
-    const live = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=1');
+    const live = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=1', keyed);
     const removed = await service.purgeExpired();
     // `old` and the four quotes of the earlier tests, all created at the starting time.
     assert.equal(removed, 5);

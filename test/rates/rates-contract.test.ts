@@ -115,28 +115,46 @@ describe('GET /api/v1/partner/rates: contract', () => {
     assert.equal(explicit.body, implicit.body);
   });
 
-  it('rate_type=fixed: expires_in 300 (integer seconds), a uuid quote_id, the fixed premium lowers the rate', async () => {
+  it('rate_type=fixed without a key: the fixed rate, indicative only (expires_in null, no quote_id)', async () => {
     const fixed = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed');
     const float = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1');
     assert.equal(fixed.statusCode, 200, fixed.body);
     const body = fixed.json<Record<string, unknown>>();
-    assert.deepEqual(Object.keys(body).sort(), FIXED_KEYS);
+    // An order needs a key and a quote is locked only by the partner it was issued to, so an
+    // anonymous fixed quote could never be used: nothing is stored and no quote_id is given.
+    assert.deepEqual(Object.keys(body).sort(), FLOAT_KEYS);
     assert.equal(body.rate_type, 'fixed');
     assert.equal(body.coin_from, 'BTC');
     assert.equal(body.coin_to, 'ETH');
-    assert.equal(rawNumber(fixed.body, 'expires_in'), '300');
-    assert.equal(body.expires_in, 300);
-    assert.equal(typeof body.quote_id, 'string');
-    assert.match(body.quote_id as string, UUID);
+    assert.equal(body.expires_in, null);
 
     const expected = oracle({ from: 'BTC', to: 'ETH', amount: '0.1', rateType: 'fixed' });
     assert.equal(rawNumber(fixed.body, 'rate'), expected.rate.toFixed());
     assert.equal(rawNumber(fixed.body, 'min_amount'), expected.minAmount.toFixed());
     assert.equal(rawNumber(fixed.body, 'max_amount'), expected.maxAmount.toFixed());
     assert.ok(new Decimal(rawNumber(fixed.body, 'rate')).lt(new Decimal(rawNumber(float.body, 'rate'))));
+  });
+
+  it('rate_type=fixed with a key: expires_in 300 (integer seconds), a uuid quote_id, the fixed premium lowers the rate', async () => {
+    const partner = await t.createPartner({ markup_bps: 50 });
+    const headers = { 'x-api-key': partner.apiKey };
+    const fixed = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed', headers);
+    const float = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1', headers);
+    assert.equal(fixed.statusCode, 200, fixed.body);
+    const body = fixed.json<Record<string, unknown>>();
+    assert.deepEqual(Object.keys(body).sort(), FIXED_KEYS);
+    assert.equal(body.rate_type, 'fixed');
+    assert.equal(rawNumber(fixed.body, 'expires_in'), '300');
+    assert.equal(body.expires_in, 300);
+    assert.equal(typeof body.quote_id, 'string');
+    assert.match(body.quote_id as string, UUID);
+
+    const expected = oracle({ from: 'BTC', to: 'ETH', amount: '0.1', rateType: 'fixed', markupBps: 50 });
+    assert.equal(rawNumber(fixed.body, 'rate'), expected.rate.toFixed());
+    assert.ok(new Decimal(rawNumber(fixed.body, 'rate')).lt(new Decimal(rawNumber(float.body, 'rate'))));
 
     // Every fixed quote is a new one.
-    const again = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed');
+    const again = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed', headers);
     assert.equal(again.statusCode, 200, again.body);
     assert.notEqual(again.json<{ quote_id: string }>().quote_id, body.quote_id);
   });
@@ -214,7 +232,7 @@ describe('GET /api/v1/partner/rates: contract', () => {
   });
 
   describe('hot path', () => {
-    it('an anonymous float quote issues no database query; a fixed quote does (the insert)', async (ctx) => {
+    it('an anonymous quote, float or fixed, issues no database query; a keyed fixed quote does (the insert)', async (ctx) => {
       // Warm-up: compiled schemas, serializers and lazily built state.
       for (let i = 0; i < 3; i++) assert.equal((await getRates(t, 'coin_from=BTC&coin_to=ETH')).statusCode, 200);
 
@@ -237,9 +255,17 @@ describe('GET /api/v1/partner/rates: contract', () => {
       assert.equal((await getRates(t, 'coin_from=BTC&coin_to=NOPE')).statusCode, 400);
       assert.equal(executeQuery.mock.callCount(), 0, 'float quotes must be served from memory');
 
-      const fixed = await getRates(t, 'coin_from=BTC&coin_to=ETH&rate_type=fixed');
+      // An anonymous fixed quote persists nothing (anyone may ask for one).
+      for (let round = 0; round < 10; round++) {
+        assert.equal((await getRates(t, 'coin_from=BTC&coin_to=ETH&rate_type=fixed')).statusCode, 200);
+      }
+      assert.equal(executeQuery.mock.callCount(), 0, 'anonymous fixed quotes must not touch the database');
+
+      const partner = await t.createPartner();
+      executeQuery.mock.resetCalls();
+      const fixed = await getRates(t, 'coin_from=BTC&coin_to=ETH&rate_type=fixed', { 'x-api-key': partner.apiKey });
       assert.equal(fixed.statusCode, 200, fixed.body);
-      assert.ok(executeQuery.mock.callCount() >= 1, 'a fixed quote is stored');
+      assert.ok(executeQuery.mock.callCount() >= 1, 'a keyed fixed quote is stored');
       const sqlTexts = executeQuery.mock.calls.map((call) => {
         const compiled = call.arguments[0] as { sql: string };
         return compiled.sql;

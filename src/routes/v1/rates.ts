@@ -34,10 +34,14 @@ const RateQuote = Type.Object(
     min_amount: Type.Number({ description: 'minimum exchange amount for this pair, in coin_from' }),
     max_amount: Type.Number({ description: 'maximum exchange amount for this pair, in coin_from' }),
     expires_in: Type.Union([Type.Integer(), Type.Null()], {
-      description: 'null for float; for fixed, seconds left to create an order with quote_id',
+      description:
+        'null for float, and for a fixed quote asked without a key (indicative only); for a keyed fixed quote, seconds left to create an order with quote_id',
     }),
     quote_id: Type.Optional(
-      Type.String({ format: 'uuid', description: 'fixed only (extension): pass to POST /partner/orders to lock the rate' }),
+      Type.String({
+        format: 'uuid',
+        description: 'keyed fixed quotes only (extension): pass to POST /partner/orders with the same key to lock the rate',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -80,7 +84,11 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
         rateType,
         partner: request.partner,
       });
-      const fixed = rateType === 'fixed' ? await quotes.storeFixedQuote(quote, request.partner?.id) : undefined;
+      // Only a keyed fixed quote is stored: an order needs a key, and a quote locks a rate for
+      // the partner it was issued to, so an anonymous one could never be used. Storing it would
+      // let anyone write rows at the anonymous rate limit (docs/decisions.md, Quotes).
+      const partner = request.partner;
+      const fixed = rateType === 'fixed' && partner !== undefined ? await quotes.storeFixedQuote(quote, partner.id) : undefined;
       return sendJsonText(
         reply,
         toJson({
