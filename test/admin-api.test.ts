@@ -11,7 +11,7 @@ const PARTNER_KEYS = ['created_at', 'id', 'markup_bps', 'name', 'rate_limit_per_
 const PUBLIC_CURRENCY_KEYS = [
   'id', 'coin', 'network', 'name', 'is_active', 'is_deposit_enabled', 'is_withdraw_enabled',
   'min_amount', 'max_amount', 'min_confirmations', 'decimals', 'is_memo',
-  'explorer_tx_url', 'explorer_address_url', 'icon_url',
+  'explorer_tx_url', 'explorer_address_url', 'icon_url', 'contract_address', 'chain_id',
 ];
 const ADMIN_CURRENCY_KEYS = [
   ...PUBLIC_CURRENCY_KEYS,

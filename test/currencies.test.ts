@@ -3,11 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { LosslessNumber, parse } from 'lossless-json';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
-/** The Currency object of spec 2.1, key for key. */
+/** The Currency object of spec 2.1, key for key, with v1.1's contract_address and chain_id. */
 const SPEC_KEYS = [
   'id', 'coin', 'network', 'name', 'is_active', 'is_deposit_enabled', 'is_withdraw_enabled',
   'min_amount', 'max_amount', 'min_confirmations', 'decimals', 'is_memo',
-  'explorer_tx_url', 'explorer_address_url', 'icon_url',
+  'explorer_tx_url', 'explorer_address_url', 'icon_url', 'contract_address', 'chain_id',
 ].sort();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -46,6 +46,8 @@ interface Currency {
   explorer_tx_url: string | null;
   explorer_address_url: string | null;
   icon_url: string | null;
+  contract_address: string | null;
+  chain_id: number | null;
 }
 
 describe('GET /api/v1/currencies', () => {
@@ -114,6 +116,26 @@ describe('GET /api/v1/currencies', () => {
     }
     const memoCoins = currencies.filter((c) => c.is_memo).map((c) => c.coin).sort();
     assert.deepEqual(memoCoins, ['TON', 'XLM', 'XRP']);
+  });
+
+  it('v1.1: tokens carry their contract address, EVM networks their chain id; native coins null', async () => {
+    const { currencies } = await list();
+    const tokenOf = (pair: string) => {
+      const [coin = '', network = ''] = pair.split('/');
+      const c = find(currencies, coin, network);
+      assert.ok(c !== undefined, `${pair} is listed`);
+      return { contract_address: c.contract_address, chain_id: c.chain_id };
+    };
+    // Contracts as the token issuers publish them (mainnet).
+    assert.deepEqual(tokenOf('USDT/ERC20'), { contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7', chain_id: 1 });
+    assert.deepEqual(tokenOf('USDC/ERC20'), { contract_address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', chain_id: 1 });
+    assert.deepEqual(tokenOf('USDT/BEP20'), { contract_address: '0x55d398326f99059fF775485246999027B3197955', chain_id: 56 });
+    assert.deepEqual(tokenOf('USDT/TRC20'), { contract_address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', chain_id: null });
+    assert.deepEqual(tokenOf('ETH/ETH'), { contract_address: null, chain_id: 1 });
+    assert.deepEqual(tokenOf('BNB/BEP20'), { contract_address: null, chain_id: 56 });
+    for (const pair of ['BTC/BTC', 'LTC/LTC', 'DOGE/DOGE', 'TRX/TRX', 'SOL/SOL', 'XRP/XRP', 'XLM/XLM', 'TON/TON']) {
+      assert.deepEqual(tokenOf(pair), { contract_address: null, chain_id: null }, pair);
+    }
   });
 
   it('writes min/max as plain JSON numbers with no more fraction digits than decimals', async () => {

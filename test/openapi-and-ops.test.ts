@@ -64,8 +64,8 @@ describe('OpenAPI document, docs and operations endpoints', () => {
       assert.deepEqual(
         Object.keys(currency.properties).sort(),
         [
-          'coin', 'decimals', 'explorer_address_url', 'explorer_tx_url', 'icon_url', 'id', 'is_active',
-          'is_deposit_enabled', 'is_memo', 'is_withdraw_enabled', 'max_amount', 'min_amount',
+          'chain_id', 'coin', 'contract_address', 'decimals', 'explorer_address_url', 'explorer_tx_url', 'icon_url', 'id',
+          'is_active', 'is_deposit_enabled', 'is_memo', 'is_withdraw_enabled', 'max_amount', 'min_amount',
           'min_confirmations', 'name', 'network',
         ],
       );

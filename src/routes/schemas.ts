@@ -38,6 +38,12 @@ export const CurrencySchema = Type.Object(
     icon_url: Type.Union([Type.String(), Type.Null()], {
       description: 'relative path to the coin icon served by the service',
     }),
+    contract_address: Type.Union([Type.String(), Type.Null()], {
+      description: 'v1.1: the token contract (ERC-20, BEP-20, TRC-20, SPL), null for a native coin',
+    }),
+    chain_id: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'v1.1: the EIP-155 chain id on an EVM network (1 Ethereum, 56 BNB Smart Chain), else null',
+    }),
   },
   { $id: 'Currency', additionalProperties: false },
 );

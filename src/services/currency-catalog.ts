@@ -1,10 +1,11 @@
+import { evmChainId } from '../domain/evm-chain-ids.js';
 import { Decimal } from '../domain/money.js';
 import { listCurrencies } from '../db/repositories/currencies-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
 import { toJson } from '../json.js';
 
-/** A Currency object exactly as spec 2.1 shows it: no internal column leaks. */
+/** A Currency object as spec 2.1 shows it, plus v1.1's contract_address and chain_id: no internal column leaks. */
 export function publicCurrency(row: CurrencyRow): Record<string, unknown> {
   return {
     id: row.id,
@@ -22,6 +23,8 @@ export function publicCurrency(row: CurrencyRow): Record<string, unknown> {
     explorer_tx_url: row.explorer_tx_url,
     explorer_address_url: row.explorer_address_url,
     icon_url: row.icon_url,
+    contract_address: row.token_contract,
+    chain_id: evmChainId(row.chain, row.address_format),
   };
 }
 
