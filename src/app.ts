@@ -13,7 +13,7 @@ import { createMetrics } from './metrics.js';
 import { installRequestMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installCallerIdentification, partnerAuthHooks } from './plugins/partner-auth.js';
-import { installRateLimit } from './plugins/rate-limit.js';
+import { createRateLimits } from './plugins/rate-limit.js';
 import { installValidators } from './plugins/validation.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerHealth } from './routes/ops/health.js';
@@ -98,8 +98,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installJsonBody(app);
   installErrorHandler(app);
   installRequestMetrics(app, metrics);
-  installCallerIdentification(app, apiKeys);
-  installRateLimit(app, { redisUrl: config.redisUrl, clock, metrics });
+  const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, clock, metrics });
+  // The caller is identified first (its key decides the bucket), then counted.
+  installCallerIdentification(app, apiKeys, rateLimits);
+  rateLimits.install();
   await installOpenApi(app);
   for (const schema of [CurrencySchema, OrderSchema, Partner, KeyListing, AdminCurrency]) app.addSchema(schema);
 

@@ -37,12 +37,22 @@ export function presentedKey(request: FastifyRequest): string | undefined | null
   return bearer ?? headerKey;
 }
 
+/** What the caller identification asks the rate limiter (plugins/rate-limit.ts RateLimits). */
+export interface AddressBudget {
+  addressExhausted(request: FastifyRequest): boolean | Promise<boolean>;
+}
+
 /**
  * Identifies the caller on every partner-facing request, before anything else runs, so the
  * rate limiter can count a valid key against its own budget and everything else (failed
  * authentications included) against the client address. The operator API has its own guard.
+ *
+ * A key that needs a database read (its id neither cached nor remembered as unknown) is read
+ * only when the client address still has budget: from an address already over it, the key is
+ * not looked at and the request counts against the address (429). Valid keys in use are
+ * cached, so they keep their own budget from such an address.
  */
-export function installCallerIdentification(app: FastifyInstance, keys: ApiKeyService): void {
+export function installCallerIdentification(app: FastifyInstance, keys: ApiKeyService, budget: AddressBudget): void {
   // Declared up front (as undefined) so every request object keeps one shape.
   app.decorateRequest('caller', undefined);
   // Callback style with a synchronous path: a cached key answers without a promise per request.
@@ -54,18 +64,31 @@ export function installCallerIdentification(app: FastifyInstance, keys: ApiKeySe
       request.caller = { kind: 'rejected', error: new ApiError('unauthorized', 'malformed or conflicting API key headers') };
       return done();
     }
-    const result = keys.authenticate(key);
-    if (!(result instanceof Promise)) {
-      request.caller = callerOf(result);
-      return done();
+    if (keys.answersFromMemory(key)) return settle(keys.authenticate(key));
+    const exhausted = budget.addressExhausted(request);
+    if (exhausted === true) return notChecked();
+    if (exhausted === false) return settle(keys.authenticate(key));
+    exhausted.then((over) => (over ? notChecked() : settle(keys.authenticate(key))), done);
+
+    function notChecked(): void {
+      // The rate limiter answers 429 on the address's bucket next; this error is only seen if
+      // the address's window ended in between.
+      request.caller = { kind: 'rejected', error: new ApiError('rate_limited', 'too many requests from this address: API key not checked') };
+      done();
     }
-    result.then(
-      (settled) => {
-        request.caller = callerOf(settled);
-        done();
-      },
-      done,
-    );
+    function settle(result: Authentication | Promise<Authentication>): void {
+      if (!(result instanceof Promise)) {
+        request.caller = callerOf(result);
+        return done();
+      }
+      result.then(
+        (settled) => {
+          request.caller = callerOf(settled);
+          done();
+        },
+        done,
+      );
+    }
   });
 }
 

@@ -48,6 +48,18 @@ interface Bucket {
   limit: number;
 }
 
+export interface RateLimits {
+  /**
+   * Whether the request's client address has used its whole budget (so this request will be
+   * answered 429 by the address's bucket), without counting it. The caller identification asks
+   * before it reads an unknown key id from the database: such a key counts against the address,
+   * so an address over its budget learns nothing and costs no read.
+   */
+  addressExhausted(request: FastifyRequest): boolean | Promise<boolean>;
+  /** Adds the counting `onRequest` hook; call it after the caller identification's hook. */
+  install(): void;
+}
+
 /**
  * Rate limiting of every partner-facing request, in `onRequest` right after the caller is
  * identified (so before body parsing, auth checks and handlers: a limited client costs little).
@@ -55,6 +67,9 @@ interface Bucket {
  * - A valid key counts against its own budget (`partners.rate_limit_per_minute`), per key id.
  * - No key, or a key that failed authentication (`caller.kind === 'rejected'`), counts against
  *   the client address: `request.ip`, which follows X-Forwarded-For only as TRUST_PROXY allows.
+ *   A key id this process has not seen (neither cached nor remembered as unknown) is not read
+ *   from the database while that address is over its budget (`addressExhausted`): the request
+ *   is answered 429 on the address's bucket, so guessing key ids costs no database reads.
  *
  * Response fields, on every limited response (errors included):
  * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the window ends):
@@ -70,7 +85,7 @@ interface Bucket {
  * counted in `rate_limiter_failures_total{reason}` and carries only `RateLimit-Policy` and
  * `RateLimit-Limit`: the budget is known, the current count is not.
  */
-export function installRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
+export function createRateLimits(app: FastifyInstance, options: RateLimitOptions): RateLimits {
   const publicLimit = options.publicLimit ?? PUBLIC_RATE_LIMIT_PER_MINUTE;
   const limiter =
     options.limiter ?? createRateLimiter({ redisUrl: options.redisUrl, clock: options.clock, log: app.log });
@@ -83,6 +98,7 @@ export function installRateLimit(app: FastifyInstance, options: RateLimitOptions
   for (const reason of ['not_connected', 'timeout', 'error', 'circuit_open'] satisfies StoreFailure[]) {
     failures.inc({ reason }, 0);
   }
+  const addressBucket = (request: FastifyRequest): Bucket => ({ policy: 'ip', id: `ip:${request.ip}`, limit: publicLimit });
 
   /** Writes the fields; true when the request may go on (false: a 429 was sent). */
   function apply(reply: FastifyReply, bucket: Bucket, decision: RateLimitDecision): boolean {
@@ -103,28 +119,39 @@ export function installRateLimit(app: FastifyInstance, options: RateLimitOptions
     return false;
   }
 
-  // Callback style: the memory store decides synchronously, so most requests make no promise here.
-  // After a 429 is sent, done() is not called: the reply is already on its way.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (isExempt(request)) return done();
-    const caller = request.caller;
-    const bucket: Bucket =
-      caller?.kind === 'partner'
-        ? { policy: 'key', id: `key:${caller.keyId}`, limit: caller.partner.rate_limit_per_minute }
-        : { policy: 'ip', id: `ip:${request.ip}`, limit: publicLimit };
-    const decision = limiter.consume(bucket.id, bucket.limit);
-    if (!(decision instanceof Promise)) {
-      if (apply(reply, bucket, decision)) done();
-      return;
-    }
-    decision.then((settled) => {
-      if (apply(reply, bucket, settled)) done();
-    }, done);
-  });
-  // A process starting next to a healthy Redis counts from its first request; a dead Redis
-  // delays the start by at most this bound (then requests pass unchecked until it answers).
-  app.addHook('onReady', () => limiter.connected(STARTUP_CONNECT_MS));
-  app.addHook('onClose', () => limiter.close());
+  function install(): void {
+    // Callback style: the memory store decides synchronously, so most requests make no promise
+    // here. After a 429 is sent, done() is not called: the reply is already on its way.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (isExempt(request)) return done();
+      const caller = request.caller;
+      const bucket: Bucket =
+        caller?.kind === 'partner'
+          ? { policy: 'key', id: `key:${caller.keyId}`, limit: caller.partner.rate_limit_per_minute }
+          : addressBucket(request);
+      const decision = limiter.consume(bucket.id, bucket.limit);
+      if (!(decision instanceof Promise)) {
+        if (apply(reply, bucket, decision)) done();
+        return;
+      }
+      decision.then((settled) => {
+        if (apply(reply, bucket, settled)) done();
+      }, done);
+    });
+    // A process starting next to a healthy Redis counts from its first request; a dead Redis
+    // delays the start by at most this bound (then requests pass unchecked until it answers).
+    app.addHook('onReady', () => limiter.connected(STARTUP_CONNECT_MS));
+    app.addHook('onClose', () => limiter.close());
+  }
+
+  return {
+    addressExhausted(request) {
+      if (isExempt(request)) return false;
+      const bucket = addressBucket(request);
+      return limiter.exhausted(bucket.id, bucket.limit);
+    },
+    install,
+  };
 }
 
 /** Writes the current-state fields; returns the seconds until reset (at least 1). */

@@ -30,6 +30,12 @@ const sha256 = (text: string): Buffer => hash('sha256', text, 'buffer');
 const DUMMY_HASH = sha256('no such key');
 /** Keys whose rows are kept at most; past it, the cache starts over (a few partners is the norm). */
 const CACHE_MAX_KEYS = 10_000;
+/**
+ * Unknown key ids remembered at most. Kept apart from the rows, so a flood of made-up ids
+ * (each one read once, at the rate its address is allowed) starts this map over, never the
+ * cache of real keys.
+ */
+const UNKNOWN_MAX_IDS = 10_000;
 
 interface CacheEntry {
   found: KeyWithPartner;
@@ -40,8 +46,13 @@ interface CacheEntry {
 }
 
 export class ApiKeyService {
-  /** Rows of existing keys by key id, each reused until `until` (ms); unknown ids are never cached. */
+  /** Rows of existing keys (revoked ones too) by key id, each reused until `until` (ms). */
   private readonly cache = new Map<string, CacheEntry>();
+  /**
+   * Key ids the database does not have, each until its epoch ms: a repeated unknown id costs
+   * no read and takes the same path (a hash against DUMMY_HASH) as a wrong secret of a cached key.
+   */
+  private readonly unknown = new Map<string, number>();
 
   /**
    * `cacheMs` (config.cacheRefreshMs; 0 = off): how long a key's row (key and partner) is
@@ -65,6 +76,7 @@ export class ApiKeyService {
       secret_ciphertext: this.box.seal(secret, keyId),
       revoked_at: null,
     });
+    this.unknown.delete(keyId);
     return { key_id: keyId, api_key: `${keyId}.${secret}`, created_at: row.created_at };
   }
 
@@ -91,10 +103,23 @@ export class ApiKeyService {
     const parsed = parseApiKey(presented);
     if (!parsed.ok) return { ok: false, failure: 'malformed', detail: parsed.reason };
     const { keyId, secret } = parsed.key;
-    // A cached row answers without a promise: this runs on every keyed request.
+    // A cached row (or a remembered unknown id) answers without a promise: this runs on every
+    // keyed request.
     const cached = this.cachedKey(keyId);
     if (cached !== undefined) return this.check(cached, keyId, secret);
+    if (this.knownUnknown(keyId)) return this.check(undefined, keyId, secret);
     return this.loadKey(keyId).then((entry) => this.check(entry, keyId, secret));
+  }
+
+  /**
+   * Whether `authenticate(presented)` would answer from memory: a malformed key, a cached row
+   * or a remembered unknown id. The caller identification asks first, and spends no database
+   * read on an address that is already over its budget.
+   */
+  answersFromMemory(presented: string): boolean {
+    const parsed = parseApiKey(presented);
+    if (!parsed.ok) return true;
+    return this.cachedKey(parsed.key.keyId) !== undefined || this.knownUnknown(parsed.key.keyId);
   }
 
   private check(entry: CacheEntry | undefined, keyId: string, secret: string): Authentication {
@@ -129,11 +154,20 @@ export class ApiKeyService {
     return cached !== undefined && cached.until > this.clock.now().getTime() ? cached : undefined;
   }
 
-  /** Reads the key's row and caches it; unknown ids are never cached. */
+  private knownUnknown(keyId: string): boolean {
+    const until = this.unknown.get(keyId);
+    return until !== undefined && until > this.clock.now().getTime();
+  }
+
+  /** Reads the key's row and caches it, or remembers that the id is unknown. */
   private async loadKey(keyId: string): Promise<CacheEntry | undefined> {
     const found = await findKeyWithPartner(this.db, keyId);
     if (found === undefined) {
       this.cache.delete(keyId);
+      if (this.cacheMs > 0) {
+        if (this.unknown.size >= UNKNOWN_MAX_IDS) this.unknown.clear();
+        this.unknown.set(keyId, this.clock.now().getTime() + this.cacheMs);
+      }
       return undefined;
     }
     const entry: CacheEntry = { found, until: this.clock.now().getTime() + this.cacheMs };

@@ -7,6 +7,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/app-types.js';
 import type { Clock } from '../../src/clock.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import type { Runtime } from '../../src/runtime.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SecretTracker } from '../logs/secret-tracker.js';
@@ -46,6 +47,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Runs before app.ready(): tests add routes here (e.g. one that throws). */
   configure?: (app: App) => void;
+  /** The database the app gets, made from the fresh one (e.g. a Kysely with a query-counting plugin). */
+  wrapDatabase?: (handle: DatabaseHandle) => DatabaseHandle;
 }
 
 /** A whole app on a fresh database, called through app.inject (the real HTTP stack, no socket). */
@@ -68,7 +71,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const db = await createTestDatabase();
-  const app = await buildApp({ config, database: db.handle, clock: options.clock, logDestination });
+  const database = options.wrapDatabase?.(db.handle) ?? db.handle;
+  const app = await buildApp({ config, database, clock: options.clock, logDestination });
   const responses = new ResponseRecorder();
   responses.install(app, options.configure);
   await app.ready();
