@@ -114,6 +114,17 @@ describe('OpenAPI document, docs and operations endpoints', () => {
     assert.deepEqual(res.json(), { ready: true, checks: { database: true } });
   });
 
+  it('GET /admin/v1/health has the details /readyz keeps to itself, behind the admin token', async () => {
+    const res = await t.admin('GET', '/admin/v1/health');
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json<{ ready: boolean; database: { ok: boolean; ping_ms: number }; chains: object }>();
+    assert.equal(body.ready, true);
+    assert.equal(body.database.ok, true);
+    assert.equal(typeof body.database.ping_ms, 'number');
+    assert.deepEqual(body.chains, {});
+    assert.equal((await t.app.inject({ method: 'GET', url: '/admin/v1/health' })).statusCode, 401);
+  });
+
   it('GET /metrics is Prometheus text counting requests by route template', async () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/currencies' })).statusCode, 200);
     assert.equal((await t.app.inject({ method: 'GET', url: '/no/such/route-8f3a' })).statusCode, 404);

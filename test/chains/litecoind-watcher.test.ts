@@ -180,11 +180,18 @@ describe('Bitcoin-family node watcher against litecoind (regtest)', { skip: lite
 
     const down = await h.t.app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(down.statusCode, 200, 'a node outage does not take the API out of service');
-    const downBody = down.json<{ ready: boolean; checks: { chains: Record<string, { ok: boolean; last_error: string | null }> } }>();
-    assert.equal(downBody.ready, true);
-    assert.equal(downBody.checks.chains.LTC?.ok, false);
-    assert.match(downBody.checks.chains.LTC?.last_error ?? '', /unreachable/);
-    assert.doesNotMatch(down.body, /regtest-only/, 'the RPC password never shows');
+    // Public: ready or not and the dependency by name, nothing of the node (issue 12).
+    assert.deepEqual(down.json(), { ready: true, checks: { database: true, chains: { LTC: false } } });
+    // The operator sees why, where and since when.
+    const health = await h.t.admin('GET', '/admin/v1/health');
+    assert.equal(health.statusCode, 200, health.body);
+    const downHealth = health.json<{ ready: boolean; chains: Record<string, { ok: boolean; last_error: string | null; node: string; lag_seconds: number | null }> }>();
+    assert.equal(downHealth.ready, true);
+    assert.equal(downHealth.chains.LTC?.ok, false);
+    assert.match(downHealth.chains.LTC?.last_error ?? '', /unreachable/);
+    assert.match(downHealth.chains.LTC?.node ?? '', /^127\.0\.0\.1:\d+$/);
+    assert.equal(typeof downHealth.chains.LTC?.lag_seconds, 'number');
+    for (const body of [down.body, health.body]) assert.doesNotMatch(body, /regtest-only/, 'the RPC password never shows');
     assert.ok(!h.t.logs.join('').includes('regtest-only'), 'nor in the logs');
 
     // Backoff: the next pass within the delay does not even ask the node.
@@ -201,9 +208,10 @@ describe('Bitcoin-family node watcher against litecoind (regtest)', { skip: lite
     assert.equal(seen.deposit_txid, txid);
 
     const up = await h.t.app.inject({ method: 'GET', url: '/readyz' });
-    const upBody = up.json<{ checks: { chains: Record<string, { ok: boolean; network: string; height: number }> } }>();
-    assert.equal(upBody.checks.chains.LTC?.ok, true);
-    assert.equal(upBody.checks.chains.LTC?.network, 'regtest');
-    assert.equal(upBody.checks.chains.LTC?.height, await node.rpc<number>('getblockcount').then(Number));
+    assert.deepEqual(up.json(), { ready: true, checks: { database: true, chains: { LTC: true } } });
+    const upBody = (await h.t.admin('GET', '/admin/v1/health')).json<{ chains: Record<string, { ok: boolean; network: string; height: number }> }>();
+    assert.equal(upBody.chains.LTC?.ok, true);
+    assert.equal(upBody.chains.LTC?.network, 'regtest');
+    assert.equal(upBody.chains.LTC?.height, await node.rpc<number>('getblockcount').then(Number));
   });
 });

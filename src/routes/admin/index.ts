@@ -20,6 +20,7 @@ import { registerAdminFailOrder } from './orders-fail.js';
 import { registerAdminGetOrder } from './orders-get.js';
 import { registerAdminListOrders } from './orders-list.js';
 import { registerUpdatePartner } from './partners-update.js';
+import { registerAdminHealth } from './health-get.js';
 
 /**
  * The operator API under /admin/v1, all behind the admin token (an encapsulated context): one
@@ -50,5 +51,6 @@ export async function registerAdminRoutes(app: App, services: Services): Promise
     registerAdminListOrders(admin, services);
     registerAdminGetOrder(admin, services);
     registerAdminFailOrder(admin, services);
+    registerAdminHealth(admin, services);
   });
 }
