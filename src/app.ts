@@ -102,11 +102,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);
   rateLimits.install();
-  await installOpenApi(app);
+  const openApiDocuments = await installOpenApi(app);
   for (const schema of [CurrencySchema, OrderSchema, Partner, KeyListing, AdminCurrency]) app.addSchema(schema);
 
   registerV1Routes(app, services);
-  await registerAdminRoutes(app, services);
+  await registerAdminRoutes(app, services, openApiDocuments);
   registerHealth(app, services);
   registerMetricsEndpoint(app, services);
   registerStaticIcons(app, [...new Set(runtime.catalog.all().map((row) => row.coin))]);

@@ -73,8 +73,35 @@ describe('OpenAPI document, docs and operations endpoints', () => {
       assert.deepEqual(error?.required, ['detail', 'code']);
     });
 
-    it('every operator route requires the admin token', () => {
-      const adminPaths = Object.entries(doc.paths).filter(([path]) => path.startsWith('/admin/v1/'));
+    it('holds the partner API only: no operator path, schema, tag or security scheme', () => {
+      const paths = Object.keys(doc.paths);
+      assert.ok(!paths.some((path) => path.startsWith('/admin/') || path === '/metrics'), paths.join(', '));
+      assert.ok(!JSON.stringify(doc).includes('/admin/'));
+      assert.ok(!Object.keys(doc.components.schemas).some((name) => name.startsWith('Admin')), Object.keys(doc.components.schemas).join(', '));
+      assert.ok(!('adminToken' in doc.components.securitySchemes));
+    });
+
+    it('the docs page serves the partner document too', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/docs/json' });
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(res.json(), doc);
+    });
+
+    it('the operator document is behind the admin token, valid, and holds the operator API and /metrics', async () => {
+      assert.equal((await t.app.inject({ method: 'GET', url: '/admin/v1/openapi.json' })).statusCode, 401);
+      const res = await t.admin('GET', '/admin/v1/openapi.json');
+      assert.equal(res.statusCode, 200);
+      const operator = res.json<OpenApiDoc>();
+      await SwaggerParser.validate(structuredClone(operator) as never);
+      const paths = Object.keys(operator.paths);
+      assert.ok(paths.every((path) => path.startsWith('/admin/v1/') || path === '/metrics'), paths.join(', '));
+      assert.ok(paths.includes('/metrics') && paths.includes('/admin/v1/health'));
+      assert.deepEqual(Object.keys(operator.components.securitySchemes), ['adminToken']);
+    });
+
+    it('every operator route requires the admin token', async () => {
+      const operator = (await t.admin('GET', '/admin/v1/openapi.json')).json<OpenApiDoc>();
+      const adminPaths = Object.entries(operator.paths).filter(([path]) => path.startsWith('/admin/v1/'));
       assert.ok(adminPaths.length >= 6);
       for (const [path, operations] of adminPaths) {
         for (const [method, operation] of Object.entries(operations)) {

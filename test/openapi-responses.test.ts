@@ -28,16 +28,24 @@ describe('responses against the served OpenAPI document', () => {
           (reply as FastifyReply).type('text/plain').send('1'),
         );
         app.get('/test/fine', { schema: { response: { 200: Counted } } }, async () => ({ n: 1 }));
+        // An operator route is held to the operator document (GET /admin/v1/openapi.json).
+        app.get('/admin/v1/test/wrong-body', { schema: { response: { 200: Counted } } }, async (_request, reply) =>
+          sendJsonText(reply, '{"n":1.5}'),
+        );
         // No response schema: a test's own route that documents nothing is not checked.
         app.get('/test/undocumented-route', async (_request, reply) => reply.code(418).send('teapot'));
       },
     });
-    for (const url of ['/test/wrong-body', '/test/undocumented-status', '/test/wrong-type', '/test/fine', '/test/undocumented-route', '/no/such/route']) {
+    for (const url of ['/test/wrong-body', '/test/undocumented-status', '/test/wrong-type', '/test/fine', '/test/undocumented-route', '/no/such/route', '/admin/v1/test/wrong-body']) {
       await t.app.inject({ method: 'GET', url });
     }
     await assert.rejects(t.close(), (error: Error) => {
       const lines = error.message.split('\n');
-      assert.match(lines[0] ?? '', /^3 response\(s\) do not match the served OpenAPI document/);
+      assert.match(lines[0] ?? '', /^4 response\(s\) do not match the served OpenAPI documents/);
+      assert.ok(
+        lines.some((line) => /GET \/admin\/v1\/test\/wrong-body → 200 application\/json: does not match #\/paths\/~1admin~1v1~1test~1wrong-body\/.*must be integer/.test(line)),
+        error.message,
+      );
       assert.ok(
         lines.some((line) => /GET \/test\/wrong-body → 200 application\/json: does not match #\/paths\/.*body\/n must be integer/.test(line)),
         error.message,
@@ -86,7 +94,10 @@ describe('responses against the served OpenAPI document', () => {
       assert.equal((await t.app.inject({ method: 'GET', url: `/admin/v1/orders/${id}` })).statusCode, 401);
       assert.ok(t.responses.size >= 7);
       assert.deepEqual(
-        t.responses.mismatches((await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()),
+        t.responses.mismatches({
+          partner: (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json(),
+          operator: (await t.admin('GET', '/admin/v1/openapi.json')).json(),
+        }),
         [],
       );
     } finally {

@@ -2,12 +2,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { errorBodySchema } from '../errors.js';
+import { isOperatorPath } from '../surfaces.js';
 
 /**
- * OpenAPI 3.1 generated from the route schemas (one source of truth), served at
- * /api/v1/openapi.json, with interactive docs at /docs. Must be registered before the routes.
+ * OpenAPI 3.1 generated from the route schemas (one source of truth), split by surface: the
+ * partner document at /api/v1/openapi.json with interactive docs at /docs, the operator one
+ * behind the admin token (see OpenApiDocuments). Must be registered before the routes.
  */
-export async function installOpenApi(app: FastifyInstance): Promise<void> {
+export async function installOpenApi(app: FastifyInstance): Promise<OpenApiDocuments> {
   app.addSchema(errorBodySchema);
   documentBodyErrors(app);
   await app.register(swagger, {
@@ -40,8 +42,83 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         typeof json.$id === 'string' ? json.$id : `def-${index}`,
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  // The docs page and its /docs/json show the partner document only.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    transformSpecification: () => documents.partner(),
+    transformSpecificationClone: false,
+  });
+  const documents = new OpenApiDocuments(() => app.swagger() as unknown as OpenApiDocument);
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => documents.partner());
+  return documents;
+}
+
+interface OpenApiDocument {
+  info: Record<string, unknown>;
+  paths?: Record<string, unknown>;
+  tags?: Array<{ name: string }>;
+  components?: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
+  [key: string]: unknown;
+}
+
+/**
+ * The generated document split by surface (src/surfaces.ts): the partner document is public
+ * (GET /api/v1/openapi.json, /docs), the operator one is served behind the admin token
+ * (GET /admin/v1/openapi.json). Each keeps only the paths, tags, component schemas and security
+ * schemes its operations use, so the public one names nothing of the operator API (issue 12:
+ * it listed all 16 admin paths). Built once, on first use (the routes are all registered then).
+ */
+export class OpenApiDocuments {
+  private partnerDocument: OpenApiDocument | undefined;
+  private operatorDocument: OpenApiDocument | undefined;
+
+  constructor(private readonly generate: () => OpenApiDocument) {}
+
+  partner(): OpenApiDocument {
+    this.partnerDocument ??= subset(this.generate(), (path) => !isOperatorPath(path), {});
+    return this.partnerDocument;
+  }
+
+  operator(): OpenApiDocument {
+    this.operatorDocument ??= subset(this.generate(), isOperatorPath, {
+      title: 'Exchange Partner API: operator API',
+      description: 'The operator API (Authorization: Bearer <ADMIN_TOKEN>) and the Prometheus metrics. Errors are JSON `{"detail", "code"}`.',
+    });
+    return this.operatorDocument;
+  }
+}
+
+interface Operation {
+  tags?: string[];
+  security?: Array<Record<string, unknown>>;
+}
+
+function subset(whole: OpenApiDocument, keep: (path: string) => boolean, info: Record<string, unknown>): OpenApiDocument {
+  const paths = Object.fromEntries(Object.entries(whole.paths ?? {}).filter(([path]) => keep(path)));
+  const schemas = whole.components?.schemas ?? {};
+  // Component schemas reached from the kept paths, following $refs between schemas too.
+  const used = new Set<string>();
+  const pending = [JSON.stringify(paths)];
+  for (let text = pending.pop(); text !== undefined; text = pending.pop()) {
+    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      if (name === undefined || used.has(name) || schemas[name] === undefined) continue;
+      used.add(name);
+      pending.push(JSON.stringify(schemas[name]));
+    }
+  }
+  const operations = Object.values(paths).flatMap((item) => Object.values(item as Record<string, Operation>));
+  const tagNames = new Set(operations.flatMap((operation) => operation.tags ?? []));
+  const schemeNames = new Set(operations.flatMap((operation) => (operation.security ?? []).flatMap((entry) => Object.keys(entry))));
+  const securitySchemes = Object.fromEntries(Object.entries(whole.components?.securitySchemes ?? {}).filter(([name]) => schemeNames.has(name)));
+  const tags = (whole.tags ?? []).filter((tag) => tagNames.has(tag.name));
+  return {
+    ...whole,
+    info: { ...whole.info, ...info },
+    tags,
+    components: { ...whole.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name))), securitySchemes },
+    paths,
+  };
 }
 
 /** Methods whose requests Fastify reads a body of, on any route (GET and HEAD it never reads). */

@@ -3,10 +3,12 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../src/app-types.js';
+import { isOperatorPath } from '../../src/surfaces.js';
 
 /**
  * Every response a test app sends, and the check that each one is what the OpenAPI document the
- * app serves (GET /api/v1/openapi.json) says: the status is documented for the route, the content
+ * app serves says: the partner document (GET /api/v1/openapi.json) for the partner surface, the
+ * operator one (GET /admin/v1/openapi.json) for the operator API and /metrics (src/surfaces.ts): the status is documented for the route, the content
  * type is one the document gives for that status, and a JSON body is valid against its schema.
  * The direct JSON writers (toJson, orderJson) bypass Fastify's serializer, so without this
  * nothing would hold their output to the schemas. `close()` of the test app runs the check, as it
@@ -31,6 +33,12 @@ interface Recorded {
   mediaType: string | undefined;
   /** Undefined for a streamed body (read by nobody here: only hidden routes stream). */
   body: string | undefined;
+}
+
+/** The app's two documents as served: the partner one and the operator one. */
+export interface ServedDocuments {
+  partner: unknown;
+  operator: unknown;
 }
 
 /** Responses a request no route took may have (see above). */
@@ -104,14 +112,16 @@ export class ResponseRecorder {
   }
 
   /**
-   * What does not match `document` (the app's served OpenAPI document), one line per route,
+   * What does not match `documents` (the app's served OpenAPI documents), one line per route,
    * status and reason, with one of the bodies and how many responses had it.
    */
-  mismatches(document: unknown): string[] {
-    const validators = validatorsFor(document);
+  mismatches(documents: ServedDocuments): string[] {
+    const partner = validatorsFor(documents.partner);
+    const operator = validatorsFor(documents.operator);
     const failures = new Map<string, { body: string | undefined; count: number }>();
     for (const response of this.responses.values()) {
-      const failure = check(response, validators);
+      const operatorRoute = response.route !== undefined && isOperatorPath(response.route);
+      const failure = check(response, operatorRoute ? operator : partner);
       if (failure === undefined) continue;
       const seen = failures.get(failure);
       if (seen === undefined) failures.set(failure, { body: response.body, count: 1 });
@@ -122,13 +132,13 @@ export class ResponseRecorder {
     );
   }
 
-  assertMatch(document: unknown): void {
-    const failures = this.mismatches(document);
+  assertMatch(documents: ServedDocuments): void {
+    const failures = this.mismatches(documents);
     if (failures.length === 0) return;
     const shown = failures.slice(0, MAX_FAILURES_SHOWN).map((line) => `  ${line}`);
     if (failures.length > shown.length) shown.push(`  … and ${failures.length - shown.length} more`);
     throw new AssertionError({
-      message: `${failures.length} response(s) do not match the served OpenAPI document (GET /api/v1/openapi.json):\n${shown.join('\n')}`,
+      message: `${failures.length} response(s) do not match the served OpenAPI documents (GET /api/v1/openapi.json, /admin/v1/openapi.json):\n${shown.join('\n')}`,
     });
   }
 }

@@ -109,15 +109,22 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       return { id, apiKey: api_key, keyId: key_id };
     },
     async close() {
-      // The document as served, from an address no test uses (its own rate-limit budget).
+      // The documents as served, from an address no test uses (its own rate-limit budget).
       const openapi = await app.inject({ method: 'GET', url: '/api/v1/openapi.json', remoteAddress: '192.0.2.1' });
+      const operatorOpenapi = await app.inject({
+        method: 'GET',
+        url: '/admin/v1/openapi.json',
+        headers: { authorization: `Bearer ${adminToken}` },
+        remoteAddress: '192.0.2.1',
+      });
       await app.close();
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
       // After the cleanup, so a leak fails the file without leaking a database as well.
       secrets.assertNotIn(logs);
       if (openapi.statusCode !== 200) throw new Error(`GET /api/v1/openapi.json answered ${openapi.statusCode}`);
-      responses.assertMatch(openapi.json());
+      if (operatorOpenapi.statusCode !== 200) throw new Error(`GET /admin/v1/openapi.json answered ${operatorOpenapi.statusCode}`);
+      responses.assertMatch({ partner: openapi.json(), operator: operatorOpenapi.json() });
     },
   };
 }

@@ -21,12 +21,13 @@ import { registerAdminGetOrder } from './orders-get.js';
 import { registerAdminListOrders } from './orders-list.js';
 import { registerUpdatePartner } from './partners-update.js';
 import { registerAdminHealth } from './health-get.js';
+import type { OpenApiDocuments } from '../../plugins/openapi.js';
 
 /**
  * The operator API under /admin/v1, all behind the admin token (an encapsulated context): one
  * file per endpoint, registered here explicitly; schemas and views they share are in admin-schemas.ts.
  */
-export async function registerAdminRoutes(app: App, services: Services): Promise<void> {
+export async function registerAdminRoutes(app: App, services: Services, documents: OpenApiDocuments): Promise<void> {
   const adminToken = services.config.adminToken;
   if (adminToken === undefined) throw new Error('ADMIN_TOKEN must be resolved before building the app');
   await app.register(async (admin: App) => {
@@ -52,5 +53,7 @@ export async function registerAdminRoutes(app: App, services: Services): Promise
     registerAdminGetOrder(admin, services);
     registerAdminFailOrder(admin, services);
     registerAdminHealth(admin, services);
+    // The operator API's own OpenAPI document (the public one holds the partner API only).
+    admin.get('/admin/v1/openapi.json', { schema: { hide: true } }, () => documents.operator());
   });
 }

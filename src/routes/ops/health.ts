@@ -17,7 +17,7 @@ const Ready = Type.Object(
     /** Present when not ready, like every other non-2xx body. */
     detail: Type.Optional(Type.String()),
   },
-  { additionalProperties: false, description: 'ready or not, and each dependency by name; details are in GET /admin/v1/health' },
+  { additionalProperties: false, description: 'ready or not, and each dependency by name; the details are in the operator API' },
 );
 
 /**
