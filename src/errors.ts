@@ -16,6 +16,10 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   unprocessable: 422,
   amount_out_of_range: 422,
+  /** DESIGN §7.1: the pair cannot be quoted now (inactive, deposit/withdraw off, no fresh price, same currency). */
+  pair_unavailable: 422,
+  /** DESIGN §7.1: a fixed quote_id that is expired, used, or does not match the order. */
+  quote_invalid: 422,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,

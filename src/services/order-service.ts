@@ -13,6 +13,7 @@ import {
 } from '../db/repositories/orders-repository.js';
 import { completeIdempotencyKey } from '../db/repositories/idempotency-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
+import type { FixedQuoteRow } from '../db/schema/fixed-quotes.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
 import type { PartnerRow } from '../db/schema/partners.js';
@@ -33,8 +34,13 @@ export interface CreateOrderInput {
   networkFrom: string;
   coinTo: string;
   networkTo: string;
-  /** Exactly as the client wrote it (not through a binary float). */
-  amountFrom: Decimal;
+  /**
+   * Exactly as the client wrote it (not through a binary float). Exactly one of amountFrom and
+   * amountTo is given (the route refuses both or neither).
+   */
+  amountFrom?: Decimal | undefined;
+  /** A reverse order (DESIGN §7.1): priced at the smallest amount_from whose payout reaches it. */
+  amountTo?: Decimal | undefined;
   rateType: RateType;
   recipientAddress: string;
   recipientAddressTag?: string | undefined;
@@ -97,7 +103,7 @@ export class OrderService {
     const { from, to } = this.quotes.resolvePair(input);
     checkAddresses(from, to, input);
     const priced = input.quoteId === undefined
-      ? this.quotes.pricePair(from, to, { amount: input.amountFrom, rateType: input.rateType, partner })
+      ? this.quotes.pricePair(from, to, { amount: input.amountFrom, amountTo: input.amountTo, rateType: input.rateType, partner })
       : await this.lockedQuote(partner, from, to, input);
 
     for (let attempt = 1; ; attempt++) {
@@ -108,7 +114,7 @@ export class OrderService {
         if (attempt < SHORT_ID_ATTEMPTS && isUniqueViolation(error, 'orders_short_id_key')) continue;
         // Two requests with one quote_id both passed the check above: the unique index decides.
         if (isUniqueViolation(error, 'orders_quote_id_key')) {
-          throw new ApiError('unprocessable', 'the quote was already used for an order');
+          throw new ApiError('quote_invalid', 'the quote was already used for an order');
         }
         throw error;
       }
@@ -178,20 +184,25 @@ export class OrderService {
   private async lockedQuote(partner: PartnerRow, from: CurrencyRow, to: CurrencyRow, input: CreateOrderInput): Promise<PricedQuote> {
     const quoteId = input.quoteId ?? '';
     const quote = await findFixedQuote(this.db, quoteId);
-    if (quote === undefined) throw new ApiError('unprocessable', 'quote_id is unknown or expired');
-    if (input.rateType !== 'fixed') throw new ApiError('unprocessable', 'quote_id can only be used with rate_type fixed');
-    if (quote.expires_at <= this.clock.now()) throw new ApiError('unprocessable', 'the quote has expired: ask for a new one');
-    if (quote.partner_id !== partner.id) throw new ApiError('unprocessable', 'the quote was issued to another caller');
+    if (quote === undefined) throw new ApiError('quote_invalid', 'quote_id is unknown or expired');
+    if (input.rateType !== 'fixed') throw new ApiError('quote_invalid', 'quote_id can only be used with rate_type fixed');
+    if (quote.expires_at <= this.clock.now()) throw new ApiError('quote_invalid', 'the quote has expired: ask for a new one');
+    if (quote.partner_id !== partner.id) throw new ApiError('quote_invalid', 'the quote was issued to another caller');
     if (quote.currency_from_id !== from.id || quote.currency_to_id !== to.id) {
-      throw new ApiError('unprocessable', 'the quote is for another pair');
+      throw new ApiError('quote_invalid', 'the quote is for another pair');
     }
-    if (!new Decimal(quote.amount_from).eq(input.amountFrom)) {
-      throw new ApiError('unprocessable', `the quote is for amount_from ${new Decimal(quote.amount_from).toFixed()}`);
+    const quotedFrom = new Decimal(quote.amount_from);
+    if (input.amountTo === undefined) {
+      if (input.amountFrom === undefined || !quotedFrom.eq(input.amountFrom)) {
+        throw new ApiError('quote_invalid', `the quote is for amount_from ${quotedFrom.toFixed()}`);
+      }
+    } else if (!reverseQuoteMatches(quote, input.amountTo)) {
+      throw new ApiError('quote_invalid', `the quote is for amount_to ${new Decimal(quote.amount_to_requested ?? quote.amount_to).toFixed()}`);
     }
     if ((await orderUsingQuote(this.db, quote.id)) !== undefined) {
-      throw new ApiError('unprocessable', 'the quote was already used for an order');
+      throw new ApiError('quote_invalid', 'the quote was already used for an order');
     }
-    const limits = this.quotes.pricePair(from, to, { amount: input.amountFrom, rateType: 'fixed', partner });
+    const limits = this.quotes.pricePair(from, to, { amount: quotedFrom, rateType: 'fixed', partner });
     return {
       ...limits,
       amountFrom: new Decimal(quote.amount_from),
@@ -200,6 +211,14 @@ export class OrderService {
       exactRate: new Decimal(quote.exact_rate),
     };
   }
+}
+
+/**
+ * An order by amount_to matches a fixed quote when it sends the amount_to the quote was asked for
+ * (a reverse quote) or the amount_to the quote answered: both name the quote's amount_from.
+ */
+function reverseQuoteMatches(quote: FixedQuoteRow, amountTo: Decimal): boolean {
+  return (quote.amount_to_requested !== null && amountTo.eq(quote.amount_to_requested)) || amountTo.eq(quote.amount_to);
 }
 
 function checkAddresses(from: CurrencyRow, to: CurrencyRow, input: CreateOrderInput): void {

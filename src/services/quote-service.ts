@@ -10,6 +10,7 @@ import {
   assertFiniteAmount,
   offerPair,
   quoteOffered,
+  reverseAmountFrom,
   type AmountOutOfRange,
   type CurrencyTerms,
   type OfferedPairResult,
@@ -26,8 +27,13 @@ export interface QuoteRequest {
   coinTo: string;
   networkFrom?: string | undefined;
   networkTo?: string | undefined;
-  /** In coin_from units; the pair's min_amount when omitted. */
+  /** In coin_from units; the pair's min_amount when omitted (and amountTo is too). */
   amount?: Decimal | undefined;
+  /**
+   * In coin_to units, instead of `amount` (a reverse quote, DESIGN §7.1): the smallest coin_from
+   * amount whose payout reaches it is quoted. Callers pass at most one of the two.
+   */
+  amountTo?: Decimal | undefined;
   rateType: RateType;
   /** The calling partner; its markup applies, else the default markup. */
   partner?: PartnerRow | undefined;
@@ -46,10 +52,24 @@ export interface PricedQuote {
   exactRate: Decimal;
   minAmount: Decimal;
   maxAmount: Decimal;
+  /** The same limits in coin_to: the payouts at minAmount and maxAmount (rounded down). */
+  minAmountTo: Decimal;
+  maxAmountTo: Decimal;
 }
 
+/** An amount outside the pair's limits, with the limits in both units (DESIGN §7.1). */
+export type AmountOutOfRangeBothUnits = AmountOutOfRange & { minAmountTo: Decimal; maxAmountTo: Decimal };
+
+/** Too many decimals, and which amount had them (amount_to is checked against coin_to). */
+export type TooManyDecimalsOf = TooManyDecimals & { field: 'amount' | 'amount_to' };
+
 /** pricePair's outcome as a value (tryPricePair). */
-export type PairPriceResult = ({ ok: true } & PricedQuote) | PairUnavailable | AmountOutOfRange | TooManyDecimals | PriceMissing;
+export type PairPriceResult =
+  | ({ ok: true } & PricedQuote)
+  | PairUnavailable
+  | AmountOutOfRangeBothUnits
+  | TooManyDecimalsOf
+  | PriceMissing;
 
 export interface PriceLookup {
   getPriceUsd(symbol: string): Decimal | undefined;
@@ -104,28 +124,36 @@ export class QuoteService {
   } {
     const from = this.resolve('from', request.coinFrom, request.networkFrom);
     const to = this.resolve('to', request.coinTo, request.networkTo);
-    if (from.id === to.id) throw new ApiError('unprocessable', `cannot exchange ${label(from)} for itself`);
+    if (from.id === to.id) throw new ApiError('pair_unavailable', `cannot exchange ${label(from)} for itself`);
     this.checkUsable(from, to);
     return { from, to };
   }
 
   /** Prices a resolved pair: limits, rate and amount_to, or the 400/422 amount outcomes. */
-  pricePair(from: CurrencyRow, to: CurrencyRow, request: Pick<QuoteRequest, 'amount' | 'rateType' | 'partner'>): PricedQuote {
+  pricePair(from: CurrencyRow, to: CurrencyRow, request: Pick<QuoteRequest, 'amount' | 'amountTo' | 'rateType' | 'partner'>): PricedQuote {
     const result = this.tryPricePair(from, to, request);
     if (result.ok) return result;
     switch (result.reason) {
       case 'no_price':
-        throw new ApiError('unprocessable', `no fresh price for ${result.coin}: try again shortly`);
+        throw new ApiError('pair_unavailable', `no fresh price for ${result.coin}: try again shortly`);
       case 'pair_unavailable':
-        throw new ApiError('unprocessable', `the pair ${label(from)} → ${label(to)} is not available`);
+        throw new ApiError('pair_unavailable', `the pair ${label(from)} → ${label(to)} is not available`);
       case 'too_many_decimals':
-        throw new ApiError('bad_request', `amount has more than ${result.decimals} decimals for ${from.coin}`);
+        throw new ApiError(
+          'bad_request',
+          `${result.field} has more than ${result.decimals} decimals for ${result.field === 'amount' ? from.coin : to.coin}`,
+        );
       case 'below_min':
       case 'above_max':
         throw new ApiError(
           'amount_out_of_range',
-          `amount is ${result.reason === 'below_min' ? 'below the minimum' : 'above the maximum'} for ${label(from)} → ${label(to)}`,
-          { min_amount: result.minAmount, max_amount: result.maxAmount },
+          `${request.amountTo === undefined ? 'amount' : 'amount_to'} is ${result.reason === 'below_min' ? 'below the minimum' : 'above the maximum'} for ${label(from)} → ${label(to)}`,
+          {
+            min_amount: result.minAmount,
+            max_amount: result.maxAmount,
+            min_amount_to: result.minAmountTo,
+            max_amount_to: result.maxAmountTo,
+          },
         );
     }
   }
@@ -135,7 +163,11 @@ export class QuoteService {
    * worker's exchange step): the priced quote, or why the pair cannot be priced at this amount now.
    * Throws only for a bug (a non-finite amount, malformed currency terms).
    */
-  tryPricePair(from: CurrencyRow, to: CurrencyRow, request: Pick<QuoteRequest, 'amount' | 'rateType' | 'partner'>): PairPriceResult {
+  tryPricePair(
+    from: CurrencyRow,
+    to: CurrencyRow,
+    request: Pick<QuoteRequest, 'amount' | 'amountTo' | 'rateType' | 'partner'>,
+  ): PairPriceResult {
     const fromTerms = terms(from);
     const priceFromUsd = this.prices.getPriceUsd(from.price_symbol);
     if (priceFromUsd === undefined) return { ok: false, reason: 'no_price', coin: from.coin };
@@ -148,27 +180,57 @@ export class QuoteService {
     // Before the pair is validated, as quoteAmount does: a non-finite amount is reported as such.
     assertFiniteAmount(amount);
     const offered = this.offeredPair(from, to, priceFromUsd, priceToUsd, request.rateType, markupBps);
-    let result = quoteOffered(offered, amount);
-    if (request.amount === undefined && !result.ok && result.reason === 'below_min') {
-      result = quoteOffered(offered, result.minAmount);
+    // The amount quoted: the one asked, a reverse quote's computed one, or the pair's minimum.
+    let quoted = amount;
+    if (request.amountTo !== undefined) {
+      const reverse = reverseAmountFrom(offered, request.amountTo);
+      if (reverse.ok) quoted = reverse.amountFrom;
+      else return this.refusal(reverse, 'amount_to', offered);
     }
-    if (!result.ok) return result;
+    let result = quoteOffered(offered, quoted);
+    if (request.amount === undefined && request.amountTo === undefined && !result.ok && result.reason === 'below_min') {
+      quoted = result.minAmount;
+      result = quoteOffered(offered, quoted);
+    }
+    if (!result.ok) return this.refusal(result, 'amount', offered);
+    if (!offered.ok) throw new Error('a quote from a pair that is not offered');
     return {
       ok: true,
       from,
       to,
       rateType: request.rateType,
-      amountFrom: request.amount ?? result.minAmount,
+      amountFrom: quoted,
       amountTo: result.amountTo,
       rate: result.rate,
       exactRate: result.exactRate,
       minAmount: result.minAmount,
       maxAmount: result.maxAmount,
+      minAmountTo: offered.minAmountTo,
+      maxAmountTo: offered.maxAmountTo,
     };
   }
 
-  /** Stores a fixed quote so any process can honour its id until it expires. */
-  async storeFixedQuote(quote: PricedQuote, partnerId: string | undefined): Promise<{ id: string; expiresIn: number }> {
+  /** A refusal with the limits in both units and, for decimals, the amount that had too many. */
+  private refusal(
+    result: PairUnavailable | AmountOutOfRange | TooManyDecimals,
+    field: TooManyDecimalsOf['field'],
+    offered: OfferedPairResult,
+  ): PairPriceResult {
+    if (result.reason === 'too_many_decimals') return { ...result, field };
+    if (result.reason === 'pair_unavailable') return result;
+    if (!offered.ok) throw new Error('an amount refused by a pair that is not offered');
+    return { ...result, minAmountTo: offered.minAmountTo, maxAmountTo: offered.maxAmountTo };
+  }
+
+  /**
+   * Stores a fixed quote so any process can honour its id until it expires; `amountToAsked` is
+   * the amount_to of a reverse quote, which an order may send back instead of amount_from.
+   */
+  async storeFixedQuote(
+    quote: PricedQuote,
+    partnerId: string | undefined,
+    amountToAsked?: Decimal,
+  ): Promise<{ id: string; expiresIn: number }> {
     const id = randomUUID();
     const now = this.clock.now();
     const ttl = this.settings.fixedQuoteTtlSeconds;
@@ -179,6 +241,7 @@ export class QuoteService {
       currency_to_id: quote.to.id,
       amount_from: quote.amountFrom.toFixed(),
       amount_to: quote.amountTo.toFixed(),
+      amount_to_requested: amountToAsked?.toFixed() ?? null,
       rate: quote.rate.toFixed(),
       exact_rate: quote.exactRate.toFixed(),
       created_at: now,
@@ -213,10 +276,10 @@ export class QuoteService {
 
   private checkUsable(from: CurrencyRow, to: CurrencyRow): void {
     for (const row of [from, to]) {
-      if (!row.is_active) throw new ApiError('unprocessable', `${label(row)} is not active`);
+      if (!row.is_active) throw new ApiError('pair_unavailable', `${label(row)} is not active`);
     }
-    if (!from.is_deposit_enabled) throw new ApiError('unprocessable', `deposits of ${label(from)} are disabled`);
-    if (!to.is_withdraw_enabled) throw new ApiError('unprocessable', `withdrawals of ${label(to)} are disabled`);
+    if (!from.is_deposit_enabled) throw new ApiError('pair_unavailable', `deposits of ${label(from)} are disabled`);
+    if (!to.is_withdraw_enabled) throw new ApiError('pair_unavailable', `withdrawals of ${label(to)} are disabled`);
   }
 
   /** offerPair for these inputs, from the memo while they are the same objects (see PairMemo). */

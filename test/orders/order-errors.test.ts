@@ -138,7 +138,7 @@ describe('POST /partner/orders: refusals', () => {
 
     it('amounts written with an exponent are read exactly: 1e400 is above the maximum, 1e-400 is no amount', async () => {
       const withAmount = (literal: string) => JSON.stringify({ ...BTC_ETH, amount_from: 7 }).replace('"amount_from":7', `"amount_from":${literal}`);
-      await refused(withAmount('1e400'), 422, 'amount_out_of_range', { detail: /above the maximum/, extraKeys: ['min_amount', 'max_amount'] });
+      await refused(withAmount('1e400'), 422, 'amount_out_of_range', { detail: /above the maximum/, extraKeys: ['min_amount', 'max_amount', 'min_amount_to', 'max_amount_to'] });
       await refused(withAmount('1e-400'), 400, 'bad_request', { detail: /amount_from/ });
       const ok = await post(withAmount('1E-1'));
       assert.equal(ok.statusCode, 201, ok.body);
@@ -223,7 +223,7 @@ describe('POST /partner/orders: refusals', () => {
       for (const amount of [0.0001, 11]) {
         const before = await stored();
         const res = await post({ ...BTC_ETH, amount_from: amount });
-        const error = assertError(res, 422, 'amount_out_of_range', ['min_amount', 'max_amount']);
+        const error = assertError(res, 422, 'amount_out_of_range', ['min_amount', 'max_amount', 'min_amount_to', 'max_amount_to']);
         assert.match(error.detail, amount < 1 ? /below the minimum/ : /above the maximum/);
         assert.equal(typeof error.min_amount, 'number');
         assert.equal(typeof error.max_amount, 'number');
@@ -238,12 +238,12 @@ describe('POST /partner/orders: refusals', () => {
         JSON.stringify({ ...BTC_ETH, amount_from: 7 }).replace('"amount_from":7', `"amount_from":${limits.minAmount.minus('0.00000001').toFixed()}`),
         422,
         'amount_out_of_range',
-        { extraKeys: ['min_amount', 'max_amount'] },
+        { extraKeys: ['min_amount', 'max_amount', 'min_amount_to', 'max_amount_to'] },
       );
     });
 
     it('the same currency on both sides', async () => {
-      await refused({ ...BTC_ETH, coin_to: 'BTC', network_to: 'BTC', recipient_address: BTC_ADDRESS }, 422, 'unprocessable');
+      await refused({ ...BTC_ETH, coin_to: 'BTC', network_to: 'BTC', recipient_address: BTC_ADDRESS }, 422, 'pair_unavailable');
     });
 
     /** Runs `check` with the currency changed through the operator API, then restores it. */
@@ -263,11 +263,11 @@ describe('POST /partner/orders: refusals', () => {
 
     it('an inactive currency, on either side', async () => {
       await withCurrency('ETH/ETH', { is_active: false }, async () => {
-        await refused(BTC_ETH, 422, 'unprocessable', { detail: /not active/ });
+        await refused(BTC_ETH, 422, 'pair_unavailable', { detail: /not active/ });
         await refused(
           { ...BTC_ETH, coin_from: 'ETH', network_from: 'ETH', coin_to: 'BTC', network_to: 'BTC', recipient_address: BTC_ADDRESS },
           422,
-          'unprocessable',
+          'pair_unavailable',
           { detail: /not active/ },
         );
       });
@@ -276,7 +276,7 @@ describe('POST /partner/orders: refusals', () => {
 
     it('deposits disabled on the source', async () => {
       await withCurrency('BTC/BTC', { is_deposit_enabled: false }, async () => {
-        await refused(BTC_ETH, 422, 'unprocessable', { detail: /deposits/ });
+        await refused(BTC_ETH, 422, 'pair_unavailable', { detail: /deposits/ });
         // BTC can still be the destination.
         const reverse = await post({ ...BTC_ETH, coin_from: 'ETH', network_from: 'ETH', coin_to: 'BTC', network_to: 'BTC', recipient_address: BTC_ADDRESS });
         assert.equal(reverse.statusCode, 201, reverse.body);
@@ -285,7 +285,7 @@ describe('POST /partner/orders: refusals', () => {
 
     it('withdrawals disabled on the destination', async () => {
       await withCurrency('ETH/ETH', { is_withdraw_enabled: false }, async () => {
-        await refused(BTC_ETH, 422, 'unprocessable', { detail: /withdrawals/ });
+        await refused(BTC_ETH, 422, 'pair_unavailable', { detail: /withdrawals/ });
         // ETH can still be the source.
         const reverse = await post({ ...BTC_ETH, coin_from: 'ETH', network_from: 'ETH', coin_to: 'BTC', network_to: 'BTC', recipient_address: BTC_ADDRESS });
         assert.equal(reverse.statusCode, 201, reverse.body);

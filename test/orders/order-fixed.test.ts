@@ -67,7 +67,7 @@ describe('POST /partner/orders: fixed rate', () => {
   const rejected = async (partner: Partner, body: object, detail: RegExp): Promise<void> => {
     const before = await counts();
     const res = await postOrder(partner, body);
-    const error = assertError(res, 422, 'unprocessable');
+    const error = assertError(res, 422, 'quote_invalid');
     assert.match(error.detail, detail);
     assert.deepEqual(await counts(), before);
   };
@@ -125,7 +125,7 @@ describe('POST /partner/orders: fixed rate', () => {
     const responses = await Promise.all(Array.from({ length: 8 }, () => postOrder(acme, { ...BTC_ETH, quote_id: quote.id })));
     const statuses = responses.map((res) => res.statusCode).sort();
     assert.deepEqual(statuses, [201, 422, 422, 422, 422, 422, 422, 422], responses.map((res) => res.body).join('\n'));
-    for (const res of responses.filter((r) => r.statusCode === 422)) assertError(res, 422, 'unprocessable');
+    for (const res of responses.filter((r) => r.statusCode === 422)) assertError(res, 422, 'quote_invalid');
     const after = await counts();
     assert.equal(after.orders, before.orders + 1);
     assert.equal(after.events, before.events + 1);

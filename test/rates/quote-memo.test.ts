@@ -118,7 +118,7 @@ describe('QuoteService pair memo', () => {
     assert.deepStrictEqual(again, after);
 
     prices.set('BBB', undefined);
-    assert.throws(() => service.pricePair(from, to, request), { code: 'unprocessable', message: /no fresh price for BBB/ });
+    assert.throws(() => service.pricePair(from, to, request), { code: 'pair_unavailable', message: /no fresh price for BBB/ });
   });
 
   it('picks up a replaced catalog row (same id, new object)', () => {
@@ -128,10 +128,13 @@ describe('QuoteService pair memo', () => {
     assert.equal(service.pricePair(from, to, request).maxAmount.toFixed(), '10');
 
     const replaced = row(id, 'AAA', { decimals: 8, min: '0.001', max: '2', fee: '0.00002' });
+    // The limits in coin_to (v1.1) are the payouts at the new limits.
+    const payoutAt = (amount: string) => service.pricePair(replaced, to, { ...request, amount: new Decimal(amount) }).amountTo;
+    const limitsTo = { min_amount_to: payoutAt('0.001'), max_amount_to: payoutAt('2') };
     assert.throws(() => service.pricePair(replaced, to, request), (error: unknown) => {
       assert.ok(error instanceof ApiError);
       assert.equal(error.code, 'amount_out_of_range');
-      assert.deepStrictEqual(error.extra, { min_amount: new Decimal('0.001'), max_amount: new Decimal('2') });
+      assert.deepStrictEqual(error.extra, { min_amount: new Decimal('0.001'), max_amount: new Decimal('2'), ...limitsTo });
       return true;
     });
     // The old object, still held by a request in flight, keeps its own terms.

@@ -11,7 +11,7 @@ import {
   UUID,
 } from './rates-helpers.js';
 
-const FLOAT_KEYS = ['coin_from', 'coin_to', 'expires_in', 'max_amount', 'min_amount', 'rate', 'rate_type'];
+const FLOAT_KEYS = ['coin_from', 'coin_to', 'expires_in', 'max_amount', 'min_amount', 'rate', 'rate_type', 'amount_from', 'amount_to'].sort();
 const FIXED_KEYS = [...FLOAT_KEYS, 'quote_id'].sort();
 
 /**

@@ -81,8 +81,8 @@ describe('GET /api/v1/partner/rates: errors', () => {
 
   describe('422: well-formed, not available', () => {
     it('the same currency on both sides', async () => {
-      assertError(await getRates(t, 'coin_from=BTC&coin_to=btc'), 422, 'unprocessable');
-      assertError(await getRates(t, 'coin_from=USDT&network_from=TRC20&coin_to=USDT&network_to=trc20'), 422, 'unprocessable');
+      assertError(await getRates(t, 'coin_from=BTC&coin_to=btc'), 422, 'pair_unavailable');
+      assertError(await getRates(t, 'coin_from=USDT&network_from=TRC20&coin_to=USDT&network_to=trc20'), 422, 'pair_unavailable');
       // One coin on two networks is two currencies.
       assert.equal((await getRates(t, 'coin_from=USDT&network_from=TRC20&coin_to=USDT&network_to=ERC20&amount=100')).statusCode, 200);
     });
@@ -90,22 +90,22 @@ describe('GET /api/v1/partner/rates: errors', () => {
     it('a currency made inactive, on either side', async () => {
       assert.equal((await getRates(t, 'coin_from=LTC&coin_to=BTC')).statusCode, 200);
       await patchCurrency('LTC/LTC', { is_active: false });
-      assert.match(assertError(await getRates(t, 'coin_from=LTC&coin_to=BTC'), 422, 'unprocessable').detail, /not active/);
-      assertError(await getRates(t, 'coin_from=BTC&coin_to=LTC'), 422, 'unprocessable');
+      assert.match(assertError(await getRates(t, 'coin_from=LTC&coin_to=BTC'), 422, 'pair_unavailable').detail, /not active/);
+      assertError(await getRates(t, 'coin_from=BTC&coin_to=LTC'), 422, 'pair_unavailable');
       await patchCurrency('LTC/LTC', { is_active: true });
       assert.equal((await getRates(t, 'coin_from=BTC&coin_to=LTC')).statusCode, 200);
     });
 
     it('deposits disabled on the source', async () => {
       await patchCurrency('DOGE/DOGE', { is_deposit_enabled: false });
-      assert.match(assertError(await getRates(t, 'coin_from=DOGE&coin_to=BTC'), 422, 'unprocessable').detail, /deposits/);
+      assert.match(assertError(await getRates(t, 'coin_from=DOGE&coin_to=BTC'), 422, 'pair_unavailable').detail, /deposits/);
       // DOGE can still be paid out.
       assert.equal((await getRates(t, 'coin_from=BTC&coin_to=DOGE')).statusCode, 200);
     });
 
     it('withdrawals disabled on the target; the reverse direction still works', async () => {
       await patchCurrency('TRX/TRX', { is_withdraw_enabled: false });
-      assert.match(assertError(await getRates(t, 'coin_from=BTC&coin_to=TRX'), 422, 'unprocessable').detail, /withdrawals/);
+      assert.match(assertError(await getRates(t, 'coin_from=BTC&coin_to=TRX'), 422, 'pair_unavailable').detail, /withdrawals/);
       const reverse = await getRates(t, 'coin_from=TRX&coin_to=BTC');
       assert.equal(reverse.statusCode, 200, reverse.body);
       assert.equal(rawNumber(reverse.body, 'rate'), oracle({ from: 'TRX', to: 'BTC' }).rate.toFixed());
@@ -121,7 +121,7 @@ describe('GET /api/v1/partner/rates: errors', () => {
 
       for (const amount of ['0.0001', '0.00029021', '10.00000001', '11']) {
         const res = await getRates(t, `coin_from=BTC&coin_to=ETH&amount=${amount}`);
-        const body = assertError(res, 422, 'amount_out_of_range', ['min_amount', 'max_amount']);
+        const body = assertError(res, 422, 'amount_out_of_range', ['min_amount', 'max_amount', 'min_amount_to', 'max_amount_to']);
         assert.equal(typeof body.min_amount, 'number');
         assert.equal(typeof body.max_amount, 'number');
         assert.equal(rawNumber(res.body, 'min_amount'), minText);
@@ -132,7 +132,7 @@ describe('GET /api/v1/partner/rates: errors', () => {
       assert.equal((await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.00029022')).statusCode, 200);
       assert.equal((await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=10')).statusCode, 200);
       // Zero is a well-formed amount below every minimum.
-      assertError(await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0'), 422, 'amount_out_of_range', ['min_amount', 'max_amount']);
+      assertError(await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0'), 422, 'amount_out_of_range', ['min_amount', 'max_amount', 'min_amount_to', 'max_amount_to']);
     });
 
     it('a pair whose minimum exceeds its maximum is unavailable', async () => {
@@ -140,16 +140,16 @@ describe('GET /api/v1/partner/rates: errors', () => {
       // 20000 SOL at 150 USD is 3 million USD: more than the 10 BTC source maximum is worth.
       await patchCurrency('SOL/SOL', { min_amount: '20000' });
       for (const query of ['coin_from=BTC&coin_to=SOL', 'coin_from=BTC&coin_to=SOL&amount=1', 'coin_from=BTC&coin_to=SOL&rate_type=fixed']) {
-        assert.match(assertError(await getRates(t, query), 422, 'unprocessable').detail, /not available/);
+        assert.match(assertError(await getRates(t, query), 422, 'pair_unavailable').detail, /not available/);
       }
     });
 
     it('no fresh price: 422 until the price book is refreshed', async () => {
       assert.equal((await getRates(t, 'coin_from=BTC&coin_to=ETH')).statusCode, 200);
       clock.advance(60_001); // PRICE_MAX_AGE_SECONDS is 60 s; the poll is an hour away
-      const stale = assertError(await getRates(t, 'coin_from=BTC&coin_to=ETH'), 422, 'unprocessable');
+      const stale = assertError(await getRates(t, 'coin_from=BTC&coin_to=ETH'), 422, 'pair_unavailable');
       assert.match(stale.detail, /no fresh price/);
-      assertError(await getRates(t, 'coin_from=BTC&coin_to=ETH&rate_type=fixed'), 422, 'unprocessable');
+      assertError(await getRates(t, 'coin_from=BTC&coin_to=ETH&rate_type=fixed'), 422, 'pair_unavailable');
 
       const put = await t.admin('PUT', '/admin/v1/prices/BTC', { price_usd: '67000' });
       assert.equal(put.statusCode, 200, put.body);

@@ -62,7 +62,7 @@ describe('QuoteService.tryPricePair: the pricing outcomes as values, the same on
     if (result.ok) {
       assert.deepStrictEqual(service.pricePair(a, b, request), result);
     } else {
-      const expected = { no_price: 'unprocessable', pair_unavailable: 'unprocessable', too_many_decimals: 'bad_request', below_min: 'amount_out_of_range', above_max: 'amount_out_of_range' }[result.reason];
+      const expected = { no_price: 'pair_unavailable', pair_unavailable: 'pair_unavailable', too_many_decimals: 'bad_request', below_min: 'amount_out_of_range', above_max: 'amount_out_of_range' }[result.reason];
       assert.throws(() => service.pricePair(a, b, request), (error: unknown) => error instanceof ApiError && error.code === expected);
     }
     return result;
@@ -80,7 +80,7 @@ describe('QuoteService.tryPricePair: the pricing outcomes as values, the same on
   });
 
   it('finer than coin_from allows: too_many_decimals', () => {
-    assert.deepEqual(plain(tryBoth(bothPriced, '0.123456789')), { ok: false, reason: 'too_many_decimals', decimals: 8 });
+    assert.deepEqual(plain(tryBoth(bothPriced, '0.123456789')), { ok: false, reason: 'too_many_decimals', decimals: 8, field: 'amount' });
   });
 
   it('no fresh price for either coin: no_price naming the coin', () => {

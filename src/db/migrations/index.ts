@@ -6,6 +6,7 @@ import * as m0004 from './0004-orders.js';
 import * as m0005 from './0005-lifecycle.js';
 import * as m0006 from './0006-chain-cursors.js';
 import * as m0007 from './0007-order-event-version.js';
+import * as m0008 from './0008-fixed-quote-amount-to.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0005-lifecycle': m0005,
   '0006-chain-cursors': m0006,
   '0007-order-event-version': m0007,
+  '0008-fixed-quote-amount-to': m0008,
 };

@@ -10,6 +10,8 @@ export interface FixedQuoteTable {
   currency_to_id: string;
   amount_from: Numeric;
   amount_to: Numeric;
+  /** The amount_to a reverse quote was asked for (≤ amount_to); null for a quote by amount. */
+  amount_to_requested: Numeric | null;
   /** The published rate (rounded down to coin_to decimals). */
   rate: Numeric;
   /** The exact net rate an order locks. */

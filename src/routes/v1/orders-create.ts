@@ -19,7 +19,16 @@ const Body = Type.Object(
     network_from: Ticker('source network'),
     coin_to: Ticker('destination coin ticker'),
     network_to: Ticker('destination network'),
-    amount_from: Type.Number({ exclusiveMinimum: 0, description: 'amount to send; greater than 0' }),
+    amount_from: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, description: 'amount to send; greater than 0. Exactly one of amount_from and amount_to' }),
+    ),
+    amount_to: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        description:
+          'v1.1: the amount the recipient should get, in coin_to, instead of amount_from; the order is priced at the smallest amount_from (coin_from decimals) whose payout reaches it',
+      }),
+    ),
     rate_type: Type.Union([Type.Literal('float'), Type.Literal('fixed')]),
     recipient_address: Type.String({ minLength: 1, maxLength: 128, description: 'wallet receiving the payout' }),
     recipient_address_tag: OptionalText('memo or tag, required where the destination network needs one'),
@@ -42,27 +51,31 @@ const Headers = Type.Object({
 const AmountError = Type.Object({
   detail: Type.String(),
   code: Type.String(),
-  min_amount: Type.Optional(Type.Number()),
-  max_amount: Type.Optional(Type.Number()),
+  min_amount: Type.Optional(Type.Number({ description: 'amount errors: the pair minimum, in coin_from' })),
+  max_amount: Type.Optional(Type.Number({ description: 'amount errors: the pair maximum, in coin_from' })),
+  min_amount_to: Type.Optional(Type.Number({ description: 'amount errors (v1.1): the payout at min_amount, in coin_to' })),
+  max_amount_to: Type.Optional(Type.Number({ description: 'amount errors (v1.1): the payout at max_amount, in coin_to' })),
 });
 
+type AmountField = 'amount_from' | 'amount_to';
+
 /**
- * The exact literal of `amount_from`: JSON.parse has already turned it into a binary float,
- * so the raw body is read again without losing digits.
+ * The exact literal of `amount_from` or `amount_to`: JSON.parse has already turned it into a
+ * binary float, so the raw body is read again without losing digits.
  */
-function exactAmount(rawBody: Buffer | undefined): Decimal {
-  let parsed: { amount_from?: unknown };
+function exactAmount(rawBody: Buffer | undefined, field: AmountField): Decimal {
+  let parsed: Partial<Record<AmountField, unknown>>;
   try {
-    parsed = parse(rawBody?.toString('utf8') ?? '') as { amount_from?: unknown };
+    parsed = parse(rawBody?.toString('utf8') ?? '') as Partial<Record<AmountField, unknown>>;
   } catch (error) {
     // JSON.parse accepted the body, so this is a field sent twice with different values
     // (JSON.parse keeps the last, lossless-json refuses): ambiguous, so refused.
     throw new ApiError('bad_request', `request body is ambiguous: ${error instanceof Error ? error.message : 'unreadable'}`);
   }
-  const literal = parsed.amount_from;
-  if (!isLosslessNumber(literal)) throw new ApiError('bad_request', 'body/amount_from must be a number');
+  const literal = parsed[field];
+  if (!isLosslessNumber(literal)) throw new ApiError('bad_request', `body/${field} must be a number`);
   const amount = parseNumberLiteral(literal.toString());
-  if (amount === undefined) throw new ApiError('bad_request', 'body/amount_from is out of range');
+  if (amount === undefined) throw new ApiError('bad_request', `body/${field} is out of range`);
   return amount;
 }
 
@@ -77,7 +90,9 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
         summary: 'Create an exchange order',
         description:
           'Returns the order in waiting_deposit with its deposit address; it expires when no deposit arrives within 30 minutes. ' +
-          'Extension: an Idempotency-Key header makes retries safe (replays answer 201 with Idempotent-Replayed: true).',
+          'Extension: an Idempotency-Key header makes retries safe (replays answer 201 with Idempotent-Replayed: true). ' +
+          'v1.1: amount_to instead of amount_from (exactly one); 422 codes amount_out_of_range (with the limits in both units), ' +
+          'pair_unavailable and quote_invalid.',
         security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
         headers: Headers,
         body: Body,
@@ -93,6 +108,9 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
       if (partner === undefined) throw new Error('partner auth hook did not run');
       const body = request.body;
       const key = request.headers['idempotency-key'];
+      if ((body.amount_from === undefined) === (body.amount_to === undefined)) {
+        throw new ApiError('bad_request', 'body must have exactly one of "amount_from" and "amount_to"');
+      }
       const { order, replayed } = await orders.create(
         partner,
         {
@@ -100,7 +118,8 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
           networkFrom: body.network_from,
           coinTo: body.coin_to,
           networkTo: body.network_to,
-          amountFrom: exactAmount(request.rawBody),
+          amountFrom: body.amount_from === undefined ? undefined : exactAmount(request.rawBody, 'amount_from'),
+          amountTo: body.amount_to === undefined ? undefined : exactAmount(request.rawBody, 'amount_to'),
           rateType: body.rate_type,
           recipientAddress: body.recipient_address,
           recipientAddressTag: body.recipient_address_tag ?? undefined,

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { DECIMAL_PATTERN, parseDecimalInput } from '../../domain/money.js';
+import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
@@ -17,7 +18,14 @@ const Query = Type.Object(
     amount: Type.Optional(
       Type.String({
         pattern: DECIMAL_PATTERN,
-        description: 'amount to exchange, a decimal number such as 0.5; min_amount when omitted',
+        description: 'amount to exchange, a decimal number such as 0.5; min_amount when omitted (and amount_to is too)',
+      }),
+    ),
+    amount_to: Type.Optional(
+      Type.String({
+        pattern: DECIMAL_PATTERN,
+        description:
+          'v1.1, instead of amount: what the recipient should get, in coin_to; the quote prices the smallest amount_from (coin_from decimals, rounded up) whose amount_to reaches it. Both: 400',
       }),
     ),
     rate_type: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('fixed')], { default: 'float' })),
@@ -33,6 +41,10 @@ const RateQuote = Type.Object(
     rate: Type.Number({ description: 'units of coin_to per 1 coin_from, net of all fees, for the amount' }),
     min_amount: Type.Number({ description: 'minimum exchange amount for this pair, in coin_from' }),
     max_amount: Type.Number({ description: 'maximum exchange amount for this pair, in coin_from' }),
+    amount_from: Type.Number({
+      description: 'v1.1: the amount quoted, in coin_from: amount, the one computed for amount_to, or min_amount',
+    }),
+    amount_to: Type.Number({ description: 'v1.1: what the recipient gets for amount_from, in coin_to, rounded down' }),
     expires_in: Type.Union([Type.Integer(), Type.Null()], {
       description:
         'null for float, and for a fixed quote asked without a key (indicative only); for a keyed fixed quote, seconds left to create an order with quote_id',
@@ -50,8 +62,10 @@ const RateQuote = Type.Object(
 const AmountError = Type.Object({
   detail: Type.String(),
   code: Type.String(),
-  min_amount: Type.Optional(Type.Number()),
-  max_amount: Type.Optional(Type.Number()),
+  min_amount: Type.Optional(Type.Number({ description: 'amount errors: the pair minimum, in coin_from' })),
+  max_amount: Type.Optional(Type.Number({ description: 'amount errors: the pair maximum, in coin_from' })),
+  min_amount_to: Type.Optional(Type.Number({ description: 'amount errors (v1.1): the payout at min_amount, in coin_to' })),
+  max_amount_to: Type.Optional(Type.Number({ description: 'amount errors (v1.1): the payout at max_amount, in coin_to' })),
 });
 
 /** GET /api/v1/partner/rates (public; a key prices with that partner's markup). */
@@ -65,7 +79,8 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
         summary: 'Rate and limits for a pair',
         description:
           'Public. With an X-API-Key (or Bearer) header the quote reflects that partner\'s pricing; an invalid key is 401. ' +
-          'An amount outside the limits is 422 with min_amount and max_amount in the body.',
+          'An amount outside the limits is 422 amount_out_of_range with min_amount and max_amount (coin_from) and, v1.1, ' +
+          'min_amount_to and max_amount_to (coin_to) in the body; a pair that cannot be quoted now is 422 pair_unavailable.',
         security: [{}, { apiKeyHeader: [] }, { bearerAuth: [] }],
         querystring: Query,
         response: { 200: RateQuote, 422: AmountError, ...errorResponses(400, 401, 403, 429, 500) },
@@ -73,7 +88,11 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
     },
     async (request, reply) => {
       const query = request.query;
+      if (query.amount !== undefined && query.amount_to !== undefined) {
+        throw new ApiError('bad_request', 'send amount or amount_to, not both');
+      }
       const amount = query.amount === undefined ? undefined : parseDecimalInput(query.amount);
+      const amountTo = query.amount_to === undefined ? undefined : parseDecimalInput(query.amount_to);
       const rateType = query.rate_type ?? 'float';
       const quote = quotes.price({
         coinFrom: query.coin_from,
@@ -81,6 +100,7 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
         networkFrom: query.network_from,
         networkTo: query.network_to,
         amount,
+        amountTo,
         rateType,
         partner: request.partner,
       });
@@ -88,7 +108,7 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
       // the partner it was issued to, so an anonymous one could never be used. Storing it would
       // let anyone write rows at the anonymous rate limit (docs/decisions.md, Quotes).
       const partner = request.partner;
-      const fixed = rateType === 'fixed' && partner !== undefined ? await quotes.storeFixedQuote(quote, partner.id) : undefined;
+      const fixed = rateType === 'fixed' && partner !== undefined ? await quotes.storeFixedQuote(quote, partner.id, amountTo) : undefined;
       return sendJsonText(
         reply,
         toJson({
@@ -98,6 +118,8 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
           rate: quote.rate,
           min_amount: quote.minAmount,
           max_amount: quote.maxAmount,
+          amount_from: quote.amountFrom,
+          amount_to: quote.amountTo,
           expires_in: fixed?.expiresIn ?? null,
           ...(fixed === undefined ? {} : { quote_id: fixed.id }),
         }),
