@@ -98,7 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installJsonBody(app);
   installErrorHandler(app);
   installRequestMetrics(app, metrics);
-  const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, clock, metrics });
+  const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);
   rateLimits.install();

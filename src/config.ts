@@ -48,6 +48,19 @@ export interface Config {
    */
   readonly chainRpcUrls: Readonly<Record<string, string>>;
   readonly lifecycle: LifecycleConfig;
+  readonly limits: LimitsConfig;
+}
+
+/** Budgets beside the per-key and per-address ones (docs/decisions.md, "Rate limits"). */
+export interface LimitsConfig {
+  /**
+   * A partner's keys together may make this many times one key's budget
+   * (`partners.rate_limit_per_minute`) per minute: `PARTNER_RATE_LIMIT_KEYS`, default 2 (a key
+   * being rotated and its successor, both at full rate). More keys add no budget.
+   */
+  readonly partnerKeysBudget: number;
+  /** Failed operator-token attempts per client address per minute before 429: `ADMIN_AUTH_FAILURES_PER_MINUTE`, default 10. */
+  readonly adminAuthFailuresPerMinute: number;
 }
 
 export interface LifecycleConfig {
@@ -158,6 +171,10 @@ export function loadConfig(env: Env = process.env): Config {
           ? integer(env, 'SIMULATOR_CONFIRM_SECONDS', 3, 1, 3600) * 1000
           : 0,
       fixedTolerancePct: decimalText(env, 'FIXED_RATE_TOLERANCE_PCT', '0.5'),
+    }),
+    limits: Object.freeze({
+      partnerKeysBudget: integer(env, 'PARTNER_RATE_LIMIT_KEYS', 2, 1, 100),
+      adminAuthFailuresPerMinute: integer(env, 'ADMIN_AUTH_FAILURES_PER_MINUTE', 10, 1, 10_000),
     }),
     pricing: Object.freeze({
       sources: parsePriceSources(optional(env, 'PRICE_SOURCES')),

@@ -38,15 +38,24 @@ export interface RateLimitOptions {
   /** Time of the memory store (the app's clock). */
   clock: Clock;
   publicLimit?: number;
+  /** config.limits.partnerKeysBudget: a partner's keys together get this many keys' budgets. */
+  partnerKeysBudget: number;
 }
 
-/** The bucket a request counts against: its valid key, or else its client address. */
+/** A bucket a request counts against: its valid key and that key's partner, or else its client address. */
 interface Bucket {
   /** Policy name in the RateLimit-Policy / RateLimit fields. */
-  policy: 'ip' | 'key';
+  policy: 'ip' | 'key' | 'partner';
   id: string;
   limit: number;
 }
+
+/** One bucket's verdict on one request. */
+interface Check {
+  bucket: Bucket;
+  decision: RateLimitDecision;
+}
+type Decided = Check & { decision: Extract<RateLimitDecision, { remaining: number }> };
 
 export interface RateLimits {
   /**
@@ -64,7 +73,10 @@ export interface RateLimits {
  * Rate limiting of every partner-facing request, in `onRequest` right after the caller is
  * identified (so before body parsing, auth checks and handlers: a limited client costs little).
  *
- * - A valid key counts against its own budget (`partners.rate_limit_per_minute`), per key id.
+ * - A valid key counts against two budgets: its own (`partners.rate_limit_per_minute`, per key
+ *   id) and its partner's, shared by all the partner's keys (`partnerKeysBudget` times the
+ *   key's, PARTNER_RATE_LIMIT_KEYS): more keys add no budget. Both count every request; either
+ *   being over answers 429.
  * - No key, or a key that failed authentication (`caller.kind === 'rejected'`), counts against
  *   the client address: `request.ip`, which follows X-Forwarded-For only as TRUST_PROXY allows.
  *   A key id this process has not seen (neither cached nor remembered as unknown) is not read
@@ -73,11 +85,13 @@ export interface RateLimits {
  *
  * Response fields, on every limited response (errors included):
  * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the window ends):
- *   the contract's fields (spec §8, DESIGN §3), as in draft-ietf-httpapi-ratelimit-headers-06.
+ *   the contract's fields (spec §8, DESIGN §3), as in draft-ietf-httpapi-ratelimit-headers-06;
+ *   with two budgets, those of the one with fewer requests left (the one that binds).
  * - `RateLimit-Policy` and `RateLimit` in the syntax of draft-ietf-httpapi-ratelimit-headers-10
  *   (the current revision; -08 and -09 use the same syntax): Structured Field Lists whose items
  *   are a policy name with parameters, `RateLimit-Policy: "ip";q=60;w=60` (quota, window in
- *   seconds) and `RateLimit: "ip";r=59;t=42` (remaining, seconds until reset). The older
+ *   seconds) and `RateLimit: "ip";r=59;t=42` (remaining, seconds until reset); a key's request
+ *   lists both of its policies, `"key";q=600;w=60, "partner";q=1200;w=60`. The older
  *   `limit=60, remaining=59, reset=42` Dictionary form was draft-07's and is not used.
  * - 429 adds `Retry-After` (seconds) and the `{detail, code: "rate_limited"}` body.
  *
@@ -100,22 +114,47 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
   }
   const addressBucket = (request: FastifyRequest): Bucket => ({ policy: 'ip', id: `ip:${request.ip}`, limit: publicLimit });
 
+  /** The buckets a request counts against. */
+  function bucketsOf(request: FastifyRequest): Bucket[] {
+    const caller = request.caller;
+    if (caller?.kind !== 'partner') return [addressBucket(request)];
+    const perKey = caller.partner.rate_limit_per_minute;
+    return [
+      { policy: 'key', id: `key:${caller.keyId}`, limit: perKey },
+      { policy: 'partner', id: `partner:${caller.partner.id}`, limit: perKey * options.partnerKeysBudget },
+    ];
+  }
+
   /** Writes the fields; true when the request may go on (false: a 429 was sent). */
-  function apply(reply: FastifyReply, bucket: Bucket, decision: RateLimitDecision): boolean {
-    reply.header('RateLimit-Policy', `"${bucket.policy}";q=${bucket.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`);
-    reply.header('RateLimit-Limit', String(bucket.limit));
-    if (decision.status === 'unchecked') {
-      failures.inc({ reason: decision.reason });
-      return true;
+  function apply(reply: FastifyReply, checks: Check[]): boolean {
+    reply.header('RateLimit-Policy', checks.map(({ bucket }) => `"${bucket.policy}";q=${bucket.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`).join(', '));
+    const decided: Decided[] = [];
+    for (const check of checks) {
+      if (check.decision.status === 'unchecked') failures.inc({ reason: check.decision.reason });
+      else decided.push(check as Decided);
     }
-    const reset = setStateHeaders(reply, bucket, decision);
-    if (decision.status === 'allowed') return true;
-    reply.header('Retry-After', String(reset));
-    sendError(
-      reply,
-      'rate_limited',
-      `rate limit exceeded: ${bucket.limit} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds; retry in ${reset} s`,
+    // The binding budget: the fewest requests left, then the longest wait.
+    const binding = decided.reduce<Decided | undefined>(
+      (best, check) =>
+        best === undefined ||
+        check.decision.remaining < best.decision.remaining ||
+        (check.decision.remaining === best.decision.remaining && check.decision.resetMs > best.decision.resetMs)
+          ? check
+          : best,
+      undefined,
     );
+    reply.header('RateLimit-Limit', String((binding ?? checks[0]!).bucket.limit));
+    if (binding === undefined) return true;
+    reply.header('RateLimit', decided.map(({ bucket, decision }) => `"${bucket.policy}";r=${decision.remaining};t=${resetSeconds(decision)}`).join(', '));
+    const reset = resetSeconds(binding.decision);
+    reply.header('RateLimit-Remaining', String(binding.decision.remaining));
+    reply.header('RateLimit-Reset', String(reset));
+    const limited = decided.filter(({ decision }) => decision.status === 'limited');
+    if (limited.length === 0) return true;
+    const retry = Math.max(...limited.map(({ decision }) => resetSeconds(decision)));
+    const over = limited.map(({ bucket }) => `${bucket.limit} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds${bucket.policy === 'partner' ? ' for all keys of the partner' : ''}`);
+    reply.header('Retry-After', String(retry));
+    sendError(reply, 'rate_limited', `rate limit exceeded: ${over.join(' and ')}; retry in ${retry} s`);
     return false;
   }
 
@@ -124,18 +163,15 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     // here. After a 429 is sent, done() is not called: the reply is already on its way.
     app.addHook('onRequest', (request, reply, done) => {
       if (isExempt(request)) return done();
-      const caller = request.caller;
-      const bucket: Bucket =
-        caller?.kind === 'partner'
-          ? { policy: 'key', id: `key:${caller.keyId}`, limit: caller.partner.rate_limit_per_minute }
-          : addressBucket(request);
-      const decision = limiter.consume(bucket.id, bucket.limit);
-      if (!(decision instanceof Promise)) {
-        if (apply(reply, bucket, decision)) done();
+      const buckets = bucketsOf(request);
+      const decisions = buckets.map((bucket) => limiter.consume(bucket.id, bucket.limit));
+      if (!decisions.some((decision) => decision instanceof Promise)) {
+        const checks = buckets.map((bucket, i) => ({ bucket, decision: decisions[i] as RateLimitDecision }));
+        if (apply(reply, checks)) done();
         return;
       }
-      decision.then((settled) => {
-        if (apply(reply, bucket, settled)) done();
+      Promise.all(decisions.map((decision) => Promise.resolve(decision))).then((settled) => {
+        if (apply(reply, buckets.map((bucket, i) => ({ bucket, decision: settled[i]! })))) done();
       }, done);
     });
     // A process starting next to a healthy Redis counts from its first request; a dead Redis
@@ -154,16 +190,7 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
   };
 }
 
-/** Writes the current-state fields; returns the seconds until reset (at least 1). */
-function setStateHeaders(
-  reply: FastifyReply,
-  bucket: Bucket,
-  decision: Extract<RateLimitDecision, { remaining: number }>,
-): number {
-  // Whole seconds, rounded up so a client that waits that long finds a fresh window.
-  const reset = Math.max(1, Math.ceil(decision.resetMs / 1000));
-  reply.header('RateLimit-Remaining', String(decision.remaining));
-  reply.header('RateLimit-Reset', String(reset));
-  reply.header('RateLimit', `"${bucket.policy}";r=${decision.remaining};t=${reset}`);
-  return reset;
+/** Whole seconds until the window ends, rounded up so a client that waits that long finds a fresh one. */
+function resetSeconds(decision: Extract<RateLimitDecision, { remaining: number }>): number {
+  return Math.max(1, Math.ceil(decision.resetMs / 1000));
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock, buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { TableQueryCounter, unknownKey, wrongSecret } from './auth-helpers.js';
+import { TableQueryCounter } from '../helpers/query-counter.js';
+import { unknownKey, wrongSecret } from './auth-helpers.js';
 
 const ACCOUNT = '/api/v1/partner/account';
 const CURRENCIES = '/api/v1/currencies';

@@ -12,7 +12,14 @@ function get(t: TestApp, url: string, remoteAddress: string, headers: Record<str
   return t.app.inject({ method: 'GET', url, remoteAddress, headers });
 }
 
-function assertLimited(res: LightMyRequestResponse, limit: number, policy: string): void {
+/** Another budget the request also counted against (a key's partner), as the fields list it. */
+interface AlsoCounted {
+  policy: string;
+  limit: number;
+  remaining: number;
+}
+
+function assertLimited(res: LightMyRequestResponse, limit: number, policy: string, also: AlsoCounted[] = []): void {
   assert.equal(res.statusCode, 429, res.body);
   assert.deepEqual(Object.keys(res.json<object>()).sort(), ['code', 'detail']);
   assert.equal(res.json<{ code: string }>().code, 'rate_limited');
@@ -22,8 +29,11 @@ function assertLimited(res: LightMyRequestResponse, limit: number, policy: strin
   assert.equal(res.headers['ratelimit-limit'], String(limit));
   assert.equal(res.headers['ratelimit-remaining'], '0');
   assert.equal(res.headers['ratelimit-reset'], String(retryAfter));
-  assert.equal(res.headers['ratelimit-policy'], `"${policy}";q=${limit};w=60`);
-  assert.equal(res.headers.ratelimit, `"${policy}";r=0;t=${retryAfter}`);
+  assert.equal(res.headers['ratelimit-policy'], [`"${policy}";q=${limit};w=60`, ...also.map((other) => `"${other.policy}";q=${other.limit};w=60`)].join(', '));
+  const state = String(res.headers.ratelimit).split(', ');
+  assert.equal(state[0], `"${policy}";r=0;t=${retryAfter}`);
+  assert.equal(state.length, 1 + also.length);
+  also.forEach((other, i) => assert.match(state[i + 1]!, new RegExp(`^"${other.policy}";r=${other.remaining};t=\\d+$`)));
 }
 
 describe('rate limit (memory store)', () => {
@@ -64,23 +74,58 @@ describe('rate limit (memory store)', () => {
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.headers['ratelimit-limit'], '5');
       assert.equal(res.headers['ratelimit-remaining'], String(5 - i));
-      assert.equal(res.headers['ratelimit-policy'], '"key";q=5;w=60');
+      // Both budgets a key counts against: its own and its partner's (2 keys' worth by default).
+      assert.equal(res.headers['ratelimit-policy'], '"key";q=5;w=60, "partner";q=10;w=60');
+      assert.match(String(res.headers.ratelimit), new RegExp(`^"key";r=${5 - i};t=\\d+, "partner";r=${10 - i};t=\\d+$`));
     }
-    assertLimited(await get(t, ACCOUNT, ip, auth), 5, 'key');
+    assertLimited(await get(t, ACCOUNT, ip, auth), 5, 'key', [{ policy: 'partner', limit: 10, remaining: 4 }]);
     // The same key from elsewhere is the same budget; X-API-Key is the same key too.
-    assertLimited(await get(t, CURRENCIES, '198.51.100.11', { 'x-api-key': partner.apiKey }), 5, 'key');
+    assertLimited(await get(t, CURRENCIES, '198.51.100.11', { 'x-api-key': partner.apiKey }), 5, 'key', [
+      { policy: 'partner', limit: 10, remaining: 3 },
+    ]);
 
     // The address's own budget was not touched by the keyed requests.
     const anonymous = await get(t, CURRENCIES, ip);
     assert.equal(anonymous.statusCode, 200);
     assert.equal(anonymous.headers['ratelimit-remaining'], '59');
 
-    // Another key (of the same partner) counts separately.
+    // Another key of the same partner has a whole key budget, but only what is left of the partner's.
     const second = await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`);
     assert.equal(second.statusCode, 201, second.body);
     const res = await get(t, ACCOUNT, ip, { authorization: `Bearer ${second.json<{ api_key: string }>().api_key}` });
     assert.equal(res.statusCode, 200);
-    assert.equal(res.headers['ratelimit-remaining'], '4');
+    assert.match(String(res.headers.ratelimit), /^"key";r=4;t=\d+, "partner";r=2;t=\d+$/);
+    // The contract's fields follow the budget that binds: the partner's.
+    assert.equal(res.headers['ratelimit-limit'], '10');
+    assert.equal(res.headers['ratelimit-remaining'], '2');
+  });
+
+  it("counts all of a partner's keys against one partner budget: more keys add nothing", async () => {
+    const partner = await t.createPartner({ rate_limit_per_minute: 4 });
+    const keys = [partner.apiKey];
+    for (let i = 0; i < 3; i += 1) {
+      const key = await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`);
+      assert.equal(key.statusCode, 201, key.body);
+      keys.push(key.json<{ api_key: string }>().api_key);
+    }
+    // Partner budget 8 (2 × 4): two keys spend it; the other two are refused from their first request.
+    for (const key of keys.slice(0, 2)) {
+      for (let i = 0; i < 4; i += 1) assert.equal((await get(t, ACCOUNT, '198.51.100.12', { 'x-api-key': key })).statusCode, 200);
+    }
+    for (const key of keys.slice(2)) {
+      const res = await get(t, ACCOUNT, '198.51.100.13', { 'x-api-key': key });
+      assert.equal(res.statusCode, 429, res.body);
+      assert.equal(res.json<{ code: string }>().code, 'rate_limited');
+      assert.match(res.json<{ detail: string }>().detail, /8 requests per 60 seconds for all keys of the partner/);
+      assert.equal(res.headers['ratelimit-policy'], '"key";q=4;w=60, "partner";q=8;w=60');
+      assert.match(String(res.headers.ratelimit), /^"key";r=3;t=\d+, "partner";r=0;t=\d+$/);
+      assert.equal(res.headers['ratelimit-limit'], '8');
+      assert.equal(res.headers['ratelimit-remaining'], '0');
+      assert.equal(res.headers['retry-after'], res.headers['ratelimit-reset']);
+    }
+    // The other partner's keys are untouched.
+    const other = await t.createPartner({ rate_limit_per_minute: 4 });
+    assert.equal((await get(t, ACCOUNT, '198.51.100.12', { 'x-api-key': other.apiKey })).statusCode, 200);
   });
 
   it('counts failed authentications against the client IP', async () => {

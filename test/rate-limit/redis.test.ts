@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisRateLimiter, type LimiterLog } from '../../src/services/rate-limiter.js';
+import { TableQueryCounter } from '../helpers/query-counter.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   REDIS_URL,
@@ -58,9 +59,10 @@ describe('rate limit (Redis store)', { skip }, () => {
   describe('with Redis up', () => {
     let a: TestApp;
     let b: TestApp;
+    const bKeyReads = new TableQueryCounter('api_keys');
     before(async () => {
       a = await buildTestApp({ env: { REDIS_URL: sharedUrl } });
-      b = await buildTestApp({ env: { REDIS_URL: sharedUrl } });
+      b = await buildTestApp({ env: { REDIS_URL: sharedUrl }, wrapDatabase: bKeyReads.wrap });
     });
     after(async () => {
       await a.close();
@@ -116,7 +118,42 @@ describe('rate limit (Redis store)', { skip }, () => {
       }
       const limited = await a.app.inject({ method: 'GET', url: '/api/v1/partner/account', headers });
       assert.equal(limited.statusCode, 429);
-      assert.equal(limited.headers['ratelimit-policy'], '"key";q=5;w=60');
+      assert.equal(limited.headers['ratelimit-policy'], '"key";q=5;w=60, "partner";q=10;w=60');
+    });
+
+    it("counts all of a partner's keys against one partner budget in Redis", async () => {
+      const partner = await a.createPartner({ rate_limit_per_minute: 3 });
+      const second = await a.admin('POST', `/admin/v1/partners/${partner.id}/keys`);
+      const third = await a.admin('POST', `/admin/v1/partners/${partner.id}/keys`);
+      const keys = [partner.apiKey, second.json<{ api_key: string }>().api_key, third.json<{ api_key: string }>().api_key];
+      const account = (key: string) => a.app.inject({ method: 'GET', url: '/api/v1/partner/account', headers: { 'x-api-key': key } });
+      for (let i = 0; i < 3; i += 1) assert.equal((await account(keys[0]!)).statusCode, 200);
+      for (let i = 0; i < 3; i += 1) assert.equal((await account(keys[1]!)).statusCode, 200);
+      const limited = await account(keys[2]!);
+      assert.equal(limited.statusCode, 429, limited.body);
+      assert.equal(limited.headers['ratelimit-policy'], '"key";q=3;w=60, "partner";q=6;w=60');
+      assert.match(String(limited.headers.ratelimit), /^"key";r=2;t=\d+, "partner";r=0;t=\d+$/);
+      const client = new Redis(REDIS_URL);
+      try {
+        assert.equal(await client.get(`${prefix}epa:rl:partner:${partner.id}`), '7');
+      } finally {
+        client.disconnect();
+      }
+    });
+
+    it('reads no key from an address over its budget in Redis, whichever instance it reaches', async () => {
+      const ip = '198.51.100.3';
+      for (let i = 0; i < 60; i += 1) assert.equal((await get(a, ip)).statusCode, 200);
+      const unknown = `pk_${'0'.repeat(20)}.${'A'.repeat(43)}`;
+      const before = bKeyReads.count;
+      const res = await b.app.inject({ method: 'GET', url: '/api/v1/partner/account', remoteAddress: ip, headers: { authorization: `Bearer ${unknown}` } });
+      assert.equal(res.statusCode, 429, res.body);
+      assert.equal(res.headers['ratelimit-policy'], '"ip";q=60;w=60');
+      assert.equal(bKeyReads.count - before, 0);
+      // From an address with budget, the same unknown id is read (once) and refused.
+      const fresh = await b.app.inject({ method: 'GET', url: '/api/v1/partner/account', remoteAddress: '198.51.100.5', headers: { authorization: `Bearer ${unknown}` } });
+      assert.equal(fresh.statusCode, 401, fresh.body);
+      assert.equal(bKeyReads.count - before, 1);
     });
   });
 
