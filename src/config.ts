@@ -47,6 +47,8 @@ export interface Config {
    * its node (src/chains/nodes) instead of the simulator.
    */
   readonly chainRpcUrls: Readonly<Record<string, string>>;
+  /** The operator surface (src/surfaces.ts): its own listener, and who may scrape /metrics. */
+  readonly operator: OperatorConfig;
   readonly lifecycle: LifecycleConfig;
   readonly limits: LimitsConfig;
 }
@@ -61,6 +63,19 @@ export interface LimitsConfig {
   readonly partnerKeysBudget: number;
   /** Failed operator-token attempts per client address per minute before 429: `ADMIN_AUTH_FAILURES_PER_MINUTE`, default 10. */
   readonly adminAuthFailuresPerMinute: number;
+}
+
+export interface OperatorConfig {
+  /**
+   * `ADMIN_PORT` (and `ADMIN_HOST`, default 127.0.0.1): the operator API and /metrics listen
+   * there, and the public port answers 404 for them. Unset: one listener serves both surfaces.
+   */
+  readonly listener: { readonly host: string; readonly port: number } | undefined;
+  /**
+   * `METRICS_TOKEN`: the bearer token a scrape of /metrics must carry unless it comes from
+   * loopback with no proxy header. Unset: only loopback scrapes are answered.
+   */
+  readonly metricsToken: string | undefined;
 }
 
 export interface LifecycleConfig {
@@ -162,6 +177,7 @@ export function loadConfig(env: Env = process.env): Config {
     depositXpubs: Object.freeze(prefixed(env, 'DEPOSIT_XPUB_')),
     depositAddresses: Object.freeze(prefixed(env, 'DEPOSIT_ADDRESS_')),
     chainRpcUrls: Object.freeze(parseRpcUrls(surrounded(env, 'CHAIN_', '_RPC_URL'))),
+    operator: parseOperator(env),
     lifecycle: Object.freeze({
       workerInProcess: oneOf(env, 'WORKER', ['in-process', 'off'], 'in-process') === 'in-process',
       workerIntervalMs: integer(env, 'WORKER_INTERVAL_MS', 1000, 50, 60_000),
@@ -187,6 +203,27 @@ export function loadConfig(env: Env = process.env): Config {
       maxDeviationPct: integer(env, 'PRICE_MAX_DEVIATION_PCT', 5, 1, 50),
     }),
   });
+}
+
+function parseOperator(env: Env): OperatorConfig {
+  const metricsToken = optional(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && !/^[A-Za-z0-9_-]{32,256}$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN', 'must be 32 to 256 characters of A-Z a-z 0-9 _ -');
+  }
+  const host = optional(env, 'ADMIN_HOST');
+  const rawPort = optional(env, 'ADMIN_PORT');
+  if (rawPort === undefined) {
+    if (host !== undefined) throw new ConfigError('ADMIN_HOST', 'needs ADMIN_PORT (the operator listener)');
+    return Object.freeze({ listener: undefined, metricsToken });
+  }
+  const port = integer(env, 'ADMIN_PORT', 0, 0, 65535);
+  if (port !== 0 && port === integer(env, 'PORT', 3000, 0, 65535)) {
+    throw new ConfigError('ADMIN_PORT', 'must differ from PORT (it is the operator API\'s own listener)');
+  }
+  if (host !== undefined && isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
+    throw new ConfigError('ADMIN_HOST', 'must be an IP address or a host name');
+  }
+  return Object.freeze({ listener: Object.freeze({ host: host ?? '127.0.0.1', port }), metricsToken });
 }
 
 function optional(env: Env, name: string): string | undefined {

@@ -18,7 +18,7 @@ import { loadDepositWallets } from './services/deposit-wallets.js';
 import { IdempotencyKeys } from './services/idempotency.js';
 import { OrderLifecycle } from './services/order-lifecycle.js';
 import { OrderService } from './services/order-service.js';
-import { registerOrderStatusGauge } from './services/order-status-gauge.js';
+import { OrderStatusGauge } from './services/order-status-gauge.js';
 import { QuoteService } from './services/quote-service.js';
 import { SecretBox } from './services/secret-box.js';
 import { LifecycleWorker } from './worker/lifecycle-worker.js';
@@ -32,6 +32,8 @@ export interface Runtime {
   readonly orders: OrderService;
   readonly lifecycle: OrderLifecycle;
   readonly worker: LifecycleWorker;
+  /** orders_by_status, recounted on a timer (refresh() recounts at once). */
+  readonly orderStatusGauge: OrderStatusGauge;
   /** Stops timers and the worker (the database stays open: its owner closes it). */
   close(): Promise<void>;
 }
@@ -71,7 +73,8 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   const idempotency = new IdempotencyKeys(db, clock);
   const orders = new OrderService(db, quotes, new DepositAddressAllocator(wallets, metrics), idempotency, clock, config.shortIdPrefix);
   const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '');
-  registerOrderStatusGauge(db, metrics);
+  const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
+  await orderStatusGauge.start();
   // Chains with a node (CHAIN_<CHAIN>_RPC_URL) are watched there; the simulator keeps the rest.
   const nodeWatchers = createChainWatchers(config, db, clock, metrics, logger);
   const simulatedChain = new SimulatedChainWatcher(db, { autoConfirmEveryMs: config.lifecycle.simulatorAutoConfirmMs, now: () => clock.now() });
@@ -110,8 +113,10 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     orders,
     lifecycle,
     worker,
+    orderStatusGauge,
     async close() {
       clearInterval(purgeTimer);
+      orderStatusGauge.stop();
       await worker.stop();
       prices.stop();
       catalog.stop();

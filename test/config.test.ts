@@ -130,6 +130,23 @@ describe('loadConfig: each bad variable is named', () => {
     rejects({ HOST: 'bad host!' }, 'HOST');
   });
 
+  it('the operator surface: one listener by default; ADMIN_PORT moves it, on ADMIN_HOST (default 127.0.0.1)', () => {
+    assert.deepEqual(loadConfig({}).operator, { listener: undefined, metricsToken: undefined });
+    assert.deepEqual(loadConfig({ ADMIN_PORT: '9100' }).operator.listener, { host: '127.0.0.1', port: 9100 });
+    assert.deepEqual(loadConfig({ ADMIN_PORT: '0', ADMIN_HOST: '10.0.0.2' }).operator.listener, { host: '10.0.0.2', port: 0 });
+    assert.equal(loadConfig({ METRICS_TOKEN: TOKEN }).operator.metricsToken, TOKEN);
+  });
+
+  it('ADMIN_PORT junk or equal to PORT, ADMIN_HOST alone or junk, METRICS_TOKEN short', () => {
+    rejects({ ADMIN_PORT: 'x' }, 'ADMIN_PORT');
+    rejects({ ADMIN_PORT: '70000' }, 'ADMIN_PORT');
+    rejects({ ADMIN_PORT: '3000' }, 'ADMIN_PORT');
+    rejects({ ADMIN_PORT: '8080', PORT: '8080' }, 'ADMIN_PORT');
+    rejects({ ADMIN_HOST: '127.0.0.1' }, 'ADMIN_HOST');
+    rejects({ ADMIN_PORT: '9100', ADMIN_HOST: 'bad host!' }, 'ADMIN_HOST');
+    rejects({ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN');
+  });
+
   it('CACHE_REFRESH_MS out of range', () => {
     rejects({ CACHE_REFRESH_MS: '10' }, 'CACHE_REFRESH_MS');
     rejects({ CACHE_REFRESH_MS: 'fast' }, 'CACHE_REFRESH_MS');

@@ -96,7 +96,7 @@ describe('OpenAPI document, docs and operations endpoints', () => {
       const paths = Object.keys(operator.paths);
       assert.ok(paths.every((path) => path.startsWith('/admin/v1/') || path === '/metrics'), paths.join(', '));
       assert.ok(paths.includes('/metrics') && paths.includes('/admin/v1/health'));
-      assert.deepEqual(Object.keys(operator.components.securitySchemes), ['adminToken']);
+      assert.deepEqual(Object.keys(operator.components.securitySchemes).sort(), ['adminToken', 'metricsToken']);
     });
 
     it('every operator route requires the admin token', async () => {

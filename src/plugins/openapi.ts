@@ -33,6 +33,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<OpenApiDocum
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Partner API key <key_id>.<secret>' },
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Partner API key' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'Operator token (ADMIN_TOKEN)' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'Prometheus scrape token (METRICS_TOKEN)' },
         },
       },
     },

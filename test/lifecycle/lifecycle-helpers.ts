@@ -246,8 +246,10 @@ export function assertDecimalEq(actual: DecimalValue | null | undefined, expecte
   assert.ok(new Decimal(actual).eq(expected), `${what}: ${String(actual)} ≠ ${new Decimal(expected).toFixed()}`);
 }
 
-/** A sample value of one Prometheus series, or undefined when absent. */
+/** A sample value of one Prometheus series, or undefined when absent (gauges recounted first). */
 export async function metricValue(h: Harness, series: string): Promise<number | undefined> {
+  // orders_by_status is recounted on a timer; a test reads what it has just done.
+  await h.t.runtime.orderStatusGauge.refresh();
   const res = await h.t.app.inject({ method: 'GET', url: '/metrics' });
   assert.equal(res.statusCode, 200, res.body);
   const line = res.body.split('\n').find((text) => text.startsWith(`${series} `));

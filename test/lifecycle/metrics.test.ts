@@ -88,4 +88,20 @@ describe('lifecycle metrics on /metrics', () => {
     assert.equal(await metricValue(h, 'worker_lag_seconds'), 0, 'caught up');
     assert.equal(await metricValue(h, 'orders_by_status{status="completed"}'), 2);
   });
+
+  it('a scrape reads cached gauges: no database query, and orders_by_status changes only when recounted', async (ctx) => {
+    const scrape = async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+      assert.equal(res.statusCode, 200);
+      const line = res.body.split('\n').find((text) => text.startsWith('orders_by_status{status="waiting_deposit"} '));
+      return Number(line?.split(' ').at(-1));
+    };
+    const before = await scrape();
+    await createOrder(h);
+    const executeQuery = ctx.mock.method(t.db.handle.db.getExecutor(), 'executeQuery');
+    for (let i = 0; i < 20; i++) assert.equal(await scrape(), before, 'counted before the order: the timer has not run since');
+    assert.equal(executeQuery.mock.callCount(), 0, 'scrapes must not query the database');
+    await t.runtime.orderStatusGauge.refresh();
+    assert.equal(await scrape(), before + 1);
+  });
 });
