@@ -24,6 +24,7 @@ import { registerV1Routes } from './routes/v1/index.js';
 import { OrderSchema } from './routes/v1/order-view.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
+import { installSurfaceSplit } from './operator-listener.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -74,6 +75,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     childLoggerFactory: lazyChildLoggerFactory,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // ADMIN_PORT: each route answers on its surface's listener only (before any route is added).
+  installSurfaceSplit(app, config.operator);
   const metrics = createMetrics();
   const runtime = await createRuntime({ config, database, clock, logger, metrics });
   app.addHook('onClose', () => runtime.close());

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { inject as injectInto } from 'light-my-request';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/app-types.js';
 import type { Clock } from '../../src/clock.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
+import { operatorHandler } from '../../src/operator-listener.js';
 import type { Runtime } from '../../src/runtime.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SecretTracker } from '../logs/secret-tracker.js';
@@ -34,7 +36,12 @@ export interface TestApp {
    * the app serves (status, content type, body schema): see response-recorder.ts.
    */
   responses: ResponseRecorder;
-  /** An operator API call with the admin token. */
+  /**
+   * A request to the operator surface (operator API, /metrics): with ADMIN_PORT it goes through
+   * the operator listener's handler, as a request on that port would; else it is `app.inject`.
+   */
+  operator(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** An operator API call with the admin token (through `operator`). */
   admin(method: InjectOptions['method'], url: string, payload?: unknown): Promise<LightMyRequestResponse>;
   /** A new active partner and one key for it. */
   createPartner(fields?: Record<string, unknown>): Promise<{ id: string; apiKey: string; keyId: string }>;
@@ -81,8 +88,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   if (options.env?.SECRETS_KEY === undefined) secrets.add(secretsKey, 'SECRETS_KEY');
   secrets.wrapInject(app);
 
+  const operator: TestApp['operator'] = (injected) =>
+    config.operator.listener === undefined ? app.inject(injected) : injectInto(operatorHandler(app), injected);
   const admin: TestApp['admin'] = (method, url, payload) =>
-    app.inject({
+    operator({
       method,
       url,
       headers: { authorization: `Bearer ${adminToken}` },
@@ -98,6 +107,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logs,
     secrets,
     responses,
+    operator,
     admin,
     async createPartner(fields = {}) {
       const partner = await admin('POST', '/admin/v1/partners', { name: 'Test Partner', ...fields });
@@ -111,7 +121,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       // The documents as served, from an address no test uses (its own rate-limit budget).
       const openapi = await app.inject({ method: 'GET', url: '/api/v1/openapi.json', remoteAddress: '192.0.2.1' });
-      const operatorOpenapi = await app.inject({
+      const operatorOpenapi = await operator({
         method: 'GET',
         url: '/admin/v1/openapi.json',
         headers: { authorization: `Bearer ${adminToken}` },
