@@ -5,7 +5,7 @@ import { runSecuritySuite, type SuitePartner } from '../helpers/security-suite.j
 
 /**
  * The shared authentication suite (test/helpers/security-suite.ts) against every API-key route:
- * POST /partner/orders, GET /partner/orders/{id}, GET /partner/account.
+ * POST /partner/orders, GET /partner/orders/{id}, GET /partner/orders (v1.1), GET /partner/account.
  */
 
 const ETH_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -81,6 +81,13 @@ describe('protected routes', () => {
     },
     successStatus: 200,
     otherPartnerStatus: 404,
+  });
+
+  runSecuritySuite('GET /api/v1/partner/orders (list)', {
+    app: () => t,
+    request: async () => ({ method: 'GET', url: '/api/v1/partner/orders?limit=5' }),
+    successStatus: 200,
+    invalidRequest: async () => ({ method: 'GET', url: '/api/v1/partner/orders?limit=0' }),
   });
 
   runSecuritySuite('GET /api/v1/partner/account', {

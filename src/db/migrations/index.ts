@@ -7,6 +7,7 @@ import * as m0005 from './0005-lifecycle.js';
 import * as m0006 from './0006-chain-cursors.js';
 import * as m0007 from './0007-order-event-version.js';
 import * as m0008 from './0008-fixed-quote-amount-to.js';
+import * as m0009 from './0009-partner-order-list.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006-chain-cursors': m0006,
   '0007-order-event-version': m0007,
   '0008-fixed-quote-amount-to': m0008,
+  '0009-partner-order-list': m0009,
 };

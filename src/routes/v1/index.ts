@@ -4,6 +4,7 @@ import { registerPartnerAccount } from './partner-account.js';
 import { registerRates } from './rates.js';
 import { registerCreateOrder } from './orders-create.js';
 import { registerGetOrder } from './orders-get.js';
+import { registerListOrders } from './orders-list.js';
 
 /** The partner API under /api/v1, registered explicitly so grep finds every route. */
 export function registerV1Routes(app: App, services: Services): void {
@@ -12,4 +13,5 @@ export function registerV1Routes(app: App, services: Services): void {
   registerRates(app, services);
   registerCreateOrder(app, services);
   registerGetOrder(app, services);
+  registerListOrders(app, services);
 }

@@ -1,0 +1,81 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { OrderStatus } from '../../domain/order-status.js';
+import type { Database, Db } from '../schema/index.js';
+import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-order-view.js';
+
+/** A position in a partner's list: the last order of a page, in its (created_at, id) order. */
+export interface OrderListPosition {
+  createdAt: Date;
+  id: string;
+}
+
+/** GET /partner/orders' filters, already validated (DESIGN §7.2). All optional, combined with AND. */
+export interface PartnerOrderFilter {
+  /** Statuses as the partner reads them (a waiting order past expires_at reads expired). */
+  statuses?: readonly OrderStatus[] | undefined;
+  /** Upper-case tickers. */
+  coinFrom?: string | undefined;
+  coinTo?: string | undefined;
+  /** Exclusive bounds on created_at. */
+  createdAfter?: Date | undefined;
+  createdBefore?: Date | undefined;
+  /**
+   * Exact match on any of: id (when `searchId` is set, a lower-case UUID), short id (when
+   * `searchShortId` is set, upper case), deposit address, deposit txid, payout txid, recipient
+   * address.
+   */
+  search?: string | undefined;
+  searchId?: string | undefined;
+  searchShortId?: string | undefined;
+}
+
+type Where = ExpressionBuilder<Database, 'orders'>;
+
+/** The status filter as stored statuses: `expired` also means waiting past expires_at, and `waiting_deposit` excludes it. */
+function statusCondition(eb: Where, statuses: readonly OrderStatus[], now: Date) {
+  const stored = statuses.filter((status) => status !== 'waiting_deposit');
+  const branches = [];
+  if (stored.length > 0) branches.push(eb('status', 'in', stored));
+  if (statuses.includes('waiting_deposit')) branches.push(eb.and([eb('status', '=', 'waiting_deposit'), eb('expires_at', '>', now)]));
+  if (statuses.includes('expired')) branches.push(eb.and([eb('status', '=', 'waiting_deposit'), eb('expires_at', '<=', now)]));
+  return eb.or(branches);
+}
+
+function searchCondition(eb: Where, filter: PartnerOrderFilter, search: string) {
+  const branches = [
+    eb('deposit_address', '=', search),
+    eb('deposit_txid', '=', search),
+    eb('payout_txid', '=', search),
+    eb('recipient_address', '=', search),
+  ];
+  if (filter.searchId !== undefined) branches.push(eb('id', '=', filter.searchId));
+  if (filter.searchShortId !== undefined) branches.push(eb('short_id', '=', filter.searchShortId));
+  return eb.or(branches);
+}
+
+/**
+ * One page of a partner's orders, newest first (created_at, then id, both descending), strictly
+ * after `after` in that order: keyset pagination, so orders created while a client pages never
+ * shift the pages of those that existed. Every filter has an index ending in (created_at, id)
+ * (migration 0009). `now` decides which waiting orders read expired.
+ */
+export async function listPartnerOrders(
+  db: Db,
+  partnerId: string,
+  filter: PartnerOrderFilter,
+  page: { limit: number; after?: OrderListPosition | undefined; now: Date },
+): Promise<PartnerOrderRow[]> {
+  let query = db.selectFrom('orders').select(PARTNER_ORDER_COLUMNS).where('partner_id', '=', partnerId);
+  const { statuses, search } = filter;
+  if (statuses !== undefined) query = query.where((eb) => statusCondition(eb, statuses, page.now));
+  if (filter.coinFrom !== undefined) query = query.where('coin_from', '=', filter.coinFrom);
+  if (filter.coinTo !== undefined) query = query.where('coin_to', '=', filter.coinTo);
+  if (filter.createdAfter !== undefined) query = query.where('created_at', '>', filter.createdAfter);
+  if (filter.createdBefore !== undefined) query = query.where('created_at', '<', filter.createdBefore);
+  if (search !== undefined) query = query.where((eb) => searchCondition(eb, filter, search));
+  const after = page.after;
+  if (after !== undefined) {
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.createdAt, after.id)));
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+}

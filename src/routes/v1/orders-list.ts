@@ -1,0 +1,97 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { isOrderStatus, ORDER_STATUSES, type OrderStatus } from '../../domain/order-status.js';
+import { ApiError } from '../../errors.js';
+import { writeString } from '../../json.js';
+import { sendJsonText } from '../../plugins/json-reply.js';
+import { ORDER_PAGE_DEFAULT, ORDER_PAGE_MAX, OrderList } from '../../services/order-list.js';
+import { errorResponses } from '../schemas.js';
+import { orderJson } from './order-view.js';
+
+const Ticker = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 12, pattern: '^[A-Za-z0-9]+$', description });
+
+const Query = Type.Object(
+  {
+    status: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: `comma-separated statuses as GET /partner/orders/{id} shows them: ${ORDER_STATUSES.join(', ')}`,
+      }),
+    ),
+    coin_from: Type.Optional(Ticker('source coin ticker (case-insensitive)')),
+    coin_to: Type.Optional(Ticker('destination coin ticker (case-insensitive)')),
+    created_after: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; orders created strictly after' })),
+    created_before: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; orders created strictly before' })),
+    search: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description: 'exact match on id, short id, deposit address, deposit txid, payout txid or recipient address',
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ORDER_PAGE_MAX, default: ORDER_PAGE_DEFAULT })),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page, with the same key' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const OrderPage = Type.Object(
+  {
+    orders: Type.Array(Type.Ref('Order'), { description: 'newest first (created_at, then id)' }),
+    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last' }),
+  },
+  { additionalProperties: false },
+);
+
+function parseStatuses(text: string): OrderStatus[] {
+  const statuses = text.split(',').map((part) => part.trim());
+  for (const status of statuses) {
+    if (!isOrderStatus(status)) throw new ApiError('bad_request', `status "${status}" is not one of ${ORDER_STATUSES.join(', ')}`);
+  }
+  return [...new Set(statuses as OrderStatus[])];
+}
+
+/** GET /api/v1/partner/orders (API key, DESIGN §7.2): the caller's orders, filtered, by keyset pages. */
+export function registerListOrders(app: App, { partnerAuth, database, clock, config }: Services): void {
+  if (config.secretsKey === undefined) throw new Error('SECRETS_KEY must be resolved before the routes are registered');
+  const list = new OrderList(database.db, clock, config.secretsKey);
+  app.get(
+    '/api/v1/partner/orders',
+    {
+      preValidation: partnerAuth.required,
+      schema: {
+        tags: ['partner'],
+        summary: 'List and search orders',
+        description:
+          'v1.1. The calling partner\'s orders, newest first, in pages: pass next_cursor as cursor for the next one. ' +
+          'Pages stay stable while new orders arrive. A cursor that was altered or given to another key is 400.',
+        security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+        querystring: Query,
+        response: { 200: OrderPage, ...errorResponses(400, 401, 403, 429, 500) },
+      },
+    },
+    async (request, reply) => {
+      const partner = request.partner;
+      if (partner === undefined) throw new Error('partner auth hook did not run');
+      const query = request.query;
+      const page = await list.list(partner, {
+        statuses: query.status === undefined ? undefined : parseStatuses(query.status),
+        coinFrom: query.coin_from,
+        coinTo: query.coin_to,
+        createdAfter: query.created_after === undefined ? undefined : new Date(query.created_after),
+        createdBefore: query.created_before === undefined ? undefined : new Date(query.created_before),
+        search: query.search,
+        limit: query.limit ?? ORDER_PAGE_DEFAULT,
+        cursor: query.cursor,
+      });
+      const now = clock.now();
+      const orders = page.orders.map((order) => orderJson(order, now)).join(',');
+      const next = page.nextCursor === null ? 'null' : writeString(page.nextCursor);
+      return sendJsonText(reply, `{"orders":[${orders}],"next_cursor":${next}}`);
+    },
+  );
+}

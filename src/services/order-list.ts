@@ -1,0 +1,102 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import {
+  listPartnerOrders,
+  type OrderListPosition,
+  type PartnerOrderFilter,
+} from '../db/repositories/partner-order-list-repository.js';
+import type { PartnerOrderRow } from '../db/views/partner-order-view.js';
+import type { Db } from '../db/schema/index.js';
+import type { PartnerRow } from '../db/schema/partners.js';
+import type { OrderStatus } from '../domain/order-status.js';
+import { SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
+import { ApiError } from '../errors.js';
+
+/** Default and largest page of GET /partner/orders (DESIGN §7.2). */
+export const ORDER_PAGE_DEFAULT = 20;
+export const ORDER_PAGE_MAX = 100;
+
+/** Bytes of HMAC-SHA256 kept in a cursor: 128 bits, beyond guessing. */
+const CURSOR_MAC_BYTES = 16;
+const CURSOR_PAYLOAD = /^([0-9]{1,16})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+export interface OrderListQuery {
+  statuses?: readonly OrderStatus[] | undefined;
+  coinFrom?: string | undefined;
+  coinTo?: string | undefined;
+  createdAfter?: Date | undefined;
+  createdBefore?: Date | undefined;
+  search?: string | undefined;
+  /** 1..ORDER_PAGE_MAX (the route's schema checks it). */
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface OrderPage {
+  orders: PartnerOrderRow[];
+  /** Opaque; null on the last page. */
+  nextCursor: string | null;
+}
+
+/**
+ * A partner's orders, page by page. The cursor is the last order's (created_at, id), signed with
+ * a key derived from SECRETS_KEY and bound to the partner: a cursor that was changed, or that
+ * another partner's key was given, fails its MAC and is a 400, never a way to move through
+ * another partner's list. Created_at is stored with millisecond precision (the service's clock),
+ * which is what the cursor keeps.
+ */
+export class OrderList {
+  private readonly cursorKey: Buffer;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    secretsKey: Buffer,
+  ) {
+    // A key of its own, so a cursor MAC can never be mistaken for any other use of SECRETS_KEY.
+    this.cursorKey = createHmac('sha256', secretsKey).update('partner order list cursor v1').digest();
+  }
+
+  async list(partner: PartnerRow, query: OrderListQuery): Promise<OrderPage> {
+    const after = query.cursor === undefined ? undefined : this.readCursor(partner.id, query.cursor);
+    const search = query.search;
+    const filter: PartnerOrderFilter = {
+      statuses: query.statuses,
+      coinFrom: query.coinFrom?.toUpperCase(),
+      coinTo: query.coinTo?.toUpperCase(),
+      createdAfter: query.createdAfter,
+      createdBefore: query.createdBefore,
+      search,
+      searchId: search !== undefined && UUID_PATTERN.test(search) ? search.toLowerCase() : undefined,
+      searchShortId: search !== undefined && SHORT_ID_PATTERN.test(search) ? search.toUpperCase() : undefined,
+    };
+    // One more than the page: whether a next page exists, without a count.
+    const rows = await listPartnerOrders(this.db, partner.id, filter, { limit: query.limit + 1, after, now: this.clock.now() });
+    const orders = rows.slice(0, query.limit);
+    const last = orders[orders.length - 1];
+    const nextCursor = rows.length > query.limit && last !== undefined ? this.writeCursor(partner.id, { createdAt: last.created_at, id: last.id }) : null;
+    return { orders, nextCursor };
+  }
+
+  private mac(partnerId: string, payload: string): Buffer {
+    return createHmac('sha256', this.cursorKey).update(`${partnerId}|${payload}`).digest().subarray(0, CURSOR_MAC_BYTES);
+  }
+
+  private writeCursor(partnerId: string, position: OrderListPosition): string {
+    const payload = `${position.createdAt.getTime()}.${position.id}`;
+    return `${Buffer.from(payload).toString('base64url')}.${this.mac(partnerId, payload).toString('base64url')}`;
+  }
+
+  private readCursor(partnerId: string, cursor: string): OrderListPosition {
+    const invalid = new ApiError('bad_request', 'cursor is not one this key was given: start again without it');
+    const [payloadText, macText, extra] = cursor.split('.');
+    if (payloadText === undefined || macText === undefined || extra !== undefined) throw invalid;
+    const payload = Buffer.from(payloadText, 'base64url').toString('latin1');
+    const mac = Buffer.from(macText, 'base64url');
+    const expected = this.mac(partnerId, payload);
+    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) throw invalid;
+    const match = CURSOR_PAYLOAD.exec(payload);
+    if (match?.[1] === undefined || match[2] === undefined) throw invalid;
+    return { createdAt: new Date(Number(match[1])), id: match[2] };
+  }
+}
