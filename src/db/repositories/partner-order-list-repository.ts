@@ -33,11 +33,14 @@ type Where = ExpressionBuilder<Database, 'orders'>;
 
 /** The status filter as stored statuses: `expired` also means waiting past expires_at, and `waiting_deposit` excludes it. */
 function statusCondition(eb: Where, statuses: readonly OrderStatus[], now: Date) {
-  const stored = statuses.filter((status) => status !== 'waiting_deposit');
+  const waiting = statuses.includes('waiting_deposit');
+  const expired = statuses.includes('expired');
+  // Both asked: every stored waiting order matches, whichever way it reads now.
+  const stored = statuses.filter((status) => status !== 'waiting_deposit' || expired);
   const branches = [];
   if (stored.length > 0) branches.push(eb('status', 'in', stored));
-  if (statuses.includes('waiting_deposit')) branches.push(eb.and([eb('status', '=', 'waiting_deposit'), eb('expires_at', '>', now)]));
-  if (statuses.includes('expired')) branches.push(eb.and([eb('status', '=', 'waiting_deposit'), eb('expires_at', '<=', now)]));
+  if (waiting && !expired) branches.push(eb.and([eb('status', '=', 'waiting_deposit'), eb('expires_at', '>', now)]));
+  if (expired && !waiting) branches.push(eb.and([eb('status', '=', 'waiting_deposit'), eb('expires_at', '<=', now)]));
   return eb.or(branches);
 }
 
@@ -63,8 +66,19 @@ export async function listPartnerOrders(
   db: Db,
   partnerId: string,
   filter: PartnerOrderFilter,
-  page: { limit: number; after?: OrderListPosition | undefined; now: Date },
+  page: OrderListPage,
 ): Promise<PartnerOrderRow[]> {
+  return partnerOrderListQuery(db, partnerId, filter, page).execute();
+}
+
+export interface OrderListPage {
+  limit: number;
+  after?: OrderListPosition | undefined;
+  now: Date;
+}
+
+/** listPartnerOrders' query, unexecuted: bench/order-list-plans.ts shows its plans. */
+export function partnerOrderListQuery(db: Db, partnerId: string, filter: PartnerOrderFilter, page: OrderListPage) {
   let query = db.selectFrom('orders').select(PARTNER_ORDER_COLUMNS).where('partner_id', '=', partnerId);
   const { statuses, search } = filter;
   if (statuses !== undefined) query = query.where((eb) => statusCondition(eb, statuses, page.now));
@@ -77,5 +91,5 @@ export async function listPartnerOrders(
   if (after !== undefined) {
     query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.createdAt, after.id)));
   }
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit);
 }
