@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import type { Metrics } from './metrics.js';
 import type { PartnerAuthHooks } from './plugins/partner-auth.js';
+import type { AttemptLimit } from './plugins/rate-limit.js';
 import type { ApiKeyService } from './services/api-keys.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { PriceBook } from './pricing/price-book.js';
@@ -31,6 +32,8 @@ export interface Services {
   readonly catalog: CurrencyCatalog;
   readonly apiKeys: ApiKeyService;
   readonly partnerAuth: PartnerAuthHooks;
+  /** Failed operator-token attempts per client address (ADMIN_AUTH_FAILURES_PER_MINUTE). */
+  readonly adminAuthAttempts: AttemptLimit;
   readonly metrics: Metrics;
   readonly prices: PriceBook;
   readonly quotes: QuoteService;

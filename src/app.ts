@@ -84,12 +84,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate('runtime', runtime);
   if (config.lifecycle.workerInProcess) runtime.worker.start();
   const { apiKeys } = runtime;
+  const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
   const services: Services = {
     config,
     database,
     clock,
     metrics,
     partnerAuth: partnerAuthHooks(apiKeys),
+    adminAuthAttempts: rateLimits.attempts('admin-auth', config.limits.adminAuthFailuresPerMinute),
     ...runtime,
   };
 
@@ -101,7 +103,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installJsonBody(app);
   installErrorHandler(app);
   installRequestMetrics(app, metrics);
-  const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);
   rateLimits.install();

@@ -52,7 +52,9 @@ describe('operator API (/admin/v1)', () => {
   let t: TestApp;
   let partnerKey: string;
   before(async () => {
-    t = await buildTestApp();
+    // Hundreds of wrong tokens from one address on purpose; the per-address limit on them is
+    // tested in test/auth/admin-auth-throttle.test.ts.
+    t = await buildTestApp({ env: { ADMIN_AUTH_FAILURES_PER_MINUTE: '10000' } });
     partnerKey = (await t.createPartner({ name: 'Key Holder' })).apiKey;
   });
   after(() => t.close());

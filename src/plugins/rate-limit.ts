@@ -65,9 +65,31 @@ export interface RateLimits {
    * so an address over its budget learns nothing and costs no read.
    */
   addressExhausted(request: FastifyRequest): boolean | Promise<boolean>;
+  /**
+   * A budget of attempts per client address at something that can fail (the operator token),
+   * in the same store as the request budgets (so shared by all processes through Redis).
+   */
+  attempts(name: string, perMinute: number): AttemptLimit;
   /** Adds the counting `onRequest` hook; call it after the caller identification's hook. */
   install(): void;
 }
+
+/**
+ * Attempts per address: every attempt is counted before it is tried and given back when it
+ * succeeds, so only failures use the budget, and a burst of parallel guesses cannot all be
+ * tried before the first failures are counted.
+ */
+export interface AttemptLimit {
+  /** Counts an attempt from `address`; `allowed: false` means answer 429 without trying. */
+  attempt(address: string): AttemptDecision | Promise<AttemptDecision>;
+  /** The attempt succeeded: it no longer counts. */
+  succeeded(address: string): void;
+}
+
+export type AttemptDecision =
+  /** `remaining`: failures still allowed in the window (undefined when the store did not answer). */
+  | { allowed: true; remaining: number | undefined }
+  | { allowed: false; retryAfterSeconds: number };
 
 /**
  * Rate limiting of every partner-facing request, in `onRequest` right after the caller is
@@ -180,7 +202,30 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     app.addHook('onClose', () => limiter.close());
   }
 
+  function attempts(name: string, perMinute: number): AttemptLimit {
+    const decide = (decision: RateLimitDecision): AttemptDecision => {
+      if (decision.status === 'unchecked') {
+        failures.inc({ reason: decision.reason });
+        return { allowed: true, remaining: undefined };
+      }
+      return decision.status === 'allowed'
+        ? { allowed: true, remaining: decision.remaining }
+        : { allowed: false, retryAfterSeconds: resetSeconds(decision) };
+    };
+    return {
+      attempt(address) {
+        const decision = limiter.consume(`${name}:${address}`, perMinute);
+        return decision instanceof Promise ? decision.then(decide) : decide(decision);
+      },
+      succeeded(address) {
+        const refunded = limiter.refund(`${name}:${address}`, perMinute);
+        if (refunded instanceof Promise) refunded.catch(() => undefined);
+      },
+    };
+  }
+
   return {
+    attempts,
     addressExhausted(request) {
       if (isExempt(request)) return false;
       const bucket = addressBucket(request);

@@ -27,6 +27,8 @@ export interface RateLimiter {
    * limited), without counting anything. A store that cannot answer says false (fail open).
    */
   exhausted(bucket: string, limit: number): boolean | Promise<boolean>;
+  /** Takes back one request counted in `bucket`'s current window (an attempt that succeeded). */
+  refund(bucket: string, limit: number): void | Promise<void>;
   /**
    * Resolves once the store can answer, when it has failed to connect, or after `withinMs`,
    * whichever comes first; never rejects (a store that is down does not stop the app starting).
@@ -101,6 +103,11 @@ export class MemoryRateLimiter implements RateLimiter {
   exhausted(bucket: string, limit: number): boolean {
     const window = this.windows.get(bucket);
     return window !== undefined && window.endsAt > this.clock.now().getTime() && window.count >= limit;
+  }
+
+  refund(bucket: string): void {
+    const window = this.windows.get(bucket);
+    if (window !== undefined && window.count > 0) window.count -= 1;
   }
 
   async connected(): Promise<void> {}
@@ -251,6 +258,22 @@ export class RedisRateLimiter implements RateLimiter {
       return res !== undefined && res !== null && res.consumedPoints >= limit;
     } catch {
       return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** rate-limiter-flexible's reward (one point back), bounded like consume; failures are ignored. */
+  async refund(bucket: string, limit: number): Promise<void> {
+    if (this.closed || performance.now() < this.skipUntil) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.timeoutMs);
+    });
+    try {
+      await Promise.race([this.limiter(limit).reward(bucket, 1).then(() => undefined), timeout]);
+    } catch {
+      // A refund lost to a failing store only leaves one attempt counted until the window ends.
     } finally {
       clearTimeout(timer);
     }

@@ -1,5 +1,5 @@
 import type { App, Services } from '../../app-types.js';
-import { adminAuthHook } from '../../plugins/admin-auth.js';
+import { adminAuthHook, documentAdminAuthErrors } from '../../plugins/admin-auth.js';
 import { registerAddressPoolsGet } from './address-pools-get.js';
 import { registerAddressPoolsLoad } from './address-pools-load.js';
 import { registerAdminListCurrencies } from './currencies-list.js';
@@ -31,7 +31,8 @@ export async function registerAdminRoutes(app: App, services: Services, document
   const adminToken = services.config.adminToken;
   if (adminToken === undefined) throw new Error('ADMIN_TOKEN must be resolved before building the app');
   await app.register(async (admin: App) => {
-    admin.addHook('onRequest', adminAuthHook(adminToken));
+    admin.addHook('onRequest', adminAuthHook(adminToken, services.adminAuthAttempts));
+    documentAdminAuthErrors(admin);
     registerCreatePartner(admin, services);
     registerListPartners(admin, services);
     registerGetPartner(admin, services);
