@@ -49,7 +49,7 @@ describe('operator API: failed admin token attempts per address', () => {
 
     const failures = t.logs.filter((line) => line.includes('admin authentication failed') && line.includes(ip));
     assert.equal(failures.length, 10);
-    assert.ok(failures.every((line) => JSON.parse(line).level === 40), 'logged at warn');
+    assert.ok(failures.every((line) => (JSON.parse(line) as { level: number }).level === 40), 'logged at warn');
     assert.match(failures[9]!, /refused \(429\) until its window ends/);
     assert.ok(failures.some((line) => line.includes('"reason":"wrong token"')));
     assert.ok(failures.some((line) => line.includes('"reason":"no bearer token"')));
