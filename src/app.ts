@@ -25,6 +25,7 @@ import { OrderSchema } from './routes/v1/order-view.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { installSurfaceSplit } from './operator-listener.js';
+import { installSecurityHeaders } from './plugins/security-headers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -77,6 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // ADMIN_PORT: each route answers on its surface's listener only (before any route is added).
   installSurfaceSplit(app, config.operator);
+  // Security headers on every response, the docs page's included (src/plugins/security-headers.ts).
+  await installSecurityHeaders(app);
   const metrics = createMetrics();
   const runtime = await createRuntime({ config, database, clock, logger, metrics });
   app.addHook('onClose', () => runtime.close());

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../errors.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { toJson } from '../json.js';
+import { applySecurityHeaders } from './security-headers.js';
 
 /** Fastify's codes for a JSON body that cannot be parsed (empty, or not JSON). */
 const JSON_BODY_ERRORS: ReadonlySet<string> = new Set(['FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_INVALID_JSON_BODY']);
@@ -79,6 +80,8 @@ export function installErrorHandler(app: FastifyInstance): void {
  * bodies without `detail`.
  */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // Routing failed before any onRequest hook ran, so the security headers are set here.
+  applySecurityHeaders(request, reply);
   const reason = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'the path is not valid URL encoding';
   if (error.code !== 'FST_ERR_MAX_PARAM_LENGTH' && error.code !== 'FST_ERR_BAD_URL') {
     request.log.error({ err: error }, 'routing failed');

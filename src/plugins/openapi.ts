@@ -46,7 +46,8 @@ export async function installOpenApi(app: FastifyInstance): Promise<OpenApiDocum
   // The docs page and its /docs/json show the partner document only.
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true },
+    // No validator badge: it is an image from a third-party host, which the CSP refuses.
+    uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
     transformSpecification: () => documents.partner(),
     transformSpecificationClone: false,
   });

@@ -45,3 +45,21 @@ export function litecoindSkip(): string | false {
 export function redisServerSkip(): string | false {
   return skipUnless(onPath('redis-server'), 'redis-server (not on PATH)', 'install Debian\'s `redis-server` package (`apt-get install -y redis-server`)');
 }
+
+/** Where a Chromium executable is on PATH (`chromium`, Debian's package, or `chromium-browser`). */
+export function chromiumExecutable(): string | undefined {
+  for (const command of ['chromium', 'chromium-browser']) {
+    const found = (process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter((dir) => dir !== '')
+      .map((dir) => path.join(dir, command))
+      .find(isExecutableFile);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The browser tests (docs page under the CSP), driven by playwright-core. */
+export function chromiumSkip(): string | false {
+  return skipUnless(chromiumExecutable() !== undefined, 'chromium (not on PATH)', 'install Debian\'s `chromium` package (`apt-get install -y chromium`)');
+}

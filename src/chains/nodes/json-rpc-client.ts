@@ -4,7 +4,16 @@ import { AdapterError } from '../adapters.js';
 export interface JsonRpcOptions {
   /** Per call, ms. Default 10000: a hung node must not hold the worker pass for long. */
   timeoutMs?: number;
+  /** Reply size cap, bytes. Default DEFAULT_MAX_REPLY_BYTES. */
+  maxReplyBytes?: number;
 }
+
+/**
+ * Default cap on one reply, bytes: 64 MiB. The largest honest replies are whole blocks with
+ * their transactions (a full Bitcoin block at getblock verbosity 2 is some 10 to 20 MB of JSON);
+ * a node that answers more, compromised or misconfigured, is refused instead of filling memory.
+ */
+export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /**
  * A minimal JSON-RPC 1.0/2.0 client over fetch, for bitcoind-family and EVM nodes. Plain fetch
@@ -19,6 +28,7 @@ export class JsonRpcClient {
   private readonly url: string;
   private readonly authorization: string | undefined;
   private readonly timeoutMs: number;
+  private readonly maxReplyBytes: number;
   private nextId = 1;
 
   constructor(url: string, options: JsonRpcOptions = {}) {
@@ -32,6 +42,7 @@ export class JsonRpcClient {
     this.url = parsed.toString();
     this.label = `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
   }
 
   /** The `result` of one call, parsed with JSON.parse (fast; numbers become floats). */
@@ -60,7 +71,10 @@ export class JsonRpcClient {
     } catch (error) {
       throw new AdapterError(`${this.label} ${method}: node unreachable (${describe(error)})`, false);
     }
-    const text = await response.text().catch(() => '');
+    const text = await readCapped(response, this.maxReplyBytes).catch((error: unknown) => {
+      if (error instanceof ReplyTooLarge) throw new AdapterError(`${this.label} ${method}: ${error.message}`, false);
+      return '';
+    });
     // bitcoind answers RPC errors with HTTP 500 and a JSON body: read the body before the status.
     let body: { result?: unknown; error?: { code?: number | { toString(): string }; message?: string } | null } | undefined;
     try {
@@ -88,6 +102,33 @@ export class JsonRpcError extends AdapterError {
     super(message, false);
     this.name = 'JsonRpcError';
   }
+}
+
+class ReplyTooLarge extends Error {}
+
+/** The reply's text, refused past `maxBytes` (declared or counted while reading). */
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? '0');
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw new ReplyTooLarge(`reply of ${declared} bytes exceeds the ${maxBytes}-byte cap`);
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    // Typed by hand: the fetch typings leave the chunk type open, the runtime gives Uint8Array.
+    const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+    if (done || value === undefined) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new ReplyTooLarge(`reply exceeds the ${maxBytes}-byte cap`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function describe(error: unknown): string {
