@@ -17,7 +17,8 @@ import type { FixedQuoteRow } from '../db/schema/fixed-quotes.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
 import type { PartnerRow } from '../db/schema/partners.js';
-import { validateAddress, validateMemo } from '../domain/addresses/index.js';
+import { validateAddress } from '../domain/addresses/index.js';
+import { checkRecipient } from '../domain/addresses/recipient-check.js';
 import type { RateType } from '../domain/pricing/index.js';
 import { newShortId, SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
 import { ApiError } from '../errors.js';
@@ -222,14 +223,18 @@ function reverseQuoteMatches(quote: FixedQuoteRow, amountTo: Decimal): boolean {
 }
 
 function checkAddresses(from: CurrencyRow, to: CurrencyRow, input: CreateOrderInput): void {
-  const recipient = validateAddress(to.address_format, input.recipientAddress);
-  if (!recipient.ok) throw new ApiError('bad_request', `recipient_address is not a valid ${to.network} address: ${recipient.reason}`);
-  if (input.recipientAddressTag !== undefined) {
-    if (!to.is_memo) throw new ApiError('bad_request', `recipient_address_tag: ${to.network} does not use a memo`);
-    const tag = validateMemo(to.address_format, input.recipientAddressTag);
-    if (!tag.ok) throw new ApiError('bad_request', `recipient_address_tag is not valid: ${tag.reason}`);
-  } else if (to.is_memo) {
-    throw new ApiError('bad_request', `recipient_address_tag is required: ${to.network} needs a memo or destination tag`);
+  const recipient = checkRecipient(to, input.recipientAddress, input.recipientAddressTag);
+  if (!recipient.ok) {
+    switch (recipient.problem) {
+      case 'invalid_address':
+        throw new ApiError('bad_request', `recipient_address is not a valid ${to.network} address: ${recipient.reason}`);
+      case 'memo_not_used':
+        throw new ApiError('bad_request', `recipient_address_tag: ${to.network} does not use a memo`);
+      case 'invalid_tag':
+        throw new ApiError('bad_request', `recipient_address_tag is not valid: ${recipient.reason}`);
+      case 'memo_required':
+        throw new ApiError('bad_request', `recipient_address_tag is required: ${to.network} needs a memo or destination tag`);
+    }
   }
   if (input.refundAddress !== undefined) {
     const refund = validateAddress(from.address_format, input.refundAddress);

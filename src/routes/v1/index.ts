@@ -5,6 +5,7 @@ import { registerRates } from './rates.js';
 import { registerCreateOrder } from './orders-create.js';
 import { registerGetOrder } from './orders-get.js';
 import { registerListOrders } from './orders-list.js';
+import { registerValidateAddress } from './addresses-validate.js';
 
 /** The partner API under /api/v1, registered explicitly so grep finds every route. */
 export function registerV1Routes(app: App, services: Services): void {
@@ -14,4 +15,5 @@ export function registerV1Routes(app: App, services: Services): void {
   registerCreateOrder(app, services);
   registerGetOrder(app, services);
   registerListOrders(app, services);
+  registerValidateAddress(app, services);
 }
