@@ -11,6 +11,7 @@ import type { Metrics } from './metrics.js';
 import { createPriceBook } from './pricing/create-price-book.js';
 import type { PriceBook } from './pricing/price-book.js';
 import { ApiKeyService } from './services/api-keys.js';
+import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from './services/auth-changes.js';
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { seedDemoAddressPools } from './services/demo-address-pools.js';
 import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
@@ -37,6 +38,9 @@ export interface Runtime {
   /** Stops timers and the worker (the database stays open: its owner closes it). */
   close(): Promise<void>;
 }
+
+/** How long start-up waits for the authentication change LISTEN (it keeps trying after). */
+const AUTH_LISTEN_WAIT_MS = 2000;
 
 export interface RuntimeDeps {
   config: Config;
@@ -99,6 +103,14 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     },
   });
 
+  // Revocations and suspensions reach every API process within milliseconds (services/auth-changes.ts).
+  let authChanges: AuthChangeFeed = new InProcessAuthChanges();
+  if (config.databaseUrl !== undefined) {
+    const listened = new PostgresAuthChanges(db, config.databaseUrl, logger);
+    await listened.listening(AUTH_LISTEN_WAIT_MS);
+    authChanges = listened;
+  }
+
   const purgeTimer = setInterval(() => {
     Promise.all([quotes.purgeExpired(), idempotency.purgeExpired()]).catch((error: unknown) =>
       logger.error({ err: error }, 'purge of expired quotes and idempotency keys failed'),
@@ -107,7 +119,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
 
   return {
     catalog,
-    apiKeys: new ApiKeyService(db, new SecretBox(config.secretsKey), clock, config.cacheRefreshMs),
+    apiKeys: new ApiKeyService(db, new SecretBox(config.secretsKey), clock, config.cacheRefreshMs, authChanges),
     prices,
     quotes,
     orders,
@@ -120,6 +132,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       await worker.stop();
       prices.stop();
       catalog.stop();
+      await authChanges.close();
     },
   };
 }

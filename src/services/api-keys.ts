@@ -11,6 +11,7 @@ import {
 import type { Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
 import { parseApiKey } from '../domain/api-key-format.js';
+import { InProcessAuthChanges, type AuthChange, type AuthChangeFeed } from './auth-changes.js';
 import type { SecretBox } from './secret-box.js';
 
 /** A key's full text, returned once at creation and never stored. */
@@ -53,18 +54,27 @@ export class ApiKeyService {
    * no read and takes the same path (a hash against DUMMY_HASH) as a wrong secret of a cached key.
    */
   private readonly unknown = new Map<string, number>();
+  /**
+   * Bumped by every change applied: a row read while a change arrived may predate it, so a
+   * read that started in an older generation answers its request but is not cached.
+   */
+  private generation = 0;
 
   /**
    * `cacheMs` (config.cacheRefreshMs; 0 = off): how long a key's row (key and partner) is
-   * reused instead of read again per request. Changes made through this process (revocation,
-   * partner status, markup or limit) apply at once; made through another process, within cacheMs.
+   * reused instead of read again per request. Changes (revocation, partner status, markup or
+   * limit) go through `changes`: applied here at once, and in every other process as soon as
+   * the feed delivers them (PostgreSQL NOTIFY, milliseconds); cacheMs only bounds a lost one.
    */
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
     private readonly clock: Clock,
     private readonly cacheMs = 0,
-  ) {}
+    private readonly changes: AuthChangeFeed = new InProcessAuthChanges(),
+  ) {
+    changes.subscribe((change) => this.apply(change));
+  }
 
   async issue(partnerId: string): Promise<IssuedKey> {
     const keyId = `pk_${randomBytes(10).toString('hex')}`;
@@ -76,7 +86,8 @@ export class ApiKeyService {
       secret_ciphertext: this.box.seal(secret, keyId),
       revoked_at: null,
     });
-    this.unknown.delete(keyId);
+    // Random ids are not guessed in advance, but a process that saw this one as unknown forgets it.
+    await this.changes.publish({ kind: 'key', keyId });
     return { key_id: keyId, api_key: `${keyId}.${secret}`, created_at: row.created_at };
   }
 
@@ -86,13 +97,27 @@ export class ApiKeyService {
 
   async revoke(keyId: string): Promise<KeyListing | undefined> {
     const revoked = await revokeApiKey(this.db, keyId, this.clock.now());
-    this.cache.delete(keyId);
+    if (revoked !== undefined) await this.changes.publish({ kind: 'key', keyId });
     return revoked;
   }
 
-  /** The partner's row changed (status, markup, limit): its keys are read again. */
-  forgetPartner(partnerId: string): void {
-    for (const [keyId, entry] of this.cache) if (entry.found.partner.id === partnerId) this.cache.delete(keyId);
+  /** The partner's row changed (status, markup, limit): its keys are read again, in every process. */
+  forgetPartner(partnerId: string): Promise<void> {
+    return this.changes.publish({ kind: 'partner', partnerId });
+  }
+
+  /** Drops what a change makes stale; called for this process's changes and other processes'. */
+  private apply(change: AuthChange): void {
+    this.generation += 1;
+    if (change.kind === 'everything') {
+      this.cache.clear();
+      this.unknown.clear();
+    } else if (change.kind === 'key') {
+      this.cache.delete(change.keyId);
+      this.unknown.delete(change.keyId);
+    } else {
+      for (const [keyId, entry] of this.cache) if (entry.found.partner.id === change.partnerId) this.cache.delete(keyId);
+    }
   }
 
   /**
@@ -161,17 +186,19 @@ export class ApiKeyService {
 
   /** Reads the key's row and caches it, or remembers that the id is unknown. */
   private async loadKey(keyId: string): Promise<CacheEntry | undefined> {
+    const generation = this.generation;
     const found = await findKeyWithPartner(this.db, keyId);
+    const current = generation === this.generation;
     if (found === undefined) {
       this.cache.delete(keyId);
-      if (this.cacheMs > 0) {
+      if (this.cacheMs > 0 && current) {
         if (this.unknown.size >= UNKNOWN_MAX_IDS) this.unknown.clear();
         this.unknown.set(keyId, this.clock.now().getTime() + this.cacheMs);
       }
       return undefined;
     }
     const entry: CacheEntry = { found, until: this.clock.now().getTime() + this.cacheMs };
-    if (this.cacheMs > 0) {
+    if (this.cacheMs > 0 && current) {
       if (this.cache.size >= CACHE_MAX_KEYS) this.cache.clear();
       this.cache.set(keyId, entry);
     }

@@ -16,7 +16,8 @@ const Body = Type.Object(
 
 /**
  * Suspension takes effect on the partner's next request to this process (its cached key rows
- * are dropped here) and within CACHE_REFRESH_MS on other API processes.
+ * are dropped here) and, through the authentication change feed, in every other API process
+ * within milliseconds (services/auth-changes.ts).
  */
 export function registerUpdatePartner(app: App, { database, apiKeys }: Services): void {
   app.patch(
@@ -34,7 +35,7 @@ export function registerUpdatePartner(app: App, { database, apiKeys }: Services)
     async (request) => {
       const row = await updatePartner(database.db, request.params.id, request.body);
       if (row === undefined) throw new ApiError('not_found', 'partner not found');
-      apiKeys.forgetPartner(row.id);
+      await apiKeys.forgetPartner(row.id);
       return partnerView(row);
     },
   );
