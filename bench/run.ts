@@ -102,7 +102,7 @@ interface Partner {
 
 /** A partner with the highest budget the schema allows (1,000,000/min), and a key for it. */
 async function createPartner(server: RunningServer): Promise<Partner> {
-  const { id, apiKey, keyId } = await createPartnerOver(server.url, server.adminToken, { name: 'bench', rate_limit_per_minute: 1_000_000 });
+  const { id, apiKey, keyId } = await createPartnerOver(server.url, server.adminToken, { name: 'bench', rate_limit_per_minute: 1_000_000, max_open_orders: 1_000_000 });
   return { apiKey, keyId, partnerId: id };
 }
 

@@ -49,6 +49,12 @@ export interface Config {
   readonly chainRpcUrls: Readonly<Record<string, string>>;
   /** The operator surface (src/surfaces.ts): its own listener, and who may scrape /metrics. */
   readonly operator: OperatorConfig;
+  /**
+   * Open orders awaiting a deposit a partner may have at once, unless the operator set the
+   * partner's own `max_open_orders`: `MAX_OPEN_ORDERS_PER_PARTNER`, default 100. Past it order
+   * creation is 422 `open_orders_limit`: one key cannot drain a shared address pool.
+   */
+  readonly maxOpenOrdersPerPartner: number;
   readonly lifecycle: LifecycleConfig;
   readonly limits: LimitsConfig;
 }
@@ -178,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     depositAddresses: Object.freeze(prefixed(env, 'DEPOSIT_ADDRESS_')),
     chainRpcUrls: Object.freeze(parseRpcUrls(surrounded(env, 'CHAIN_', '_RPC_URL'))),
     operator: parseOperator(env),
+    maxOpenOrdersPerPartner: integer(env, 'MAX_OPEN_ORDERS_PER_PARTNER', 100, 1, 1_000_000),
     lifecycle: Object.freeze({
       workerInProcess: oneOf(env, 'WORKER', ['in-process', 'off'], 'in-process') === 'in-process',
       workerIntervalMs: integer(env, 'WORKER_INTERVAL_MS', 1000, 50, 60_000),

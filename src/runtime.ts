@@ -75,7 +75,15 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     logger.warn('deposit addresses come from a generated DEMO wallet (see README): never send real funds to them');
   }
   const idempotency = new IdempotencyKeys(db, clock);
-  const orders = new OrderService(db, quotes, new DepositAddressAllocator(wallets, metrics), idempotency, clock, config.shortIdPrefix);
+  const orders = new OrderService(
+    db,
+    quotes,
+    new DepositAddressAllocator(wallets, metrics),
+    idempotency,
+    clock,
+    config.shortIdPrefix,
+    config.maxOpenOrdersPerPartner,
+  );
   const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '');
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
   await orderStatusGauge.start();

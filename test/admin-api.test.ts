@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from './helpers/test-app.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY_ID = /^pk_[a-z0-9]{20}$/;
-const PARTNER_KEYS = ['created_at', 'id', 'markup_bps', 'name', 'rate_limit_per_minute', 'status'];
+const PARTNER_KEYS = ['created_at', 'id', 'markup_bps', 'max_open_orders', 'name', 'rate_limit_per_minute', 'status'];
 const PUBLIC_CURRENCY_KEYS = [
   'id', 'coin', 'network', 'name', 'is_active', 'is_deposit_enabled', 'is_withdraw_enabled',
   'min_amount', 'max_amount', 'min_confirmations', 'decimals', 'is_memo',

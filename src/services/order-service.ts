@@ -12,6 +12,7 @@ import {
   type PartnerOrderRow,
 } from '../db/repositories/orders-repository.js';
 import { completeIdempotencyKey } from '../db/repositories/idempotency-repository.js';
+import { countOpenOrders, lockPartnerForNewOrder } from '../db/repositories/open-orders-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { FixedQuoteRow } from '../db/schema/fixed-quotes.js';
 import type { Database } from '../db/schema/index.js';
@@ -64,6 +65,8 @@ export class OrderService {
     private readonly idempotency: IdempotencyKeys,
     private readonly clock: Clock,
     private readonly shortIdPrefix: string,
+    /** Open orders per partner when the partner has no max_open_orders of its own. */
+    private readonly defaultMaxOpenOrders: number,
   ) {}
 
   async create(
@@ -131,6 +134,7 @@ export class OrderService {
     const now = this.clock.now();
     const id = randomUUID();
     return this.db.transaction().execute(async (tx) => {
+      await this.checkOpenOrders(tx, partner, now);
       const deposit = await this.addresses.reserve(tx, priced.from);
       const order = await insertOrder(tx, {
         id,
@@ -179,6 +183,25 @@ export class OrderService {
       if (idempotencyKey !== undefined) await completeIdempotencyKey(tx, partner.id, idempotencyKey, id);
       return order;
     });
+  }
+
+  /**
+   * Pool drain (issue 12): a partner may have only so many orders awaiting a deposit, so one key
+   * cannot take every address of a shared pool (or fill the table) and leave other partners'
+   * orders failing. Counted in the order's transaction with the partner's row locked: exact
+   * under concurrency, and the cap frees up as orders get a deposit, expire or are cancelled.
+   */
+  private async checkOpenOrders(tx: Kysely<Database>, partner: PartnerRow, now: Date): Promise<void> {
+    const cap = partner.max_open_orders ?? this.defaultMaxOpenOrders;
+    await lockPartnerForNewOrder(tx, partner.id);
+    const open = await countOpenOrders(tx, partner.id, now);
+    if (open >= cap) {
+      throw new ApiError(
+        'open_orders_limit',
+        `too many open orders: ${open} are awaiting a deposit and this account may have ${cap} at once; ` +
+          'wait until some are paid or expire (after 30 minutes), or ask the operator for a higher limit',
+      );
+    }
   }
 
   /** A fixed order with quote_id keeps the quoted rate: the quote must be live and match. */

@@ -10,6 +10,7 @@ import {
   oldestDueSince,
   scheduleRetry,
 } from '../db/repositories/order-queue-repository.js';
+import { releaseEndedPoolAddresses } from '../db/repositories/deposit-addresses-repository.js';
 import { findOrder } from '../db/repositories/orders-repository.js';
 import { findPartner } from '../db/repositories/partners-repository.js';
 import { findPayoutRequest, markPayoutFailed, markPayoutSent } from '../db/repositories/payouts-repository.js';
@@ -55,6 +56,8 @@ const MAX_BACKOFF_MS = 10 * 60 * 1000;
 /** Expired orders stay watched this long, so a late deposit is still noticed and refunded. */
 const LATE_DEPOSIT_WATCH_MS = 24 * 60 * 60 * 1000;
 const DUE_STATUSES = ['exchanging', 'sending', 'refunding'] as const;
+/** How often a worker returns ended orders' pool addresses to their pools, ms (it need not be prompt). */
+const POOL_RELEASE_INTERVAL_MS = 60_000;
 
 /**
  * Moves orders along (see README.md beside this file): sweeps expiries, feeds chain watcher
@@ -70,12 +73,21 @@ export class LifecycleWorker {
   private stopped = true;
   private readonly payoutFailures: Counter<'kind'>;
   private readonly lag: Gauge;
+  private readonly poolReleased: Counter<'chain'>;
+  /** Clock time of the last pool release pass; the first tick runs one. */
+  private lastPoolRelease = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: WorkerDeps) {
     this.payoutFailures = new Counter({
       name: 'payout_failures_total',
       help: 'Failed payout and refund attempts, by kind.',
       labelNames: ['kind'],
+      registers: [deps.metrics.registry],
+    });
+    this.poolReleased = new Counter({
+      name: 'deposit_address_pool_released_total',
+      help: 'Pool addresses returned to their pool after their order ended with no deposit and its late-deposit watch ended, by chain.',
+      labelNames: ['chain'],
       registers: [deps.metrics.registry],
     });
     this.lag = new Gauge({
@@ -111,6 +123,23 @@ export class LifecycleWorker {
     await this.pollWatchers();
     await this.processDue();
     await this.measureLag();
+    await this.releasePoolAddresses();
+  }
+
+  /**
+   * Pool drain (issue 12): a pool address (SOL) was bound to its order forever, so expired
+   * orders used the pool up. Once an order ended with no deposit and its late-deposit watch is
+   * over (LATE_DEPOSIT_WATCH_MS after expires_at), nothing will ever be credited to it through
+   * that address, so the address goes back to its pool. At most once a minute per worker; the
+   * update is idempotent, so several workers doing it is harmless.
+   */
+  async releasePoolAddresses(): Promise<number> {
+    const now = this.deps.clock.now().getTime();
+    if (now - this.lastPoolRelease < POOL_RELEASE_INTERVAL_MS) return 0;
+    this.lastPoolRelease = now;
+    const chains = await releaseEndedPoolAddresses(this.deps.db, new Date(now - LATE_DEPOSIT_WATCH_MS));
+    for (const chain of chains) this.poolReleased.inc({ chain });
+    return chains.length;
   }
 
   /**

@@ -30,7 +30,8 @@ describe('POST /partner/orders: concurrency', () => {
   let apiKey: string;
   before(async () => {
     t = await buildTestApp({ env: { WORKER: 'off' } });
-    ({ apiKey } = await t.createPartner({ rate_limit_per_minute: 1_000_000 }));
+    // Hundreds of open orders from one partner: above the default open-order cap on purpose.
+    ({ apiKey } = await t.createPartner({ rate_limit_per_minute: 1_000_000, max_open_orders: 1_000_000 }));
   });
   after(() => t.close());
 

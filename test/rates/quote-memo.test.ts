@@ -30,6 +30,7 @@ function partnerWithMarkup(markupBps: number): PartnerRow {
     status: 'active',
     markup_bps: markupBps,
     rate_limit_per_minute: 600,
+    max_open_orders: null,
     created_at: at,
     updated_at: at,
   };

@@ -8,6 +8,7 @@ import * as m0006 from './0006-chain-cursors.js';
 import * as m0007 from './0007-order-event-version.js';
 import * as m0008 from './0008-fixed-quote-amount-to.js';
 import * as m0009 from './0009-partner-order-list.js';
+import * as m0010 from './0010-partner-open-order-cap.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007-order-event-version': m0007,
   '0008-fixed-quote-amount-to': m0008,
   '0009-partner-order-list': m0009,
+  '0010-partner-open-order-cap': m0010,
 };

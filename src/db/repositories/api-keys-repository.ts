@@ -35,7 +35,7 @@ export async function findKeyWithPartner(db: Db, keyId: string): Promise<KeyWith
     .innerJoin('partners as p', 'p.id', 'k.partner_id')
     .select([
       'k.key_id', 'k.secret_hash', 'k.secret_ciphertext', 'k.revoked_at',
-      'p.id', 'p.name', 'p.status', 'p.markup_bps', 'p.rate_limit_per_minute', 'p.created_at', 'p.updated_at',
+      'p.id', 'p.name', 'p.status', 'p.markup_bps', 'p.rate_limit_per_minute', 'p.max_open_orders', 'p.created_at', 'p.updated_at',
     ])
     .where('k.key_id', '=', keyId)
     .executeTakeFirst();

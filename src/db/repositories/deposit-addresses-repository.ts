@@ -74,3 +74,27 @@ export async function countPoolAddresses(db: Db, chain: string): Promise<{ avail
     .executeTakeFirstOrThrow();
   return { available: Number(row.available), assigned: Number(row.assigned) };
 }
+
+/**
+ * Returns to their pools the addresses of orders that ended with no deposit (expired or failed,
+ * no deposit txid) and whose late-deposit watch ended before `watchedUntil` (expires_at at or
+ * before it). The order keeps its deposit_address as history; the pool row is free again.
+ * Returns the chains of the addresses released, one entry per address.
+ */
+export async function releaseEndedPoolAddresses(db: Db, watchedUntil: Date): Promise<string[]> {
+  const released = await db
+    .updateTable('deposit_addresses')
+    .set({ order_id: null, assigned_at: null })
+    .where('strategy', '=', 'pool')
+    .where('order_id', 'in', (eb) =>
+      eb
+        .selectFrom('orders')
+        .select('orders.id')
+        .where('orders.status', 'in', ['expired', 'failed'])
+        .where('orders.deposit_txid', 'is', null)
+        .where('orders.expires_at', '<=', watchedUntil),
+    )
+    .returning('chain')
+    .execute();
+  return released.map((row) => row.chain);
+}

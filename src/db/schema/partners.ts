@@ -11,6 +11,11 @@ export interface PartnerTable {
   markup_bps: Generated<number>;
   /** Requests per minute allowed per key of this partner. Default 600. */
   rate_limit_per_minute: Generated<number>;
+  /**
+   * Open orders (waiting for a deposit) this partner may have at once; null: the server default
+   * (MAX_OPEN_ORDERS_PER_PARTNER). Keeps one partner from draining a shared address pool.
+   */
+  max_open_orders: Generated<number | null>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }

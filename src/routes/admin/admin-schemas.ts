@@ -16,6 +16,9 @@ import { orderView } from '../v1/order-view.js';
 export const PartnerStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
 export const MarkupBps = Type.Integer({ minimum: 0, maximum: 1000, description: 'markup in basis points' });
 export const RateLimit = Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'requests per minute per key' });
+export const MaxOpenOrders = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], {
+  description: 'orders awaiting a deposit the partner may have at once; null: the server default (MAX_OPEN_ORDERS_PER_PARTNER)',
+});
 
 export const Partner = Type.Object(
   {
@@ -24,6 +27,7 @@ export const Partner = Type.Object(
     status: PartnerStatus,
     markup_bps: Type.Integer(),
     rate_limit_per_minute: Type.Integer(),
+    max_open_orders: Type.Union([Type.Integer(), Type.Null()], { description: 'null: the server default' }),
     created_at: Type.String({ format: 'date-time' }),
   },
   { $id: 'AdminPartner', additionalProperties: false },
@@ -36,6 +40,7 @@ export function partnerView(row: PartnerRow) {
     status: row.status,
     markup_bps: row.markup_bps,
     rate_limit_per_minute: row.rate_limit_per_minute,
+    max_open_orders: row.max_open_orders,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { insertPartner } from '../../db/repositories/partners-repository.js';
 import { errorResponses } from '../schemas.js';
-import { MarkupBps, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
+import { MarkupBps, MaxOpenOrders, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
 
 const Body = Type.Object(
   {
@@ -10,6 +10,7 @@ const Body = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '^(?=[\\s\\S]*\\S)[^\\u0000\\p{Cs}]+$' }),
     markup_bps: Type.Optional(MarkupBps),
     rate_limit_per_minute: Type.Optional(RateLimit),
+    max_open_orders: Type.Optional(MaxOpenOrders),
   },
   { additionalProperties: false },
 );
@@ -27,8 +28,8 @@ export function registerCreatePartner(app: App, { database }: Services): void {
       },
     },
     async (request, reply) => {
-      const { name, markup_bps, rate_limit_per_minute } = request.body;
-      const row = await insertPartner(database.db, { name: name.trim(), markup_bps, rate_limit_per_minute });
+      const { name, markup_bps, rate_limit_per_minute, max_open_orders } = request.body;
+      const row = await insertPartner(database.db, { name: name.trim(), markup_bps, rate_limit_per_minute, max_open_orders });
       return reply.code(201).send(partnerView(row));
     },
   );

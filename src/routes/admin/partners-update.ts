@@ -3,13 +3,14 @@ import type { App, Services } from '../../app-types.js';
 import { updatePartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
 import { errorResponses } from '../schemas.js';
-import { MarkupBps, PartnerIdParams, PartnerStatus, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
+import { MarkupBps, MaxOpenOrders, PartnerIdParams, PartnerStatus, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
 
 const Body = Type.Object(
   {
     status: Type.Optional(PartnerStatus),
     markup_bps: Type.Optional(MarkupBps),
     rate_limit_per_minute: Type.Optional(RateLimit),
+    max_open_orders: Type.Optional(MaxOpenOrders),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -25,7 +26,7 @@ export function registerUpdatePartner(app: App, { database, apiKeys }: Services)
     {
       schema: {
         tags: ['admin'],
-        summary: 'Change status, markup or rate limit',
+        summary: 'Change status, markup, rate limit or open-order cap',
         security: adminSecurity,
         params: PartnerIdParams,
         body: Body,

@@ -56,7 +56,8 @@ export async function createPartner(
   const auth = { authorization: `Bearer ${adminToken}` };
   const partner = await http(apiUrl, 'POST', '/admin/v1/partners', {
     headers: auth,
-    json: { name: 'Process Test Partner', rate_limit_per_minute: 1_000_000, ...fields },
+    // Load and fault tests: neither the rate limit nor the open-order cap is what they measure.
+    json: { name: 'Process Test Partner', rate_limit_per_minute: 1_000_000, max_open_orders: 1_000_000, ...fields },
   });
   if (partner.status !== 201) throw new Error(`partner create: ${partner.status} ${partner.text}`);
   const { id } = JSON.parse(partner.text) as { id: string };
