@@ -14,9 +14,13 @@
  *   failed hook, a file that timed out or crashed, is a failure. Its last line is
  *   `N passed, N failed` (`, N skipped` when any were), alone on its line: CI reads it.
  *
- * TEST_CONCURRENCY: test files at once per pass (default 2).
- * TEST_TIMINGS=<file>: also write every file's wall time there (`engine<TAB>seconds<TAB>file`,
- * slowest first), to find what to make faster.
+ * - Files that start no process run in groups, several to a process (scripts/test-groups.ts):
+ *   a process per file spent a third of the suite's CPU importing the app.
+ *
+ * TEST_CONCURRENCY: test files (or groups) at once per pass (default 2).
+ * TEST_GROUPS=0: every file in a process of its own (slower; to rule out a group's sharing).
+ * TEST_TIMINGS=<file>: also write every file's (or group's) wall time there
+ * (`engine<TAB>seconds<TAB>file`, slowest first), to find what to make faster.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -28,6 +32,7 @@ import pg from 'pg';
 import type { Engine } from '../src/db/database.js';
 import { MISSING_TOOL } from '../test/helpers/requirements.js';
 import { adminDatabaseUrl, createTemplate, type DatabaseTemplate } from '../test/helpers/test-database.js';
+import { writeGroups } from './test-groups.js';
 import { parseReport, summarize, type PassSummary } from './test-report.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,6 +52,7 @@ if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   process.exit(2);
 }
 const CI = process.env.CI !== undefined;
+const GROUPED = process.env.TEST_GROUPS !== '0';
 const POSTGRES_HINT =
   "install Debian's `postgresql` package (a database named `test` that user postgres reaches from 127.0.0.1) or point TEST_DATABASE_URL at a server";
 
@@ -105,7 +111,7 @@ interface PassResult {
 
 const children = new Set<ReturnType<typeof spawn>>();
 
-function runPass(lane: number, terminal: Terminal, engine: Engine, files: string[], env: Record<string, string>, workDir: string): Promise<PassResult> {
+function runPass(lane: number, terminal: Terminal, engine: Engine, files: string[], fileCount: number, env: Record<string, string>, workDir: string): Promise<PassResult> {
   const reportFile = path.join(workDir, `${engine}.jsonl`);
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', 'tsx', PASS_SCRIPT, reportFile, String(CONCURRENCY), ...files], {
@@ -114,7 +120,8 @@ function runPass(lane: number, terminal: Terminal, engine: Engine, files: string
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
-  terminal.write(lane, process.stdout, Buffer.from(`\n=== ${engine}: ${files.length} test files, ${CONCURRENCY} at a time ===\n`));
+  const processes = files.length === fileCount ? '' : ` in ${files.length} processes`;
+  terminal.write(lane, process.stdout, Buffer.from(`\n=== ${engine}: ${fileCount} test files${processes}, ${CONCURRENCY} at a time ===\n`));
   child.stdout.on('data', (chunk: Buffer) => terminal.write(lane, process.stdout, chunk));
   child.stderr.on('data', (chunk: Buffer) => terminal.write(lane, process.stderr, chunk));
   return new Promise((resolve) => {
@@ -146,19 +153,49 @@ async function template(engine: Engine, workDir: string): Promise<DatabaseTempla
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
-const relative = (file: string): string => path.relative(REPO_ROOT, file);
+/** Each group file's members (scripts/test-groups.ts), to name a group by what it ran. */
+const groupMembers = new Map<string, string[]>();
+const relative = (file: string): string => {
+  const members = groupMembers.get(file);
+  if (members === undefined) return path.relative(REPO_ROOT, file);
+  return `group of ${members.length} (${members.map((member) => path.relative(REPO_ROOT, member)).join(' ')})`;
+};
+/** A file's name for the slowest list: a group's by its size only. */
+const short = (file: string): string => {
+  const members = groupMembers.get(file);
+  return members === undefined ? path.relative(REPO_ROOT, file) : `a group of ${members.length} files`;
+};
 
 const targets = process.argv.slice(2);
 const sources = new Map(
   (targets.length > 0 ? targets : ['test']).flatMap(findTests).map((file) => [path.resolve(file), readFileSync(file, 'utf8')] as const),
 );
 const startsProcesses = (file: string): boolean => PROCESS_MARKERS.some((marker) => sources.get(file)?.includes(marker));
+const usesDatabase = (file: string): boolean => DB_MARKERS.some((marker) => sources.get(file)?.includes(marker));
 const byProcesses = (a: string, b: string): number => Number(startsProcesses(a)) - Number(startsProcesses(b));
 /** PGlite's pass: every file, those that start processes first. */
 const files = [...sources.keys()].sort((a, b) => byProcesses(b, a));
 /** PostgreSQL's pass: the files with a database, those that start processes last. */
-const dbFiles = [...sources.keys()].filter((file) => DB_MARKERS.some((marker) => sources.get(file)?.includes(marker))).sort(byProcesses);
+const dbFiles = [...sources.keys()].filter(usesDatabase).sort(byProcesses);
 const workDir = mkdtempSync(path.join(tmpdir(), 'epa-test-run-'));
+
+/** A guess at a file's seconds, to balance groups: a database costs an app start per file. */
+const estimatedCost = (file: string): number => (usesDatabase(file) ? 6 : 1) + (sources.get(file)?.length ?? 0) / 3000;
+
+/**
+ * What a pass runs, in its order: the files that start processes alone, the others in groups
+ * (three times as many groups as files at once, so that no lane ends long after the others;
+ * each group costs one more import of the app).
+ */
+function asRun(engine: Engine, passFiles: string[]): string[] {
+  const grouped = passFiles.filter((file) => !startsProcesses(file));
+  if (!GROUPED || grouped.length < 2) return passFiles;
+  const groups = writeGroups(engine, grouped, { count: CONCURRENCY * 3, cost: estimatedCost, workDir, root: REPO_ROOT });
+  for (const group of groups) groupMembers.set(group.file, group.members);
+  const alone = passFiles.filter(startsProcesses);
+  const groupFiles = groups.map((group) => group.file);
+  return engine === 'pglite' ? [...alone, ...groupFiles] : [...groupFiles, ...alone];
+}
 const templates: DatabaseTemplate[] = [];
 const started = performance.now();
 
@@ -200,7 +237,7 @@ const results = await Promise.all(
   passes.map(async ({ engine, files: passFiles }, lane) => {
     const made = await (engine === 'postgres' ? postgresTemplate : pgliteTemplate);
     if (made !== undefined) templates.push(made);
-    return runPass(lane, terminal, engine, passFiles, made?.env ?? {}, workDir);
+    return runPass(lane, terminal, engine, asRun(engine, passFiles), passFiles.length, made?.env ?? {}, workDir);
   }),
 );
 await Promise.all(templates.map((t) => t.drop().catch((error: Error) => console.error(`could not drop a template database: ${error.message}`))));
@@ -209,9 +246,12 @@ rmSync(workDir, { recursive: true, force: true });
 // ---- summary ----
 console.log(`\n${'='.repeat(24)} summary (${seconds(performance.now() - started)}) ${'='.repeat(24)}`);
 for (const { engine, summary, exitCode, ms } of results) {
+  // A file that reported nothing did not run: counted, never lost without a word.
+  const silent = (passes.find((pass) => pass.engine === engine)?.files ?? []).filter((file) => !summary.reported.has(file));
+  for (const file of silent) runFailures.push(`${engine}: ${relative(file)} reported no test (it did not run)`);
   const skipped = summary.skipped > 0 ? `, ${summary.skipped} skipped` : '';
   console.log(`${engine}: ${summary.passed} passed, ${summary.failed} failed${skipped} in ${seconds(ms)}`);
-  console.log(`  slowest: ${summary.files.slice(0, 5).map((f) => `${relative(f.file)} ${seconds(f.ms)}`).join(', ')}`);
+  console.log(`  slowest: ${summary.files.slice(0, 5).map((f) => `${short(f.file)} ${seconds(f.ms)}`).join(', ')}`);
   if (exitCode !== 0 && summary.failed === 0) runFailures.push(`the ${engine} pass exited with code ${exitCode} and reported no failed test: see its output above`);
 }
 

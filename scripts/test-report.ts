@@ -9,7 +9,9 @@
  *   (a hook, an error in the describe body, an import error, a crash, a timeout), not when it
  *   failed only because one of its tests did (node's `subtestsFailed`).
  */
+import path from 'node:path';
 import type { TestEvent } from 'node:test/reporters';
+import { GROUP_FILE_PATTERN } from './test-groups.js';
 
 /** One finished test, suite or file, as a JSON line of a pass's report file. */
 export type ReportLine =
@@ -23,7 +25,10 @@ export type ReportLine =
       /** node's failureType: testCodeFailure, hookFailed, cancelledByParent, testTimeoutFailure... */
       failureType?: string;
     }
-  /** A test file's wall time, its process start and import included. */
+  /**
+   * A test file's wall time, its process start and import included; for a group of files
+   * (scripts/test-groups.ts) the group's, and for each of its files the time of its tests.
+   */
   | { kind: 'file'; file: string; ms: number };
 
 /** The report line of `event`, if it is one the summary counts. */
@@ -41,8 +46,11 @@ export function reportLine(event: TestEvent): ReportLine | undefined {
     if (suite && failureType === 'subtestsFailed') return undefined;
     return { kind: 'test', file: data.file, name: data.name, outcome: 'failed', failureType };
   }
-  if (event.type === 'test:complete' && event.data.nesting === 0 && event.data.name === event.data.file) {
-    return { kind: 'file', file: event.data.file, ms: Math.round(event.data.details.duration_ms) };
+  if (event.type === 'test:complete' && event.data.nesting === 0 && event.data.file !== undefined) {
+    const ms = Math.round(event.data.details.duration_ms);
+    if (event.data.name === event.data.file) return { kind: 'file', file: event.data.file, ms };
+    // A group's suite for one of its files (test-groups.ts): named by the file's path.
+    if (GROUP_FILE_PATTERN.test(event.data.file)) return { kind: 'file', file: path.resolve(event.data.name), ms };
   }
   return undefined;
 }
@@ -60,13 +68,16 @@ export interface PassSummary {
   skipReasons: Map<string, number>;
   /** Failed tests, suites and files: `file › name (failureType)`. */
   failures: string[];
-  /** Per file wall time, slowest first. */
+  /** Per file (or group) wall time, slowest first. */
   files: Array<{ file: string; ms: number }>;
+  /** Every file that reported a test, a suite or a wall time: a test file not here did not run. */
+  reported: Set<string>;
 }
 
 export function summarize(lines: readonly ReportLine[]): PassSummary {
-  const summary: PassSummary = { passed: 0, failed: 0, skipped: 0, skipReasons: new Map(), failures: [], files: [] };
+  const summary: PassSummary = { passed: 0, failed: 0, skipped: 0, skipReasons: new Map(), failures: [], files: [], reported: new Set() };
   for (const line of lines) {
+    if (line.file !== undefined) summary.reported.add(line.file);
     if (line.kind === 'file') {
       summary.files.push({ file: line.file, ms: line.ms });
     } else if (line.outcome === 'passed') {
@@ -77,7 +88,9 @@ export function summarize(lines: readonly ReportLine[]): PassSummary {
       summary.skipReasons.set(reason, (summary.skipReasons.get(reason) ?? 0) + 1);
     } else {
       summary.failed += 1;
-      const where = line.file === undefined || line.file === line.name ? '' : `${line.file} › `;
+      // A group's suite is named by its file's path (test-groups.ts): the group's name says nothing.
+      const named = line.file === undefined || line.file === line.name || GROUP_FILE_PATTERN.test(line.file);
+      const where = named ? '' : `${line.file} › `;
       summary.failures.push(`${where}${line.name} (${line.failureType ?? 'failed'})`);
     }
   }
