@@ -20,6 +20,7 @@ import type { OrderRow } from '../db/schema/orders.js';
 import type { PartnerRow } from '../db/schema/partners.js';
 import { validateAddress } from '../domain/addresses/index.js';
 import { checkRecipient } from '../domain/addresses/recipient-check.js';
+import { depositPaymentUri } from '../domain/payment-uri.js';
 import type { RateType } from '../domain/pricing/index.js';
 import { newShortId, SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
 import { ApiError } from '../errors.js';
@@ -157,6 +158,15 @@ export class OrderService {
         quote_id: input.quoteId ?? null,
         deposit_address: deposit.address,
         deposit_address_tag: deposit.tag,
+        deposit_uri: depositPaymentUri({
+          addressFormat: priced.from.address_format,
+          chain: priced.from.chain,
+          tokenContract: priced.from.token_contract,
+          decimals: priced.from.decimals,
+          address: deposit.address,
+          tag: deposit.tag,
+          amount: priced.amountFrom.toFixed(),
+        }),
         recipient_address: input.recipientAddress,
         recipient_address_tag: input.recipientAddressTag ?? null,
         refund_address: input.refundAddress ?? null,

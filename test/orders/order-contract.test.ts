@@ -37,6 +37,8 @@ const SPEC_KEYS = [
 ];
 /** The documented extensions (order-view.ts, DESIGN §4): all null until the lifecycle fills them. */
 const EXTENSION_KEYS = ['amount_from_received', 'refund_txid', 'status_reason'];
+/** Partner API v1.1 (DESIGN §7): additive fields, set at creation. */
+const V11_KEYS = ['deposit_uri'];
 
 type Order = Record<string, unknown> & {
   id: string;
@@ -46,6 +48,7 @@ type Order = Record<string, unknown> & {
   expires_at: string;
   deposit_address: string;
   deposit_address_tag: string | null;
+  deposit_uri: string | null;
 };
 
 function postOrder(t: TestApp, apiKey: string, body: object | string): Promise<LightMyRequestResponse> {
@@ -86,7 +89,7 @@ describe('POST /partner/orders: the Order contract', () => {
     });
 
     it('answers 201 with exactly the spec 2.3 keys plus the documented extensions', () => {
-      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS].sort());
+      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS].sort());
       for (const key of EXTENSION_KEYS) assert.equal(order[key], null, key);
       // Echoed request fields outside the shape are not returned (spec 2.3).
       assert.ok(!('recipient_address_tag' in order));
@@ -127,6 +130,8 @@ describe('POST /partner/orders: the Order contract', () => {
       assert.match(order.deposit_address, /^bc1q[02-9ac-hj-np-z]{38}$/);
       assert.deepEqual(validateAddress('bitcoin', order.deposit_address), { ok: true });
       assert.equal(order.deposit_address_tag, null);
+      // BIP-21 for the expected amount (DESIGN §7.4).
+      assert.equal(order.deposit_uri, `bitcoin:${order.deposit_address}?amount=0.1`);
     });
 
     it('rate_quoted and amount_to_expected are what /partner/rates quotes the same key for the same amount', async () => {

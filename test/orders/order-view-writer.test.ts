@@ -46,6 +46,7 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   rate_quoted: numeric,
   deposit_address: text,
   deposit_address_tag: fc.option(text),
+  deposit_uri: fc.option(text),
   recipient_address: text,
   deposit_txid: fc.option(text),
   deposit_confirmations: fc.option(count),

@@ -5,7 +5,8 @@ import { runSecuritySuite, type SuitePartner } from '../helpers/security-suite.j
 
 /**
  * The shared authentication suite (test/helpers/security-suite.ts) against every API-key route:
- * POST /partner/orders, GET /partner/orders/{id}, GET /partner/orders (v1.1), GET /partner/account.
+ * POST /partner/orders, GET /partner/orders/{id}, GET /partner/orders (v1.1), GET /partner/orders/{id}/qr.svg (v1.1),
+ * GET /partner/account.
  */
 
 const ETH_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -79,6 +80,13 @@ describe('protected routes', () => {
       const row = await t.db.handle.db.selectFrom('orders').select('short_id').where('id', '=', id).executeTakeFirstOrThrow();
       return { method: 'GET', url: `/api/v1/partner/orders/${row.short_id.toLowerCase()}` };
     },
+    successStatus: 200,
+    otherPartnerStatus: 404,
+  });
+
+  runSecuritySuite('GET /api/v1/partner/orders/{id}/qr.svg (v1.1)', {
+    app: () => t,
+    request: async (owner) => ({ method: 'GET', url: `/api/v1/partner/orders/${await orderOf(owner)}/qr.svg` }),
     successStatus: 200,
     otherPartnerStatus: 404,
   });

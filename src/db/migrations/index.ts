@@ -9,6 +9,7 @@ import * as m0007 from './0007-order-event-version.js';
 import * as m0008 from './0008-fixed-quote-amount-to.js';
 import * as m0009 from './0009-partner-order-list.js';
 import * as m0010 from './0010-partner-open-order-cap.js';
+import * as m0012 from './0012-order-deposit-uri.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0008-fixed-quote-amount-to': m0008,
   '0009-partner-order-list': m0009,
   '0010-partner-open-order-cap': m0010,
+  '0012-order-deposit-uri': m0012,
 };

@@ -29,6 +29,8 @@ export interface OrderTable {
   quote_id: string | null;
   deposit_address: string;
   deposit_address_tag: string | null;
+  /** The deposit's payment URI (BIP-21, EIP-681, ...), fixed at creation; null where the chain has none. */
+  deposit_uri: string | null;
   recipient_address: string;
   recipient_address_tag: string | null;
   refund_address: string | null;

@@ -120,6 +120,11 @@ const FIELDS = {
   rate_quoted: column('rate_quoted', decimal, { description: 'coin_to per 1 coin_from quoted at creation, net of fees' }),
   deposit_address: column('deposit_address', text),
   deposit_address_tag: column('deposit_address_tag', nullable(text), { description: 'memo or tag, null when none' }),
+  deposit_uri: column('deposit_uri', nullable(text), {
+    description:
+      'v1.1: the chain\'s standard payment URI for the deposit (BIP-21, EIP-681 with atomic amounts, Solana Pay, ' +
+      'ripple: with dt, SEP-0007, ton://transfer), amount and tag included; null where the chain has none',
+  }),
   recipient_address: column('recipient_address', text),
   deposit_txid: column('deposit_txid', nullable(text)),
   deposit_confirmations: column('deposit_confirmations', nullable(integer)),

@@ -4,6 +4,7 @@ import { registerPartnerAccount } from './partner-account.js';
 import { registerRates } from './rates.js';
 import { registerCreateOrder } from './orders-create.js';
 import { registerGetOrder } from './orders-get.js';
+import { registerOrderQr } from './orders-qr.js';
 import { registerListOrders } from './orders-list.js';
 import { registerValidateAddress } from './addresses-validate.js';
 
@@ -14,6 +15,7 @@ export function registerV1Routes(app: App, services: Services): void {
   registerRates(app, services);
   registerCreateOrder(app, services);
   registerGetOrder(app, services);
+  registerOrderQr(app, services);
   registerListOrders(app, services);
   registerValidateAddress(app, services);
 }

@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import QRCode from 'qrcode';
+import type { App, Services } from '../../app-types.js';
+import { errorResponses } from '../schemas.js';
+
+/**
+ * GET /api/v1/partner/orders/{order_id}/qr.svg (API key; others' orders are 404, as GET order):
+ * a QR code of the order's deposit_uri (DESIGN §7.4), or of the bare deposit address where the
+ * chain has no payment URI. Error correction M (15%): a printed or screen-photographed code
+ * still reads, and a long EIP-681 token transfer stays a small symbol. The URI is fixed at
+ * creation, so the image never changes: a private cache may keep it.
+ */
+export function registerOrderQr(app: App, { partnerAuth, orders }: Services): void {
+  app.get(
+    '/api/v1/partner/orders/:order_id/qr.svg',
+    {
+      preValidation: partnerAuth.required,
+      schema: {
+        tags: ['partner'],
+        summary: "QR code of an order's deposit (SVG)",
+        description: 'Encodes deposit_uri, or deposit_address when deposit_uri is null.',
+        security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+        params: Type.Object({
+          order_id: Type.String({ description: 'the order UUID or its short_id (case-insensitive)' }),
+        }),
+        response: {
+          200: {
+            description: 'an SVG image of the QR code',
+            content: { 'image/svg+xml': { schema: { type: 'string' } } },
+          },
+          ...errorResponses(401, 403, 404, 429, 500),
+        },
+      },
+    },
+    async (request, reply) => {
+      const partner = request.partner;
+      if (partner === undefined) throw new Error('partner auth hook did not run');
+      const order = await orders.get(partner, request.params.order_id);
+      const svg = await QRCode.toString(order.deposit_uri ?? order.deposit_address, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
+      return reply.type('image/svg+xml').header('cache-control', 'private, max-age=3600').send(svg);
+    },
+  );
+}
