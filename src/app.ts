@@ -24,6 +24,7 @@ import { registerV1Routes } from './routes/v1/index.js';
 import { OrderSchema } from './routes/v1/order-view.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
+import { createSignatureNonces } from './services/signature-nonces.js';
 import { installSurfaceSplit } from './operator-listener.js';
 import { installSecurityHeaders } from './plugins/security-headers.js';
 
@@ -88,12 +89,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   if (config.lifecycle.workerInProcess) runtime.worker.start();
   const { apiKeys } = runtime;
   const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
+  // Replay-proof signing (DESIGN §7.7): accepted signatures, shared by every process.
+  const signatureNonces = createSignatureNonces({ redisUrl: config.redisUrl, databaseUrl: config.databaseUrl, db: database.db, clock, log: logger });
+  app.addHook('onReady', () => signatureNonces.connected(1000));
+  app.addHook('onClose', () => signatureNonces.close());
   const services: Services = {
     config,
     database,
     clock,
     metrics,
-    partnerAuth: partnerAuthHooks(apiKeys),
+    partnerAuth: partnerAuthHooks(apiKeys, { nonces: signatureNonces, clock }),
     adminAuthAttempts: rateLimits.attempts('admin-auth', config.limits.adminAuthFailuresPerMinute),
     ...runtime,
   };

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { PartnerRow } from '../db/schema/partners.js';
 import { ApiError } from '../errors.js';
+import type { Clock } from '../clock.js';
 import type { ApiKeyService, Authentication } from '../services/api-keys.js';
+import type { SignatureNonces } from '../services/signature-nonces.js';
 
 /** Who is calling, as far as the presented key says; set by the onRequest hook below. */
 export type Caller =
@@ -55,6 +57,7 @@ export interface AddressBudget {
 export function installCallerIdentification(app: FastifyInstance, keys: ApiKeyService, budget: AddressBudget): void {
   // Declared up front (as undefined) so every request object keeps one shape.
   app.decorateRequest('caller', undefined);
+  documentSigningHeaders(app);
   // Callback style with a synchronous path: a cached key answers without a promise per request.
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.url.startsWith('/admin/')) return done();
@@ -105,12 +108,34 @@ export interface PartnerAuthHooks {
   optional: preValidationHookHandler;
 }
 
+/** DESIGN §7.7: a timestamped signature is accepted within this distance of the server's time. */
+export const SIGNATURE_WINDOW_MS = 5 * 60_000;
+/**
+ * How long an accepted timestamped signature is remembered past its timestamp: the window plus
+ * a minute, so a process whose clock runs a little behind the one that accepted it still
+ * finds the record while it would accept the timestamp.
+ */
+const NONCE_KEPT_MS = SIGNATURE_WINDOW_MS + 60_000;
+
+export interface SigningOptions {
+  /** Where accepted timestamped signatures are recorded (Redis, PostgreSQL or memory). */
+  nonces: SignatureNonces;
+  clock: Clock;
+}
+
 /**
  * Route guards. They run after body parsing (X-Signature covers the raw body) and before
  * validation, so an unauthenticated caller learns that first, not what is wrong with its body.
+ *
+ * X-Signature without X-Timestamp: v1's rule, the HMAC of the body alone. With X-Timestamp
+ * (Unix ms), DESIGN §7.7: X-Signature is required, is the HMAC of
+ * `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent: path and query), the
+ * timestamp must be within ±5 minutes of the server's clock, and each signature is accepted
+ * once (a replay is 401 `replayed request`; recorded in Redis, PostgreSQL or memory, so the
+ * other processes refuse it as well). Every refusal is 401 `invalid_signature`.
  */
-export function partnerAuthHooks(keys: ApiKeyService): PartnerAuthHooks {
-  function check(request: FastifyRequest, required: boolean): void {
+export function partnerAuthHooks(keys: ApiKeyService, signing: SigningOptions): PartnerAuthHooks {
+  function check(request: FastifyRequest, required: boolean): void | Promise<void> {
     const caller = request.caller ?? { kind: 'anonymous' };
     if (caller.kind === 'rejected') throw caller.error;
     if (caller.kind === 'anonymous') {
@@ -118,6 +143,8 @@ export function partnerAuthHooks(keys: ApiKeyService): PartnerAuthHooks {
       return;
     }
     const signature = request.headers['x-signature'];
+    const timestamp = request.headers['x-timestamp'];
+    if (timestamp !== undefined) return checkTimestamped(request, caller, timestamp, signature);
     if (signature !== undefined) {
       const body = request.rawBody ?? Buffer.alloc(0);
       if (Array.isArray(signature) || !keys.verifySignature(caller.keyId, caller.sealedSecret, signature, body)) {
@@ -126,16 +153,74 @@ export function partnerAuthHooks(keys: ApiKeyService): PartnerAuthHooks {
     }
     request.partner = caller.partner;
   }
-  // Synchronous hooks (no promise per request); a thrown ApiError goes to done().
+
+  async function checkTimestamped(
+    request: FastifyRequest,
+    caller: Extract<Caller, { kind: 'partner' }>,
+    timestamp: string | string[],
+    signature: string | string[] | undefined,
+  ): Promise<void> {
+    if (Array.isArray(timestamp) || !/^[0-9]{1,15}$/.test(timestamp)) {
+      throw new ApiError('invalid_signature', 'X-Timestamp must be one Unix time in milliseconds');
+    }
+    if (signature === undefined || Array.isArray(signature)) {
+      throw new ApiError('invalid_signature', 'X-Timestamp needs one X-Signature: HMAC-SHA256 of {X-Timestamp}.{METHOD}.{request target}.{body}');
+    }
+    const sentAt = Number(timestamp);
+    const now = signing.clock.now().getTime();
+    if (sentAt < now - SIGNATURE_WINDOW_MS) throw new ApiError('invalid_signature', 'X-Timestamp is more than 5 minutes old');
+    if (sentAt > now + SIGNATURE_WINDOW_MS) throw new ApiError('invalid_signature', 'X-Timestamp is more than 5 minutes ahead of the server time');
+    // The target as the client sent it (path and query), never a normalised form.
+    const prefix = `${timestamp}.${request.method}.${request.raw.url ?? request.url}.`;
+    const body = request.rawBody ?? Buffer.alloc(0);
+    if (!keys.verifySignature(caller.keyId, caller.sealedSecret, signature, body, prefix)) {
+      throw new ApiError('invalid_signature', 'invalid signature');
+    }
+    // Upper- and lower-case hex are the same signature: one record for both.
+    const first = await signing.nonces.claim(`${caller.keyId}:${signature.toLowerCase()}`, new Date(sentAt + NONCE_KEPT_MS));
+    if (!first) throw new ApiError('invalid_signature', 'replayed request');
+    request.partner = caller.partner;
+  }
+
+  // Synchronous hooks for untimestamped requests (no promise per request); a thrown ApiError
+  // goes to done().
   const hook =
     (required: boolean): preValidationHookHandler =>
     (request, _reply, done) => {
+      let pending: void | Promise<void>;
       try {
-        check(request, required);
+        pending = check(request, required);
       } catch (error) {
         return done(error as Error);
       }
-      done();
+      if (pending === undefined) return done();
+      pending.then(() => done(), done);
     };
   return { required: hook(true), optional: hook(false) };
+}
+
+/** The signing headers, documented on every route that takes a partner key (OpenAPI parameters). */
+const SIGNING_HEADERS = {
+  'x-signature': {
+    type: 'string',
+    description:
+      'Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`.',
+  },
+  'x-timestamp': {
+    type: 'string',
+    pattern: '^[0-9]{1,15}$',
+    description:
+      'Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`.',
+  },
+} as const;
+
+/** Adds the signing headers to the schema of every route whose security names a partner key. */
+function documentSigningHeaders(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const security = route.schema?.security as Record<string, unknown>[] | undefined;
+    if (security === undefined || !security.some((entry) => 'bearerAuth' in entry || 'apiKeyHeader' in entry)) return;
+    const headers = (route.schema?.headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
+    // A copy: one schema object may be shared by several routes.
+    route.schema = { ...route.schema, headers: { ...headers, properties: { ...headers.properties, ...SIGNING_HEADERS } } };
+  });
 }

@@ -205,15 +205,17 @@ export class ApiKeyService {
     return entry;
   }
 
-  /** X-Signature: lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the secret. */
-  verifySignature(keyId: string, sealedSecret: Buffer, signature: string, body: Buffer): boolean {
-    return this.signatureMatches(sealedSecret, keyId, signature, body);
-  }
-
-  private signatureMatches(sealed: Buffer, keyId: string, signature: string, body: Buffer): boolean {
+  /**
+   * X-Signature: lowercase hex HMAC-SHA256, keyed with the secret, of the exact body bytes
+   * (v1), or of `prefix` then the body bytes (replay-proof signing, DESIGN §7.7:
+   * `{X-Timestamp}.{METHOD}.{request target}.`).
+   */
+  verifySignature(keyId: string, sealedSecret: Buffer, signature: string, body: Buffer, prefix?: string): boolean {
     if (!/^[0-9a-fA-F]{64}$/.test(signature)) return false;
-    const secret = this.box.open(sealed, keyId);
-    const expected = createHmac('sha256', secret).update(body).digest();
+    const secret = this.box.open(sealedSecret, keyId);
+    const hmac = createHmac('sha256', secret);
+    if (prefix !== undefined) hmac.update(prefix, 'utf8');
+    const expected = hmac.update(body).digest();
     return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
   }
 }

@@ -10,6 +10,7 @@ import * as m0008 from './0008-fixed-quote-amount-to.js';
 import * as m0009 from './0009-partner-order-list.js';
 import * as m0010 from './0010-partner-open-order-cap.js';
 import * as m0012 from './0012-order-deposit-uri.js';
+import * as m0013 from './0013-signature-nonces.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0009-partner-order-list': m0009,
   '0010-partner-open-order-cap': m0010,
   '0012-order-deposit-uri': m0012,
+  '0013-signature-nonces': m0013,
 };

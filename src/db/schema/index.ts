@@ -7,6 +7,7 @@ import type { FixedQuoteTable } from './fixed-quotes.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { PartnerTable } from './partners.js';
 import type { PayoutTable, SimulatedDepositTable, SimulatedSendTable, SimulatorFaultTable } from './payouts.js';
+import type { SignatureNonceTable } from './signature-nonces.js';
 import type { StaticPriceTable } from './static-prices.js';
 
 /** Every table the service owns; one file per table beside this one. */
@@ -26,6 +27,7 @@ export interface Database {
   simulated_sends: SimulatedSendTable;
   chain_cursors: ChainCursorTable;
   chain_deposits: ChainDepositTable;
+  signature_nonces: SignatureNonceTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

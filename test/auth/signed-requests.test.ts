@@ -1,0 +1,234 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { SIGNATURE_WINDOW_MS } from '../../src/plugins/partner-auth.js';
+import { DatabaseSignatureNonces, MemorySignatureNonces, RedisSignatureNonces } from '../../src/services/signature-nonces.js';
+import { ORDER_MIX } from '../helpers/process/order-mix.js';
+import { ManualClock, buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { REDIS_URL, redisReachable, redisSkip, uniquePrefix, withKeyPrefix } from '../rate-limit/redis-support.js';
+
+const ACCOUNT = '/api/v1/partner/account';
+const ORDERS = '/api/v1/partner/orders';
+const RATES = '/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.1';
+const redisSkipReason = redisSkip(await redisReachable());
+const secretOf = (apiKey: string): string => apiKey.slice(apiKey.indexOf('.') + 1);
+
+/** DESIGN §7.7: hex HMAC-SHA256 of `{X-Timestamp}.{METHOD}.{request target}.{body}`. */
+function sign(apiKey: string, timestamp: number | string, method: string, target: string, body = ''): string {
+  return createHmac('sha256', secretOf(apiKey)).update(`${timestamp}.${method}.${target}.${body}`).digest('hex');
+}
+
+function assertRefused(res: LightMyRequestResponse, detail: string | RegExp): void {
+  assert.equal(res.statusCode, 401, res.body);
+  const body = res.json<{ detail: string; code: string }>();
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail']);
+  assert.equal(body.code, 'invalid_signature');
+  if (typeof detail === 'string') assert.equal(body.detail, detail);
+  else assert.match(body.detail, detail);
+}
+
+describe('replay-proof signing (X-Timestamp, DESIGN §7.7)', () => {
+  const clock = new ManualClock();
+  let t: TestApp;
+  let apiKey: string;
+  before(async () => {
+    t = await buildTestApp({ clock, env: { WORKER: 'off' } });
+    apiKey = (await t.createPartner()).apiKey;
+  });
+  after(() => t.close());
+
+  const now = (): number => clock.now().getTime();
+  /** A request signed at `timestamp` (default now); `signature` replaces the right one. */
+  function signed(method: 'GET' | 'POST', url: string, options: { body?: string; timestamp?: number; signature?: string } = {}): InjectOptions {
+    const timestamp = options.timestamp ?? now();
+    const body = options.body ?? '';
+    return {
+      method,
+      url,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'x-timestamp': String(timestamp),
+        'x-signature': options.signature ?? sign(apiKey, timestamp, method, url, body),
+        ...(body === '' ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === '' ? {} : { payload: body }),
+    };
+  }
+
+  it('good: a signed GET is accepted once; the same request again is 401 replayed request', async () => {
+    const request = signed('GET', ACCOUNT);
+    assert.equal((await t.app.inject(request)).statusCode, 200);
+    assertRefused(await t.app.inject(request), 'replayed request');
+    // A second later it is a new signature, accepted.
+    clock.advance(1);
+    assert.equal((await t.app.inject(signed('GET', ACCOUNT))).statusCode, 200);
+  });
+
+  it('good: a signed POST covers the body; its replay is refused and creates no second order', async () => {
+    const body = JSON.stringify(ORDER_MIX[0]);
+    const request = signed('POST', ORDERS, { body });
+    const first = await t.app.inject(request);
+    assert.equal(first.statusCode, 201, first.body);
+    assertRefused(await t.app.inject(request), 'replayed request');
+    // The same signature over another body is not a valid signature.
+    const other = JSON.stringify({ ...ORDER_MIX[0], amount_from: 0.02 });
+    const headers = request.headers as Record<string, string>;
+    assertRefused(await t.app.inject({ ...request, payload: other, headers }), 'invalid signature');
+  });
+
+  it('GET with a query: the target as sent, path and query; reordered or altered, it no longer matches', async () => {
+    clock.advance(1);
+    const res = await t.app.inject(signed('GET', RATES));
+    assert.equal(res.statusCode, 200, res.body);
+    const timestamp = now();
+    const signature = sign(apiKey, timestamp, 'GET', RATES);
+    const reordered = '/api/v1/partner/rates?coin_to=ETH&coin_from=BTC&amount=0.1';
+    assertRefused(await t.app.inject(signed('GET', reordered, { timestamp, signature })), 'invalid signature');
+    const altered = '/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.2';
+    assertRefused(await t.app.inject(signed('GET', altered, { timestamp, signature })), 'invalid signature');
+  });
+
+  it('stale: more than 5 minutes old is refused; exactly 5 minutes is accepted', async () => {
+    assertRefused(await t.app.inject(signed('GET', ACCOUNT, { timestamp: now() - SIGNATURE_WINDOW_MS - 1 })), 'X-Timestamp is more than 5 minutes old');
+    assert.equal((await t.app.inject(signed('GET', ACCOUNT, { timestamp: now() - SIGNATURE_WINDOW_MS }))).statusCode, 200);
+  });
+
+  it('future: more than 5 minutes ahead is refused; exactly 5 minutes is accepted', async () => {
+    assertRefused(
+      await t.app.inject(signed('GET', ACCOUNT, { timestamp: now() + SIGNATURE_WINDOW_MS + 1 })),
+      'X-Timestamp is more than 5 minutes ahead of the server time',
+    );
+    assert.equal((await t.app.inject(signed('GET', ACCOUNT, { timestamp: now() + SIGNATURE_WINDOW_MS }))).statusCode, 200);
+  });
+
+  it('wrong signature: another secret, v1 body-only form, or another method', async () => {
+    const timestamp = now() - 10;
+    const otherKey = (await t.createPartner()).apiKey;
+    assertRefused(await t.app.inject(signed('GET', ACCOUNT, { timestamp, signature: sign(otherKey, timestamp, 'GET', ACCOUNT) })), 'invalid signature');
+    const bodyOnly = createHmac('sha256', secretOf(apiKey)).update('').digest('hex');
+    assertRefused(await t.app.inject(signed('GET', ACCOUNT, { timestamp, signature: bodyOnly })), 'invalid signature');
+    assertRefused(await t.app.inject(signed('GET', ACCOUNT, { timestamp, signature: sign(apiKey, timestamp, 'POST', ACCOUNT) })), 'invalid signature');
+    assertRefused(await t.app.inject(signed('GET', ACCOUNT, { timestamp, signature: 'zz' })), 'invalid signature');
+  });
+
+  it('a refused signature is not recorded: the right one for the same timestamp is still accepted', async () => {
+    const timestamp = now() - 20;
+    assertRefused(await t.app.inject(signed('GET', ACCOUNT, { timestamp, signature: '0'.repeat(64) })), 'invalid signature');
+    assert.equal((await t.app.inject(signed('GET', ACCOUNT, { timestamp }))).statusCode, 200);
+  });
+
+  it('a replay in upper-case hex is the same signature: refused', async () => {
+    const timestamp = now() - 30;
+    const signature = sign(apiKey, timestamp, 'GET', ACCOUNT);
+    assert.equal((await t.app.inject(signed('GET', ACCOUNT, { timestamp, signature }))).statusCode, 200);
+    assertRefused(await t.app.inject(signed('GET', ACCOUNT, { timestamp, signature: signature.toUpperCase() })), 'replayed request');
+  });
+
+  it('X-Timestamp without X-Signature, or not Unix milliseconds: refused', async () => {
+    const noSignature = await t.app.inject({ method: 'GET', url: ACCOUNT, headers: { authorization: `Bearer ${apiKey}`, 'x-timestamp': String(now()) } });
+    assertRefused(noSignature, /X-Timestamp needs one X-Signature/);
+    for (const bad of ['', '12.5', '-1', '1e12', 'now', '1'.repeat(16)]) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: ACCOUNT,
+        headers: { authorization: `Bearer ${apiKey}`, 'x-timestamp': bad, 'x-signature': sign(apiKey, bad, 'GET', ACCOUNT) },
+      });
+      assertRefused(res, 'X-Timestamp must be one Unix time in milliseconds');
+    }
+  });
+
+  it('without X-Timestamp, v1 stands: the body-only signature, any number of times', async () => {
+    const signature = createHmac('sha256', secretOf(apiKey)).update('').digest('hex');
+    for (let i = 0; i < 3; i += 1) {
+      const res = await t.app.inject({ method: 'GET', url: ACCOUNT, headers: { authorization: `Bearer ${apiKey}`, 'x-signature': signature } });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+  });
+
+  it('the OpenAPI document lists X-Timestamp and X-Signature on the keyed routes', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<{
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string; description?: string }[] }>>;
+    }>();
+    for (const [path, method] of [['/api/v1/partner/orders', 'post'], ['/api/v1/partner/orders/{order_id}', 'get'], ['/api/v1/partner/account', 'get'], ['/api/v1/partner/rates', 'get']] as const) {
+      const headers = (doc.paths[path]?.[method]?.parameters ?? []).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name.toLowerCase());
+      assert.ok(headers.includes('x-timestamp') && headers.includes('x-signature'), `${method} ${path}: ${headers.join(', ')}`);
+    }
+    const timestamp = doc.paths['/api/v1/partner/orders']?.post?.parameters?.find((parameter) => parameter.name.toLowerCase() === 'x-timestamp');
+    assert.match(timestamp?.description ?? '', /replayed request/);
+  });
+});
+
+describe('signature nonces: the stores', () => {
+  const clock = new ManualClock();
+
+  it('memory: once per id until it expires', async () => {
+    const nonces = new MemorySignatureNonces(clock);
+    const until = new Date(clock.now().getTime() + 1000);
+    assert.equal(await nonces.claim('a', until), true);
+    assert.equal(await nonces.claim('a', until), false);
+    assert.equal(await nonces.claim('b', until), true);
+    clock.advance(1000);
+    assert.equal(await nonces.claim('a', new Date(clock.now().getTime() + 1000)), true);
+    await nonces.close();
+  });
+
+  describe('database (this pass: PGlite or PostgreSQL)', () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp({ clock, env: { WORKER: 'off' } });
+    });
+    after(() => t.close());
+
+    it('once per id across two stores on one database; an expired row is taken over', async () => {
+      const log = { warn: () => undefined };
+      const one = new DatabaseSignatureNonces(t.db.handle.db, clock, log);
+      const two = new DatabaseSignatureNonces(t.db.handle.db, clock, log);
+      const until = new Date(clock.now().getTime() + 1000);
+      const claims = await Promise.all([one.claim('k:1', until), two.claim('k:1', until)]);
+      assert.deepEqual(claims.sort(), [false, true]);
+      assert.equal(await two.claim('k:2', until), true);
+      clock.advance(1000);
+      assert.equal(await one.claim('k:1', new Date(clock.now().getTime() + 1000)), true);
+      assert.equal(await two.claim('k:1', new Date(clock.now().getTime() + 1000)), false);
+      await one.close();
+      await two.close();
+    });
+  });
+
+  describe('Redis', { skip: redisSkipReason }, () => {
+    it('once per id across two stores on one Redis, expiring by itself', async () => {
+      const url = withKeyPrefix(REDIS_URL, uniquePrefix());
+      const fallback = new MemorySignatureNonces(clock);
+      const log = { warn: () => undefined };
+      const one = new RedisSignatureNonces(url, fallback, clock, log);
+      const two = new RedisSignatureNonces(url, new MemorySignatureNonces(clock), clock, log);
+      try {
+        await Promise.all([one.connected(2000), two.connected(2000)]);
+        const until = new Date(clock.now().getTime() + 200);
+        const claims = await Promise.all([one.claim('k:1', until), two.claim('k:1', until)]);
+        assert.deepEqual(claims.sort(), [false, true]);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        assert.equal(await two.claim('k:1', new Date(clock.now().getTime() + 200)), true);
+      } finally {
+        await one.close();
+        await two.close();
+      }
+    });
+
+    it('falls back to its fallback store when Redis does not answer', async () => {
+      const fallback = new MemorySignatureNonces(clock);
+      const warnings: string[] = [];
+      const nonces = new RedisSignatureNonces('redis://127.0.0.1:1', fallback, clock, { warn: (_fields, message) => warnings.push(message) });
+      try {
+        const until = new Date(clock.now().getTime() + 1000);
+        assert.equal(await nonces.claim('k:9', until), true);
+        assert.equal(await nonces.claim('k:9', until), false);
+        assert.equal(await fallback.claim('k:9', until), false, 'the claim went to the fallback');
+        assert.equal(warnings.length, 1);
+      } finally {
+        await nonces.close();
+      }
+    });
+  });
+});
