@@ -727,6 +727,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     { method: 'GET', path: '/admin/v1/orders/:id', auth: 'admin', params: { id: orderIds } },
     { method: 'POST', path: '/admin/v1/orders/:id/fail', auth: 'admin', params: { id: orderIds }, body: fields({ reason: text(500) }) },
     { method: 'GET', path: '/admin/v1/health', auth: 'admin' },
+    { method: 'GET', path: '/admin/v1/openapi.json', auth: 'admin' },
 
     // Operations, icons and the interactive docs.
     { method: 'GET', path: '/healthz', auth: 'none' },

@@ -22,6 +22,7 @@ import { registerAdminListOrders } from './orders-list.js';
 import { registerUpdatePartner } from './partners-update.js';
 import { registerAdminHealth } from './health-get.js';
 import type { OpenApiDocuments } from '../../plugins/openapi.js';
+import { errorResponses } from '../schemas.js';
 
 /**
  * The operator API under /admin/v1, all behind the admin token (an encapsulated context): one
@@ -55,6 +56,10 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerAdminFailOrder(admin, services);
     registerAdminHealth(admin, services);
     // The operator API's own OpenAPI document (the public one holds the partner API only).
-    admin.get('/admin/v1/openapi.json', { schema: { hide: true } }, () => documents.operator());
+    admin.get(
+      '/admin/v1/openapi.json',
+      { schema: { hide: true, response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(401, 429, 500) } } },
+      () => documents.operator(),
+    );
   });
 }
