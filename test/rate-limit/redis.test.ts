@@ -141,6 +141,19 @@ describe('rate limit (Redis store)', { skip }, () => {
       }
     });
 
+    it('shares the failed admin-token budget between instances; successes are given back', async () => {
+      const ip = '198.51.100.6';
+      const admin = (t: TestApp, token: string) =>
+        t.app.inject({ method: 'GET', url: '/admin/v1/partners', remoteAddress: ip, headers: { authorization: `Bearer ${token}` } });
+      for (let i = 0; i < 5; i += 1) assert.equal((await admin(a, 'x'.repeat(40))).statusCode, 401);
+      // Successes on either instance do not count (each attempt is given back in Redis).
+      for (let i = 0; i < 20; i += 1) assert.equal((await admin(i % 2 === 0 ? a : b, i % 2 === 0 ? a.adminToken : b.adminToken)).statusCode, 200);
+      for (let i = 0; i < 5; i += 1) assert.equal((await admin(b, 'y'.repeat(40))).statusCode, 401);
+      const limited = await admin(a, a.adminToken);
+      assert.equal(limited.statusCode, 429, limited.body);
+      assert.ok(Number(limited.headers['retry-after']) >= 1);
+    });
+
     it('reads no key from an address over its budget in Redis, whichever instance it reaches', async () => {
       const ip = '198.51.100.3';
       for (let i = 0; i < 60; i += 1) assert.equal((await get(a, ip)).statusCode, 200);
