@@ -475,7 +475,11 @@ export function requestFor(spec: RouteSpec, ctx: FuzzContext): fc.Arbitrary<Fuzz
     )
     .map(([values, forms, junk, withMark]) => {
       const names = spec.query?.names ?? [];
-      const parts = forms.map((form, i) => form(names[i] ?? '', (values as Record<string, string>)[names[i] ?? ''] ?? ''));
+      // A name the plausible values leave out is not sent (amount or amount_to: one of the two).
+      const parts = forms.map((form, i) => {
+        const value = (values as Record<string, string>)[names[i] ?? ''];
+        return value === undefined ? '' : form(names[i] ?? '', value);
+      });
       const text = [...parts, junk].filter((part) => part !== '').join('&');
       return text === '' ? (withMark ? '?' : '') : `?${text}`;
     });
@@ -571,19 +575,22 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
   });
   const amountOf = (min: string, factor: string) => new Decimal(min).mul(factor).toFixed();
   const cased = (text: string, lower: boolean) => (lower ? text.toLowerCase() : text);
+  // v1.1 reverse quotes: amount_to (near coin_to's limits) instead of amount, now and then both.
+  const amountSide = fc.constantFrom('amount', 'amount', 'amount_to', 'both');
   const ratesQuery: Fields = {
-    names: ['coin_from', 'coin_to', 'network_from', 'network_to', 'amount', 'rate_type'],
-    plausible: fc.tuple(pair, fc.constantFrom('float', 'fixed', 'float', 'fixed', 'FIXED', '')).map(([p, rateType]) => ({
+    names: ['coin_from', 'coin_to', 'network_from', 'network_to', 'amount', 'amount_to', 'rate_type'],
+    plausible: fc.tuple(pair, fc.constantFrom('float', 'fixed', 'float', 'fixed', 'FIXED', ''), amountSide).map(([p, rateType, side]) => ({
       coin_from: cased(p.from.coin, p.lower),
       coin_to: p.to.coin,
       network_from: p.from.network,
       network_to: cased(p.to.network, p.lower),
-      amount: amountOf(p.from.min_amount, p.factor),
+      ...(side === 'amount_to' ? {} : { amount: amountOf(p.from.min_amount, p.factor) }),
+      ...(side === 'amount' ? {} : { amount_to: amountOf(p.to.min_amount, p.factor) }),
       rate_type: rateType,
     })),
   };
   const orderBody: Fields = {
-    names: ['coin_from', 'network_from', 'coin_to', 'network_to', 'amount_from', 'rate_type', 'recipient_address', 'recipient_address_tag', 'refund_address', 'quote_id'],
+    names: ['coin_from', 'network_from', 'coin_to', 'network_to', 'amount_from', 'amount_to', 'rate_type', 'recipient_address', 'recipient_address_tag', 'refund_address', 'quote_id'],
     plausible: fc
       .tuple(
         pair,
@@ -592,13 +599,15 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         fc.boolean(),
         fc.oneof({ weight: 9, arbitrary: fc.constant('null') }, { weight: 1, arbitrary: literal(randomUuid) }),
         fc.constantFrom('12345', '12345', '0', '4294967296', 'memo text', ''),
+        amountSide,
       )
-      .map(([p, rateType, withTag, withRefund, quoteId, tag]) => ({
+      .map(([p, rateType, withTag, withRefund, quoteId, tag, side]) => ({
         coin_from: JSON.stringify(cased(p.from.coin, p.lower)),
         network_from: JSON.stringify(p.from.network),
         coin_to: JSON.stringify(p.to.coin),
         network_to: JSON.stringify(cased(p.to.network, p.lower)),
-        amount_from: amountOf(p.from.min_amount, p.factor),
+        ...(side === 'amount_to' ? {} : { amount_from: amountOf(p.from.min_amount, p.factor) }),
+        ...(side === 'amount' ? {} : { amount_to: amountOf(p.to.min_amount, p.factor) }),
         rate_type: JSON.stringify(rateType),
         recipient_address: JSON.stringify(ADDRESS_BY_NETWORK[p.to.network] ?? ETH_ADDRESS),
         recipient_address_tag: withTag || p.to.is_memo ? JSON.stringify(tag) : 'null',
@@ -629,6 +638,44 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       path: '/api/v1/partner/orders/:order_id',
       auth: 'partner',
       params: { order_id: fc.oneof(orderIds, fc.constantFrom(ids.shortId, ids.shortId.toLowerCase(), 'EX-AAAAAA', 'ex-')) },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/partner/orders/:order_id/qr.svg',
+      auth: 'partner',
+      params: { order_id: fc.oneof(orderIds, fc.constantFrom(ids.shortId, ids.shortId.toLowerCase(), 'EX-AAAAAA', 'ex-')) },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/partner/orders',
+      auth: 'partner',
+      query: fields({
+        status: fc.oneof(fc.constantFrom('waiting_deposit', 'completed,refunded', 'expired', 'nope', ',', ''), fc.string({ maxLength: 40 })),
+        coin_from: coin,
+        coin_to: coin,
+        created_after: dateTime,
+        created_before: dateTime,
+        search: fc.oneof(fc.constantFrom(ids.orderId, ids.otherOrderId, ids.shortId, ETH_ADDRESS, BTC_ADDRESS), fc.string({ maxLength: 80 })),
+        limit,
+        cursor: fc.oneof(fc.base64String({ maxLength: 120 }), fc.string({ maxLength: 40 })),
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/partner/addresses/validate',
+      auth: 'optional',
+      query: {
+        names: ['coin', 'network', 'address', 'tag'],
+        plausible: fc
+          .tuple(fc.constantFrom(...ids.currencies), fc.boolean(), fc.boolean(), fc.constantFrom('12345', '0', '4294967296', 'memo text', ''), solAddress)
+          .map(([row, omitNetwork, ownAddress, tag, other]) => ({
+            coin: row.coin,
+            // A coin on several networks without network is 400; with its own network's address, valid.
+            ...(omitNetwork ? {} : { network: row.network }),
+            address: ownAddress ? (ADDRESS_BY_NETWORK[row.network] ?? ETH_ADDRESS) : other,
+            ...(row.is_memo ? { tag } : {}),
+          })),
+      },
     },
     { method: 'GET', path: '/api/v1/openapi.json', auth: 'none' },
 
