@@ -37,9 +37,11 @@ function assertLimited(res: LightMyRequestResponse, limit: number, policy: strin
 }
 
 describe('rate limit (memory store)', () => {
+  // /metrics answers a non-loopback scrape only with this token (routes/ops/metrics.ts).
+  const metricsToken = 'm'.repeat(40);
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({ env: { METRICS_TOKEN: metricsToken } });
   });
   after(() => t.close());
 
@@ -163,7 +165,7 @@ describe('rate limit (memory store)', () => {
     }
     for (const url of ['/healthz', '/readyz', '/metrics']) {
       for (let i = 0; i < 61; i += 1) {
-        const res = await get(t, url, ip);
+        const res = await get(t, url, ip, url === '/metrics' ? { authorization: `Bearer ${metricsToken}` } : {});
         assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
         assert.equal(res.headers['ratelimit-limit'], undefined);
       }
