@@ -7,12 +7,7 @@ export class TableQueryCounter implements KyselyPlugin {
   constructor(private readonly table: string) {}
 
   /** For buildTestApp's `wrapDatabase`: the same database, every query seen by this counter. */
-  wrap = (handle: DatabaseHandle): DatabaseHandle => ({
-    db: handle.db.withPlugin(this),
-    engine: handle.engine,
-    ping: (timeoutMs) => handle.ping(timeoutMs),
-    close: () => handle.close(),
-  });
+  wrap = (handle: DatabaseHandle): DatabaseHandle => ({ ...handle, db: handle.db.withPlugin(this) });
 
   transformQuery(args: PluginTransformQueryArgs): ReturnType<KyselyPlugin['transformQuery']> {
     if (mentionsTable(args.node, this.table)) this.count += 1;
