@@ -142,6 +142,9 @@ export interface RedisRateLimiterOptions {
   logIntervalMs?: number;
 }
 
+/** Upper bound of a refund's wait on Redis, in ms (the client's commandTimeout). */
+const REFUND_TIMEOUT_MS = 1000;
+
 /** Key names inside Redis: `<ioredis keyPrefix><KEY_PREFIX>:<bucket>`. */
 const KEY_PREFIX = 'epa:rl';
 
@@ -263,12 +266,16 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
-  /** rate-limiter-flexible's reward (one point back), bounded like consume; failures are ignored. */
+  /**
+   * rate-limiter-flexible's reward (one point back); failures are ignored. Nobody waits on a
+   * refund, so it gets the connection's whole command bound (1 s) rather than `timeoutMs`: a
+   * refund lost to a slow Redis would leave a success counted as a failure.
+   */
   async refund(bucket: string, limit: number): Promise<void> {
-    if (this.closed || performance.now() < this.skipUntil) return;
+    if (this.closed) return;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.timeoutMs);
+      timer = setTimeout(resolve, REFUND_TIMEOUT_MS);
     });
     try {
       await Promise.race([this.limiter(limit).reward(bucket, 1).then(() => undefined), timeout]);
