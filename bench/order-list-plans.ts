@@ -95,8 +95,10 @@ try {
   const partnerId = a.partner_id;
   const now = new Date(start + 31 * DAY_MS);
   const after = { createdAt: new Date(start + 20 * DAY_MS), id: a.id };
-  const cases: Array<[string, PartnerOrderFilter, Partial<OrderListPage>]> = [
+  // Each filter lists live orders (GET /partner/orders' default) unless it says sandbox.
+  const cases: Array<[string, Omit<PartnerOrderFilter, 'sandbox'> & { sandbox?: boolean }, Partial<OrderListPage>]> = [
     ['no filter, first page', {}, {}],
+    ['sandbox=true (test orders)', { sandbox: true }, {}],
     ['no filter, after a cursor', {}, { after }],
     ['status=completed', { statuses: ['completed'] }, {}],
     ['status=waiting_deposit,expired (as read at now)', { statuses: ['waiting_deposit', 'expired'] }, { after }],
@@ -115,7 +117,7 @@ try {
   let seqScans = 0;
   console.log(`# GET /partner/orders plans: ${ORDERS} orders, ${PARTNERS} partners (${ORDERS / PARTNERS} each), PostgreSQL`);
   for (const [name, filter, page] of cases) {
-    const compiled = partnerOrderListQuery(db, partnerId, filter, { limit: 21, now, ...page }).compile();
+    const compiled = partnerOrderListQuery(db, partnerId, { sandbox: false, ...filter }, { limit: 21, now, ...page }).compile();
     const result = await db.executeQuery<{ 'QUERY PLAN': string }>(
       CompiledQuery.raw(`explain (analyze, buffers, costs off, timing off, summary off) ${compiled.sql}`, [...compiled.parameters]),
     );

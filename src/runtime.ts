@@ -90,14 +90,18 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   // Chains with a node (CHAIN_<CHAIN>_RPC_URL) are watched there; the simulator keeps the rest.
   const nodeWatchers = createChainWatchers(config, db, clock, metrics, logger);
   const simulatedChain = new SimulatedChainWatcher(db, { autoConfirmEveryMs: config.lifecycle.simulatorAutoConfirmMs, now: () => clock.now() });
+  const simulatedExchanger = new SimulatedExchanger(db);
+  const simulatedPayouts = new SimulatedPayoutSender(db, () => clock.now());
   const worker = new LifecycleWorker({
     db,
     lifecycle,
     catalog,
     quotes,
     watchers: [...nodeWatchers, simulatorExcept(simulatedChain, new Set(nodeWatchers.map((watcher) => watcher.chain)))],
-    exchanger: new SimulatedExchanger(db),
-    payouts: new SimulatedPayoutSender(db, () => clock.now()),
+    exchanger: simulatedExchanger,
+    payouts: simulatedPayouts,
+    // Sandbox orders (DESIGN §7.6) stay on the simulator on every chain, nodes configured or not.
+    sandbox: { watcher: simulatedChain, exchanger: simulatedExchanger, payouts: simulatedPayouts },
     clock,
     metrics,
     logger,

@@ -211,8 +211,10 @@ describe('operator API (/admin/v1)', () => {
       const issued = await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`);
       assert.equal(issued.statusCode, 201, issued.body);
       assert.equal(issued.headers['cache-control'], 'no-store');
-      const key = issued.json<{ key_id: string; api_key: string; created_at: string }>();
-      assert.deepEqual(Object.keys(key).sort(), ['api_key', 'created_at', 'key_id']);
+      const key = issued.json<{ key_id: string; api_key: string; created_at: string; sandbox: boolean }>();
+      assert.deepEqual(Object.keys(key).sort(), ['api_key', 'created_at', 'key_id', 'sandbox']);
+      // No body: a live key (v1.1 sandbox keys are asked for with {"sandbox": true}).
+      assert.equal(key.sandbox, false);
       assert.match(key.key_id, KEY_ID);
       assert.match(key.created_at, ISO);
       const [keyId, secret] = key.api_key.split('.');
@@ -226,10 +228,10 @@ describe('operator API (/admin/v1)', () => {
       assert.equal(listed.statusCode, 200);
       const keys = listed.json<Array<Record<string, unknown>>>();
       assert.deepEqual(keys, [
-        { key_id: key.key_id, created_at: key.created_at, revoked_at: null },
-        { key_id: second.key_id, created_at: keys[1]?.created_at, revoked_at: null },
+        { key_id: key.key_id, sandbox: false, created_at: key.created_at, revoked_at: null },
+        { key_id: second.key_id, sandbox: false, created_at: keys[1]?.created_at, revoked_at: null },
       ]);
-      for (const listing of keys) assert.deepEqual(Object.keys(listing).sort(), ['created_at', 'key_id', 'revoked_at']);
+      for (const listing of keys) assert.deepEqual(Object.keys(listing).sort(), ['created_at', 'key_id', 'revoked_at', 'sandbox']);
       for (const leaked of [secret ?? '', second.api_key.split('.')[1] ?? '', 'api_key', 'secret', 'hash', 'ciphertext']) {
         assert.ok(!listed.body.includes(leaked), `listing contains ${leaked}`);
       }

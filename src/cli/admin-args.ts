@@ -21,6 +21,7 @@ const OPTIONS = {
   txid: { type: 'string' },
   count: { type: 'string' },
   permanent: { type: 'boolean' },
+  sandbox: { type: 'boolean' },
   status: { type: 'string' },
   partner: { type: 'string' },
   limit: { type: 'string' },

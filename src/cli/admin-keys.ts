@@ -7,13 +7,15 @@ export const keyCommands: readonly Command[] = [
   {
     words: ['keys', 'create'],
     args: ['<partner-id>'],
-    flags: [],
-    async run(context, [partnerId = '']) {
-      const response = await context.api.send('POST', keysPath(partnerId));
+    flags: ['sandbox'],
+    async run(context, [partnerId = ''], flags) {
+      // Without --sandbox no body is sent: a live key, as the API gives by default.
+      const response = await context.api.send('POST', keysPath(partnerId), flags.sandbox === true ? { sandbox: true } : undefined);
       printResponse(context, response, (body) => {
         const key = asRecord(body);
+        const sandbox = key.sandbox === true;
         return [
-          `API key for partner ${partnerId}:`,
+          `${sandbox ? 'Sandbox API key' : 'API key'} for partner ${partnerId}:`,
           '',
           `  ${text(key, 'api_key')}`,
           '',
@@ -22,6 +24,9 @@ export const keyCommands: readonly Command[] = [
           '',
           'This is the only time the full key is shown: store it now.',
           'Only its key_id can be listed later; a lost key is revoked and replaced.',
+          ...(sandbox
+            ? ['', 'Orders made with it are test orders: they run on the simulator only; deposit to them with', 'POST /api/v1/partner/sandbox/orders/{order_id}/deposit.']
+            : []),
         ].join('\n');
       });
     },
@@ -35,10 +40,11 @@ export const keyCommands: readonly Command[] = [
         const keys = asList(body);
         if (keys.length === 0) return `partner ${partnerId} has no API keys: issue one with keys create ${partnerId}`;
         return table(
-          ['KEY_ID', 'STATUS', 'CREATED_AT', 'REVOKED_AT'],
+          ['KEY_ID', 'STATUS', 'MODE', 'CREATED_AT', 'REVOKED_AT'],
           keys.map((key) => [
             cell(key.key_id),
             key.revoked_at === null ? 'active' : 'revoked',
+            key.sandbox === true ? 'sandbox' : 'live',
             cell(key.created_at),
             cell(key.revoked_at),
           ]),

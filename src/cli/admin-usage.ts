@@ -10,7 +10,9 @@ Partners
   partners update <partner-id> [--markup-bps N] [--rate-limit N]
 
 API keys
-  keys create <partner-id>             prints the full key: the only time it is shown
+  keys create <partner-id> [--sandbox]
+                                       prints the full key: the only time it is shown;
+                                       --sandbox: a pk_test_ key, its orders run on the simulator only
   keys list <partner-id>
   keys revoke <key-id>                 requests with the key get 401 from then on
 

@@ -4,7 +4,10 @@ export interface PresentedKey {
   secret: string;
 }
 
-const KEY_ID = /^pk_[a-z0-9]{20}$/;
+/** `pk_` then 20 of a-z0-9; a sandbox key (DESIGN §7.6) is `pk_test_` then the same. */
+const KEY_ID = /^pk_(?:test_)?[a-z0-9]{20}$/;
+/** What a sandbox key's id starts with (migration 0014 checks it against api_keys.sandbox). */
+export const SANDBOX_KEY_PREFIX = 'pk_test_';
 /** 32 random bytes in base64url without padding. */
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
 

@@ -8,7 +8,7 @@ import type { SignatureNonces } from '../services/signature-nonces.js';
 /** Who is calling, as far as the presented key says; set by the onRequest hook below. */
 export type Caller =
   | { kind: 'anonymous' }
-  | { kind: 'partner'; partner: PartnerRow; keyId: string; sealedSecret: Buffer }
+  | { kind: 'partner'; partner: PartnerRow; keyId: string; sealedSecret: Buffer; sandbox: boolean }
   /** A key was sent but is not usable; `error` is thrown by any route that reads the key. */
   | { kind: 'rejected'; error: ApiError };
 
@@ -18,6 +18,8 @@ declare module 'fastify' {
     caller?: Caller;
     /** Set once a partner key (and signature, when sent) has been verified for this route. */
     partner?: PartnerRow;
+    /** Set with `partner`: whether that key is a sandbox key (DESIGN §7.6; its orders never run live). */
+    sandbox?: boolean;
   }
 }
 
@@ -97,7 +99,7 @@ export function installCallerIdentification(app: FastifyInstance, keys: ApiKeySe
 
 function callerOf(result: Authentication): Caller {
   return result.ok
-    ? { kind: 'partner', partner: result.partner, keyId: result.keyId, sealedSecret: result.sealedSecret }
+    ? { kind: 'partner', partner: result.partner, keyId: result.keyId, sealedSecret: result.sealedSecret, sandbox: result.sandbox }
     : { kind: 'rejected', error: new ApiError(result.failure === 'inactive' ? 'forbidden' : 'unauthorized', result.detail) };
 }
 
@@ -152,6 +154,7 @@ export function partnerAuthHooks(keys: ApiKeyService, signing: SigningOptions): 
       }
     }
     request.partner = caller.partner;
+    request.sandbox = caller.sandbox;
   }
 
   async function checkTimestamped(
@@ -180,6 +183,7 @@ export function partnerAuthHooks(keys: ApiKeyService, signing: SigningOptions): 
     const first = await signing.nonces.claim(`${caller.keyId}:${signature.toLowerCase()}`, new Date(sentAt + NONCE_KEPT_MS));
     if (!first) throw new ApiError('invalid_signature', 'replayed request');
     request.partner = caller.partner;
+    request.sandbox = caller.sandbox;
   }
 
   // Synchronous hooks for untimestamped requests (no promise per request); a thrown ApiError

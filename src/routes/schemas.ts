@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { preValidationHookHandler } from 'fastify';
 import { ERROR_STATUS } from '../errors.js';
 
 /** Documents the `{detail, code}` envelope for the listed statuses of a route. */
@@ -49,3 +50,13 @@ export const CurrencySchema = Type.Object(
 );
 
 export const UuidParam = Type.String({ format: 'uuid' });
+
+/**
+ * For a route whose JSON body is optional: a request sent without one is validated as `{}`.
+ * Fastify validates an absent body as undefined, which an object schema refuses ("body must be
+ * object"), so a client that sends nothing would get a 400 for leaving out what is optional.
+ */
+export const absentBodyAsEmpty: preValidationHookHandler = (request, _reply, done) => {
+  request.body ??= {};
+  done();
+};

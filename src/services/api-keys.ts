@@ -10,7 +10,7 @@ import {
 } from '../db/repositories/api-keys-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
-import { parseApiKey } from '../domain/api-key-format.js';
+import { parseApiKey, SANDBOX_KEY_PREFIX } from '../domain/api-key-format.js';
 import { InProcessAuthChanges, type AuthChange, type AuthChangeFeed } from './auth-changes.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -18,11 +18,13 @@ import type { SecretBox } from './secret-box.js';
 export interface IssuedKey {
   key_id: string;
   api_key: string;
+  /** A sandbox key (`pk_test_…`): its orders run on the simulator only (DESIGN §7.6). */
+  sandbox: boolean;
   created_at: Date;
 }
 
 export type Authentication =
-  | { ok: true; partner: PartnerRow; keyId: string; sealedSecret: Buffer }
+  | { ok: true; partner: PartnerRow; keyId: string; sealedSecret: Buffer; sandbox: boolean }
   | { ok: false; failure: 'malformed' | 'invalid' | 'inactive'; detail: string };
 
 // One-shot hash: no Hash object per call (it runs on every keyed request).
@@ -76,8 +78,10 @@ export class ApiKeyService {
     changes.subscribe((change) => this.apply(change));
   }
 
-  async issue(partnerId: string): Promise<IssuedKey> {
-    const keyId = `pk_${randomBytes(10).toString('hex')}`;
+  /** A new key; `sandbox` makes a `pk_test_` key whose orders never run live (DESIGN §7.6). */
+  async issue(partnerId: string, options: { sandbox?: boolean } = {}): Promise<IssuedKey> {
+    const sandbox = options.sandbox === true;
+    const keyId = `${sandbox ? SANDBOX_KEY_PREFIX : 'pk_'}${randomBytes(10).toString('hex')}`;
     const secret = randomBytes(32).toString('base64url');
     const row = await insertApiKey(this.db, {
       key_id: keyId,
@@ -85,10 +89,11 @@ export class ApiKeyService {
       secret_hash: sha256(secret),
       secret_ciphertext: this.box.seal(secret, keyId),
       revoked_at: null,
+      sandbox,
     });
     // Random ids are not guessed in advance, but a process that saw this one as unknown forgets it.
     await this.changes.publish({ kind: 'key', keyId });
-    return { key_id: keyId, api_key: `${keyId}.${secret}`, created_at: row.created_at };
+    return { key_id: keyId, api_key: `${keyId}.${secret}`, sandbox: row.sandbox, created_at: row.created_at };
   }
 
   list(partnerId: string): Promise<KeyListing[]> {
@@ -155,7 +160,7 @@ export class ApiKeyService {
     if (found.partner.status !== 'active') {
       return { ok: false, failure: 'inactive', detail: 'partner account is not active' };
     }
-    return { ok: true, partner: found.partner, keyId, sealedSecret: found.key.secret_ciphertext };
+    return { ok: true, partner: found.partner, keyId, sealedSecret: found.key.secret_ciphertext, sandbox: found.key.sandbox };
   }
 
   /**

@@ -27,6 +27,8 @@ export interface OrderListQuery {
   createdAfter?: Date | undefined;
   createdBefore?: Date | undefined;
   search?: string | undefined;
+  /** Sandbox orders (true) or live ones (false): never both in one list (DESIGN §7.6). */
+  sandbox: boolean;
   /** 1..ORDER_PAGE_MAX (the route's schema checks it). */
   limit: number;
   cursor?: string | undefined;
@@ -67,6 +69,7 @@ export class OrderList {
       createdAfter: query.createdAfter,
       createdBefore: query.createdBefore,
       search,
+      sandbox: query.sandbox,
       searchId: search !== undefined && UUID_PATTERN.test(search) ? search.toLowerCase() : undefined,
       searchShortId: search !== undefined && SHORT_ID_PATTERN.test(search) ? search.toUpperCase() : undefined,
     };

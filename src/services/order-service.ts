@@ -49,6 +49,11 @@ export interface CreateOrderInput {
   recipientAddressTag?: string | undefined;
   refundAddress?: string | undefined;
   quoteId?: string | undefined;
+  /**
+   * From the key that authenticated the request, never from the body: a sandbox key's order
+   * (DESIGN §7.6) runs on the simulator only, whatever chains are configured.
+   */
+  sandbox: boolean;
 }
 
 export type CreateOrderResult = { order: OrderRow; replayed: boolean };
@@ -80,6 +85,14 @@ export class OrderService {
       if (claim.kind === 'replay') {
         const order = await findPartnerOrder(this.db, partner.id, { id: claim.orderId });
         if (order === undefined) throw new Error(`idempotency record points at missing order ${claim.orderId}`);
+        // Keys are per partner, so a live key could replay a sandbox key's request: answering it
+        // with a test order would have real funds sent to an order that never runs live.
+        if (order.sandbox !== input.sandbox) {
+          throw new ApiError(
+            'unprocessable',
+            `this Idempotency-Key was used by a ${order.sandbox ? 'sandbox' : 'live'} key for order ${order.id}: use another key`,
+          );
+        }
         return { order, replayed: true };
       }
     }
@@ -176,6 +189,7 @@ export class OrderService {
         amount_from_received: null,
         payout_txid: null,
         refund_txid: null,
+        sandbox: input.sandbox,
         created_at: now,
         expires_at: new Date(now.getTime() + DEPOSIT_WINDOW_MS),
         updated_at: now,
@@ -187,7 +201,12 @@ export class OrderService {
         to_status: 'waiting_deposit',
         reason: 'created',
         order_version: 0,
-        data: { rate_type: priced.rateType, quote_id: input.quoteId ?? null, derivation_index: deposit.derivationIndex },
+        data: {
+          rate_type: priced.rateType,
+          quote_id: input.quoteId ?? null,
+          derivation_index: deposit.derivationIndex,
+          ...(input.sandbox ? { sandbox: true } : {}),
+        },
         created_at: now,
       });
       if (idempotencyKey !== undefined) await completeIdempotencyKey(tx, partner.id, idempotencyKey, id);

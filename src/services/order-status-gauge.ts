@@ -26,7 +26,7 @@ export class OrderStatusGauge {
     const current = (): ReadonlyMap<OrderStatus, number> => this.counts;
     new Gauge({
       name: 'orders_by_status',
-      help: `Orders in each status, recounted every ${ORDER_STATUS_REFRESH_MS / 1000} s.`,
+      help: `Live orders (sandbox ones left out) in each status, recounted every ${ORDER_STATUS_REFRESH_MS / 1000} s.`,
       labelNames: ['status'],
       registers: [metrics.registry],
       collect() {

@@ -9,6 +9,7 @@ import {
   findWatchedOrders,
   oldestDueSince,
   scheduleRetry,
+  type WatchedOrderRow,
 } from '../db/repositories/order-queue-repository.js';
 import { releaseEndedPoolAddresses } from '../db/repositories/deposit-addresses-repository.js';
 import { findOrder } from '../db/repositories/orders-repository.js';
@@ -38,6 +39,17 @@ export interface WorkerSettings {
   intervalMs: number;
 }
 
+/**
+ * What sandbox orders (DESIGN §7.6) run on: the simulator's watcher, exchanger and payout sender,
+ * whatever the live ones are. Chosen per order, so a sandbox order never reaches a node watcher,
+ * an exchange or a payout adapter, even where real ones are configured.
+ */
+export interface SandboxAdapters {
+  watcher: ChainWatcher;
+  exchanger: Exchanger;
+  payouts: PayoutSender;
+}
+
 export interface WorkerDeps {
   db: Kysely<Database>;
   lifecycle: OrderLifecycle;
@@ -46,6 +58,8 @@ export interface WorkerDeps {
   watchers: readonly ChainWatcher[];
   exchanger: Exchanger;
   payouts: PayoutSender;
+  /** The simulator's adapters, for sandbox orders only (live orders use the three above). */
+  sandbox: SandboxAdapters;
   clock: Clock;
   metrics: Metrics;
   logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
@@ -154,9 +168,16 @@ export class LifecycleWorker {
   private async pollWatchers(): Promise<void> {
     const now = this.deps.clock.now();
     const watched = await findWatchedOrders(this.deps.db, new Date(now.getTime() - LATE_DEPOSIT_WATCH_MS));
-    for (const watcher of this.deps.watchers) {
-      const orders = watched
-        .filter((row) => watcher.watches(row.chain))
+    const live = watched.filter((row) => !row.sandbox);
+    const sandbox = watched.filter((row) => row.sandbox);
+    // Live orders go to the watcher of their chain (a node, or the simulator); sandbox orders
+    // only ever to the sandbox watcher, whichever chains have a node.
+    const rounds: [ChainWatcher, readonly WatchedOrderRow[]][] = [
+      ...this.deps.watchers.map((watcher): [ChainWatcher, WatchedOrderRow[]] => [watcher, live.filter((row) => watcher.watches(row.chain))]),
+      [this.deps.sandbox.watcher, sandbox],
+    ];
+    for (const [watcher, rows] of rounds) {
+      const orders = rows
         .map((row) => ({
           id: row.id,
           chain: row.chain,
@@ -256,7 +277,7 @@ export class LifecycleWorker {
     }
     let amountTo: Decimal;
     try {
-      ({ amountTo } = await this.deps.exchanger.fill({
+      ({ amountTo } = await this.adaptersFor(order).exchanger.fill({
         orderId: order.id,
         coinFrom: order.coin_from,
         coinTo: order.coin_to,
@@ -315,7 +336,7 @@ export class LifecycleWorker {
     if (request === undefined) throw new Error(`order ${order.id} is ${order.status} without a ${kind} request`);
     let txid: string;
     try {
-      ({ txid } = await this.deps.payouts.send({
+      ({ txid } = await this.adaptersFor(order).payouts.send({
         idempotencyKey: `${order.id}:${kind}`,
         kind,
         chain: request.chain,
@@ -345,6 +366,11 @@ export class LifecycleWorker {
       data: { txid },
       inTransaction: (tx) => markPayoutSent(tx, request.id, txid, sentAt),
     });
+  }
+
+  /** The exchanger and payout sender an order's steps go to: the simulator's for a sandbox order. */
+  private adaptersFor(order: Pick<OrderRow, 'sandbox'>): { exchanger: Exchanger; payouts: PayoutSender } {
+    return order.sandbox ? this.deps.sandbox : this.deps;
   }
 
   /** Records a failed attempt and when to try again; no status change, no audit row. */

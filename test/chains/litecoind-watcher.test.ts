@@ -114,6 +114,53 @@ describe('Bitcoin-family node watcher against litecoind (regtest)', { skip: lite
     assert.equal(done.amount_from_received, '0.52345678');
   });
 
+  it('never watches a sandbox order, even on a chain with a node: only its simulated deposit moves it', async () => {
+    const partner = await h.t.createPartner({ name: 'Sandbox on LTC' });
+    const issued = await h.t.admin('POST', `/admin/v1/partners/${partner.id}/keys`, { sandbox: true });
+    assert.equal(issued.statusCode, 201, issued.body);
+    const sandboxKey = issued.json<{ api_key: string }>().api_key;
+    const created = await h.t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { 'x-api-key': sandboxKey, 'content-type': 'application/json' },
+      payload: `{"amount_from":0.5,"coin_from":"LTC","network_from":"LTC","coin_to":"BTC","network_to":"BTC","rate_type":"float","recipient_address":"${BTC_ADDRESS}","refund_address":"${LTC_REFUND}"}`,
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const order = created.json<OrderJson & { sandbox: boolean }>();
+    assert.equal(order.sandbox, true);
+    const read = async (): Promise<OrderJson> => {
+      const res = await h.t.app.inject({ method: 'GET', url: `/api/v1/partner/orders/${order.id}`, headers: { 'x-api-key': sandboxKey } });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json<OrderJson>();
+    };
+
+    // Real coins to its address, mined and confirmed: the node watcher is never given the order.
+    await pay(order, '0.5');
+    await node.mine(LTC_CONFIRMATIONS);
+    for (let i = 0; i < 3; i++) await h.t.runtime.worker.tick();
+    assert.equal((await read()).status, 'waiting_deposit');
+    const recorded = await h.t.db.handle.db.selectFrom('chain_deposits').select('order_id').where('order_id', '=', order.id).execute();
+    assert.deepEqual(recorded, []);
+
+    // The partner's simulated deposit is what moves it, on the simulator, to the end.
+    const deposit = await h.t.app.inject({
+      method: 'POST',
+      url: `/api/v1/partner/sandbox/orders/${order.id}/deposit`,
+      headers: { 'x-api-key': sandboxKey },
+    });
+    assert.equal(deposit.statusCode, 200, deposit.body);
+    let status = (await read()).status;
+    for (let i = 0; i < 8 && status !== 'completed'; i++) {
+      await h.t.runtime.worker.tick();
+      status = (await read()).status;
+    }
+    assert.equal(status, 'completed');
+    const simulated = await h.t.db.handle.db.selectFrom('simulated_deposits').select('txid').where('order_id', '=', order.id).executeTakeFirstOrThrow();
+    assert.equal((await read()).deposit_txid, simulated.txid);
+    const sends = await h.t.db.handle.db.selectFrom('simulated_sends').select('idempotency_key').where('idempotency_key', '=', `${order.id}:payout`).execute();
+    assert.equal(sends.length, 1);
+  });
+
   it('a reorg past expires_at expires the order; the deposit mined again is a late deposit (refund)', async () => {
     const order = await ltcOrder();
     await h.t.runtime.worker.tick();

@@ -89,6 +89,23 @@ describe('admin CLI', () => {
     assert.match(run.stdout, /only time the full key is shown/);
   });
 
+  it('creates a sandbox key with --sandbox, and keys list tells it from a live one', async () => {
+    const { id } = await adminJson<{ id: string }>('partners', 'create', '--name', 'Sandbox Tester');
+    const live = await adminJson<{ key_id: string; sandbox: boolean }>('keys', 'create', id);
+    assert.equal(live.sandbox, false);
+    const run = await admin('keys', 'create', id, '--sandbox');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^Sandbox API key for partner /);
+    const sandbox = /(pk_test_[a-z0-9]{20})\.[A-Za-z0-9_-]{43}/.exec(run.stdout);
+    assert.ok(sandbox?.[1] !== undefined, run.stdout);
+    assert.match(run.stdout, /simulator only/);
+    const listed = await admin('keys', 'list', id);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^KEY_ID\s+STATUS\s+MODE/);
+    assert.match(listed.stdout, new RegExp(`${sandbox[1]}\\s+active\\s+sandbox`));
+    assert.match(listed.stdout, new RegExp(`${live.key_id}\\s+active\\s+live`));
+  });
+
   it('lists and shows partners in aligned human output', async () => {
     const { id } = await adminJson<{ id: string }>('partners', 'create', '--name', 'Columns Ltd', '--rate-limit', '42');
     const list = await admin('partners', 'list');

@@ -164,6 +164,8 @@ export class FuzzContext {
       orderId: string;
       shortId: string;
       otherOrderId: string;
+      /** Orders of the fuzz partner made with its sandbox key (POST /partner/sandbox/orders/{id}/deposit). */
+      sandboxOrderIds: string[];
       currencyIds: string[];
       currencies: CurrencyRow[];
       coins: string[];
@@ -205,6 +207,9 @@ export class FuzzContext {
     }
     const order = await createOrder(t, partner.apiKey);
     const otherOrder = await createOrder(t, victim.apiKey);
+    const sandboxKey = (await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`, { sandbox: true })).json<{ api_key: string }>();
+    const sandboxOrderIds: string[] = [];
+    for (let i = 0; i < 3; i++) sandboxOrderIds.push((await createOrder(t, sandboxKey.api_key)).id);
     // Amounts as text, exactly as written (toJson writes exact decimals).
     const currencies = JSON.parse(
       (await t.admin('GET', '/admin/v1/currencies')).body.replace(/"min_amount":([0-9.eE+-]+)/g, '"min_amount":"$1"'),
@@ -240,6 +245,7 @@ export class FuzzContext {
         orderId: order.id,
         shortId: order.short_id,
         otherOrderId: otherOrder.id,
+        sandboxOrderIds,
         currencyIds: currencies.map((row) => row.id),
         currencies,
         coins: [...new Set(currencies.map((row) => row.coin))],
@@ -658,7 +664,17 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         search: fc.oneof(fc.constantFrom(ids.orderId, ids.otherOrderId, ids.shortId, ETH_ADDRESS, BTC_ADDRESS), fc.string({ maxLength: 80 })),
         limit,
         cursor: fc.oneof(fc.base64String({ maxLength: 120 }), fc.string({ maxLength: 40 })),
+        sandbox: fc.constantFrom('true', 'false', '1', 'yes', ''),
       }),
+    },
+    {
+      // v1.1 sandbox: the partner's own sandbox orders succeed once each (then 409); live,
+      // another partner's and unknown orders are 404.
+      method: 'POST',
+      path: '/api/v1/partner/sandbox/orders/:order_id/deposit',
+      auth: 'partner',
+      params: { order_id: fc.oneof(fc.constantFrom(...ids.sandboxOrderIds), orderIds, fc.constantFrom(ids.shortId, 'EX-AAAAAA')) },
+      body: fields({ amount: fc.oneof(amountLiteral, literal(fc.constantFrom('0.01', '0', '-1', 'abc', '1e30'))) }),
     },
     {
       method: 'GET',
@@ -705,7 +721,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         max_open_orders: fc.oneof(integerLiteral(0, 1_000_001), fc.constant('null')),
       }),
     },
-    { method: 'POST', path: '/admin/v1/partners/:id/keys', auth: 'admin', params: { id: partnerIds } },
+    { method: 'POST', path: '/admin/v1/partners/:id/keys', auth: 'admin', params: { id: partnerIds }, body: fields({ sandbox: bool }) },
     { method: 'GET', path: '/admin/v1/partners/:id/keys', auth: 'admin', params: { id: fc.oneof(partnerIds, fc.constant(ids.partnerId)) } },
     {
       method: 'DELETE',
@@ -767,6 +783,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         partner_id: partnerIds,
         created_from: dateTime,
         created_to: dateTime,
+        sandbox: bool,
         limit,
         offset: limit,
       }),

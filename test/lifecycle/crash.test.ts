@@ -49,6 +49,7 @@ describe('crash between steps', () => {
       watchers: [],
       exchanger: new SimulatedExchanger(db),
       payouts,
+      sandbox: { watcher: { name: 'none', watches: () => false, poll: () => Promise.resolve([]) }, exchanger: new SimulatedExchanger(db), payouts },
       clock: h.clock,
       metrics: createMetrics(),
       logger: { error: () => undefined, warn: () => undefined },

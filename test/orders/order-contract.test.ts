@@ -38,7 +38,7 @@ const SPEC_KEYS = [
 /** The documented extensions (order-view.ts, DESIGN §4): all null until the lifecycle fills them. */
 const EXTENSION_KEYS = ['amount_from_received', 'refund_txid', 'status_reason'];
 /** Partner API v1.1 (DESIGN §7): additive fields, set at creation. */
-const V11_KEYS = ['deposit_uri'];
+const V11_KEYS = ['deposit_uri', 'sandbox'];
 
 type Order = Record<string, unknown> & {
   id: string;
@@ -90,6 +90,8 @@ describe('POST /partner/orders: the Order contract', () => {
 
     it('answers 201 with exactly the spec 2.3 keys plus the documented extensions', () => {
       assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS].sort());
+      // A live key's order (DESIGN §7.6).
+      assert.equal(order.sandbox, false);
       for (const key of EXTENSION_KEYS) assert.equal(order[key], null, key);
       // Echoed request fields outside the shape are not returned (spec 2.3).
       assert.ok(!('recipient_address_tag' in order));

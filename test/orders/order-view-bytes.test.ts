@@ -46,6 +46,8 @@ function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
     amount_from_received: order.amount_from_received === null ? null : new Decimal(order.amount_from_received),
     refund_txid: order.refund_txid,
     status_reason: order.status_reason,
+    // v1.1 (DESIGN §7.6), added after the writer changed: the bytes before it, plus this field.
+    sandbox: order.sandbox,
   };
 }
 

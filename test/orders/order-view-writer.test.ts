@@ -55,6 +55,7 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   amount_from_received: fc.option(numeric),
   refund_txid: fc.option(text),
   status_reason: fc.option(text),
+  sandbox: fc.boolean(),
 });
 
 function validator() {

@@ -6,7 +6,7 @@ import { runSecuritySuite, type SuitePartner } from '../helpers/security-suite.j
 /**
  * The shared authentication suite (test/helpers/security-suite.ts) against every API-key route:
  * POST /partner/orders, GET /partner/orders/{id}, GET /partner/orders (v1.1), GET /partner/orders/{id}/qr.svg (v1.1),
- * GET /partner/account.
+ * POST /partner/sandbox/orders/{id}/deposit (v1.1), GET /partner/account.
  */
 
 const ETH_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -96,6 +96,35 @@ describe('protected routes', () => {
     request: async () => ({ method: 'GET', url: '/api/v1/partner/orders?limit=5' }),
     successStatus: 200,
     invalidRequest: async () => ({ method: 'GET', url: '/api/v1/partner/orders?limit=0' }),
+  });
+
+  /** A new sandbox order of the owner per call (each takes one deposit), made with its sandbox key. */
+  const sandboxKeys = new Map<string, string>();
+  const sandboxOrderOf = async (owner: SuitePartner): Promise<string> => {
+    let key = sandboxKeys.get(owner.id);
+    if (key === undefined) {
+      const issued = await t.admin('POST', `/admin/v1/partners/${owner.id}/keys`, { sandbox: true });
+      assert.equal(issued.statusCode, 201, issued.body);
+      key = issued.json<{ api_key: string }>().api_key;
+      sandboxKeys.set(owner.id, key);
+    }
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: ORDER_BODY,
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json<{ id: string }>().id;
+  };
+
+  runSecuritySuite('POST /api/v1/partner/sandbox/orders/{id}/deposit (v1.1)', {
+    app: () => t,
+    request: async (owner) => ({ method: 'POST', url: `/api/v1/partner/sandbox/orders/${await sandboxOrderOf(owner)}/deposit`, payload: '{"amount":"0.1"}' }),
+    successStatus: 200,
+    otherPartnerStatus: 404,
+    state: async () => Number((await t.db.handle.db.selectFrom('simulated_deposits').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
+    invalidRequest: async (owner) => ({ method: 'POST', url: `/api/v1/partner/sandbox/orders/${await sandboxOrderOf(owner)}/deposit`, payload: '{"amount":"abc"}' }),
   });
 
   runSecuritySuite('GET /api/v1/partner/account', {

@@ -11,6 +11,7 @@ import * as m0009 from './0009-partner-order-list.js';
 import * as m0010 from './0010-partner-open-order-cap.js';
 import * as m0012 from './0012-order-deposit-uri.js';
 import * as m0013 from './0013-signature-nonces.js';
+import * as m0014 from './0014-sandbox.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0010-partner-open-order-cap': m0010,
   '0012-order-deposit-uri': m0012,
   '0013-signature-nonces': m0013,
+  '0014-sandbox': m0014,
 };

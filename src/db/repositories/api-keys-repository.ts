@@ -6,12 +6,12 @@ export async function insertApiKey(db: Db, key: NewApiKey): Promise<ApiKeyRow> {
   return db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow();
 }
 
-export type KeyListing = Pick<ApiKeyRow, 'key_id' | 'created_at' | 'revoked_at'>;
+export type KeyListing = Pick<ApiKeyRow, 'key_id' | 'sandbox' | 'created_at' | 'revoked_at'>;
 
 export async function listApiKeys(db: Db, partnerId: string): Promise<KeyListing[]> {
   return db
     .selectFrom('api_keys')
-    .select(['key_id', 'created_at', 'revoked_at'])
+    .select(['key_id', 'sandbox', 'created_at', 'revoked_at'])
     .where('partner_id', '=', partnerId)
     .orderBy('created_at')
     .execute();
@@ -20,11 +20,11 @@ export async function listApiKeys(db: Db, partnerId: string): Promise<KeyListing
 /** Revokes once; revoking a revoked key keeps its first revocation time. */
 export async function revokeApiKey(db: Db, keyId: string, at: Date): Promise<KeyListing | undefined> {
   await db.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null).execute();
-  return db.selectFrom('api_keys').select(['key_id', 'created_at', 'revoked_at']).where('key_id', '=', keyId).executeTakeFirst();
+  return db.selectFrom('api_keys').select(['key_id', 'sandbox', 'created_at', 'revoked_at']).where('key_id', '=', keyId).executeTakeFirst();
 }
 
 export interface KeyWithPartner {
-  key: Pick<ApiKeyRow, 'key_id' | 'secret_hash' | 'secret_ciphertext' | 'revoked_at'>;
+  key: Pick<ApiKeyRow, 'key_id' | 'secret_hash' | 'secret_ciphertext' | 'revoked_at' | 'sandbox'>;
   partner: PartnerRow;
 }
 
@@ -34,12 +34,12 @@ export async function findKeyWithPartner(db: Db, keyId: string): Promise<KeyWith
     .selectFrom('api_keys as k')
     .innerJoin('partners as p', 'p.id', 'k.partner_id')
     .select([
-      'k.key_id', 'k.secret_hash', 'k.secret_ciphertext', 'k.revoked_at',
+      'k.key_id', 'k.secret_hash', 'k.secret_ciphertext', 'k.revoked_at', 'k.sandbox',
       'p.id', 'p.name', 'p.status', 'p.markup_bps', 'p.rate_limit_per_minute', 'p.max_open_orders', 'p.created_at', 'p.updated_at',
     ])
     .where('k.key_id', '=', keyId)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  const { key_id, secret_hash, secret_ciphertext, revoked_at, ...partner } = row;
-  return { key: { key_id, secret_hash, secret_ciphertext, revoked_at }, partner };
+  const { key_id, secret_hash, secret_ciphertext, revoked_at, sandbox, ...partner } = row;
+  return { key: { key_id, secret_hash, secret_ciphertext, revoked_at, sandbox }, partner };
 }

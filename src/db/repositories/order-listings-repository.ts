@@ -11,6 +11,8 @@ export interface OrderSearch {
   createdFrom?: Date | undefined;
   /** created_at before this. */
   createdTo?: Date | undefined;
+  /** Sandbox orders only (true), live only (false); both when undefined. */
+  sandbox?: boolean | undefined;
   limit: number;
   offset: number;
 }
@@ -22,14 +24,19 @@ export async function searchOrders(db: Db, search: OrderSearch): Promise<OrderRo
   if (search.partnerId !== undefined) query = query.where('partner_id', '=', search.partnerId);
   if (search.createdFrom !== undefined) query = query.where('created_at', '>=', search.createdFrom);
   if (search.createdTo !== undefined) query = query.where('created_at', '<', search.createdTo);
+  if (search.sandbox !== undefined) query = query.where('sandbox', '=', search.sandbox);
   return query.orderBy('created_at', 'desc').orderBy('id').limit(search.limit).offset(search.offset).execute();
 }
 
-/** How many orders are stored in each status (a status with none is absent). */
+/**
+ * How many live orders are stored in each status (a status with none is absent). Sandbox orders
+ * (DESIGN §7.6) are left out: they are partners' tests, and an operator's figures are real ones.
+ */
 export async function countOrdersByStatus(db: Db): Promise<Map<OrderStatus, number>> {
   const rows = await db
     .selectFrom('orders')
     .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('sandbox', '=', false)
     .groupBy('status')
     .execute();
   return new Map(rows.map((row) => [row.status, Number(row.count)]));

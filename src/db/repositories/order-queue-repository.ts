@@ -19,6 +19,8 @@ export interface WatchedOrderRow {
   deposit_txid: string | null;
   deposit_confirmations: number | null;
   created_at: Date;
+  /** A sandbox order (DESIGN §7.6): only the simulator may look at it. */
+  sandbox: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function findWatchedOrders(db: Db, lateSince: Date): Promise<Watche
   return db
     .selectFrom('orders as o')
     .innerJoin('currencies as c', 'c.id', 'o.currency_from_id')
-    .select(['o.id', 'c.chain', 'o.deposit_address', 'o.deposit_address_tag', 'o.status', 'o.deposit_txid', 'o.deposit_confirmations', 'o.created_at'])
+    .select(['o.id', 'c.chain', 'o.deposit_address', 'o.deposit_address_tag', 'o.status', 'o.deposit_txid', 'o.deposit_confirmations', 'o.created_at', 'o.sandbox'])
     .where((eb) =>
       eb.or([
         eb('o.status', 'in', ['waiting_deposit', 'confirming']),

@@ -27,6 +27,8 @@ export interface PartnerOrderFilter {
   search?: string | undefined;
   searchId?: string | undefined;
   searchShortId?: string | undefined;
+  /** Sandbox orders only (true) or live orders only (false, GET /partner/orders' default). */
+  sandbox: boolean;
 }
 
 type Where = ExpressionBuilder<Database, 'orders'>;
@@ -79,7 +81,7 @@ export interface OrderListPage {
 
 /** listPartnerOrders' query, unexecuted: bench/order-list-plans.ts shows its plans. */
 export function partnerOrderListQuery(db: Db, partnerId: string, filter: PartnerOrderFilter, page: OrderListPage) {
-  let query = db.selectFrom('orders').select(PARTNER_ORDER_COLUMNS).where('partner_id', '=', partnerId);
+  let query = db.selectFrom('orders').select(PARTNER_ORDER_COLUMNS).where('partner_id', '=', partnerId).where('sandbox', '=', filter.sandbox);
   const { statuses, search } = filter;
   if (statuses !== undefined) query = query.where((eb) => statusCondition(eb, statuses, page.now));
   if (filter.coinFrom !== undefined) query = query.where('coin_from', '=', filter.coinFrom);

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 import type { GeneratedTimestamp, Timestamp } from './currencies.js';
 
 /** A partner API key `<key_id>.<secret>`; the secret itself is never stored in clear. */
@@ -10,6 +10,8 @@ export interface ApiKeyTable {
   secret_hash: Buffer;
   /** AES-256-GCM(iv ‖ ciphertext ‖ tag) of the secret under SECRETS_KEY, key_id as associated data. */
   secret_ciphertext: Buffer;
+  /** A sandbox key (`pk_test_…`, DESIGN §7.6): its orders run on the simulator only. Default false. */
+  sandbox: Generated<boolean>;
   created_at: GeneratedTimestamp;
   revoked_at: Timestamp | null;
 }

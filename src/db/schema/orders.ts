@@ -48,6 +48,11 @@ export interface OrderTable {
   next_attempt_at: Timestamp | null;
   /** A worker's lease on the order; an expired lease means the worker died. */
   locked_until: Timestamp | null;
+  /**
+   * Made with a sandbox key (DESIGN §7.6): runs on the simulator only, whatever chains are
+   * configured, and is listed and counted apart. Set at creation, never changed. Default false.
+   */
+  sandbox: Generated<boolean>;
   created_at: Timestamp;
   expires_at: Timestamp;
   updated_at: Timestamp;

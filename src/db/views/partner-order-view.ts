@@ -47,6 +47,12 @@ const decimal: Kind<string> = {
   json: decimalTextLiteral,
 };
 
+const boolean: Kind<boolean> = {
+  schema: (options) => Type.Boolean(options),
+  value: (value) => value,
+  json: (value) => (value ? 'true' : 'false'),
+};
+
 const integer: Kind<number> = {
   schema: (options) => Type.Integer(options),
   value: (value) => value,
@@ -138,6 +144,11 @@ const FIELDS = {
     description:
       'extension: why the order went to refunding or failed (amount_below_min, amount_above_max, ' +
       'fixed_rate_mismatch, late_deposit, exchange_failed, payout_failed, operator)',
+  }),
+  sandbox: column('sandbox', boolean, {
+    description:
+      'v1.1: made with a sandbox key (pk_test_…): runs on the simulator only, never on a chain or an exchange; ' +
+      'deposit to it with POST /partner/sandbox/orders/{order_id}/deposit. False for live orders',
   }),
 };
 

@@ -48,6 +48,7 @@ export function partnerView(row: PartnerRow) {
 export const KeyListing = Type.Object(
   {
     key_id: Type.String(),
+    sandbox: Type.Boolean({ description: 'a sandbox key (pk_test_…): its orders run on the simulator only' }),
     created_at: Type.String({ format: 'date-time' }),
     revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },

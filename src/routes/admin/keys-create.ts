@@ -2,13 +2,14 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { findPartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
-import { errorResponses } from '../schemas.js';
+import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
 import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
 
 const IssuedKey = Type.Object(
   {
     key_id: Type.String(),
     api_key: Type.String({ description: 'the full key <key_id>.<secret>; shown only in this response' }),
+    sandbox: Type.Boolean({ description: 'a sandbox key (pk_test_…): its orders run on the simulator only' }),
     created_at: Type.String({ format: 'date-time' }),
   },
   { additionalProperties: false },
@@ -18,18 +19,30 @@ export function registerCreateKey(app: App, { database, apiKeys }: Services): vo
   app.post(
     '/admin/v1/partners/:id/keys',
     {
+      preValidation: absentBodyAsEmpty,
       schema: {
         tags: ['admin'],
         summary: 'Issue an API key (the secret is shown once)',
         security: adminSecurity,
         params: PartnerIdParams,
+        // No body is a live key, as before sandbox keys existed.
+        body: Type.Optional(
+          Type.Object(
+            {
+              sandbox: Type.Optional(
+                Type.Boolean({ default: false, description: 'v1.1: a sandbox key (pk_test_…) whose orders never run live (DESIGN §7.6)' }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ),
         response: { 201: IssuedKey, ...errorResponses(400, 401, 404, 500) },
       },
     },
     async (request, reply) => {
       const partner = await findPartner(database.db, request.params.id);
       if (partner === undefined) throw new ApiError('not_found', 'partner not found');
-      const issued = await apiKeys.issue(partner.id);
+      const issued = await apiKeys.issue(partner.id, { sandbox: request.body?.sandbox === true });
       // The full key must not sit in any cache between here and the operator.
       return reply
         .code(201)

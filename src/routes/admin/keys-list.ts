@@ -23,6 +23,7 @@ export function registerListKeys(app: App, { database, apiKeys }: Services): voi
       const keys = await apiKeys.list(partner.id);
       return keys.map((key) => ({
         key_id: key.key_id,
+        sandbox: key.sandbox,
         created_at: key.created_at.toISOString(),
         revoked_at: key.revoked_at?.toISOString() ?? null,
       }));

@@ -38,6 +38,7 @@ export function registerAdminListOrders(app: App, { database, clock }: Services)
             partner_id: Type.Optional(Type.String({ format: 'uuid' })),
             created_from: Type.Optional(Type.String({ format: 'date-time' })),
             created_to: Type.Optional(Type.String({ format: 'date-time' })),
+            sandbox: Type.Optional(Type.Boolean({ description: 'true: sandbox (test) orders only; false: live only; absent: both' })),
             limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
             // PostgreSQL's OFFSET is a bigint: a larger number would fail the query (a 500).
             offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
@@ -54,6 +55,7 @@ export function registerAdminListOrders(app: App, { database, clock }: Services)
         partnerId: q.partner_id,
         createdFrom: q.created_from === undefined ? undefined : timeFilter('created_from', q.created_from),
         createdTo: q.created_to === undefined ? undefined : timeFilter('created_to', q.created_to),
+        sandbox: q.sandbox,
         limit: q.limit,
         offset: q.offset,
       });

@@ -7,6 +7,7 @@ import { registerGetOrder } from './orders-get.js';
 import { registerOrderQr } from './orders-qr.js';
 import { registerListOrders } from './orders-list.js';
 import { registerValidateAddress } from './addresses-validate.js';
+import { registerSandboxDeposit } from './sandbox-deposit.js';
 
 /** The partner API under /api/v1, registered explicitly so grep finds every route. */
 export function registerV1Routes(app: App, services: Services): void {
@@ -18,4 +19,5 @@ export function registerV1Routes(app: App, services: Services): void {
   registerOrderQr(app, services);
   registerListOrders(app, services);
   registerValidateAddress(app, services);
+  registerSandboxDeposit(app, services);
 }

@@ -125,6 +125,7 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
           recipientAddressTag: body.recipient_address_tag ?? undefined,
           refundAddress: body.refund_address ?? undefined,
           quoteId: body.quote_id ?? undefined,
+          sandbox: request.sandbox === true,
         },
         key === undefined ? undefined : { key, body: request.rawBody ?? Buffer.alloc(0) },
       );

@@ -31,6 +31,12 @@ const Query = Type.Object(
         description: 'exact match on id, short id, deposit address, deposit txid, payout txid or recipient address',
       }),
     ),
+    sandbox: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'v1.1: true lists the test orders of sandbox keys (pk_test_…) instead; live and test orders are never listed together',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ORDER_PAGE_MAX, default: ORDER_PAGE_DEFAULT })),
     cursor: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page, with the same key' }),
@@ -85,6 +91,7 @@ export function registerListOrders(app: App, { partnerAuth, database, clock, con
         createdAfter: query.created_after === undefined ? undefined : new Date(query.created_after),
         createdBefore: query.created_before === undefined ? undefined : new Date(query.created_before),
         search: query.search,
+        sandbox: query.sandbox ?? false,
         limit: query.limit ?? ORDER_PAGE_DEFAULT,
         cursor: query.cursor,
       });

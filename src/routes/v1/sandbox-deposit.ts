@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { isLosslessNumber, parse } from 'lossless-json';
+import type { App, Services } from '../../app-types.js';
+import { insertSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
+import { DECIMAL_PATTERN, Decimal, isStorableDecimal, parseNumberLiteral } from '../../domain/money.js';
+import { ApiError } from '../../errors.js';
+import { sendJsonText } from '../../plugins/json-reply.js';
+import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
+import { orderJson } from './order-view.js';
+
+const Body = Type.Object(
+  {
+    amount: Type.Optional(
+      Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Number({ exclusiveMinimum: 0 })], {
+        description:
+          'what the simulated deposit brings, in coin_from (a number, or a decimal string); default amount_from_expected. ' +
+          'An amount the order cannot take (outside the limits, or off a fixed rate) sends it to refunding, as a real one would',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The amount exactly as sent: a decimal string as it is; a JSON number read again from the raw
+ * body, as JSON.parse has already made it a binary float.
+ */
+function exactAmount(raw: string | number, rawBody: Buffer | undefined): Decimal {
+  let amount: Decimal | undefined;
+  if (typeof raw === 'string') {
+    amount = new Decimal(raw);
+  } else {
+    let parsed: { amount?: unknown };
+    try {
+      parsed = parse(rawBody?.toString('utf8') ?? '') as { amount?: unknown };
+    } catch (error) {
+      throw new ApiError('bad_request', `request body is ambiguous: ${error instanceof Error ? error.message : 'unreadable'}`);
+    }
+    amount = isLosslessNumber(parsed.amount) ? parseNumberLiteral(parsed.amount.toString()) : undefined;
+  }
+  if (amount === undefined || amount.lte(0)) throw new ApiError('bad_request', 'body/amount must be a positive decimal');
+  if (!isStorableDecimal(amount)) throw new ApiError('bad_request', 'body/amount must be below 1e20 with at most 18 decimals');
+  return amount;
+}
+
+/**
+ * POST /api/v1/partner/sandbox/orders/{order_id}/deposit (API key, DESIGN §7.6): the partner
+ * pays its own sandbox order. The deposit goes onto the simulated chain already confirmed (a
+ * partner has no node to wait on), and the lifecycle worker carries the order on from its next
+ * pass exactly as for a live deposit: to completed, or to refunding when the amount does not
+ * fit. Only the caller's sandbox orders: a live order, another partner's, or none at all is 404,
+ * so this route can never put a deposit on an order that runs live.
+ */
+export function registerSandboxDeposit(app: App, { partnerAuth, orders, database, clock }: Services): void {
+  app.post(
+    '/api/v1/partner/sandbox/orders/:order_id/deposit',
+    {
+      // Authentication first: a stranger learns nothing about the body.
+      preValidation: [partnerAuth.required, absentBodyAsEmpty],
+      schema: {
+        tags: ['partner'],
+        summary: 'Simulate the deposit of a sandbox order',
+        description:
+          'v1.1, sandbox orders only (made with a pk_test_ key; any other order is 404). Records a confirmed deposit on the ' +
+          'simulated chain; the order then moves on by itself (confirming, exchanging, sending, completed; or refunding). ' +
+          'Answers the Order as GET then reads it. One deposit per order: a second is 409.',
+        security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+        params: Type.Object({
+          order_id: Type.String({ description: 'the order UUID or its short_id (case-insensitive)' }),
+        }),
+        body: Type.Optional(Body),
+        response: { 200: { $ref: 'Order#' }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500) },
+      },
+    },
+    async (request, reply) => {
+      const partner = request.partner;
+      if (partner === undefined) throw new Error('partner auth hook did not run');
+      const order = await orders.get(partner, request.params.order_id);
+      // The same answer as for an order that does not exist: nothing tells a live order apart.
+      if (!order.sandbox) throw new ApiError('not_found', 'order not found');
+      const raw = request.body?.amount;
+      const amount = raw === undefined ? new Decimal(order.amount_from_expected) : exactAmount(raw, request.rawBody);
+      const now = clock.now();
+      const inserted = await insertSimulatedDeposit(database.db, {
+        order_id: order.id,
+        txid: randomBytes(32).toString('hex'),
+        amount: amount.toFixed(),
+        confirmations: order.deposit_confirmations_required,
+        dropped: false,
+        created_at: now,
+        updated_at: now,
+      });
+      if (!inserted) throw new ApiError('conflict', 'this sandbox order already has a deposit');
+      return sendJsonText(reply, orderJson(order, now));
+    },
+  );
+}
