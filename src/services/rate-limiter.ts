@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.js';
+import { redisReady } from './redis-ready.js';
 
 /**
  * Fixed-window request counting behind one small interface, with an in-process store and a
@@ -191,20 +192,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   connected(withinMs: number): Promise<void> {
-    if (this.client.status === 'ready') return Promise.resolve();
-    return new Promise((resolve) => {
-      const refused = (error: Error & { code?: string }): void => {
-        // A failed dial (ECONNREFUSED, ENOTFOUND, ETIMEDOUT...): no point waiting longer.
-        if (error.code !== undefined) done();
-      };
-      const done = (): void => {
-        clearTimeout(timer);
-        this.client.off('ready', done).off('error', refused);
-        resolve();
-      };
-      const timer = setTimeout(done, withinMs);
-      this.client.once('ready', done).on('error', refused);
-    });
+    return redisReady(this.client, withinMs);
   }
 
   async consume(bucket: string, limit: number): Promise<RateLimitDecision> {

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { claimSignatureNonce, purgeSignatureNonces } from '../db/repositories/signature-nonces-repository.js';
 import type { Db } from '../db/schema/index.js';
+import { redisReady } from './redis-ready.js';
 
 /**
  * Which timestamped signatures (DESIGN §7.7) have been accepted already, so that each is
@@ -126,20 +127,7 @@ export class RedisSignatureNonces implements SignatureNonces {
   }
 
   connected(withinMs: number): Promise<void> {
-    if (this.client.status === 'ready') return Promise.resolve();
-    return new Promise((resolve) => {
-      const refused = (error: Error & { code?: string }): void => {
-        // A failed dial (ECONNREFUSED, ENOTFOUND...): no point waiting longer.
-        if (error.code !== undefined) done();
-      };
-      const done = (): void => {
-        clearTimeout(timer);
-        this.client.off('ready', done).off('error', refused);
-        resolve();
-      };
-      const timer = setTimeout(done, withinMs);
-      this.client.once('ready', done).on('error', refused);
-    });
+    return redisReady(this.client, withinMs);
   }
 
   async close(): Promise<void> {
