@@ -1,5 +1,6 @@
 import { parse } from 'lossless-json';
 import { PriceFeedError } from './price-feed-error.js';
+import { readCappedBody } from '../http-body.js';
 
 /** Default cap on a feed's response body, bytes. Real answers here are a few KiB. */
 export const DEFAULT_MAX_FEED_BODY_BYTES = 1024 * 1024;
@@ -62,28 +63,13 @@ export async function fetchFeedJson(request: FeedRequest): Promise<unknown> {
 }
 
 async function readCapped(response: Response, maxBytes: number, source: string): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    throw new PriceFeedError(source, 'too_large', `declared body of ${declared} bytes exceeds ${maxBytes}`);
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    // Typed by hand: the fetch typings leave the chunk type open, the runtime gives Uint8Array.
-    const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
-    if (done || value === undefined) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new PriceFeedError(source, 'too_large', `body exceeds ${maxBytes} bytes`);
-    }
-    chunks.push(value);
+  const body = await readCappedBody(response, maxBytes);
+  if (body.kind === 'too_large') {
+    const what = body.declared === undefined ? 'body' : `declared body of ${body.declared} bytes`;
+    throw new PriceFeedError(source, 'too_large', `${what} exceeds ${maxBytes} bytes`);
   }
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder('utf-8', { fatal: true }).decode(body.bytes);
   } catch (error) {
     throw new PriceFeedError(source, 'malformed', 'response is not valid UTF-8', { cause: error });
   }

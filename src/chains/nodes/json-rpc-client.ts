@@ -1,5 +1,6 @@
 import { parse } from 'lossless-json';
 import { AdapterError } from '../adapters.js';
+import { readCappedBody, type CappedBody } from '../../http-body.js';
 
 export interface JsonRpcOptions {
   /** Per call, ms. Default 10000: a hung node must not hold the worker pass for long. */
@@ -71,10 +72,13 @@ export class JsonRpcClient {
     } catch (error) {
       throw new AdapterError(`${this.label} ${method}: node unreachable (${describe(error)})`, false);
     }
-    const text = await readCapped(response, this.maxReplyBytes).catch((error: unknown) => {
-      if (error instanceof ReplyTooLarge) throw new AdapterError(`${this.label} ${method}: ${error.message}`, false);
-      return '';
-    });
+    // A reply cut off mid-read reads as empty: the JSON check below then says it is not JSON.
+    const reply = await readCappedBody(response, this.maxReplyBytes).catch((): CappedBody => ({ kind: 'read', bytes: Buffer.alloc(0) }));
+    if (reply.kind === 'too_large') {
+      const size = reply.declared === undefined ? 'reply' : `reply of ${reply.declared} bytes`;
+      throw new AdapterError(`${this.label} ${method}: ${size} exceeds the ${this.maxReplyBytes}-byte cap`, false);
+    }
+    const text = reply.bytes.toString('utf8');
     // bitcoind answers RPC errors with HTTP 500 and a JSON body: read the body before the status.
     let body: { result?: unknown; error?: { code?: number | { toString(): string }; message?: string } | null } | undefined;
     try {
@@ -102,33 +106,6 @@ export class JsonRpcError extends AdapterError {
     super(message, false);
     this.name = 'JsonRpcError';
   }
-}
-
-class ReplyTooLarge extends Error {}
-
-/** The reply's text, refused past `maxBytes` (declared or counted while reading). */
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    throw new ReplyTooLarge(`reply of ${declared} bytes exceeds the ${maxBytes}-byte cap`);
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    // Typed by hand: the fetch typings leave the chunk type open, the runtime gives Uint8Array.
-    const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
-    if (done || value === undefined) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new ReplyTooLarge(`reply exceeds the ${maxBytes}-byte cap`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function describe(error: unknown): string {
