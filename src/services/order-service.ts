@@ -148,7 +148,7 @@ export class OrderService {
     const now = this.clock.now();
     const id = randomUUID();
     return this.db.transaction().execute(async (tx) => {
-      await this.checkOpenOrders(tx, partner, now);
+      await this.checkOpenOrders(tx, partner, now, 'before');
       const deposit = await this.addresses.reserve(tx, priced.from);
       const order = await insertOrder(tx, {
         id,
@@ -210,6 +210,7 @@ export class OrderService {
         created_at: now,
       });
       if (idempotencyKey !== undefined) await completeIdempotencyKey(tx, partner.id, idempotencyKey, id);
+      await this.checkOpenOrders(tx, partner, now, 'after');
       return order;
     });
   }
@@ -217,17 +218,24 @@ export class OrderService {
   /**
    * Pool drain (issue 12): a partner may have only so many orders awaiting a deposit, so one key
    * cannot take every address of a shared pool (or fill the table) and leave other partners'
-   * orders failing. Counted in the order's transaction with the partner's row locked: exact
-   * under concurrency, and the cap frees up as orders get a deposit, expire or are cancelled.
+   * orders failing. Checked twice in the order's transaction:
+   * - 'before' anything is reserved, without a lock: a partner at its cap is refused before an
+   *   address index is drawn (a refused order must not widen the gap in the operator's wallet);
+   * - 'after' the order is written, with the partner's row locked until the commit: concurrent
+   *   creations of one partner count one after the other (each sees the others' committed
+   *   orders and its own), so the cap holds exactly, while the lock is held only for the count
+   *   and the commit: holding it for the whole transaction made one partner's orders one at a
+   *   time (a burst of 200 queued past the pool's 10 s wait and got 503).
    */
-  private async checkOpenOrders(tx: Kysely<Database>, partner: PartnerRow, now: Date): Promise<void> {
+  private async checkOpenOrders(tx: Kysely<Database>, partner: PartnerRow, now: Date, when: 'before' | 'after'): Promise<void> {
     const cap = partner.max_open_orders ?? this.defaultMaxOpenOrders;
-    await lockPartnerForNewOrder(tx, partner.id);
-    const open = await countOpenOrders(tx, partner.id, now);
-    if (open >= cap) {
+    if (when === 'after') await lockPartnerForNewOrder(tx, partner.id);
+    // 'after' counts this order too.
+    const others = (await countOpenOrders(tx, partner.id, now)) - (when === 'after' ? 1 : 0);
+    if (others >= cap) {
       throw new ApiError(
         'open_orders_limit',
-        `too many open orders: ${open} are awaiting a deposit and this account may have ${cap} at once; ` +
+        `too many open orders: ${others} are awaiting a deposit and this account may have ${cap} at once; ` +
           'wait until some are paid or expire (after 30 minutes), or ask the operator for a higher limit',
       );
     }
