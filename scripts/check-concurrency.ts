@@ -72,6 +72,11 @@ export async function runConcurrencyCheck(options: ConcurrencyOptions): Promise<
       SIMULATOR_CONFIRM_SECONDS: '1',
       WORKER_INTERVAL_MS: '50',
       LOG_LEVEL: 'warn',
+      // The check drives 200 simulator deposits through the operator API at once from one
+      // address. The admin-token failure budget reserves every attempt until its token matches
+      // (so parallel guesses cannot outrun it), which also refuses more valid calls in flight
+      // than the budget: a known limit of that design, not what this check is about.
+      ADMIN_AUTH_FAILURES_PER_MINUTE: '1000000',
       ...depositWalletEnv(),
     };
     const dataDir = (): string => {
