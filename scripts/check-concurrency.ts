@@ -76,7 +76,7 @@ export async function runConcurrencyCheck(options: ConcurrencyOptions): Promise<
       // address. The admin-token failure budget reserves every attempt until its token matches
       // (so parallel guesses cannot outrun it), which also refuses more valid calls in flight
       // than the budget: a known limit of that design, not what this check is about.
-      ADMIN_AUTH_FAILURES_PER_MINUTE: '1000000',
+      ADMIN_AUTH_FAILURES_PER_MINUTE: '10000',
       ...depositWalletEnv(),
     };
     const dataDir = (): string => {
