@@ -8,7 +8,6 @@ import {
 import type { PartnerOrderRow } from '../db/views/partner-order-view.js';
 import type { Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
-import type { OrderStatus } from '../domain/order-status.js';
 import { SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
 import { ApiError } from '../errors.js';
 
@@ -20,19 +19,15 @@ export const ORDER_PAGE_MAX = 100;
 const CURSOR_MAC_BYTES = 16;
 const CURSOR_PAYLOAD = /^([0-9]{1,16})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
-export interface OrderListQuery {
-  statuses?: readonly OrderStatus[] | undefined;
-  coinFrom?: string | undefined;
-  coinTo?: string | undefined;
-  createdAfter?: Date | undefined;
-  createdBefore?: Date | undefined;
-  search?: string | undefined;
-  /** Sandbox orders (true) or live ones (false): never both in one list (DESIGN §7.6). */
-  sandbox: boolean;
+/**
+ * GET /partner/orders' query: the repository's filter as the partner gives it (the search is
+ * told apart into id / short id here), plus the page.
+ */
+export type OrderListQuery = Omit<PartnerOrderFilter, 'searchId' | 'searchShortId'> & {
   /** 1..ORDER_PAGE_MAX (the route's schema checks it). */
   limit: number;
   cursor?: string | undefined;
-}
+};
 
 export interface OrderPage {
   orders: PartnerOrderRow[];
