@@ -15,9 +15,12 @@ export async function installOpenApi(app: FastifyInstance): Promise<OpenApiDocum
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
+      // Relative: the document is served by the API it describes, whatever its origin (the paths carry /api/v1).
+      servers: [{ url: '/', description: 'this server' }],
       info: {
         title: 'Exchange Partner API',
         version: '1.0.0',
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'List currencies, get a rate, create an exchange order with a deposit address, and follow it ' +
           'until the payout. Errors are JSON `{"detail", "code"}`. Amounts are exact decimal JSON numbers.',

@@ -30,11 +30,11 @@ const Ready = Type.Object(
  */
 export function registerHealth(app: App, { database, config, clock }: Services): void {
   const readiness = new Readiness(database, config.chainRpcUrls, clock);
-  app.get('/healthz', { schema: { tags: ['operations'], response: { 200: Health } } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness', operationId: 'getHealth', security: [], response: { 200: Health } } }, async () => ({ status: 'ok' }));
 
   app.get(
     '/readyz',
-    { schema: { tags: ['operations'], response: { 200: Ready, 503: Ready } } },
+    { schema: { tags: ['operations'], summary: 'Readiness, by dependency', operationId: 'getReadiness', security: [], response: { 200: Ready, 503: Ready } } },
     async (_request, reply) => {
       const report = await readiness.report();
       const chainNames = Object.keys(report.chains);

@@ -54,6 +54,7 @@ export function registerValidateAddress(app: App, { partnerAuth, catalog }: Serv
       schema: {
         tags: ['partner'],
         summary: 'Check a recipient address (v1.1)',
+        operationId: 'validateAddress',
         description:
           'The validators of POST /partner/orders for recipient_address and recipient_address_tag: checksums, network, memo rules. ' +
           'An unknown coin or network, or a coin on several networks without network, is 400.',

@@ -13,6 +13,8 @@ export function registerListCurrencies(app: App, { catalog, partnerAuth }: Servi
       schema: {
         tags: ['partner'],
         summary: 'List active currencies',
+        operationId: 'listCurrencies',
+        security: [],
         description: 'One entry per coin and network pair, with per-order limits.',
         response: { 200: Type.Array(Type.Ref('Currency')), ...errorResponses(401, 403, 429, 500) },
       },

@@ -88,6 +88,7 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
       schema: {
         tags: ['partner'],
         summary: 'Create an exchange order',
+        operationId: 'createOrder',
         description:
           'Returns the order in waiting_deposit with its deposit address; it expires when no deposit arrives within 30 minutes. ' +
           'Extension: an Idempotency-Key header makes retries safe (replays answer 201 with Idempotent-Replayed: true). ' +

@@ -13,6 +13,7 @@ export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Servi
       schema: {
         tags: ['partner'],
         summary: 'Read an order',
+        operationId: 'getOrder',
         security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
         params: Type.Object({
           // No length limit here: anything that is not a UUID or short id is an order that does

@@ -72,6 +72,7 @@ export function registerListOrders(app: App, { partnerAuth, database, clock, con
       schema: {
         tags: ['partner'],
         summary: 'List and search orders',
+        operationId: 'listOrders',
         description:
           'v1.1. The calling partner\'s orders, newest first, in pages: pass next_cursor as cursor for the next one. ' +
           'Pages stay stable while new orders arrive. A cursor that was altered or given to another key is 400.',

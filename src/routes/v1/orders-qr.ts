@@ -18,6 +18,7 @@ export function registerOrderQr(app: App, { partnerAuth, orders }: Services): vo
       schema: {
         tags: ['partner'],
         summary: "QR code of an order's deposit (SVG)",
+        operationId: 'getOrderQr',
         description: 'Encodes deposit_uri, or deposit_address when deposit_uri is null.',
         security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
         params: Type.Object({

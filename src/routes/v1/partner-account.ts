@@ -22,6 +22,7 @@ export function registerPartnerAccount(app: App, { partnerAuth }: Services): voi
       schema: {
         tags: ['partner'],
         summary: "The calling partner's account",
+        operationId: 'getAccount',
         security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
         response: { 200: Account, ...errorResponses(401, 403, 429, 500) },
       },

@@ -77,6 +77,7 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
       schema: {
         tags: ['partner'],
         summary: 'Rate and limits for a pair',
+        operationId: 'getRates',
         description:
           'Public. With an X-API-Key (or Bearer) header the quote reflects that partner\'s pricing; an invalid key is 401. ' +
           'An amount outside the limits is 422 amount_out_of_range with min_amount and max_amount (coin_from) and, v1.1, ' +

@@ -61,6 +61,7 @@ export function registerSandboxDeposit(app: App, { partnerAuth, orders, database
       schema: {
         tags: ['partner'],
         summary: 'Simulate the deposit of a sandbox order',
+        operationId: 'simulateSandboxDeposit',
         description:
           'v1.1, sandbox orders only (made with a pk_test_ key; any other order is 404). Records a confirmed deposit on the ' +
           'simulated chain; the order then moves on by itself (confirming, exchanging, sending, completed; or refunding). ' +
