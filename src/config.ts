@@ -20,6 +20,16 @@ export interface Config {
   readonly secretsKey: Buffer | undefined;
   /** Bearer token of the operator API. Generated into dataDir when embedded. */
   readonly adminToken: string | undefined;
+  /**
+   * 32-byte key signing fixed quotes' ids (`QUOTE_SIGNING_KEY`). Unset: generated into dataDir
+   * when embedded, derived from SECRETS_KEY with DATABASE_URL (quoteSigningKeys resolves it).
+   */
+  readonly quoteSigningKey: Buffer | undefined;
+  /**
+   * `QUOTE_SIGNING_KEY_PREVIOUS`: the key used before the current one, still accepted when an
+   * order presents a quote (never used to sign), so a rotation breaks no quote already issued.
+   */
+  readonly quoteSigningKeyPrevious: Buffer | undefined;
   /** Fastify trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
   readonly trustProxy: boolean | number | string[];
   readonly logLevel: LogLevel;
@@ -143,6 +153,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
   }
   const secretsKey = parseSecretsKey(optional(env, 'SECRETS_KEY'));
+  const quoteSigningKey = parseKey32('QUOTE_SIGNING_KEY', optional(env, 'QUOTE_SIGNING_KEY'));
+  const quoteSigningKeyPrevious = parseKey32('QUOTE_SIGNING_KEY_PREVIOUS', optional(env, 'QUOTE_SIGNING_KEY_PREVIOUS'));
   const adminToken = optional(env, 'ADMIN_TOKEN');
   if (adminToken !== undefined && !/^[A-Za-z0-9_-]{32,256}$/.test(adminToken)) {
     throw new ConfigError('ADMIN_TOKEN', 'must be 32 to 256 characters of A-Z a-z 0-9 _ -');
@@ -175,6 +187,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     secretsKey,
     adminToken,
+    quoteSigningKey,
+    quoteSigningKeyPrevious,
     trustProxy: parseTrustProxy(optional(env, 'TRUST_PROXY')),
     logLevel: logLevel as LogLevel,
     logRequests: oneOf(env, 'LOG_REQUESTS', ['true', 'false'], 'true') === 'true',
@@ -249,6 +263,11 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 
 /** Accepts 64 hex characters or the base64/base64url spelling of 32 bytes. */
 export function parseSecretsKey(raw: string | undefined): Buffer | undefined {
+  return parseKey32('SECRETS_KEY', raw);
+}
+
+/** A 32-byte key named `variable`: 64 hex characters or the base64/base64url spelling. */
+export function parseKey32(variable: string, raw: string | undefined): Buffer | undefined {
   if (raw === undefined) return undefined;
   const key = /^[0-9a-fA-F]{64}$/.test(raw)
     ? Buffer.from(raw, 'hex')
@@ -256,7 +275,7 @@ export function parseSecretsKey(raw: string | undefined): Buffer | undefined {
       ? Buffer.from(raw, 'base64url')
       : undefined;
   if (key?.length !== 32) {
-    throw new ConfigError('SECRETS_KEY', 'must be 32 bytes as 64 hex characters or base64');
+    throw new ConfigError(variable, 'must be 32 bytes as 64 hex characters or base64');
   }
   return key;
 }

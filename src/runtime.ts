@@ -20,6 +20,7 @@ import { IdempotencyKeys } from './services/idempotency.js';
 import { OrderLifecycle } from './services/order-lifecycle.js';
 import { OrderService } from './services/order-service.js';
 import { OrderStatusGauge } from './services/order-status-gauge.js';
+import { FixedQuoteTokens, quoteSigningKeys } from './services/fixed-quote-tokens.js';
 import { QuoteService } from './services/quote-service.js';
 import { SecretBox } from './services/secret-box.js';
 import { LifecycleWorker } from './worker/lifecycle-worker.js';
@@ -68,7 +69,13 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   prices.start();
   await prices.refresh();
 
-  const quotes = new QuoteService(catalog, prices, config.pricing, db, clock);
+  const quotes = new QuoteService(
+    catalog,
+    prices,
+    config.pricing,
+    new FixedQuoteTokens(quoteSigningKeys({ ...config, secretsKey: config.secretsKey })),
+    clock,
+  );
   const wallets = await loadDepositWallets(config, catalog.all());
   if (wallets.demo) {
     await seedDemoAddressPools(db, catalog.all());
@@ -124,9 +131,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   }
 
   const purgeTimer = setInterval(() => {
-    Promise.all([quotes.purgeExpired(), idempotency.purgeExpired()]).catch((error: unknown) =>
-      logger.error({ err: error }, 'purge of expired quotes and idempotency keys failed'),
-    );
+    idempotency.purgeExpired().catch((error: unknown) => logger.error({ err: error }, 'purge of expired idempotency keys failed'));
   }, 600_000).unref();
 
   return {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { ADMIN_TOKEN_FILE, SECRETS_KEY_FILE, withEmbeddedSecrets } from '../src/embedded-secrets.js';
+import { ADMIN_TOKEN_FILE, QUOTE_SIGNING_KEY_FILE, SECRETS_KEY_FILE, withEmbeddedSecrets } from '../src/embedded-secrets.js';
 
 const HEX_KEY = 'ab'.repeat(32);
 const TOKEN = 'A'.repeat(32);
@@ -152,6 +152,17 @@ describe('loadConfig: each bad variable is named', () => {
     rejects({ CACHE_REFRESH_MS: 'fast' }, 'CACHE_REFRESH_MS');
   });
 
+  it('QUOTE_SIGNING_KEY and QUOTE_SIGNING_KEY_PREVIOUS: 32 bytes, hex or base64url', () => {
+    const config = loadConfig({ QUOTE_SIGNING_KEY: HEX_KEY, QUOTE_SIGNING_KEY_PREVIOUS: Buffer.from(HEX_KEY, 'hex').toString('base64url') });
+    assert.deepEqual(config.quoteSigningKey, Buffer.from(HEX_KEY, 'hex'));
+    assert.deepEqual(config.quoteSigningKeyPrevious, Buffer.from(HEX_KEY, 'hex'));
+    assert.equal(loadConfig({}).quoteSigningKey, undefined);
+    for (const variable of ['QUOTE_SIGNING_KEY', 'QUOTE_SIGNING_KEY_PREVIOUS']) {
+      rejects({ [variable]: 'ab'.repeat(31) }, variable);
+      rejects({ [variable]: 'not a key' }, variable);
+    }
+  });
+
   it('SECRETS_KEY and ADMIN_TOKEN are required with DATABASE_URL', () => {
     const url = 'postgres://db/x';
     rejects({ DATABASE_URL: url, ADMIN_TOKEN: TOKEN }, 'SECRETS_KEY');
@@ -198,6 +209,29 @@ describe('withEmbeddedSecrets', () => {
     assert.equal(second.config.adminToken, token);
     assert.deepEqual(second.config.secretsKey, key);
     assert.equal(second.adminTokenPath, tokenFile);
+  });
+
+  it('generates quote-signing-key (mode 0600) and reuses it; a configured one is kept; none is written with DATABASE_URL', async () => {
+    const dataDir = tempDataDir();
+    const first = await withEmbeddedSecrets(loadConfig({ DATA_DIR: dataDir }));
+    const keyFile = path.join(dataDir, QUOTE_SIGNING_KEY_FILE);
+    assert.equal(statSync(keyFile).mode & 0o777, 0o600);
+    const key = first.config.quoteSigningKey;
+    assert.ok(key !== undefined);
+    assert.equal(key.length, 32);
+    assert.deepEqual(Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'hex'), key);
+    assert.notDeepEqual(key, first.config.secretsKey);
+    assert.deepEqual((await withEmbeddedSecrets(loadConfig({ DATA_DIR: dataDir }))).config.quoteSigningKey, key);
+    const configured = await withEmbeddedSecrets(loadConfig({ DATA_DIR: dataDir, QUOTE_SIGNING_KEY: HEX_KEY }));
+    assert.deepEqual(configured.config.quoteSigningKey, Buffer.from(HEX_KEY, 'hex'));
+
+    // Several processes share PostgreSQL: each would generate its own; the key is derived from SECRETS_KEY instead.
+    const shared = tempDataDir();
+    const production = await withEmbeddedSecrets(
+      loadConfig({ DATA_DIR: shared, DATABASE_URL: 'postgres://db/x', SECRETS_KEY: HEX_KEY, ADMIN_TOKEN: TOKEN }),
+    );
+    assert.equal(production.config.quoteSigningKey, undefined);
+    assert.throws(() => statSync(path.join(shared, QUOTE_SIGNING_KEY_FILE)), { code: 'ENOENT' });
   });
 
   it('keeps configured secrets and writes no files for them', async () => {

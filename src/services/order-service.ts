@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Decimal } from '../domain/money.js';
+import type { Decimal } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import { findFixedQuote } from '../db/repositories/fixed-quotes-repository.js';
 import {
   findPartnerOrder,
   findPartnerOrderView,
@@ -14,7 +13,6 @@ import {
 import { completeIdempotencyKey } from '../db/repositories/idempotency-repository.js';
 import { countOpenOrders, lockPartnerForNewOrder } from '../db/repositories/open-orders-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
-import type { FixedQuoteRow } from '../db/schema/fixed-quotes.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
 import type { PartnerRow } from '../db/schema/partners.js';
@@ -26,6 +24,7 @@ import { newShortId, SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.j
 import { ApiError } from '../errors.js';
 import type { DepositAddressAllocator } from './deposit-address-allocator.js';
 import type { IdempotencyKeys } from './idempotency.js';
+import type { FixedQuoteClaim } from './fixed-quote-tokens.js';
 import type { PricedQuote, QuoteService } from './quote-service.js';
 
 /** Every order's deposit window (spec §8). */
@@ -120,13 +119,14 @@ export class OrderService {
   private async createNew(partner: PartnerRow, input: CreateOrderInput, idempotencyKey: string | undefined): Promise<OrderRow> {
     const { from, to } = this.quotes.resolvePair(input);
     checkAddresses(from, to, input);
-    const priced = input.quoteId === undefined
-      ? this.quotes.pricePair(from, to, { amount: input.amountFrom, amountTo: input.amountTo, rateType: input.rateType, partner })
+    // A locked quote's order stores the quote's own id (its spent record), not the token sent.
+    const { priced, quoteId } = input.quoteId === undefined
+      ? { priced: this.quotes.pricePair(from, to, { amount: input.amountFrom, amountTo: input.amountTo, rateType: input.rateType, partner }), quoteId: undefined }
       : await this.lockedQuote(partner, from, to, input);
 
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.insert(partner, input, priced, idempotencyKey);
+        return await this.insert(partner, { ...input, quoteId }, priced, idempotencyKey);
       } catch (error) {
         // A short-id collision (1 in ~2e9 per pair of orders) is retried with a new id.
         if (attempt < SHORT_ID_ATTEMPTS && isUniqueViolation(error, 'orders_short_id_key')) continue;
@@ -241,35 +241,41 @@ export class OrderService {
     }
   }
 
-  /** A fixed order with quote_id keeps the quoted rate: the quote must be live and match. */
-  private async lockedQuote(partner: PartnerRow, from: CurrencyRow, to: CurrencyRow, input: CreateOrderInput): Promise<PricedQuote> {
-    const quoteId = input.quoteId ?? '';
-    const quote = await findFixedQuote(this.db, quoteId);
-    if (quote === undefined) throw new ApiError('quote_invalid', 'quote_id is unknown or expired');
+  /**
+   * A fixed order with quote_id keeps the quoted rate: the quote must be one this service signed,
+   * live, the caller's (or asked without a key), for this pair and amount, and not spent. Spent
+   * means an order holds its id; two orders racing past this check meet the unique index.
+   */
+  private async lockedQuote(partner: PartnerRow, from: CurrencyRow, to: CurrencyRow, input: CreateOrderInput): Promise<{
+    priced: PricedQuote;
+    quoteId: string;
+  }> {
+    const quote = this.quotes.openFixedQuote(input.quoteId ?? '');
+    if (quote === 'malformed' || quote === 'forged') {
+      throw new ApiError('quote_invalid', 'quote_id is not a quote from GET /partner/rates, or it was altered');
+    }
     if (input.rateType !== 'fixed') throw new ApiError('quote_invalid', 'quote_id can only be used with rate_type fixed');
-    if (quote.expires_at <= this.clock.now()) throw new ApiError('quote_invalid', 'the quote has expired: ask for a new one');
-    if (quote.partner_id !== partner.id) throw new ApiError('quote_invalid', 'the quote was issued to another caller');
-    if (quote.currency_from_id !== from.id || quote.currency_to_id !== to.id) {
+    if (quote.expiresAtMs <= this.clock.now().getTime()) throw new ApiError('quote_invalid', 'the quote has expired: ask for a new one');
+    if (quote.partnerId !== null && quote.partnerId !== partner.id) {
+      throw new ApiError('quote_invalid', 'the quote was issued to another caller');
+    }
+    if (quote.currencyFromId !== from.id || quote.currencyToId !== to.id) {
       throw new ApiError('quote_invalid', 'the quote is for another pair');
     }
-    const quotedFrom = new Decimal(quote.amount_from);
     if (input.amountTo === undefined) {
-      if (input.amountFrom === undefined || !quotedFrom.eq(input.amountFrom)) {
-        throw new ApiError('quote_invalid', `the quote is for amount_from ${quotedFrom.toFixed()}`);
+      if (input.amountFrom === undefined || !quote.amountFrom.eq(input.amountFrom)) {
+        throw new ApiError('quote_invalid', `the quote is for amount_from ${quote.amountFrom.toFixed()}`);
       }
     } else if (!reverseQuoteMatches(quote, input.amountTo)) {
-      throw new ApiError('quote_invalid', `the quote is for amount_to ${new Decimal(quote.amount_to_requested ?? quote.amount_to).toFixed()}`);
+      throw new ApiError('quote_invalid', `the quote is for amount_to ${(quote.amountToRequested ?? quote.amountTo).toFixed()}`);
     }
     if ((await orderUsingQuote(this.db, quote.id)) !== undefined) {
       throw new ApiError('quote_invalid', 'the quote was already used for an order');
     }
-    const limits = this.quotes.pricePair(from, to, { amount: quotedFrom, rateType: 'fixed', partner });
+    const limits = this.quotes.pricePair(from, to, { amount: quote.amountFrom, rateType: 'fixed', partner });
     return {
-      ...limits,
-      amountFrom: new Decimal(quote.amount_from),
-      amountTo: new Decimal(quote.amount_to),
-      rate: new Decimal(quote.rate),
-      exactRate: new Decimal(quote.exact_rate),
+      priced: { ...limits, amountFrom: quote.amountFrom, amountTo: quote.amountTo, rate: quote.rate, exactRate: quote.exactRate },
+      quoteId: quote.id,
     };
   }
 }
@@ -278,8 +284,8 @@ export class OrderService {
  * An order by amount_to matches a fixed quote when it sends the amount_to the quote was asked for
  * (a reverse quote) or the amount_to the quote answered: both name the quote's amount_from.
  */
-function reverseQuoteMatches(quote: FixedQuoteRow, amountTo: Decimal): boolean {
-  return (quote.amount_to_requested !== null && amountTo.eq(quote.amount_to_requested)) || amountTo.eq(quote.amount_to);
+function reverseQuoteMatches(quote: FixedQuoteClaim, amountTo: Decimal): boolean {
+  return (quote.amountToRequested !== undefined && amountTo.eq(quote.amountToRequested)) || amountTo.eq(quote.amountTo);
 }
 
 function checkAddresses(from: CurrencyRow, to: CurrencyRow, input: CreateOrderInput): void {

@@ -1,10 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Decimal } from '../domain/money.js';
 import type { Clock } from '../clock.js';
 import type { PricingConfig } from '../config.js';
-import { insertFixedQuote, purgeFixedQuotesBefore } from '../db/repositories/fixed-quotes-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
-import type { Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
 import {
   assertFiniteAmount,
@@ -21,6 +18,7 @@ import {
 } from '../domain/pricing/index.js';
 import { ApiError } from '../errors.js';
 import type { CurrencyCatalog } from './currency-catalog.js';
+import type { FixedQuoteClaim, FixedQuoteTokens, QuoteTokenProblem } from './fixed-quote-tokens.js';
 
 export interface QuoteRequest {
   coinFrom: string;
@@ -98,14 +96,15 @@ const PAIR_MEMO_LIMIT = 10_000;
 
 /**
  * Turns a request for a pair into a priced quote, with the contract's 400/422 outcomes.
- * Reads only memory (catalog snapshot, price book, config): a float quote touches no database.
+ * Reads only memory (catalog snapshot, price book, config): no quote touches a database, a
+ * fixed one included (its quote_id is a signed token, FixedQuoteTokens).
  */
 export class QuoteService {
   constructor(
     private readonly catalog: CurrencyCatalog,
     private readonly prices: PriceLookup,
     private readonly settings: PricingConfig,
-    private readonly db: Db,
+    private readonly fixedQuotes: FixedQuoteTokens,
     private readonly clock: Clock,
   ) {}
 
@@ -223,36 +222,31 @@ export class QuoteService {
   }
 
   /**
-   * Stores a fixed quote so any process can honour its id until it expires; `amountToAsked` is
-   * the amount_to of a reverse quote, which an order may send back instead of amount_from.
+   * A fixed quote's id: a token signed under the quote-signing key holding what the quote
+   * promises (pair, amounts, rates, caller, expiry), so issuing it writes nothing and any process
+   * can honour it. `partnerId` undefined: asked without a key (any partner's order may lock it).
+   * `amountToAsked` is the amount_to of a reverse quote, which an order may send back instead of
+   * amount_from.
    */
-  async storeFixedQuote(
-    quote: PricedQuote,
-    partnerId: string | undefined,
-    amountToAsked?: Decimal,
-  ): Promise<{ id: string; expiresIn: number }> {
-    const id = randomUUID();
-    const now = this.clock.now();
+  issueFixedQuote(quote: PricedQuote, partnerId: string | undefined, amountToAsked?: Decimal): { id: string; expiresIn: number } {
     const ttl = this.settings.fixedQuoteTtlSeconds;
-    await insertFixedQuote(this.db, {
-      id,
-      partner_id: partnerId ?? null,
-      currency_from_id: quote.from.id,
-      currency_to_id: quote.to.id,
-      amount_from: quote.amountFrom.toFixed(),
-      amount_to: quote.amountTo.toFixed(),
-      amount_to_requested: amountToAsked?.toFixed() ?? null,
-      rate: quote.rate.toFixed(),
-      exact_rate: quote.exactRate.toFixed(),
-      created_at: now,
-      expires_at: new Date(now.getTime() + ttl * 1000),
+    const { token } = this.fixedQuotes.issue({
+      partnerId: partnerId ?? null,
+      currencyFromId: quote.from.id,
+      currencyToId: quote.to.id,
+      amountFrom: quote.amountFrom,
+      amountTo: quote.amountTo,
+      amountToRequested: amountToAsked,
+      rate: quote.rate,
+      exactRate: quote.exactRate,
+      expiresAtMs: this.clock.now().getTime() + ttl * 1000,
     });
-    return { id, expiresIn: ttl };
+    return { id: token, expiresIn: ttl };
   }
 
-  /** Removes quotes that expired over an hour ago (kept that long for support questions). */
-  purgeExpired(): Promise<number> {
-    return purgeFixedQuotesBefore(this.db, new Date(this.clock.now().getTime() - 3_600_000));
+  /** What a fixed quote's id promises, if this service signed it (expiry and match are the caller's to check). */
+  openFixedQuote(quoteId: string): FixedQuoteClaim | QuoteTokenProblem {
+    return this.fixedQuotes.open(quoteId);
   }
 
   private resolve(side: Side, rawCoin: string, rawNetwork: string | undefined): CurrencyRow {

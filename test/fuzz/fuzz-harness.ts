@@ -13,7 +13,7 @@
  *    (GET /api/v1/openapi.json), plus 404 and 405 (routing), 413 and 415 on methods that carry
  *    a body, and 429 on rate-limited routes; a request no route took may only be 404 (or 429);
  * 4. a rejected request (any non-2xx) changes no stored state: row counts and checksums of
- *    orders, order_events, deposit_addresses, partners, api_keys, fixed_quotes,
+ *    orders, order_events, deposit_addresses, partners, api_keys,
  *    idempotency_keys, static_prices, currencies (updated_at included), payouts and the
  *    simulator's tables are equal before and after it.
  *
@@ -146,7 +146,7 @@ export interface Stats {
 /** One app with partners, keys, orders and currencies to aim at, and the invariant checks. */
 /** Tables whose rows a request may change (all of them: the snapshot covers more). */
 const WATCHED_TABLES = [
-  'orders', 'order_events', 'deposit_addresses', 'partners', 'api_keys', 'fixed_quotes', 'idempotency_keys',
+  'orders', 'order_events', 'deposit_addresses', 'partners', 'api_keys', 'idempotency_keys',
   'static_prices', 'currencies', 'payouts', 'simulated_deposits', 'simulator_faults', 'simulated_sends',
 ];
 
@@ -306,7 +306,6 @@ export class FuzzContext {
       (select count(*)::text from deposit_addresses where order_id is not null) as deposit_addresses_assigned,
       ${checksum('partners', 't.id')} as partners,
       ${checksum('api_keys', 't.key_id')} as api_keys,
-      ${count('fixed_quotes')} as fixed_quotes,
       ${count('idempotency_keys')} as idempotency_keys,
       ${checksum('static_prices', 't.symbol')} as static_prices,
       ${checksum('currencies', 't.id')} as currencies,

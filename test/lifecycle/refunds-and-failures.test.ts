@@ -120,13 +120,14 @@ describe('refunds and failures', () => {
 
     it('within tolerance (0.3% short) → completed, paying received × the locked exact rate, rounded down', async () => {
       const quoteId = await fixedQuote(h, '0.5');
-      const quote = await t.db.handle.db.selectFrom('fixed_quotes').selectAll().where('id', '=', quoteId).executeTakeFirstOrThrow();
+      const quote = t.runtime.quotes.openFixedQuote(quoteId);
+      assert.ok(typeof quote === 'object', 'the quote_id opens');
       const order = await createOrder(h, { rate_type: 'fixed', quote_id: quoteId });
       const received = new Decimal(order.amount_from_expected).times('0.997');
       const completed = await depositAndRun(h, order.id, 'completed', { amount: received.toFixed() });
 
       // ETH has 18 decimals; the rate is the one locked by the quote, not today's price.
-      const expected = received.times(quote.exact_rate).toDecimalPlaces(18, Decimal.ROUND_DOWN);
+      const expected = received.times(quote.exactRate).toDecimalPlaces(18, Decimal.ROUND_DOWN);
       assert.ok(expected.lt(order.amount_to_expected), 'the payout is smaller than for the full amount');
       const [payout] = await payoutRows(h, order.id);
       assert.ok(payout !== undefined);

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Decimal } from '../../src/domain/money.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
-import { assertError, getRates, oracle, rawNumber, UUID } from '../rates/rates-helpers.js';
+import { assertError, getRates, oracle, QUOTE_ID, rawNumber } from '../rates/rates-helpers.js';
 
 /**
  * Fixed-rate orders (DESIGN §3): a quote_id from GET /partner/rates?rate_type=fixed locks the
@@ -48,12 +48,12 @@ describe('POST /partner/orders: fixed rate', () => {
       payload: JSON.stringify(body),
     });
 
-  /** A fixed quote from /partner/rates, asked with the partner's key (only those are stored). */
-  const fixedQuote = async (query: string, partner: Partner): Promise<{ id: string; body: string }> => {
-    const res = await getRates(t, `${query}&rate_type=fixed`, { 'x-api-key': partner.apiKey });
+  /** A fixed quote from /partner/rates, asked with the partner's key, or without one (undefined). */
+  const fixedQuote = async (query: string, partner: Partner | undefined): Promise<{ id: string; body: string }> => {
+    const res = await getRates(t, `${query}&rate_type=fixed`, partner === undefined ? {} : { 'x-api-key': partner.apiKey });
     assert.equal(res.statusCode, 200, res.body);
     const { quote_id } = res.json<{ quote_id: string }>();
-    assert.match(quote_id, UUID);
+    assert.match(quote_id, QUOTE_ID);
     return { id: quote_id, body: res.body };
   };
 
@@ -80,21 +80,23 @@ describe('POST /partner/orders: fixed rate', () => {
 
   it('a matching quote_id locks the quoted rate and amount_to', async () => {
     const quote = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.1', acme);
-    const stored = await t.db.handle.db.selectFrom('fixed_quotes').selectAll().where('id', '=', quote.id).executeTakeFirstOrThrow();
+    const stored = t.runtime.quotes.openFixedQuote(quote.id);
+    assert.ok(typeof stored === 'object', 'the quote_id opens');
     const res = await postOrder(acme, { ...BTC_ETH, quote_id: quote.id });
     assert.equal(res.statusCode, 201, res.body);
     const order = res.json<{ id: string; rate_type: string; status: string }>();
     assert.equal(order.rate_type, 'fixed');
     assert.equal(order.status, 'waiting_deposit');
     assert.equal(rawNumber(res.body, 'rate_quoted'), rawNumber(quote.body, 'rate'));
-    assert.equal(rawNumber(res.body, 'amount_to_expected'), new Decimal(stored.amount_to).toFixed());
+    assert.equal(rawNumber(res.body, 'amount_to_expected'), stored.amountTo.toFixed());
     assert.equal(rawNumber(res.body, 'amount_from_expected'), '0.1');
     const expected = oracle({ from: 'BTC', to: 'ETH', amount: '0.1', rateType: 'fixed', markupBps: MARKUP_BPS });
     assert.equal(rawNumber(res.body, 'amount_to_expected'), expected.amountTo.toFixed());
 
     const row = await t.db.handle.db.selectFrom('orders').select(['quote_id', 'exact_rate']).where('id', '=', order.id).executeTakeFirstOrThrow();
-    assert.equal(row.quote_id, quote.id);
-    assert.ok(new Decimal(row.exact_rate).eq(stored.exact_rate));
+    // The spent record: the quote's own id, which a second order with the same quote_id meets.
+    assert.equal(row.quote_id, stored.id);
+    assert.ok(new Decimal(row.exact_rate).eq(stored.exactRate));
   });
 
   it('the locked rate survives a price move between quote and order', async () => {
@@ -150,14 +152,40 @@ describe('POST /partner/orders: fixed rate', () => {
     await rejected(acme, { ...BTC_ETH, amount_from: 0.2, quote_id: quote.id }, /amount_from 0\.1$/);
   });
 
-  it("another partner's quote: 422; an anonymous fixed quote has no quote_id to use", async () => {
+  it("another partner's quote: 422; the owner can still use it", async () => {
     const quote = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.1', other);
     await rejected(acme, { ...BTC_ETH, quote_id: quote.id }, /another caller/);
-    const anonymous = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed');
-    assert.equal(anonymous.statusCode, 200, anonymous.body);
-    assert.equal(anonymous.json<{ quote_id?: string }>().quote_id, undefined);
-    // The owner can still use it: the refusal did not consume it.
+    // The refusal did not consume it.
     assert.equal((await postOrder(other, { ...BTC_ETH, quote_id: quote.id })).statusCode, 201);
+  });
+
+  it('a quote asked without a key locks its rate (the default markup) for any partner, once', async () => {
+    const quote = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.1', undefined);
+    const res = await postOrder(acme, { ...BTC_ETH, quote_id: quote.id });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(rawNumber(res.body, 'rate_quoted'), rawNumber(quote.body, 'rate'));
+    const atDefault = oracle({ from: 'BTC', to: 'ETH', amount: '0.1', rateType: 'fixed' });
+    assert.equal(rawNumber(res.body, 'amount_to_expected'), atDefault.amountTo.toFixed());
+    await rejected(other, { ...BTC_ETH, quote_id: quote.id }, /already used/);
+  });
+
+  it('an altered quote_id: 422, whichever part was changed', async () => {
+    const quote = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.1', acme);
+    const [prefix, payload = '', mac = ''] = quote.id.split('.');
+    // The same quote for a larger amount_to, under the original MAC.
+    const text = Buffer.from(payload, 'base64url').toString('utf8');
+    const fields = text.split('|');
+    fields[5] = new Decimal(fields[5] ?? '0').times(2).toFixed();
+    const richer = Buffer.from(fields.join('|')).toString('base64url');
+    await rejected(acme, { ...BTC_ETH, quote_id: `${prefix}.${richer}.${mac}` }, /altered/);
+    // Made another partner's... or nobody's (an anonymous quote) by editing the caller field.
+    fields[5] = text.split('|')[5] ?? '';
+    fields[1] = '';
+    await rejected(acme, { ...BTC_ETH, quote_id: `${prefix}.${Buffer.from(fields.join('|')).toString('base64url')}.${mac}` }, /altered/);
+    const otherMac = mac.startsWith('A') ? `B${mac.slice(1)}` : `A${mac.slice(1)}`;
+    await rejected(acme, { ...BTC_ETH, quote_id: `${prefix}.${payload}.${otherMac}` }, /altered/);
+    // Untouched, it still works.
+    assert.equal((await postOrder(acme, { ...BTC_ETH, quote_id: quote.id })).statusCode, 201);
   });
 
   it('a quote_id with rate_type float: 422', async () => {
@@ -165,10 +193,11 @@ describe('POST /partner/orders: fixed rate', () => {
     await rejected(acme, { ...BTC_ETH, rate_type: 'float', quote_id: quote.id }, /rate_type fixed/);
   });
 
-  it('an unknown quote_id: 422; a quote_id that is not a UUID: 400', async () => {
-    await rejected(acme, { ...BTC_ETH, quote_id: '00000000-0000-4000-8000-000000000000' }, /unknown or expired/);
-    const res = await postOrder(acme, { ...BTC_ETH, quote_id: 'not-a-uuid' });
-    assertError(res, 400, 'bad_request');
+  it('a quote_id this service never issued: 422 (a stored quote of the old kind, made-up text); an empty one: 400', async () => {
+    await rejected(acme, { ...BTC_ETH, quote_id: '00000000-0000-4000-8000-000000000000' }, /not a quote/);
+    await rejected(acme, { ...BTC_ETH, quote_id: 'not-a-quote' }, /not a quote/);
+    assertError(await postOrder(acme, { ...BTC_ETH, quote_id: '' }), 400, 'bad_request');
+    assertError(await postOrder(acme, { ...BTC_ETH, quote_id: 'x'.repeat(1025) }), 400, 'bad_request');
   });
 
   it('without quote_id a fixed order is priced at creation, below the float rate', async () => {

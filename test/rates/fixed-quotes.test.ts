@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Decimal } from '../../src/domain/money.js';
-import { CurrencyCatalog } from '../../src/services/currency-catalog.js';
-import { QuoteService } from '../../src/services/quote-service.js';
+import { FixedQuoteTokens, quoteSigningKeys, type FixedQuoteClaim } from '../../src/services/fixed-quote-tokens.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
-import { currencyIds, getRates, oracle, rawNumber, UUID } from './rates-helpers.js';
+import { currencyIds, getRates, oracle, QUOTE_ID, rawNumber, UUID } from './rates-helpers.js';
 
 const TTL_MS = 300_000;
-const HOUR_MS = 3_600_000;
 
 /**
- * A keyed fixed quote is stored (DESIGN §3: any process can honour its quote_id until it
- * expires) and purged an hour after it expired; an anonymous one is not stored at all (no order
- * could ever use it, docs/decisions.md). The clock is manual; the background price poll is pushed out
- * and prices are refreshed explicitly after the clock moves.
+ * A fixed quote's id is a token signed under the quote-signing key (issue 18): it holds the pair,
+ * amounts, rates, caller and expiry, so issuing one writes nothing and any process with the key
+ * honours it. Orders with a quote_id are in test/orders/order-fixed.test.ts.
  */
 describe('fixed quotes', () => {
   const clock = new ManualClock(new Date('2026-03-01T12:00:00.000Z'));
@@ -31,130 +29,146 @@ describe('fixed quotes', () => {
   });
   after(() => t.close());
 
-  const findQuote = (id: string) => t.db.handle.db.selectFrom('fixed_quotes').selectAll().where('id', '=', id).executeTakeFirst();
-
-  /** Re-polls the static prices at the current (moved) time, as PUT /admin/v1/prices does. */
-  const refreshPrices = async (): Promise<void> => {
-    const res = await t.admin('PUT', '/admin/v1/prices/BTC', { price_usd: '67000' });
-    assert.equal(res.statusCode, 200, res.body);
+  /** The claim inside a quote_id, opened by the app's own quote service. */
+  const claimOf = (quoteId: string): FixedQuoteClaim => {
+    const claim = t.runtime.quotes.openFixedQuote(quoteId);
+    assert.ok(typeof claim === 'object', 'the quote_id opens');
+    return claim;
   };
 
   const fixedQuote = async (query: string, headers: Record<string, string> = {}): Promise<{ id: string; body: string }> => {
     const res = await getRates(t, `${query}&rate_type=fixed`, headers);
     assert.equal(res.statusCode, 200, res.body);
     const { quote_id } = res.json<{ quote_id: string }>();
-    assert.match(quote_id, UUID);
+    assert.match(quote_id, QUOTE_ID);
     return { id: quote_id, body: res.body };
   };
 
-  it('a keyed fixed quote is stored with the pair, amount, rates, its partner and a 300 s expiry', async () => {
+  it('a keyed fixed quote holds the pair, amount, rates, its partner and a 300 s expiry', async () => {
     const { id, body } = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.5', keyed);
-    const row = await findQuote(id);
-    assert.ok(row !== undefined, 'quote row exists');
-    assert.equal(row.partner_id, partnerId);
-    assert.equal(row.currency_from_id, ids.get('BTC/BTC'));
-    assert.equal(row.currency_to_id, ids.get('ETH/ETH'));
+    const claim = claimOf(id);
+    assert.match(claim.id, UUID);
+    assert.equal(claim.partnerId, partnerId);
+    assert.equal(claim.currencyFromId, ids.get('BTC/BTC'));
+    assert.equal(claim.currencyToId, ids.get('ETH/ETH'));
 
     const expected = oracle({ from: 'BTC', to: 'ETH', amount: '0.5', rateType: 'fixed' });
-    assert.ok(new Decimal(row.amount_from).eq('0.5'), row.amount_from);
-    assert.ok(new Decimal(row.amount_to).eq(expected.amountTo), `${row.amount_to} vs ${expected.amountTo.toFixed()}`);
-    assert.ok(new Decimal(row.rate).eq(expected.rate), row.rate);
-    assert.ok(new Decimal(row.rate).eq(rawNumber(body, 'rate')), 'stored rate is the published one');
-    assert.ok(new Decimal(row.exact_rate).eq(expected.exactRate), `${row.exact_rate} vs ${expected.exactRate.toFixed()}`);
-
-    assert.equal(row.created_at.getTime(), clock.now().getTime());
-    assert.equal(row.expires_at.getTime() - row.created_at.getTime(), TTL_MS);
+    assert.ok(claim.amountFrom.eq('0.5'), claim.amountFrom.toFixed());
+    assert.ok(claim.amountTo.eq(expected.amountTo), `${claim.amountTo.toFixed()} vs ${expected.amountTo.toFixed()}`);
+    assert.ok(claim.amountTo.eq(rawNumber(body, 'amount_to')), 'the token holds the published amount_to');
+    assert.ok(claim.rate.eq(expected.rate));
+    assert.ok(claim.rate.eq(rawNumber(body, 'rate')), 'the token holds the published rate');
+    assert.ok(claim.exactRate.eq(expected.exactRate), `${claim.exactRate.toFixed()} vs ${expected.exactRate.toFixed()}`);
+    assert.equal(claim.amountToRequested, undefined);
+    assert.equal(claim.expiresAtMs - clock.now().getTime(), TTL_MS);
     assert.equal(rawNumber(body, 'expires_in'), String(TTL_MS / 1000));
   });
 
-  it('without an amount the quote is for the pair minimum', async () => {
+  it('without an amount the quote is for the pair minimum; a reverse quote keeps the amount_to asked', async () => {
     const { id, body } = await fixedQuote('coin_from=BTC&coin_to=USDT&network_to=TRC20', keyed);
-    const row = await findQuote(id);
-    assert.ok(row !== undefined);
+    const claim = claimOf(id);
     const expected = oracle({ from: 'BTC', to: 'USDT/TRC20', rateType: 'fixed' });
-    assert.ok(new Decimal(row.amount_from).eq(expected.minAmount), row.amount_from);
-    assert.ok(new Decimal(row.amount_from).eq(rawNumber(body, 'min_amount')));
-    assert.ok(new Decimal(row.amount_to).eq(expected.amountTo));
-    assert.equal(row.currency_to_id, ids.get('USDT/TRC20'));
+    assert.ok(claim.amountFrom.eq(expected.minAmount), claim.amountFrom.toFixed());
+    assert.ok(claim.amountFrom.eq(rawNumber(body, 'min_amount')));
+    assert.ok(claim.amountTo.eq(expected.amountTo));
+    assert.equal(claim.currencyToId, ids.get('USDT/TRC20'));
+
+    const reverse = claimOf((await fixedQuote('coin_from=BTC&coin_to=ETH&amount_to=2', keyed)).id);
+    assert.ok(reverse.amountToRequested?.eq('2'), reverse.amountToRequested?.toFixed());
+    assert.ok(reverse.amountTo.gte('2'));
   });
 
-  it("a keyed fixed quote records the partner's id", async () => {
+  it("a keyed fixed quote names the partner, by X-API-Key or Bearer; an anonymous one names none", async () => {
     const partner = await t.createPartner({ markup_bps: 25 });
     const viaHeader = await fixedQuote('coin_from=ETH&coin_to=BTC&amount=2', { 'x-api-key': partner.apiKey });
     const viaBearer = await fixedQuote('coin_from=ETH&coin_to=BTC&amount=2', { authorization: `Bearer ${partner.apiKey}` });
+    const expected = oracle({ from: 'ETH', to: 'BTC', amount: '2', rateType: 'fixed', markupBps: 25 });
     for (const { id } of [viaHeader, viaBearer]) {
-      const row = await findQuote(id);
-      assert.ok(row !== undefined);
-      assert.equal(row.partner_id, partner.id);
-      const expected = oracle({ from: 'ETH', to: 'BTC', amount: '2', rateType: 'fixed', markupBps: 25 });
-      assert.ok(new Decimal(row.rate).eq(expected.rate));
-      assert.ok(new Decimal(row.amount_to).eq(expected.amountTo));
+      const claim = claimOf(id);
+      assert.equal(claim.partnerId, partner.id);
+      assert.ok(claim.rate.eq(expected.rate));
+      assert.ok(claim.amountTo.eq(expected.amountTo));
+    }
+    assert.notEqual(claimOf(viaHeader.id).id, claimOf(viaBearer.id).id, 'every quote has its own id');
+
+    const anonymous = await getRates(t, 'coin_from=ETH&coin_to=BTC&amount=2&rate_type=fixed');
+    assert.equal(anonymous.statusCode, 200, anonymous.body);
+    const body = anonymous.json<{ quote_id: string; expires_in: number }>();
+    assert.equal(body.expires_in, 300);
+    const claim = claimOf(body.quote_id);
+    assert.equal(claim.partnerId, null);
+    assert.ok(claim.rate.eq(oracle({ from: 'ETH', to: 'BTC', amount: '2', rateType: 'fixed' }).rate), 'the default markup');
+  });
+
+  it('an altered token does not open: any character of the payload or MAC, or its shape', async () => {
+    const { id } = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.5', keyed);
+    const [prefix, payload = '', mac = ''] = id.split('.');
+    const flip = (text: string, at: number): string => {
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const next = alphabet[(alphabet.indexOf(text[at] ?? 'A') + 1) % alphabet.length] ?? 'A';
+      return text.slice(0, at) + next + text.slice(at + 1);
+    };
+    // A payload with another amount (decoded, edited, encoded again) under the original MAC.
+    const text = Buffer.from(payload, 'base64url').toString('utf8');
+    const edited = Buffer.from(text.replace('|0.5|', '|5|')).toString('base64url');
+    assert.notEqual(edited, payload);
+    assert.equal(t.runtime.quotes.openFixedQuote(`${prefix}.${edited}.${mac}`), 'forged');
+    for (let at = 0; at < payload.length; at += 7) {
+      const altered = flip(payload, at);
+      // A flip in the last character may only change unused bits: the same bytes, still valid.
+      if (Buffer.from(altered, 'base64url').equals(Buffer.from(payload, 'base64url'))) continue;
+      assert.equal(t.runtime.quotes.openFixedQuote(`${prefix}.${altered}.${mac}`), 'forged', `payload flipped at ${at}`);
+    }
+    for (let at = 0; at < mac.length - 1; at++) {
+      assert.equal(t.runtime.quotes.openFixedQuote(`${prefix}.${payload}.${flip(mac, at)}`), 'forged', `mac flipped at ${at}`);
+    }
+    for (const shape of ['', 'fq1', `fq2.${payload}.${mac}`, `${prefix}.${payload}`, `${prefix}.${payload}.${mac}.x`, `${prefix}.${payload}.${mac}AA`, `${prefix}.${payload}!.${mac}`, '00000000-0000-4000-8000-000000000000']) {
+      assert.equal(t.runtime.quotes.openFixedQuote(shape), 'malformed', shape);
     }
   });
 
-  const countQuotes = async () =>
-    Number((await t.db.handle.db.selectFrom('fixed_quotes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-
-  it('a float quote stores nothing', async () => {
-    const before = await countQuotes();
-    const res = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.5');
-    assert.equal(res.statusCode, 200, res.body);
-    assert.equal(await countQuotes(), before);
+  it('key rotation: a token signed under the previous key still opens; one under an unknown key does not', () => {
+    const [oldKey, newKey, strangerKey] = [randomBytes(32), randomBytes(32), randomBytes(32)];
+    const claim: Omit<FixedQuoteClaim, 'id'> = {
+      partnerId,
+      currencyFromId: ids.get('BTC/BTC') ?? '',
+      currencyToId: ids.get('ETH/ETH') ?? '',
+      amountFrom: new Decimal('0.5'),
+      amountTo: new Decimal('12.345678901234567891'),
+      amountToRequested: new Decimal('12.3'),
+      rate: new Decimal('24.691357802469135782'),
+      exactRate: new Decimal('24.69135780246913578246913578246913578246'),
+      expiresAtMs: clock.now().getTime() + TTL_MS,
+    };
+    const before = new FixedQuoteTokens({ current: oldKey }).issue(claim);
+    const rotated = new FixedQuoteTokens({ current: newKey, previous: oldKey });
+    const opened = rotated.open(before.token);
+    assert.ok(typeof opened === 'object', 'the old token opens');
+    assert.deepEqual({ ...opened, id: undefined }, { ...claim, id: undefined });
+    assert.equal(opened.id, before.id);
+    // New tokens are signed with the new key: they open without the old one.
+    const after = rotated.issue(claim);
+    assert.equal(typeof new FixedQuoteTokens({ current: newKey }).open(after.token), 'object');
+    // Once the previous key is dropped (after FIXED_QUOTE_TTL_SECONDS), old tokens no longer open.
+    assert.equal(new FixedQuoteTokens({ current: newKey }).open(before.token), 'forged');
+    assert.equal(new FixedQuoteTokens({ current: strangerKey, previous: newKey }).open(before.token), 'forged');
   });
 
-  it('an anonymous fixed quote stores nothing and carries no quote_id', async () => {
-    const before = await countQuotes();
-    for (const query of ['coin_from=BTC&coin_to=ETH&amount=0.5', 'coin_from=ETH&coin_to=BTC', 'coin_from=BTC&coin_to=USDT&network_to=TRC20']) {
-      const res = await getRates(t, `${query}&rate_type=fixed`);
-      assert.equal(res.statusCode, 200, res.body);
-      const body = res.json<Record<string, unknown>>();
-      assert.equal(body.rate_type, 'fixed');
-      assert.equal(body.expires_in, null);
-      assert.equal('quote_id' in body, false);
-    }
-    assert.equal(await countQuotes(), before);
+  it('QUOTE_SIGNING_KEY unset: derived from SECRETS_KEY, so processes sharing it agree; set, it wins', () => {
+    const secretsKey = randomBytes(32);
+    const derived = quoteSigningKeys({ secretsKey, quoteSigningKey: undefined, quoteSigningKeyPrevious: undefined });
+    assert.deepEqual(quoteSigningKeys({ secretsKey, quoteSigningKey: undefined, quoteSigningKeyPrevious: undefined }), derived);
+    assert.notDeepEqual(derived.current, secretsKey, 'not the encryption key itself');
+    assert.equal(derived.current.length, 32);
+    const own = randomBytes(32);
+    const previous = randomBytes(32);
+    assert.deepEqual(quoteSigningKeys({ secretsKey, quoteSigningKey: own, quoteSigningKeyPrevious: previous }), { current: own, previous });
   });
 
-  it('purgeExpired removes quotes that expired over an hour ago and keeps the others', async () => {
-    // The service's purge needs only its database and clock: a second instance on the app's
-    // database and clock does what the app's hourly timer does.
-    const catalog = new CurrencyCatalog(t.db.handle.db, 60_000, () => undefined);
-    const service = new QuoteService(catalog, { getPriceUsd: () => undefined }, t.config.pricing, t.db.handle.db, clock);
-
-    // Clean slate for exact counts: whatever the earlier tests stored expires with `old` below.
-    const old = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=1', keyed);
-    const oldRow = await findQuote(old.id);
-    assert.ok(oldRow !== undefined);
-    const oldExpiry = oldRow.expires_at.getTime();
-
-    clock.advance(30 * 60_000);
-    await refreshPrices();
-    const recent = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=1', keyed);
-
-    // Exactly one hour after `old` expired: not yet older than the hour.
-    clock.set(new Date(oldExpiry + HOUR_MS));
-    assert.equal(await service.purgeExpired(), 0);
-    assert.ok((await findQuote(old.id)) !== undefined);
-
-    clock.set(new Date(oldExpiry + HOUR_MS + 1));
-    await refreshPrices();
-    const live = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=1', keyed);
-    const removed = await service.purgeExpired();
-    // `old` and the four quotes of the earlier tests, all created at the starting time.
-    assert.equal(removed, 5);
-    assert.equal(await findQuote(old.id), undefined);
-    // `recent` expired 30 minutes ago (kept for support), `live` has not expired.
-    const recentRow = await findQuote(recent.id);
-    assert.ok(recentRow !== undefined);
-    assert.ok(recentRow.expires_at.getTime() < clock.now().getTime());
-    assert.ok((await findQuote(live.id)) !== undefined);
-    // Idempotent.
-    assert.equal(await service.purgeExpired(), 0);
-
-    // Once `recent` is over an hour past expiry it goes too; `live` still stays until its turn.
-    clock.set(new Date(recentRow.expires_at.getTime() + HOUR_MS + 1));
-    assert.equal(await service.purgeExpired(), 1);
-    assert.equal(await findQuote(recent.id), undefined);
-    assert.ok((await findQuote(live.id)) !== undefined);
+  it('every fixed quote is a new token, even for the same request at the same moment', async () => {
+    const first = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.5', keyed);
+    const second = await fixedQuote('coin_from=BTC&coin_to=ETH&amount=0.5', keyed);
+    assert.notEqual(first.id, second.id);
+    assert.notEqual(claimOf(first.id).id, claimOf(second.id).id);
   });
 });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Decimal, type Rounding } from '../../src/domain/money.js';
 import fc from 'fast-check';
 import type { CurrencyRow } from '../../src/db/schema/currencies.js';
 import type { PartnerRow } from '../../src/db/schema/partners.js';
 import { ApiError } from '../../src/errors.js';
+import { FixedQuoteTokens } from '../../src/services/fixed-quote-tokens.js';
 import { QuoteService, type PricedQuote, type QuoteRequest } from '../../src/services/quote-service.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import { currencyIds, getRates, oracle, rawNumber } from './rates-helpers.js';
@@ -63,7 +64,7 @@ describe('QuoteService pair memo', () => {
 
   /** A service on the app's catalog, database and settings, with prices the test sets. */
   const serviceWith = (prices: SettablePrices) =>
-    new QuoteService(t.runtime.catalog, prices, t.config.pricing, t.db.handle.db, clock);
+    new QuoteService(t.runtime.catalog, prices, t.config.pricing, new FixedQuoteTokens({ current: randomBytes(32) }), clock);
 
   const row = (id: string, symbol: string, terms: { decimals: number; min: string; max: string; fee: string }): CurrencyRow => ({
     ...template,

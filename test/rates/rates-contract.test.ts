@@ -7,8 +7,8 @@ import {
   assertPlainDecimal,
   getRates,
   oracle,
+  QUOTE_ID,
   rawNumber,
-  UUID,
 } from './rates-helpers.js';
 
 const FLOAT_KEYS = ['coin_from', 'coin_to', 'expires_in', 'max_amount', 'min_amount', 'rate', 'rate_type', 'amount_from', 'amount_to'].sort();
@@ -115,18 +115,19 @@ describe('GET /api/v1/partner/rates: contract', () => {
     assert.equal(explicit.body, implicit.body);
   });
 
-  it('rate_type=fixed without a key: the fixed rate, indicative only (expires_in null, no quote_id)', async () => {
+  it('rate_type=fixed without a key: the fixed rate at the default markup, with a quote_id and expires_in 300', async () => {
     const fixed = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed');
     const float = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1');
     assert.equal(fixed.statusCode, 200, fixed.body);
     const body = fixed.json<Record<string, unknown>>();
-    // An order needs a key and a quote is locked only by the partner it was issued to, so an
-    // anonymous fixed quote could never be used: nothing is stored and no quote_id is given.
-    assert.deepEqual(Object.keys(body).sort(), FLOAT_KEYS);
+    // A fixed quote carries both (DESIGN §3); one asked without a key may be locked by any
+    // partner's order (docs/decisions.md, Quotes), and issuing it stores nothing.
+    assert.deepEqual(Object.keys(body).sort(), FIXED_KEYS);
     assert.equal(body.rate_type, 'fixed');
     assert.equal(body.coin_from, 'BTC');
     assert.equal(body.coin_to, 'ETH');
-    assert.equal(body.expires_in, null);
+    assert.equal(body.expires_in, 300);
+    assert.match(body.quote_id as string, QUOTE_ID);
 
     const expected = oracle({ from: 'BTC', to: 'ETH', amount: '0.1', rateType: 'fixed' });
     assert.equal(rawNumber(fixed.body, 'rate'), expected.rate.toFixed());
@@ -135,7 +136,7 @@ describe('GET /api/v1/partner/rates: contract', () => {
     assert.ok(new Decimal(rawNumber(fixed.body, 'rate')).lt(new Decimal(rawNumber(float.body, 'rate'))));
   });
 
-  it('rate_type=fixed with a key: expires_in 300 (integer seconds), a uuid quote_id, the fixed premium lowers the rate', async () => {
+  it('rate_type=fixed with a key: expires_in 300 (integer seconds), a signed quote_id, the fixed premium lowers the rate', async () => {
     const partner = await t.createPartner({ markup_bps: 50 });
     const headers = { 'x-api-key': partner.apiKey };
     const fixed = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed', headers);
@@ -147,7 +148,7 @@ describe('GET /api/v1/partner/rates: contract', () => {
     assert.equal(rawNumber(fixed.body, 'expires_in'), '300');
     assert.equal(body.expires_in, 300);
     assert.equal(typeof body.quote_id, 'string');
-    assert.match(body.quote_id as string, UUID);
+    assert.match(body.quote_id as string, QUOTE_ID);
 
     const expected = oracle({ from: 'BTC', to: 'ETH', amount: '0.1', rateType: 'fixed', markupBps: 50 });
     assert.equal(rawNumber(fixed.body, 'rate'), expected.rate.toFixed());
@@ -232,7 +233,7 @@ describe('GET /api/v1/partner/rates: contract', () => {
   });
 
   describe('hot path', () => {
-    it('an anonymous quote, float or fixed, issues no database query; a keyed fixed quote does (the insert)', async (ctx) => {
+    it('no quote issues a database query: float or fixed, anonymous or keyed', async (ctx) => {
       // Warm-up: compiled schemas, serializers and lazily built state.
       for (let i = 0; i < 3; i++) assert.equal((await getRates(t, 'coin_from=BTC&coin_to=ETH')).statusCode, 200);
 
@@ -255,7 +256,7 @@ describe('GET /api/v1/partner/rates: contract', () => {
       assert.equal((await getRates(t, 'coin_from=BTC&coin_to=NOPE')).statusCode, 400);
       assert.equal(executeQuery.mock.callCount(), 0, 'float quotes must be served from memory');
 
-      // An anonymous fixed quote persists nothing (anyone may ask for one).
+      // A fixed quote is a signed token: it persists nothing.
       for (let round = 0; round < 10; round++) {
         assert.equal((await getRates(t, 'coin_from=BTC&coin_to=ETH&rate_type=fixed')).statusCode, 200);
       }
@@ -265,12 +266,15 @@ describe('GET /api/v1/partner/rates: contract', () => {
       executeQuery.mock.resetCalls();
       const fixed = await getRates(t, 'coin_from=BTC&coin_to=ETH&rate_type=fixed', { 'x-api-key': partner.apiKey });
       assert.equal(fixed.statusCode, 200, fixed.body);
-      assert.ok(executeQuery.mock.callCount() >= 1, 'a keyed fixed quote is stored');
-      const sqlTexts = executeQuery.mock.calls.map((call) => {
-        const compiled = call.arguments[0] as { sql: string };
-        return compiled.sql;
-      });
-      assert.ok(sqlTexts.some((text) => /insert into "fixed_quotes"/i.test(text)), sqlTexts.join('\n'));
+      assert.match(fixed.json<{ quote_id: string }>().quote_id, QUOTE_ID);
+      // The key was read once above (createPartner's first use is this request): only that.
+      const sqlTexts = executeQuery.mock.calls.map((call) => (call.arguments[0] as { sql: string }).sql);
+      assert.ok(sqlTexts.every((text) => !/^\s*(insert|update|delete)\b/i.test(text)), sqlTexts.join('\n'));
+      executeQuery.mock.resetCalls();
+      for (let round = 0; round < 10; round++) {
+        assert.equal((await getRates(t, 'coin_from=BTC&coin_to=ETH&rate_type=fixed', { 'x-api-key': partner.apiKey })).statusCode, 200);
+      }
+      assert.equal(executeQuery.mock.callCount(), 0, 'keyed fixed quotes must not touch the database');
     });
   });
 });

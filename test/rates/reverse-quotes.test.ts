@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { Decimal } from '../../src/domain/money.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
-import { assertError, getRates, oracle, rawNumber, UUID } from './rates-helpers.js';
+import { assertError, getRates, oracle, QUOTE_ID, rawNumber } from './rates-helpers.js';
 
 /**
  * Reverse quotes (DESIGN §7.1): amount_to instead of amount on GET /partner/rates and
@@ -64,8 +64,8 @@ describe('reverse quotes: GET /partner/rates?amount_to=', () => {
           }
 
           const body = res.json<{ quote_id?: string; expires_in: number | null }>();
-          if (rateType === 'fixed' && keyed) {
-            assert.match(body.quote_id ?? '', UUID);
+          if (rateType === 'fixed') {
+            assert.match(body.quote_id ?? '', QUOTE_ID);
             assert.equal(body.expires_in, 300);
           } else {
             assert.equal(body.quote_id, undefined);

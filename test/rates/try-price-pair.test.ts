@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { CurrencyRow } from '../../src/db/schema/currencies.js';
 import { Decimal } from '../../src/domain/money.js';
 import { ApiError } from '../../src/errors.js';
+import { FixedQuoteTokens } from '../../src/services/fixed-quote-tokens.js';
 import { QuoteService, type PairPriceResult } from '../../src/services/quote-service.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 
@@ -48,7 +49,7 @@ describe('QuoteService.tryPricePair: the pricing outcomes as values, the same on
       t.runtime.catalog,
       { getPriceUsd: (symbol) => (prices[symbol] === undefined ? undefined : new Decimal(prices[symbol])) },
       t.config.pricing,
-      t.db.handle.db,
+      new FixedQuoteTokens({ current: randomBytes(32) }),
       clock,
     );
   const bothPriced = { AAA: '67000', BBB: '3500' };

@@ -12,6 +12,7 @@ import * as m0010 from './0010-partner-open-order-cap.js';
 import * as m0012 from './0012-order-deposit-uri.js';
 import * as m0013 from './0013-signature-nonces.js';
 import * as m0014 from './0014-sandbox.js';
+import * as m0019 from './0019-stateless-fixed-quotes.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012-order-deposit-uri': m0012,
   '0013-signature-nonces': m0013,
   '0014-sandbox': m0014,
+  '0019-stateless-fixed-quotes': m0019,
 };

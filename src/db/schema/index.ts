@@ -3,7 +3,6 @@ import type { ApiKeyTable } from './api-keys.js';
 import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
-import type { FixedQuoteTable } from './fixed-quotes.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { PartnerTable } from './partners.js';
 import type { PayoutTable, SimulatedDepositTable, SimulatedSendTable, SimulatorFaultTable } from './payouts.js';
@@ -16,7 +15,6 @@ export interface Database {
   partners: PartnerTable;
   api_keys: ApiKeyTable;
   static_prices: StaticPriceTable;
-  fixed_quotes: FixedQuoteTable;
   orders: OrderTable;
   order_events: OrderEventTable;
   deposit_addresses: DepositAddressTable;

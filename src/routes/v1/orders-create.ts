@@ -34,8 +34,10 @@ const Body = Type.Object(
     recipient_address_tag: OptionalText('memo or tag, required where the destination network needs one'),
     refund_address: OptionalText('address for a refund if the exchange fails'),
     quote_id: Type.Optional(
-      Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
-        description: 'extension: a fixed quote from GET /partner/rates whose rate this order locks',
+      Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], {
+        description:
+          'extension: the quote_id of a fixed quote from GET /partner/rates (with rate_type fixed, the same pair and amount); the order locks its rate. ' +
+          'Expired, altered, used, another partner\'s or not matching: 422 quote_invalid',
       }),
     ),
   },

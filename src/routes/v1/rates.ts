@@ -46,13 +46,15 @@ const RateQuote = Type.Object(
     }),
     amount_to: Type.Number({ description: 'v1.1: what the recipient gets for amount_from, in coin_to, rounded down' }),
     expires_in: Type.Union([Type.Integer(), Type.Null()], {
-      description:
-        'null for float, and for a fixed quote asked without a key (indicative only); for a keyed fixed quote, seconds left to create an order with quote_id',
+      description: 'null for float; for a fixed quote, seconds left to create an order with quote_id',
     }),
     quote_id: Type.Optional(
       Type.String({
-        format: 'uuid',
-        description: 'keyed fixed quotes only (extension): pass to POST /partner/orders with the same key to lock the rate',
+        minLength: 1,
+        maxLength: 1024,
+        description:
+          'fixed quotes only (extension): an opaque token to pass to POST /partner/orders, which then locks this rate and amount. ' +
+          'A quote asked with a key can be locked only with a key of the same partner; one asked without a key, by any partner',
       }),
     ),
   },
@@ -87,7 +89,8 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
         response: { 200: RateQuote, 422: AmountError, ...errorResponses(400, 401, 403, 429, 500) },
       },
     },
-    async (request, reply) => {
+    // A plain handler (no promise per request): a quote, a fixed one included, reads only memory.
+    (request, reply) => {
       const query = request.query;
       if (query.amount !== undefined && query.amount_to !== undefined) {
         throw new ApiError('bad_request', 'send amount or amount_to, not both');
@@ -105,12 +108,9 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
         rateType,
         partner: request.partner,
       });
-      // Only a keyed fixed quote is stored: an order needs a key, and a quote locks a rate for
-      // the partner it was issued to, so an anonymous one could never be used. Storing it would
-      // let anyone write rows at the anonymous rate limit (docs/decisions.md, Quotes).
-      const partner = request.partner;
-      const fixed = rateType === 'fixed' && partner !== undefined ? await quotes.storeFixedQuote(quote, partner.id, amountTo) : undefined;
-      return sendJsonText(
+      // A fixed quote's id is a signed token: issuing one writes nothing (docs/decisions.md, Quotes).
+      const fixed = rateType === 'fixed' ? quotes.issueFixedQuote(quote, request.partner?.id, amountTo) : undefined;
+      sendJsonText(
         reply,
         toJson({
           coin_from: quote.from.coin,
