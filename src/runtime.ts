@@ -82,10 +82,13 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     logger.warn('deposit addresses come from a generated DEMO wallet (see README): never send real funds to them');
   }
   const idempotency = new IdempotencyKeys(db, clock);
+  const depositAddresses = new DepositAddressAllocator(db, wallets, metrics, (error) =>
+    logger.error({ err: error }, 'drawing or deriving deposit addresses ahead failed'),
+  );
   const orders = new OrderService(
     db,
     quotes,
-    new DepositAddressAllocator(wallets, metrics),
+    depositAddresses,
     idempotency,
     clock,
     config.shortIdPrefix,
@@ -147,6 +150,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       clearInterval(purgeTimer);
       orderStatusGauge.stop();
       await worker.stop();
+      await depositAddresses.close();
       prices.stop();
       catalog.stop();
       await authChanges.close();

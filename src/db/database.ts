@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { preparedName } from './prepared-statements.js';
 import type { Database } from './schema/index.js';
 import { TYPE_PARSERS } from './type-parsers.js';
 
@@ -21,6 +22,14 @@ class FastConnectClient extends pg.Client {
     // request still sees the failure on its next query (and answers 503); the pool drops the
     // broken client when it is released.
     this.on('error', () => undefined);
+    // A query text registered in prepared-statements.ts goes as its named statement: parsed and
+    // planned once per connection. Kysely calls query(text, values) and awaits the promise.
+    const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+    this.query = ((...args: unknown[]) => {
+      const [text, values] = args;
+      const name = typeof text === 'string' && args.length === 2 ? preparedName(text) : undefined;
+      return name === undefined ? query(...args) : query({ name, text, values });
+    }) as typeof this.query;
   }
 }
 

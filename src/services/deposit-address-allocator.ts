@@ -1,18 +1,14 @@
 import { Counter } from 'prom-client';
-import {
-  assignPoolAddress,
-  claimFreePoolAddress,
-  insertDepositAddress,
-  nextDepositIndex,
-} from '../db/repositories/deposit-addresses-repository.js';
+import { claimFreePoolAddress, drawDepositIndexes } from '../db/repositories/deposit-addresses-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
 import { deriveDepositAddress } from '../domain/deposit-addresses/index.js';
 import { ApiError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
+import { DepositAddressStock, type StockedAddress } from './deposit-address-stock.js';
 import type { DepositWallets } from './deposit-wallets.js';
 
-/** An address picked for an order, not yet bound to it (the order row must exist first). */
+/** An address picked for an order, not yet bound to it (the order's statement binds it). */
 export interface ReservedAddress {
   chain: string;
   address: string;
@@ -22,20 +18,28 @@ export interface ReservedAddress {
   derivationIndex: number | null;
   /** The pool row claimed (pool strategy only). */
   poolRowId: string | null;
+  /** hd and memo: the stock it came from, to give it back to if the order is refused. */
+  stock: DepositAddressStock | null;
+  /** The stock's entry (hd and memo). */
+  stocked: StockedAddress | null;
 }
 
 /**
- * Hands out deposit addresses (DESIGN §5). Indexes and tags come from a per-chain database
- * sequence and pool rows are claimed with SKIP LOCKED, so concurrent requests and several
- * processes never collide; the unique index on (chain, address, tag) is the last word.
- * All calls take the caller's transaction.
+ * Hands out deposit addresses (DESIGN §5). hd and memo chains: from a per-chain stock made
+ * ahead of the requests (deposit-address-stock.ts) from numbers of the chain's database sequence
+ * drawn in blocks, so concurrent requests and several processes never collide and an order
+ * neither waits for a round trip nor derives. Pool rows are claimed with SKIP LOCKED in the
+ * order's transaction. The unique index on (chain, address, tag) is the last word.
  */
 export class DepositAddressAllocator {
   private readonly exhausted: Counter<'chain'>;
+  private readonly stocks = new Map<string, DepositAddressStock>();
 
   constructor(
+    private readonly db: Db,
     private readonly wallets: DepositWallets,
     metrics: Metrics,
+    private readonly onError: (error: unknown) => void,
   ) {
     this.exhausted = new Counter({
       name: 'deposit_address_pool_exhausted_total',
@@ -45,49 +49,73 @@ export class DepositAddressAllocator {
     });
   }
 
-  async reserve(tx: Db, currency: CurrencyRow): Promise<ReservedAddress> {
-    const chain = currency.chain;
-    switch (currency.deposit_strategy) {
-      case 'hd': {
-        const wallet = this.wallets.hd.get(chain);
-        if (wallet === undefined) throw notConfigured(currency);
-        const index = await nextDepositIndex(tx, chain);
-        const address = deriveDepositAddress(wallet.format, wallet.account, index);
-        return { chain, address, tag: null, strategy: 'hd', derivationIndex: index, poolRowId: null };
-      }
-      case 'memo': {
-        const address = this.wallets.memo.get(chain);
-        if (address === undefined) throw notConfigured(currency);
-        // Tags start high so they never look like small, guessable numbers.
-        const tag = String(100_000 + (await nextDepositIndex(tx, chain)));
-        return { chain, address, tag, strategy: 'memo', derivationIndex: null, poolRowId: null };
-      }
-      case 'pool': {
-        const row = await claimFreePoolAddress(tx, chain);
-        if (row === undefined) {
-          this.exhausted.inc({ chain });
-          throw new ApiError('unprocessable', `no deposit address is available for ${currency.coin} right now: try again later`);
-        }
-        return { chain, address: row.address, tag: null, strategy: 'pool', derivationIndex: null, poolRowId: row.id };
-      }
-    }
+  /** Whether the currency's deposits come from a pool (claimed in the order's transaction by claimPool). */
+  usesPool(currency: CurrencyRow): boolean {
+    return currency.deposit_strategy === 'pool';
   }
 
-  /** Records the address as the order's, for good: it is never handed out again. */
-  async bind(tx: Db, reserved: ReservedAddress, orderId: string, at: Date): Promise<void> {
-    if (reserved.poolRowId !== null) {
-      await assignPoolAddress(tx, reserved.poolRowId, orderId, at);
-      return;
+  /** An hd or memo address from the chain's stock (no transaction: nothing is locked). */
+  async reserve(currency: CurrencyRow): Promise<ReservedAddress> {
+    const chain = currency.chain;
+    const strategy = currency.deposit_strategy;
+    if (strategy === 'pool') throw new Error(`${chain} deposits come from a pool: claimPool in the order's transaction`);
+    const stock = this.stockOf(currency);
+    const stocked = await stock.take();
+    return {
+      chain,
+      address: stocked.address,
+      tag: stocked.tag,
+      strategy,
+      derivationIndex: strategy === 'hd' ? stocked.index : null,
+      poolRowId: null,
+      stock,
+      stocked,
+    };
+  }
+
+  /** The oldest free pool address of the chain, locked for `tx` (422 when the pool is empty). */
+  async claimPool(tx: Db, currency: CurrencyRow): Promise<ReservedAddress> {
+    const chain = currency.chain;
+    const row = await claimFreePoolAddress(tx, chain);
+    if (row === undefined) {
+      this.exhausted.inc({ chain });
+      throw new ApiError('unprocessable', `no deposit address is available for ${currency.coin} right now: try again later`);
     }
-    await insertDepositAddress(tx, {
-      chain: reserved.chain,
-      address: reserved.address,
-      tag: reserved.tag ?? '',
-      strategy: reserved.strategy,
-      derivation_index: reserved.derivationIndex,
-      order_id: orderId,
-      assigned_at: at,
-    });
+    return { chain, address: row.address, tag: null, strategy: 'pool', derivationIndex: null, poolRowId: row.id, stock: null, stocked: null };
+  }
+
+  /**
+   * An address whose order the database certainly refused (nothing written): an hd or memo
+   * address is handed out again, so a refused order leaves no gap in the wallet.
+   */
+  giveBack(reserved: ReservedAddress): void {
+    if (reserved.stock !== null && reserved.stocked !== null) reserved.stock.giveBack(reserved.stocked);
+  }
+
+  /** Waits for draws and derivations in progress. */
+  async close(): Promise<void> {
+    await Promise.all([...this.stocks.values()].map((stock) => stock.close()));
+  }
+
+  private stockOf(currency: CurrencyRow): DepositAddressStock {
+    const chain = currency.chain;
+    const known = this.stocks.get(chain);
+    if (known !== undefined) return known;
+    const draw = (count: number) => drawDepositIndexes(this.db, chain, count);
+    let make: (index: number) => { address: string; tag: string | null };
+    if (currency.deposit_strategy === 'hd') {
+      const wallet = this.wallets.hd.get(chain);
+      if (wallet === undefined) throw notConfigured(currency);
+      make = (index) => ({ address: deriveDepositAddress(wallet.format, wallet.account, index), tag: null });
+    } else {
+      const address = this.wallets.memo.get(chain);
+      if (address === undefined) throw notConfigured(currency);
+      // Tags start high so they never look like small, guessable numbers.
+      make = (index) => ({ address, tag: String(100_000 + index) });
+    }
+    const stock = new DepositAddressStock(draw, make, this.onError);
+    this.stocks.set(chain, stock);
+    return stock;
   }
 }
 

@@ -2,19 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Decimal } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import {
-  findPartnerOrder,
-  findPartnerOrderView,
-  insertOrder,
-  insertOrderEvent,
-  orderUsingQuote,
-  type PartnerOrderRow,
-} from '../db/repositories/orders-repository.js';
-import { completeIdempotencyKey } from '../db/repositories/idempotency-repository.js';
-import { countOpenOrders, lockPartnerForNewOrder } from '../db/repositories/open-orders-repository.js';
+import { createPartnerOrder, OpenOrdersOverCap, type OrderCreation } from '../db/repositories/order-creation-repository.js';
+import { findPartnerOrderView, orderUsingQuote, type PartnerOrderRow } from '../db/repositories/orders-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
-import type { Database } from '../db/schema/index.js';
-import type { OrderRow } from '../db/schema/orders.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
 import { validateAddress } from '../domain/addresses/index.js';
 import { checkRecipient } from '../domain/addresses/recipient-check.js';
@@ -22,7 +13,7 @@ import { depositPaymentUri } from '../domain/payment-uri.js';
 import type { RateType } from '../domain/pricing/index.js';
 import { newShortId, SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
 import { ApiError } from '../errors.js';
-import type { DepositAddressAllocator } from './deposit-address-allocator.js';
+import type { DepositAddressAllocator, ReservedAddress } from './deposit-address-allocator.js';
 import type { IdempotencyKeys } from './idempotency.js';
 import type { FixedQuoteClaim } from './fixed-quote-tokens.js';
 import type { PricedQuote, QuoteService } from './quote-service.js';
@@ -55,12 +46,12 @@ export interface CreateOrderInput {
   sandbox: boolean;
 }
 
-export type CreateOrderResult = { order: OrderRow; replayed: boolean };
+export type CreateOrderResult = { order: PartnerOrderRow; replayed: boolean };
 
 /**
  * Order creation and partner reads. Creation validates everything first (nothing is stored for
  * a rejected request), then writes order, deposit address, first audit event and idempotency
- * record in one transaction.
+ * record in one statement.
  */
 export class OrderService {
   constructor(
@@ -82,7 +73,7 @@ export class OrderService {
     if (idempotency !== undefined) {
       const claim = await this.idempotency.claim(partner.id, idempotency.key, idempotency.body);
       if (claim.kind === 'replay') {
-        const order = await findPartnerOrder(this.db, partner.id, { id: claim.orderId });
+        const order = await findPartnerOrderView(this.db, partner.id, { id: claim.orderId });
         if (order === undefined) throw new Error(`idempotency record points at missing order ${claim.orderId}`);
         // Keys are per partner, so a live key could replay a sandbox key's request: answering it
         // with a test order would have real funds sent to an order that never runs live.
@@ -116,7 +107,7 @@ export class OrderService {
     return order;
   }
 
-  private async createNew(partner: PartnerRow, input: CreateOrderInput, idempotencyKey: string | undefined): Promise<OrderRow> {
+  private async createNew(partner: PartnerRow, input: CreateOrderInput, idempotencyKey: string | undefined): Promise<PartnerOrderRow> {
     const { from, to } = this.quotes.resolvePair(input);
     checkAddresses(from, to, input);
     // A locked quote's order stores the quote's own id (its spent record), not the token sent.
@@ -139,18 +130,47 @@ export class OrderService {
     }
   }
 
+  /**
+   * One statement (create_partner_order, migration 0020) writes order, deposit address, creation
+   * event and idempotency record and checks the open-order cap; a pool row is claimed first in
+   * the same transaction. An hd or memo address comes from the chain's stock, made ahead.
+   */
   private async insert(
     partner: PartnerRow,
     input: CreateOrderInput,
     priced: PricedQuote,
     idempotencyKey: string | undefined,
-  ): Promise<OrderRow> {
+  ): Promise<PartnerOrderRow> {
     const now = this.clock.now();
+    const pool = this.addresses.usesPool(priced.from);
+    const stocked = pool ? undefined : await this.addresses.reserve(priced.from);
+    const write = async (db: Db): Promise<PartnerOrderRow> => {
+      const deposit = stocked ?? (await this.addresses.claimPool(db, priced.from));
+      const order = await createPartnerOrder(db, this.creation(partner, input, priced, deposit, idempotencyKey, now));
+      return order;
+    };
+    try {
+      return pool ? await this.db.transaction().execute(write) : await write(this.db);
+    } catch (error) {
+      // Given back only when the database certainly wrote nothing; otherwise the index is a gap.
+      if (stocked !== undefined && certainlyRefused(error)) this.addresses.giveBack(stocked);
+      if (error instanceof OpenOrdersOverCap) throw this.overCap(partner, error.others);
+      throw error;
+    }
+  }
+
+  /** The rows of a new order, as create_partner_order takes them. */
+  private creation(
+    partner: PartnerRow,
+    input: CreateOrderInput,
+    priced: PricedQuote,
+    deposit: ReservedAddress,
+    idempotencyKey: string | undefined,
+    now: Date,
+  ): OrderCreation {
     const id = randomUUID();
-    return this.db.transaction().execute(async (tx) => {
-      await this.checkOpenOrders(tx, partner, now, 'before');
-      const deposit = await this.addresses.reserve(tx, priced.from);
-      const order = await insertOrder(tx, {
+    return {
+      order: {
         id,
         short_id: newShortId(this.shortIdPrefix),
         partner_id: partner.id,
@@ -193,9 +213,13 @@ export class OrderService {
         created_at: now,
         expires_at: new Date(now.getTime() + DEPOSIT_WINDOW_MS),
         updated_at: now,
-      });
-      await this.addresses.bind(tx, deposit, id, now);
-      await insertOrderEvent(tx, {
+      },
+      deposit:
+        deposit.poolRowId !== null
+          ? { pool_row_id: deposit.poolRowId }
+          : { chain: deposit.chain, strategy: deposit.strategy === 'hd' ? 'hd' : 'memo', derivation_index: deposit.derivationIndex },
+      event: {
+        id: randomUUID(),
         order_id: id,
         from_status: null,
         to_status: 'waiting_deposit',
@@ -207,38 +231,31 @@ export class OrderService {
           derivation_index: deposit.derivationIndex,
           ...(input.sandbox ? { sandbox: true } : {}),
         },
+        actor: 'partner',
         created_at: now,
-      });
-      if (idempotencyKey !== undefined) await completeIdempotencyKey(tx, partner.id, idempotencyKey, id);
-      await this.checkOpenOrders(tx, partner, now, 'after');
-      return order;
-    });
+      },
+      idempotencyKey: idempotencyKey ?? null,
+      maxOpenOrders: partner.max_open_orders ?? this.defaultMaxOpenOrders,
+    };
   }
 
   /**
    * Pool drain (issue 12): a partner may have only so many orders awaiting a deposit, so one key
    * cannot take every address of a shared pool (or fill the table) and leave other partners'
-   * orders failing. Checked twice in the order's transaction:
-   * - 'before' anything is reserved, without a lock: a partner at its cap is refused before an
-   *   address index is drawn (a refused order must not widen the gap in the operator's wallet);
-   * - 'after' the order is written, with the partner's row locked until the commit: concurrent
-   *   creations of one partner count one after the other (each sees the others' committed
-   *   orders and its own), so the cap holds exactly, while the lock is held only for the count
-   *   and the commit: holding it for the whole transaction made one partner's orders one at a
-   *   time (a burst of 200 queued past the pool's 10 s wait and got 503).
+   * orders failing. create_partner_order counts them after writing the order, with the
+   * partner's row locked until the commit: concurrent creations of one partner count one after
+   * the other (each sees the others' committed orders and its own), so the cap holds exactly,
+   * while the lock is held only for the count and the commit (holding it for a whole
+   * transaction made one partner's orders one at a time). A refused order's address goes back
+   * to the stock, so refusals leave no gap in the operator's wallet.
    */
-  private async checkOpenOrders(tx: Kysely<Database>, partner: PartnerRow, now: Date, when: 'before' | 'after'): Promise<void> {
+  private overCap(partner: PartnerRow, others: number): ApiError {
     const cap = partner.max_open_orders ?? this.defaultMaxOpenOrders;
-    if (when === 'after') await lockPartnerForNewOrder(tx, partner.id);
-    // 'after' counts this order too.
-    const others = (await countOpenOrders(tx, partner.id, now)) - (when === 'after' ? 1 : 0);
-    if (others >= cap) {
-      throw new ApiError(
-        'open_orders_limit',
-        `too many open orders: ${others} are awaiting a deposit and this account may have ${cap} at once; ` +
-          'wait until some are paid or expire (after 30 minutes), or ask the operator for a higher limit',
-      );
-    }
+    return new ApiError(
+      'open_orders_limit',
+      `too many open orders: ${others} are awaiting a deposit and this account may have ${cap} at once; ` +
+        'wait until some are paid or expire (after 30 minutes), or ask the operator for a higher limit',
+    );
   }
 
   /**
@@ -306,6 +323,13 @@ function checkAddresses(from: CurrencyRow, to: CurrencyRow, input: CreateOrderIn
     const refund = validateAddress(from.address_format, input.refundAddress);
     if (!refund.ok) throw new ApiError('bad_request', `refund_address is not a valid ${from.network} address: ${refund.reason}`);
   }
+}
+
+/** The database refused the order's statement and wrote nothing (the cap, or a constraint of class 23). */
+function certainlyRefused(error: unknown): boolean {
+  if (error instanceof OpenOrdersOverCap) return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('23');
 }
 
 function isUniqueViolation(error: unknown, constraint: string): boolean {

@@ -13,6 +13,7 @@ import * as m0012 from './0012-order-deposit-uri.js';
 import * as m0013 from './0013-signature-nonces.js';
 import * as m0014 from './0014-sandbox.js';
 import * as m0019 from './0019-stateless-fixed-quotes.js';
+import * as m0020 from './0020-create-partner-order.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0013-signature-nonces': m0013,
   '0014-sandbox': m0014,
   '0019-stateless-fixed-quotes': m0019,
+  '0020-create-partner-order': m0020,
 };

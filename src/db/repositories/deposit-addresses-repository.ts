@@ -1,5 +1,4 @@
-import { sql, type Insertable } from 'kysely';
-import type { DepositAddressTable } from '../schema/deposit-addresses.js';
+import { sql } from 'kysely';
 import type { Db } from '../schema/index.js';
 
 /**
@@ -17,6 +16,18 @@ export async function nextDepositIndex(db: Db, chain: string): Promise<number> {
 }
 
 /**
+ * `count` numbers of the chain's sequence in one statement (a block of HD indexes or memo tags,
+ * drawn ahead of the orders that will use them), ascending. Not necessarily consecutive: other
+ * processes draw from the same sequence at the same time.
+ */
+export async function drawDepositIndexes(db: Db, chain: string, count: number): Promise<number[]> {
+  const sequence = `deposit_index_${chain.toLowerCase()}`;
+  const { rows } = await sql<{ n: number }>`select nextval(${sequence}::regclass) as n from generate_series(1, ${count})`.execute(db);
+  if (rows.length !== count) throw new Error(`sequence ${sequence} returned ${rows.length} of ${count} numbers`);
+  return rows.map((row) => Number(row.n)).sort((a, b) => a - b);
+}
+
+/**
  * The oldest free pool address of the chain, locked for the caller's transaction (FOR UPDATE
  * SKIP LOCKED: concurrent orders each get another one); undefined when the pool is empty.
  */
@@ -31,16 +42,6 @@ export async function claimFreePoolAddress(db: Db, chain: string): Promise<{ id:
     .forUpdate()
     .skipLocked()
     .executeTakeFirst();
-}
-
-/** Gives a claimed pool address to an order, for good. */
-export async function assignPoolAddress(db: Db, id: string, orderId: string, at: Date): Promise<void> {
-  await db.updateTable('deposit_addresses').set({ order_id: orderId, assigned_at: at }).where('id', '=', id).execute();
-}
-
-/** Records a derived (HD) or memo address together with the order it was made for. */
-export async function insertDepositAddress(db: Db, row: Insertable<DepositAddressTable>): Promise<void> {
-  await db.insertInto('deposit_addresses').values(row).execute();
 }
 
 /** Whether the chain ever had any address (so a demo pool is seeded only once). */

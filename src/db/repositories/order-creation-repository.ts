@@ -1,0 +1,89 @@
+import type { CompiledQuery } from 'kysely';
+import { preparedQuery } from '../prepared-statements.js';
+import type { Db } from '../schema/index.js';
+import type { NewOrder } from '../schema/orders.js';
+import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-order-view.js';
+
+/**
+ * A new order written in one statement: `create_partner_order` (migration 0020) inserts the
+ * order, binds its deposit address, appends the creation event, completes the Idempotency-Key
+ * record and checks the open-order cap. Only the partner view's columns come back.
+ */
+
+/**
+ * A new order. Its columns go to the function as one JSON row, and a column left out is null
+ * there (not its default): the defaults of the Generated columns are filled in below.
+ */
+export type NewOrderRow = NewOrder & { created_at: Date; expires_at: Date; updated_at: Date };
+
+/** What a column left out of NewOrder would get from its default. */
+const ORDER_DEFAULTS = { attempts: 0, sandbox: false, next_attempt_at: null, locked_until: null, amount_to_final: null };
+
+/** The order's deposit: a derived or memo address to record, or a pool row claimed in this transaction. */
+export type NewOrderDeposit =
+  | { chain: string; strategy: 'hd' | 'memo'; derivation_index: number | null }
+  | { pool_row_id: string };
+
+/** The creation row of the audit trail, every column. */
+export interface NewCreationEvent {
+  id: string;
+  order_id: string;
+  from_status: null;
+  to_status: 'waiting_deposit';
+  reason: 'created';
+  data: Record<string, unknown>;
+  order_version: 0;
+  /** Who made the move (the partner creates); ignored where the column does not exist yet. */
+  actor: 'partner';
+  created_at: Date;
+}
+
+export interface OrderCreation {
+  order: NewOrderRow;
+  deposit: NewOrderDeposit;
+  event: NewCreationEvent;
+  idempotencyKey: string | null;
+  /** The partner's cap on orders awaiting a deposit. */
+  maxOpenOrders: number;
+}
+
+/** The function's refusal: the partner had this many other open orders (at or over its cap). */
+export class OpenOrdersOverCap extends Error {
+  constructor(readonly others: number) {
+    super(`open orders over the cap: ${others}`);
+  }
+}
+
+const CREATE: CompiledQuery<PartnerOrderRow> = preparedQuery(
+  'create_partner_order',
+  `select ${PARTNER_ORDER_COLUMNS.map((column) => `"${column}"`).join(', ')} ` +
+    'from create_partner_order($1::jsonb, $2::jsonb, $3::jsonb, $4::text, $5::integer)',
+);
+
+/**
+ * Writes the order (one statement; in the caller's transaction when it passes one). Throws
+ * OpenOrdersOverCap when the partner is at its cap (nothing is written), or the database's
+ * error (a unique violation names its constraint: orders_short_id_key, orders_quote_id_key).
+ */
+export async function createPartnerOrder(db: Db, creation: OrderCreation): Promise<PartnerOrderRow> {
+  const deposit = 'pool_row_id' in creation.deposit ? { id: creation.deposit.pool_row_id } : creation.deposit;
+  try {
+    const result = await db.executeQuery<PartnerOrderRow>({
+      ...CREATE,
+      parameters: [
+        JSON.stringify({ ...ORDER_DEFAULTS, ...creation.order }),
+        JSON.stringify(deposit),
+        JSON.stringify(creation.event),
+        creation.idempotencyKey,
+        creation.maxOpenOrders,
+      ],
+    });
+    const row = result.rows[0];
+    if (row === undefined) throw new Error('create_partner_order returned no row');
+    return row;
+  } catch (error) {
+    const e = error as { code?: string; message?: string; detail?: string };
+    if (e.code === 'P0001' && e.message === 'open_orders_limit') throw new OpenOrdersOverCap(Number(e.detail));
+    throw error;
+  }
+}
