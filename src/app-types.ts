@@ -14,6 +14,8 @@ import type { QuoteService } from './services/quote-service.js';
 import type { OrderService } from './services/order-service.js';
 import type { OrderLifecycle } from './services/order-lifecycle.js';
 import type { LifecycleWorker } from './worker/lifecycle-worker.js';
+import type { WebhookEndpoints } from './services/webhook-endpoints.js';
+import type { WebhookWorker } from './worker/webhook-worker.js';
 
 /** The Fastify instance with TypeBox schemas typing request and reply. */
 export type App = FastifyInstance<
@@ -40,4 +42,7 @@ export interface Services {
   readonly orders: OrderService;
   readonly lifecycle: OrderLifecycle;
   readonly worker: LifecycleWorker;
+  /** Webhook endpoints and delivery logs (DESIGN §8). */
+  readonly webhooks: WebhookEndpoints;
+  readonly webhookWorker: WebhookWorker;
 }

@@ -35,6 +35,7 @@ declare module 'fastify' {
 }
 import { AdminCurrency } from './routes/admin/currency-view.js';
 import { KeyListing, Partner } from './routes/admin/admin-schemas.js';
+import { WEBHOOK_SCHEMAS } from './routes/webhook-views.js';
 
 export interface AppDeps {
   /** Fully resolved: secretsKey and adminToken set (see embedded-secrets.ts). */
@@ -86,7 +87,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onClose', () => runtime.close());
   // Tests and operator tooling reach the worker and services through the app.
   app.decorate('runtime', runtime);
-  if (config.lifecycle.workerInProcess) runtime.worker.start();
+  if (config.lifecycle.workerInProcess) {
+    runtime.worker.start();
+    runtime.webhookWorker.start();
+  }
   const { apiKeys } = runtime;
   const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
   // Replay-proof signing (DESIGN §7.7): accepted signatures, shared by every process.
@@ -116,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   rateLimits.install();
   const openApiDocuments = await installOpenApi(app);
   for (const schema of [CurrencySchema, OrderSchema, Partner, KeyListing, AdminCurrency]) app.addSchema(schema);
+  for (const schema of WEBHOOK_SCHEMAS) app.addSchema(schema);
 
   registerV1Routes(app, services);
   await registerAdminRoutes(app, services, openApiDocuments);

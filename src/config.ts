@@ -59,6 +59,7 @@ export interface Config {
   readonly chainRpcUrls: Readonly<Record<string, string>>;
   /** The operator surface (src/surfaces.ts): its own listener, and who may scrape /metrics. */
   readonly operator: OperatorConfig;
+  readonly webhooks: WebhookConfig;
   /**
    * Open orders awaiting a deposit a partner may have at once, unless the operator set the
    * partner's own `max_open_orders`: `MAX_OPEN_ORDERS_PER_PARTNER`, default 100. Past it order
@@ -198,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
     depositAddresses: Object.freeze(prefixed(env, 'DEPOSIT_ADDRESS_')),
     chainRpcUrls: Object.freeze(parseRpcUrls(surrounded(env, 'CHAIN_', '_RPC_URL'))),
     operator: parseOperator(env),
+    webhooks: parseWebhooks(env, databaseUrl),
     maxOpenOrdersPerPartner: integer(env, 'MAX_OPEN_ORDERS_PER_PARTNER', 100, 1, 1_000_000),
     lifecycle: Object.freeze({
       workerInProcess: oneOf(env, 'WORKER', ['in-process', 'off'], 'in-process') === 'in-process',
@@ -359,4 +361,23 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
     }
   }
   return entries;
+}
+
+/** Webhook delivery (DESIGN §8, src/worker/webhook-worker.ts). */
+export interface WebhookConfig {
+  /**
+   * `WEBHOOK_ALLOW_PRIVATE`: `true` lets endpoints use http and private addresses (a receiver on
+   * the developer's machine); `false` (production) takes only https URLs whose resolved address
+   * is public, checked at send time. Default true embedded, false with DATABASE_URL.
+   */
+  readonly allowPrivate: boolean;
+  /** `WEBHOOK_TIMEOUT_MS`: one delivery attempt's bound, connection to answer, ms. Default 10000. */
+  readonly timeoutMs: number;
+}
+
+function parseWebhooks(env: Env, databaseUrl: string | undefined): WebhookConfig {
+  return Object.freeze({
+    allowPrivate: oneOf(env, 'WEBHOOK_ALLOW_PRIVATE', ['true', 'false'], databaseUrl === undefined ? 'true' : 'false') === 'true',
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+  });
 }

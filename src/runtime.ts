@@ -24,6 +24,9 @@ import { FixedQuoteTokens, quoteSigningKeys } from './services/fixed-quote-token
 import { QuoteService } from './services/quote-service.js';
 import { SecretBox } from './services/secret-box.js';
 import { LifecycleWorker } from './worker/lifecycle-worker.js';
+import { WebhookEndpoints } from './services/webhook-endpoints.js';
+import { WebhookSender } from './services/webhook-sender.js';
+import { WebhookWorker } from './worker/webhook-worker.js';
 
 /** Everything behind the HTTP layer; the API process and `npm run worker` both build one. */
 export interface Runtime {
@@ -36,6 +39,10 @@ export interface Runtime {
   readonly worker: LifecycleWorker;
   /** orders_by_status, recounted on a timer (refresh() recounts at once). */
   readonly orderStatusGauge: OrderStatusGauge;
+  /** Webhook endpoints and their delivery logs (DESIGN §8). */
+  readonly webhooks: WebhookEndpoints;
+  /** Delivers the webhook outbox; runs wherever the lifecycle worker runs. */
+  readonly webhookWorker: WebhookWorker;
   /** Stops timers and the worker (the database stays open: its owner closes it). */
   close(): Promise<void>;
 }
@@ -125,6 +132,18 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     },
   });
 
+  const webhookSecrets = new SecretBox(config.secretsKey);
+  const webhooks = new WebhookEndpoints(db, webhookSecrets, clock, config.webhooks.allowPrivate);
+  const webhookWorker = new WebhookWorker({
+    db,
+    clock,
+    transport: new WebhookSender({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs }),
+    secrets: webhookSecrets,
+    metrics,
+    logger,
+    settings: { concurrency: 32, perEndpoint: 8, timeoutMs: config.webhooks.timeoutMs, pollMs: 250 },
+  });
+
   // Revocations and suspensions reach every API process within milliseconds (services/auth-changes.ts).
   let authChanges: AuthChangeFeed = new InProcessAuthChanges();
   if (config.databaseUrl !== undefined) {
@@ -146,10 +165,13 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     lifecycle,
     worker,
     orderStatusGauge,
+    webhooks,
+    webhookWorker,
     async close() {
       clearInterval(purgeTimer);
       orderStatusGauge.stop();
       await worker.stop();
+      await webhookWorker.stop();
       await depositAddresses.close();
       prices.stop();
       catalog.stop();

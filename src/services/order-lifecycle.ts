@@ -11,6 +11,7 @@ import type { OrderRow, OrderTable } from '../db/schema/orders.js';
 import { transition, type LifecycleEvent, type StatusReason, type TransitionContext } from '../domain/order-lifecycle.js';
 import type { OrderStatus } from '../domain/order-status.js';
 import type { Metrics } from '../metrics.js';
+import { recordOrderEvents } from './webhook-outbox.js';
 
 /** A payout or refund to record in the same transaction as the move that requires it. */
 export interface OutboxRequest {
@@ -90,6 +91,8 @@ export class OrderLifecycle {
         });
         const outbox = outboxFor(move.to, options.outbox) ?? refundRequest(row, move.to, this.chainOf);
         if (outbox !== undefined) await insertPayoutRequest(tx, { order_id: order.id, ...outbox, created_at: now });
+        // The webhook outbox: the partner hears of every status change, committed with it.
+        if (row.status !== order.status) await recordOrderEvents(tx, [{ order: row, previousStatus: order.status }], now);
         await options.inTransaction?.(tx);
         return row;
       });
@@ -143,6 +146,7 @@ export class OrderLifecycle {
               created_at: now,
             })),
           );
+          if (from !== to) await recordOrderEvents(tx, done.map((row) => ({ order: row, previousStatus: from })), now);
           return done;
         });
         if (from !== to && rows.length > 0) this.transitions.inc({ from, to }, rows.length);

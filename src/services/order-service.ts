@@ -17,6 +17,7 @@ import type { DepositAddressAllocator, ReservedAddress } from './deposit-address
 import type { IdempotencyKeys } from './idempotency.js';
 import type { FixedQuoteClaim } from './fixed-quote-tokens.js';
 import type { PricedQuote, QuoteService } from './quote-service.js';
+import { recordOrderEvents } from './webhook-outbox.js';
 
 /** Every order's deposit window (spec §8). */
 export const DEPOSIT_WINDOW_MS = 30 * 60 * 1000;
@@ -147,10 +148,12 @@ export class OrderService {
     const write = async (db: Db): Promise<PartnerOrderRow> => {
       const deposit = stocked ?? (await this.addresses.claimPool(db, priced.from));
       const order = await createPartnerOrder(db, this.creation(partner, input, priced, deposit, idempotencyKey, now));
+      await recordOrderEvents(db, [{ order: { ...order, partner_id: partner.id }, previousStatus: null }], now);
       return order;
     };
     try {
-      return pool ? await this.db.transaction().execute(write) : await write(this.db);
+      // The webhook outbox row (issue 15) is a statement of its own here: one transaction for both.
+      return await this.db.transaction().execute(write);
     } catch (error) {
       // Given back only when the database certainly wrote nothing; otherwise the index is a gap.
       if (stocked !== undefined && certainlyRefused(error)) this.addresses.giveBack(stocked);

@@ -21,7 +21,8 @@ async function main(): Promise<void> {
   const database = await openConfiguredDatabase(config);
   const runtime = await createRuntime({ config, database, clock: systemClock, logger, metrics: createMetrics() });
   runtime.worker.start();
-  logger.info('lifecycle worker running');
+  runtime.webhookWorker.start();
+  logger.info('lifecycle and webhook workers running');
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'worker shutting down');

@@ -31,11 +31,12 @@ export const MOVE_BATCH_LIMIT = 1000;
 
 /**
  * Applies the same move to many orders, each at its own expected version (up to
- * MOVE_BATCH_LIMIT); returns the orders moved with their new version. An order that changed
+ * MOVE_BATCH_LIMIT); returns the orders moved, as they are now (their webhook events show
+ * them). An order that changed
  * meanwhile is left out, and so is one another transaction holds (SKIP LOCKED: two sweeps never
  * wait on each other; the next pass takes what this one skipped).
  */
-export async function moveOrders(db: Db, expected: readonly ExpectedVersion[], move: OrderMove): Promise<ExpectedVersion[]> {
+export async function moveOrders(db: Db, expected: readonly ExpectedVersion[], move: OrderMove): Promise<OrderRow[]> {
   if (expected.length === 0) return [];
   if (expected.length > MOVE_BATCH_LIMIT) throw new RangeError(`at most ${MOVE_BATCH_LIMIT} orders per statement, got ${expected.length}`);
   return db
@@ -49,6 +50,6 @@ export async function moveOrders(db: Db, expected: readonly ExpectedVersion[], m
         .forUpdate()
         .skipLocked(),
     )
-    .returning(['id', 'version'])
+    .returningAll()
     .execute();
 }

@@ -8,6 +8,7 @@ import type { PartnerTable } from './partners.js';
 import type { PayoutTable, SimulatedDepositTable, SimulatedSendTable, SimulatorFaultTable } from './payouts.js';
 import type { SignatureNonceTable } from './signature-nonces.js';
 import type { StaticPriceTable } from './static-prices.js';
+import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from './webhooks.js';
 
 /** Every table the service owns; one file per table beside this one. */
 export interface Database {
@@ -26,6 +27,9 @@ export interface Database {
   chain_cursors: ChainCursorTable;
   chain_deposits: ChainDepositTable;
   signature_nonces: SignatureNonceTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_events: WebhookEventTable;
+  webhook_deliveries: WebhookDeliveryTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

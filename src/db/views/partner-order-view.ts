@@ -171,3 +171,17 @@ export const PARTNER_ORDER_FIELDS: ReadonlyArray<readonly [name: string, field: 
 export const PARTNER_ORDER_COLUMNS: readonly PartnerOrderColumn[] = [
   ...new Set(PARTNER_ORDER_FIELDS.flatMap(([, field]) => field.columns)),
 ];
+
+/** Per field, its key as written (`{"id":`, `,"short_id":`, …) once, and its writer. */
+const WRITERS = PARTNER_ORDER_FIELDS.map(([name, field], i) => [`${i === 0 ? '{' : ','}${writeString(name)}:`, field.json] as const);
+
+/**
+ * The JSON text of the partner's view of `order` at `now`, byte for byte what toJson writes for
+ * routes/v1/order-view.ts's orderView, without building the object: the GET
+ * /partner/orders/{id} hot path (bench/README.md) and the Order in every webhook body.
+ */
+export function partnerOrderJson(order: PartnerOrderRow, now: Date): string {
+  let text = '';
+  for (const [key, write] of WRITERS) text += key + write(order, now);
+  return `${text}}`;
+}

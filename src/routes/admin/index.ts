@@ -21,6 +21,9 @@ import { registerAdminGetOrder } from './orders-get.js';
 import { registerAdminListOrders } from './orders-list.js';
 import { registerUpdatePartner } from './partners-update.js';
 import { registerAdminHealth } from './health-get.js';
+import { registerAdminListWebhooks } from './webhooks-list.js';
+import { registerAdminSwitchWebhook } from './webhooks-switch.js';
+import { registerAdminWebhookDeliveries } from './webhooks-deliveries.js';
 import type { OpenApiDocuments } from '../../plugins/openapi.js';
 import { errorResponses } from '../schemas.js';
 
@@ -55,6 +58,9 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerAdminGetOrder(admin, services);
     registerAdminFailOrder(admin, services);
     registerAdminHealth(admin, services);
+    registerAdminListWebhooks(admin, services);
+    registerAdminSwitchWebhook(admin, services);
+    registerAdminWebhookDeliveries(admin, services);
     // The operator API's own OpenAPI document (the public one holds the partner API only).
     admin.get(
       '/admin/v1/openapi.json',

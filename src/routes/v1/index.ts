@@ -8,6 +8,14 @@ import { registerOrderQr } from './orders-qr.js';
 import { registerListOrders } from './orders-list.js';
 import { registerValidateAddress } from './addresses-validate.js';
 import { registerSandboxDeposit } from './sandbox-deposit.js';
+import { registerCreateWebhook } from './webhooks-create.js';
+import { registerDeleteWebhook } from './webhooks-delete.js';
+import { registerWebhookDeliveries } from './webhooks-deliveries.js';
+import { registerListWebhooks } from './webhooks-list.js';
+import { registerRetryWebhookDelivery } from './webhooks-retry.js';
+import { registerRotateWebhookSecret } from './webhooks-rotate-secret.js';
+import { registerTestWebhook } from './webhooks-test.js';
+import { registerUpdateWebhook } from './webhooks-update.js';
 
 /** The partner API under /api/v1, registered explicitly so grep finds every route. */
 export function registerV1Routes(app: App, services: Services): void {
@@ -20,4 +28,12 @@ export function registerV1Routes(app: App, services: Services): void {
   registerListOrders(app, services);
   registerValidateAddress(app, services);
   registerSandboxDeposit(app, services);
+  registerCreateWebhook(app, services);
+  registerListWebhooks(app, services);
+  registerUpdateWebhook(app, services);
+  registerDeleteWebhook(app, services);
+  registerRotateWebhookSecret(app, services);
+  registerTestWebhook(app, services);
+  registerWebhookDeliveries(app, services);
+  registerRetryWebhookDelivery(app, services);
 }

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PARTNER_ORDER_FIELDS, type PartnerOrderRow } from '../../db/views/partner-order-view.js';
-import { writeString } from '../../json.js';
+import { PARTNER_ORDER_FIELDS, partnerOrderJson, type PartnerOrderRow } from '../../db/views/partner-order-view.js';
 
 /**
  * The partner's order view as the routes answer it, all derived from its one definition
@@ -24,15 +23,8 @@ export function orderView(order: PartnerOrderRow, now: Date): Record<string, unk
   return view;
 }
 
-/** Per field, its key as written (`{"id":`, `,"short_id":`, …) once, and its writer. */
-const WRITERS = PARTNER_ORDER_FIELDS.map(([name, field], i) => [`${i === 0 ? '{' : ','}${writeString(name)}:`, field.json] as const);
-
 /**
  * The JSON text of orderView(order, now), byte for byte what toJson writes for it, without
- * building the object: the GET /partner/orders/{id} hot path (bench/README.md).
+ * building the object (defined beside the view, where webhook bodies take it too).
  */
-export function orderJson(order: PartnerOrderRow, now: Date): string {
-  let text = '';
-  for (const [key, write] of WRITERS) text += key + write(order, now);
-  return `${text}}`;
-}
+export const orderJson = partnerOrderJson;

@@ -1,0 +1,63 @@
+import type { ColumnType, Selectable } from 'kysely';
+import type { WebhookEventType } from '../../domain/webhook-events.js';
+import type { Timestamp } from './currencies.js';
+
+/** A partner's webhook endpoint (DESIGN §8). */
+export interface WebhookEndpointTable {
+  id: string;
+  partner_id: string;
+  url: string;
+  description: string | null;
+  /** Event types subscribed to; null: every type. Written as JSON text. */
+  events: ColumnType<WebhookEventType[] | null, string | null, string | null>;
+  enabled: boolean;
+  /** Who disabled it: the partner, the operator, or 5 days of failed deliveries. Null while enabled. */
+  disabled_reason: WebhookDisabledReason | null;
+  /** The signing secret (`whsec_…`) sealed by SecretBox, bound to the endpoint id. */
+  secret: Buffer;
+  /** The secret before the last rotation: it keeps signing beside the new one until its expiry. */
+  previous_secret: Buffer | null;
+  previous_secret_expires_at: Timestamp | null;
+  /** The first failed attempt since the last delivered one. */
+  failing_since: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type WebhookDisabledReason = 'partner' | 'operator' | 'failing';
+export type WebhookEndpointRow = Selectable<WebhookEndpointTable>;
+
+/** One event of the outbox: its body is fixed when the event is written. */
+export interface WebhookEventTable {
+  /** The `webhook-id` header: `msg_` and 32 hex digits, the same on every attempt. */
+  id: string;
+  partner_id: string;
+  type: WebhookEventType;
+  order_id: string | null;
+  payload: string;
+  created_at: Timestamp;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event to one endpoint: its attempts so far and the next one. */
+export interface WebhookDeliveryTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due; null once delivered or failed. */
+  next_attempt_at: Timestamp | null;
+  /** A worker's lease on it while an attempt is in flight. */
+  locked_until: Timestamp | null;
+  last_attempt_at: Timestamp | null;
+  last_status_code: number | null;
+  /** Milliseconds. */
+  last_duration_ms: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;

@@ -1,0 +1,280 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { RETRY_DELAYS_MS } from '../../src/domain/webhook-events.js';
+import { createMetrics } from '../../src/metrics.js';
+import { WebhookSender } from '../../src/services/webhook-sender.js';
+import { ManualClock } from '../helpers/test-app.js';
+import { createOrder, simulateDeposit, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
+import { answer, WebhookReceiver, type Received } from './webhook-receiver.js';
+
+interface Endpoint {
+  id: string;
+  url: string;
+  enabled: boolean;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  secret?: string;
+}
+
+interface Delivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  next_attempt_at: string | null;
+}
+
+interface EventBody {
+  type: string;
+  timestamp: string;
+  data: { order?: { id: string; status: string }; previous_status?: string | null };
+}
+
+describe('webhooks (DESIGN §8)', () => {
+  const clock = new ManualClock(new Date());
+  const receiver = new WebhookReceiver();
+  let h: Harness;
+
+  before(async () => {
+    await receiver.start();
+    h = await startHarness({}, clock);
+  });
+  after(async () => {
+    await h.t.close();
+    await receiver.close();
+  });
+
+  const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, apiKey = h.partner.apiKey) =>
+    h.t.app.inject({
+      method,
+      url: `/api/v1/partner${url}`,
+      headers: { 'x-api-key': apiKey, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+  const addEndpoint = async (path: string, fields: Record<string, unknown> = {}, apiKey = h.partner.apiKey): Promise<Endpoint> => {
+    const res = await api('POST', '/webhooks', { url: receiver.url(path), ...fields }, apiKey);
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json<Endpoint>();
+  };
+  const deliveries = async (endpointId: string): Promise<Delivery[]> => {
+    const res = await api('GET', `/webhooks/${endpointId}/deliveries`);
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ deliveries: Delivery[] }>().deliveries;
+  };
+  const ping = async (endpointId: string): Promise<Delivery> => {
+    const res = await api('POST', `/webhooks/${endpointId}/test`);
+    assert.equal(res.statusCode, 202, res.body);
+    return res.json<Delivery>();
+  };
+  const deliver = () => h.t.app.runtime.webhookWorker.drain();
+  const verify = (secret: string, request: Received): EventBody =>
+    new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as EventBody;
+
+  it('sends order.created and order.status_changed signed per Standard Webhooks, the Order exactly as GET answers it', async () => {
+    const endpoint = await addEndpoint('/orders');
+    assert.match(endpoint.secret ?? '', /^whsec_[A-Za-z0-9+/]+=*$/);
+    const other = await h.t.createPartner();
+    await addEndpoint('/other-partner', {}, other.apiKey);
+
+    const order = await createOrder(h);
+    assert.equal(await deliver(), 1);
+    const [created] = receiver.on('/orders');
+    assert.ok(created !== undefined);
+    const createdBody = verify(endpoint.secret ?? '', created);
+    assert.equal(createdBody.type, 'order.created');
+    assert.equal(createdBody.data.previous_status, null);
+    assert.equal(createdBody.timestamp, clock.now().toISOString());
+    const got = await api('GET', `/orders/${order.id}`);
+    // Byte for byte: the Order in the body is GET's answer at that version.
+    assert.ok(created.body.includes(`"order":${got.body},`), created.body);
+
+    clock.advance(1000);
+    await simulateDeposit(h, order.id);
+    await h.t.runtime.worker.tick();
+    assert.equal(await deliver(), 1);
+    const changed = receiver.on('/orders')[1];
+    assert.ok(changed !== undefined);
+    const changedBody = verify(endpoint.secret ?? '', changed);
+    assert.equal(changedBody.type, 'order.status_changed');
+    assert.equal(changedBody.data.previous_status, 'waiting_deposit');
+    assert.equal(changedBody.data.order?.status, 'confirming');
+    const now = await api('GET', `/orders/${order.id}`);
+    assert.ok(changed.body.includes(`"order":${now.body},`), changed.body);
+    assert.notEqual(changed.headers['webhook-id'], created.headers['webhook-id']);
+    assert.match(String(changed.headers['webhook-id']), /^msg_[0-9a-f]{32}$/);
+
+    assert.equal(receiver.on('/other-partner').length, 0, "another partner's endpoint hears nothing of this partner's orders");
+    const log = await deliveries(endpoint.id);
+    assert.deepEqual(log.map((d) => [d.event_type, d.status, d.attempt, d.status_code]), [
+      ['order.status_changed', 'delivered', 1, 204],
+      ['order.created', 'delivered', 1, 204],
+    ]);
+    assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
+  it('signs with both secrets for 24 h after a rotation, then with the new one only', async () => {
+    clock.set(new Date());
+    const endpoint = await addEndpoint('/rotate');
+    const rotated = await api('POST', `/webhooks/${endpoint.id}/rotate-secret`);
+    assert.equal(rotated.statusCode, 200, rotated.body);
+    const fresh = rotated.json<Endpoint & { previous_secret_expires_at: string }>();
+    assert.notEqual(fresh.secret, endpoint.secret);
+    assert.equal(fresh.previous_secret_expires_at, new Date(clock.now().getTime() + 24 * 3600_000).toISOString());
+
+    await ping(endpoint.id);
+    await deliver();
+    const [both] = receiver.on('/rotate');
+    assert.ok(both !== undefined);
+    assert.equal(String(both.headers['webhook-signature']).split(' ').length, 2);
+    // A receiver with either secret accepts it (the library finds its own signature among the two).
+    assert.equal(verify(endpoint.secret ?? '', both).type, 'ping');
+    assert.equal(verify(fresh.secret ?? '', both).type, 'ping');
+
+    clock.advance(24 * 3600_000);
+    await ping(endpoint.id);
+    await deliver();
+    const [, single] = receiver.on('/rotate');
+    assert.ok(single !== undefined);
+    const signature = String(single.headers['webhook-signature']);
+    const at = new Date(Number(single.headers['webhook-timestamp']) * 1000);
+    assert.equal(signature, new Webhook(fresh.secret ?? '').sign(String(single.headers['webhook-id']), at, single.body));
+    assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
+  it('retries on the §8 schedule with the same webhook-id, fails after the last, and a manual retry redelivers', async () => {
+    receiver.behave('/flaky', answer(500, 'not now'));
+    const endpoint = await addEndpoint('/flaky');
+    const queued = await ping(endpoint.id);
+    assert.equal(queued.status, 'pending');
+    await deliver();
+    for (const [i, delay] of RETRY_DELAYS_MS.entries()) {
+      const [log] = await deliveries(endpoint.id);
+      assert.equal(log?.attempt, i + 1);
+      assert.equal(log?.status_code, 500);
+      assert.equal(log?.error, 'HTTP 500: not now');
+      assert.equal(log?.next_attempt_at, new Date(clock.now().getTime() + delay).toISOString());
+      clock.advance(delay - 1);
+      assert.equal(await deliver(), 0, `attempt ${i + 2} is not due before its delay`);
+      clock.advance(1);
+      assert.equal(await deliver(), 1);
+    }
+    const [failed] = await deliveries(endpoint.id);
+    assert.equal(failed?.status, 'failed');
+    assert.equal(failed?.attempt, RETRY_DELAYS_MS.length + 1);
+    assert.equal(failed?.next_attempt_at, null);
+    const ids = new Set(receiver.on('/flaky').map((request) => request.headers['webhook-id']));
+    assert.equal(receiver.on('/flaky').length, RETRY_DELAYS_MS.length + 1);
+    assert.deepEqual([...ids], [queued.event_id]);
+
+    receiver.behave('/flaky', answer(200, 'ok'));
+    const retried = await api('POST', `/webhooks/deliveries/${queued.id}/retry`);
+    assert.equal(retried.statusCode, 202, retried.body);
+    assert.equal(retried.json<Delivery>().status, 'pending');
+    assert.equal(await deliver(), 1);
+    const [delivered] = await deliveries(endpoint.id);
+    assert.deepEqual([delivered?.status, delivered?.attempt, delivered?.status_code], ['delivered', RETRY_DELAYS_MS.length + 2, 200]);
+    assert.equal(receiver.on('/flaky').at(-1)?.headers['webhook-id'], queued.event_id);
+
+    const metrics = (await h.t.operator({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, new RegExp(`webhook_deliveries_total\\{result="retrying"\\} ${RETRY_DELAYS_MS.length}\\b`));
+    assert.match(metrics, /webhook_deliveries_total\{result="failed"\} 1\b/);
+    assert.match(metrics, /webhook_queue_depth \d+/);
+    assert.match(metrics, /webhook_queue_oldest_pending_seconds \d+/);
+    // Another partner cannot retry it.
+    const stranger = await h.t.createPartner();
+    assert.equal((await api('POST', `/webhooks/deliveries/${queued.id}/retry`, undefined, stranger.apiKey)).statusCode, 404);
+    assert.equal((await api('GET', `/webhooks/${endpoint.id}/deliveries`, undefined, stranger.apiKey)).statusCode, 404);
+  });
+
+  it('disables an endpoint after 5 days of failures, shows it so, and its partner re-enables it', async () => {
+    receiver.behave('/down', answer(503));
+    const endpoint = await addEndpoint('/down');
+    const started = clock.now().toISOString();
+    await ping(endpoint.id);
+    await deliver();
+    const listed = (await api('GET', '/webhooks')).json<{ webhooks: Endpoint[] }>().webhooks.find((e) => e.id === endpoint.id);
+    assert.deepEqual([listed?.enabled, listed?.failing_since], [true, started]);
+
+    clock.advance(5 * 24 * 3600_000);
+    await ping(endpoint.id);
+    await deliver();
+    const disabled = (await api('GET', '/webhooks')).json<{ webhooks: Endpoint[] }>().webhooks.find((e) => e.id === endpoint.id);
+    assert.deepEqual([disabled?.enabled, disabled?.disabled_reason], [false, 'failing']);
+    assert.equal((await api('POST', `/webhooks/${endpoint.id}/test`)).statusCode, 409);
+
+    const enabled = await api('PATCH', `/webhooks/${endpoint.id}`, { enabled: true });
+    assert.equal(enabled.statusCode, 200, enabled.body);
+    assert.deepEqual(
+      [enabled.json<Endpoint>().enabled, enabled.json<Endpoint>().disabled_reason, enabled.json<Endpoint>().failing_since],
+      [true, null, null],
+    );
+    assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
+  it('does not follow a redirect, and logs it', async () => {
+    receiver.behave('/moved', answer(302, '', { location: 'http://10.0.0.1/steal' }));
+    const endpoint = await addEndpoint('/moved');
+    await ping(endpoint.id);
+    await deliver();
+    const [log] = await deliveries(endpoint.id);
+    assert.equal(log?.status_code, 302);
+    assert.equal(log?.error, 'HTTP 302: redirect to http://10.0.0.1/steal not followed');
+    assert.equal(receiver.on('/steal').length, 0);
+    assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
+  it('in production refuses private and non-https targets at send time and logs each in the delivery log', async () => {
+    // Endpoints stored while WEBHOOK_ALLOW_PRIVATE=true, then delivered by a production worker.
+    const targets = ['http://127.0.0.1:9/hook', 'https://127.0.0.1:9/hook', 'https://[::1]:9/hook', 'https://169.254.169.254/latest', 'https://internal.test/hook'];
+    const endpoints: Endpoint[] = [];
+    for (const url of targets) {
+      const res = await api('POST', '/webhooks', { url });
+      assert.equal(res.statusCode, 201, res.body);
+      endpoints.push(res.json<Endpoint>());
+      await ping(endpoints.at(-1)?.id ?? '');
+    }
+    const production = h.t.app.runtime.webhookWorker.fork({
+      transport: new WebhookSender({ allowPrivate: false, timeoutMs: 2000, resolve: async () => [{ address: '10.0.0.1', family: 4 }] }),
+      metrics: createMetrics(),
+      settings: { concurrency: 8, perEndpoint: 2, timeoutMs: 2000, pollMs: 50 },
+    });
+    assert.equal(await production.drain(), targets.length);
+    const errors = [];
+    for (const endpoint of endpoints) errors.push((await deliveries(endpoint.id))[0]?.error);
+    assert.deepEqual(errors, [
+      'refused: the URL must be an https:// URL (http is allowed only with WEBHOOK_ALLOW_PRIVATE=true)',
+      'refused: the URL points at 127.0.0.1, which is not a public address',
+      'refused: the URL points at ::1, which is not a public address',
+      'refused: the URL points at 169.254.169.254, which is not a public address',
+      'refused: 10.0.0.1 is not a public address',
+    ]);
+    for (const endpoint of endpoints) assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
+  it('a hanging receiver holds only its own slots: another endpoint is delivered meanwhile', async () => {
+    receiver.hang('/hang');
+    const slow = await addEndpoint('/hang');
+    const fast = await addEndpoint('/fast');
+    for (let i = 0; i < 6; i++) await ping(slow.id);
+    await ping(fast.id);
+    const worker = h.t.app.runtime.webhookWorker.fork({
+      transport: new WebhookSender({ allowPrivate: true, timeoutMs: 300 }),
+      metrics: createMetrics(),
+      settings: { concurrency: 4, perEndpoint: 2, timeoutMs: 300, pollMs: 50 },
+    });
+    // The oldest due are the slow endpoint's: it gets its 2 slots, and the next claim skips it.
+    assert.equal(await worker.tick(), 2);
+    assert.equal(await worker.tick(), 1);
+    await worker.settled();
+    assert.equal(receiver.on('/fast').length, 1);
+    assert.equal(receiver.on('/hang').length, 2);
+    const slowLog = (await deliveries(slow.id)).filter((d) => d.attempt > 0);
+    assert.deepEqual(slowLog.map((d) => d.error), ['timed out after 300 ms', 'timed out after 300 ms']);
+    assert.equal((await deliveries(fast.id))[0]?.status, 'delivered');
+    for (const endpoint of [slow, fast]) assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+});
