@@ -11,6 +11,8 @@ const RUNS = 300;
 // ---------------------------------------------------------------------------------------------
 // The engine as it was before the per-pair / per-amount split, verbatim but for names: the split
 // must give bit-for-bit the same results, so the reference is the old code, not the new one.
+// It is also the decimal reference of the per-amount half, which now runs on scaled bigints
+// (issue 18): same amounts, rates and exact rates, over random prices, fees, decimals and amounts.
 // The old code moved values between the 1000-digit engine constructor and the default one
 // (`exact`, `toPublic`); with one exact constructor for all money both copy the digits as they are.
 const exact = (value: DecimalValue): Decimal => new Decimal(value);
