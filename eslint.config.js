@@ -89,4 +89,14 @@ export default tseslint.config(
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
   },
+  // The cabinet's browser script: plain JavaScript served as is, with the browser's globals.
+  {
+    files: ['src/routes/cabinet/assets/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'script',
+      parserOptions: { projectService: false },
+      globals: { document: 'readonly', navigator: 'readonly', Element: 'readonly' },
+    },
+  },
 );

@@ -8,6 +8,7 @@ import type { Metrics } from './metrics.js';
 import type { PartnerAuthHooks } from './plugins/partner-auth.js';
 import type { AttemptLimit } from './plugins/rate-limit.js';
 import type { ApiKeyService } from './services/api-keys.js';
+import type { CabinetAccounts } from './services/cabinet-accounts.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { PriceBook } from './pricing/price-book.js';
 import type { QuoteService } from './services/quote-service.js';
@@ -45,4 +46,14 @@ export interface Services {
   /** Webhook endpoints and delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;
   readonly webhookWorker: WebhookWorker;
+  /** The partner cabinet's accounts and sessions, and its sign-in throttles (DESIGN §9). */
+  readonly cabinet: CabinetServices;
+}
+
+export interface CabinetServices {
+  readonly accounts: CabinetAccounts;
+  /** Failed sign-ins (password or second factor) per client address. */
+  readonly signInPerAddress: AttemptLimit;
+  /** Failed sign-ins per account (the email typed, or the person at the code step). */
+  readonly signInPerAccount: AttemptLimit;
 }

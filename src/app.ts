@@ -27,6 +27,9 @@ import { createRuntime, type Runtime } from './runtime.js';
 import { createSignatureNonces } from './services/signature-nonces.js';
 import { installSurfaceSplit } from './operator-listener.js';
 import { installSecurityHeaders } from './plugins/security-headers.js';
+import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, registerCabinet } from './routes/cabinet/index.js';
+import { CabinetAccounts } from './services/cabinet-accounts.js';
+import { SecretBox } from './services/secret-box.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -104,6 +107,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics,
     partnerAuth: partnerAuthHooks(apiKeys, { nonces: signatureNonces, clock }),
     adminAuthAttempts: rateLimits.attempts('admin-auth', config.limits.adminAuthFailuresPerMinute),
+    cabinet: {
+      accounts: new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
+      signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
+      signInPerAccount: rateLimits.attempts('cabinet-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
+    },
     ...runtime,
   };
 
@@ -126,6 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerAdminRoutes(app, services, openApiDocuments);
   registerHealth(app, services);
   registerMetricsEndpoint(app, services);
+  await registerCabinet(app, services);
   registerStaticIcons(app, [...new Set(runtime.catalog.all().map((row) => row.coin))]);
   return app;
 }

@@ -68,6 +68,23 @@ export interface Config {
   readonly maxOpenOrdersPerPartner: number;
   readonly lifecycle: LifecycleConfig;
   readonly limits: LimitsConfig;
+  readonly cabinet: CabinetConfig;
+}
+
+/** The partner cabinet (DESIGN §9, src/routes/cabinet). */
+export interface CabinetConfig {
+  /**
+   * `PUBLIC_URL`: the origin partners reach the service at (`https://exchange.example`), without
+   * a trailing slash; invitation links are built from it. Unset: from the request that asked
+   * for the invitation. An https URL also marks the cookies Secure.
+   */
+  readonly publicUrl: string | undefined;
+  /**
+   * `PARTNER_MARKUP_MAX_BPS`: the highest markup a partner may set itself in the cabinet, in
+   * basis points, default 300 (3 %). The operator's own setting of a partner's markup
+   * (PATCH /admin/v1/partners/{id}) is not bound by it.
+   */
+  readonly partnerMarkupMaxBps: number;
 }
 
 /** Budgets beside the per-key and per-address ones (docs/decisions.md, "Rate limits"). */
@@ -215,6 +232,10 @@ export function loadConfig(env: Env = process.env): Config {
       partnerKeysBudget: integer(env, 'PARTNER_RATE_LIMIT_KEYS', 2, 1, 100),
       adminAuthFailuresPerMinute: integer(env, 'ADMIN_AUTH_FAILURES_PER_MINUTE', 10, 1, 10_000),
     }),
+    cabinet: Object.freeze({
+      publicUrl: parsePublicUrl(optional(env, 'PUBLIC_URL')),
+      partnerMarkupMaxBps: integer(env, 'PARTNER_MARKUP_MAX_BPS', 300, 0, 1000),
+    }),
     pricing: Object.freeze({
       sources: parsePriceSources(optional(env, 'PRICE_SOURCES')),
       spreadBps: integer(env, 'SPREAD_BPS', 50, 0, 2000),
@@ -247,6 +268,22 @@ function parseOperator(env: Env): OperatorConfig {
     throw new ConfigError('ADMIN_HOST', 'must be an IP address or a host name');
   }
   return Object.freeze({ listener: Object.freeze({ host: host ?? '127.0.0.1', port }), metricsToken });
+}
+
+function parsePublicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PUBLIC_URL', 'must be an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('PUBLIC_URL', 'must be an http:// or https:// URL');
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError('PUBLIC_URL', 'must have no query, fragment or credentials');
+  }
+  // A path prefix is kept (a proxy may serve the service under one); no trailing slash.
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 function optional(env: Env, name: string): string | undefined {

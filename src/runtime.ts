@@ -156,9 +156,15 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     idempotency.purgeExpired().catch((error: unknown) => logger.error({ err: error }, 'purge of expired idempotency keys failed'));
   }, 600_000).unref();
 
+  const apiKeys = new ApiKeyService(db, new SecretBox(config.secretsKey), clock, config.cacheRefreshMs, authChanges);
+  // The cabinet's "last used" of each key, to the minute (ApiKeyService.flushUses).
+  const flushKeyUses = (): Promise<void> =>
+    apiKeys.flushUses().catch((error: unknown) => logger.error({ err: error }, 'recording API key uses failed'));
+  const keyUseTimer = setInterval(() => void flushKeyUses(), 60_000).unref();
+
   return {
     catalog,
-    apiKeys: new ApiKeyService(db, new SecretBox(config.secretsKey), clock, config.cacheRefreshMs, authChanges),
+    apiKeys,
     prices,
     quotes,
     orders,
@@ -169,6 +175,8 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     webhookWorker,
     async close() {
       clearInterval(purgeTimer);
+      clearInterval(keyUseTimer);
+      await flushKeyUses();
       orderStatusGauge.stop();
       await worker.stop();
       await webhookWorker.stop();

@@ -8,6 +8,7 @@ const OPTIONS = {
   url: { type: 'string' },
   token: { type: 'string' },
   name: { type: 'string' },
+  email: { type: 'string' },
   'markup-bps': { type: 'string' },
   'rate-limit': { type: 'string' },
   active: { type: 'string' },

@@ -109,4 +109,17 @@ export const partnerCommands: readonly Command[] = [
       printResponse(context, await context.api.send('PATCH', partnerPath(id), changes), showPartner);
     },
   },
+  {
+    words: ['partners', 'invite'],
+    args: ['<partner-id>'],
+    flags: ['email'],
+    async run(context, [id = ''], flags) {
+      if (flags.email === undefined) throw new UsageError('partners invite needs --email <address>');
+      const response = await context.api.send('POST', `${partnerPath(id)}/invitations`, { email: flags.email });
+      printResponse(context, response, (body) => {
+        const invitation = asRecord(body);
+        return `invitation for ${flags.email ?? ''} (one use, until ${text(invitation, 'expires_at')}):\n${text(invitation, 'url')}\n\nsend this link to the person: it sets their cabinet password`;
+      });
+    },
+  },
 ];

@@ -8,6 +8,9 @@ Partners
   partners suspend <partner-id>        keys of a suspended partner get 403
   partners activate <partner-id>
   partners update <partner-id> [--markup-bps N] [--rate-limit N]
+  partners invite <partner-id> --email <address>
+                                       prints a one-use cabinet link (72 h) that sets the
+                                       person's password: send it to them
 
 API keys
   keys create <partner-id> [--sandbox]

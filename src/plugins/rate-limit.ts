@@ -22,11 +22,15 @@ const STARTUP_CONNECT_MS = 1000;
  * infrastructure endpoints, which load balancers, orchestrators and Prometheus poll from a few
  * fixed addresses and which must keep answering exactly when traffic is heavy. Matched on the
  * route template, so only routes that really exist here are exempt (a 404 under /admin counts).
+ * The partner cabinet's pages (/cabinet) are for people, not API clients: a page and its
+ * stylesheet and script are several requests, and a team behind one address would share 60 a
+ * minute; its own throttles guard what can be guessed (sign-in per account and per address,
+ * src/routes/cabinet), and every other page needs a session.
  */
 const EXEMPT_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 function isExempt(request: FastifyRequest): boolean {
   const route = request.routeOptions.url;
-  return route !== undefined && (route.startsWith('/admin/') || EXEMPT_ROUTES.has(route));
+  return route !== undefined && (route.startsWith('/admin/') || route === '/cabinet' || route.startsWith('/cabinet/') || EXEMPT_ROUTES.has(route));
 }
 
 export interface RateLimitOptions {

@@ -4,7 +4,9 @@ import {
   findKeyWithPartner,
   insertApiKey,
   listApiKeys,
+  recordKeyUses,
   revokeApiKey,
+  revokePartnerApiKey,
   type KeyListing,
   type KeyWithPartner,
 } from '../db/repositories/api-keys-repository.js';
@@ -61,6 +63,11 @@ export class ApiKeyService {
    * read that started in an older generation answers its request but is not cached.
    */
   private generation = 0;
+  /**
+   * Keys that authenticated since the last flushUses(): the cabinet's "last used", written to
+   * the database once a minute in one statement, so a keyed request pays a Set.add, no write.
+   */
+  private readonly used = new Set<string>();
 
   /**
    * `cacheMs` (config.cacheRefreshMs; 0 = off): how long a key's row (key and partner) is
@@ -78,8 +85,11 @@ export class ApiKeyService {
     changes.subscribe((change) => this.apply(change));
   }
 
-  /** A new key; `sandbox` makes a `pk_test_` key whose orders never run live (DESIGN §7.6). */
-  async issue(partnerId: string, options: { sandbox?: boolean } = {}): Promise<IssuedKey> {
+  /**
+   * A new key; `sandbox` makes a `pk_test_` key whose orders never run live (DESIGN §7.6);
+   * `label` is the partner's name for it (the cabinet).
+   */
+  async issue(partnerId: string, options: { sandbox?: boolean; label?: string } = {}): Promise<IssuedKey> {
     const sandbox = options.sandbox === true;
     const keyId = `${sandbox ? SANDBOX_KEY_PREFIX : 'pk_'}${randomBytes(10).toString('hex')}`;
     const secret = randomBytes(32).toString('base64url');
@@ -90,6 +100,7 @@ export class ApiKeyService {
       secret_ciphertext: this.box.seal(secret, keyId),
       revoked_at: null,
       sandbox,
+      ...(options.label === undefined ? {} : { label: options.label }),
     });
     // Random ids are not guessed in advance, but a process that saw this one as unknown forgets it.
     await this.changes.publish({ kind: 'key', keyId });
@@ -104,6 +115,29 @@ export class ApiKeyService {
     const revoked = await revokeApiKey(this.db, keyId, this.clock.now());
     if (revoked !== undefined) await this.changes.publish({ kind: 'key', keyId });
     return revoked;
+  }
+
+  /**
+   * Revokes `keyId` only when it is `partnerId`'s (the cabinet): false when the partner has no
+   * such key, so another partner's key id is a 404, never a revocation.
+   */
+  async revokeOwn(partnerId: string, keyId: string): Promise<boolean> {
+    const owned = await revokePartnerApiKey(this.db, partnerId, keyId, this.clock.now());
+    if (owned) await this.changes.publish({ kind: 'key', keyId });
+    return owned;
+  }
+
+  /** Whether the key authenticated since the last flush (it was used within about a minute). */
+  usedSinceFlush(keyId: string): boolean {
+    return this.used.has(keyId);
+  }
+
+  /** Writes the keys used since the last call as used now (runtime.ts calls it every minute and at close). */
+  async flushUses(): Promise<void> {
+    if (this.used.size === 0) return;
+    const keyIds = [...this.used];
+    this.used.clear();
+    await recordKeyUses(this.db, keyIds, this.clock.now());
   }
 
   /** The partner's row changed (status, markup, limit): its keys are read again, in every process. */
@@ -160,6 +194,7 @@ export class ApiKeyService {
     if (found.partner.status !== 'active') {
       return { ok: false, failure: 'inactive', detail: 'partner account is not active' };
     }
+    this.used.add(keyId);
     return { ok: true, partner: found.partner, keyId, sealedSecret: found.key.secret_ciphertext, sandbox: found.key.sandbox };
   }
 

@@ -15,6 +15,8 @@ import * as m0014 from './0014-sandbox.js';
 import * as m0017 from './0017-webhooks.js';
 import * as m0019 from './0019-stateless-fixed-quotes.js';
 import * as m0020 from './0020-create-partner-order.js';
+import * as m0022 from './0022-cabinet-accounts.js';
+import * as m0023 from './0023-api-key-label-last-used.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -34,4 +36,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0017-webhooks': m0017,
   '0019-stateless-fixed-quotes': m0019,
   '0020-create-partner-order': m0020,
+  '0022-cabinet-accounts': m0022,
+  '0023-api-key-label-last-used': m0023,
 };

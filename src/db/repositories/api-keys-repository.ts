@@ -43,3 +43,45 @@ export async function findKeyWithPartner(db: Db, keyId: string): Promise<KeyWith
   const { key_id, secret_hash, secret_ciphertext, revoked_at, sandbox, ...partner } = row;
   return { key: { key_id, secret_hash, secret_ciphertext, revoked_at, sandbox }, partner };
 }
+
+/** A key as the partner's cabinet lists it: no secret material. */
+export type CabinetKeyListing = Pick<ApiKeyRow, 'key_id' | 'sandbox' | 'label' | 'created_at' | 'revoked_at' | 'last_used_at'>;
+
+/** The partner's keys, newest first, revoked ones after the active ones. */
+export async function listPartnerKeysForCabinet(db: Db, partnerId: string): Promise<CabinetKeyListing[]> {
+  return db
+    .selectFrom('api_keys')
+    .select(['key_id', 'sandbox', 'label', 'created_at', 'revoked_at', 'last_used_at'])
+    .where('partner_id', '=', partnerId)
+    .orderBy((eb) => eb('revoked_at', 'is', null), 'desc')
+    .orderBy('created_at', 'desc')
+    .orderBy('key_id')
+    .execute();
+}
+
+/**
+ * Revokes a key only if it belongs to `partnerId` (the cabinet's revoke: another partner's key
+ * id is not found, never revoked). Returns whether the key is the partner's.
+ */
+export async function revokePartnerApiKey(db: Db, partnerId: string, keyId: string, at: Date): Promise<boolean> {
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('key_id', '=', keyId)
+    .where('partner_id', '=', partnerId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  const row = await db.selectFrom('api_keys').select('key_id').where('key_id', '=', keyId).where('partner_id', '=', partnerId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Records that `keyIds` were used by `at`: last_used_at moves forward only, never back. */
+export async function recordKeyUses(db: Db, keyIds: readonly string[], at: Date): Promise<void> {
+  if (keyIds.length === 0) return;
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: at })
+    .where('key_id', 'in', keyIds)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+    .execute();
+}

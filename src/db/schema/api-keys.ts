@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { GeneratedTimestamp, Timestamp } from './currencies.js';
 
 /** A partner API key `<key_id>.<secret>`; the secret itself is never stored in clear. */
@@ -14,6 +14,10 @@ export interface ApiKeyTable {
   sandbox: Generated<boolean>;
   created_at: GeneratedTimestamp;
   revoked_at: Timestamp | null;
+  /** The partner's name for the key, given in the cabinet (1..64 characters); null when none. */
+  label: Generated<string | null>;
+  /** When a request last authenticated with it, to the minute (ApiKeyService.flushUses); null: never. */
+  last_used_at: ColumnType<Date | null, never, Date>;
 }
 
 export type ApiKeyRow = Selectable<ApiKeyTable>;

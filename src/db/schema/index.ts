@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiKeyTable } from './api-keys.js';
+import type { CabinetInvitationTable, CabinetRecoveryCodeTable, CabinetSessionTable, CabinetUserTable } from './cabinet-accounts.js';
 import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
@@ -30,6 +31,10 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_events: WebhookEventTable;
   webhook_deliveries: WebhookDeliveryTable;
+  cabinet_users: CabinetUserTable;
+  cabinet_invitations: CabinetInvitationTable;
+  cabinet_sessions: CabinetSessionTable;
+  cabinet_recovery_codes: CabinetRecoveryCodeTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

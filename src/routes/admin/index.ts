@@ -9,6 +9,7 @@ import { registerListKeys } from './keys-list.js';
 import { registerRevokeKey } from './keys-revoke.js';
 import { registerCreatePartner } from './partners-create.js';
 import { registerGetPartner } from './partners-get.js';
+import { registerInvitePartnerUser } from './partners-invite.js';
 import { registerListPartners } from './partners-list.js';
 import { registerListPrices } from './prices-list.js';
 import { registerSetPrice } from './prices-set.js';
@@ -41,6 +42,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerListPartners(admin, services);
     registerGetPartner(admin, services);
     registerUpdatePartner(admin, services);
+    registerInvitePartnerUser(admin, services);
     registerCreateKey(admin, services);
     registerListKeys(admin, services);
     registerRevokeKey(admin, services);

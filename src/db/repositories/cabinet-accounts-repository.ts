@@ -1,0 +1,118 @@
+import type { CabinetInvitationRow, CabinetUserRow, NewCabinetUser } from '../schema/cabinet-accounts.js';
+import type { Db } from '../schema/index.js';
+
+/** The cabinet's people, the operator's invitations and the two-factor recovery codes (DESIGN §9). */
+
+export async function insertInvitation(
+  db: Db,
+  invitation: { partner_id: string; email: string; token_hash: Buffer; expires_at: Date; created_at: Date },
+): Promise<CabinetInvitationRow> {
+  return db.insertInto('cabinet_invitations').values(invitation).returningAll().executeTakeFirstOrThrow();
+}
+
+/** An invitation by its token's hash, used or not (the caller tells why it cannot be used). */
+export async function findInvitation(db: Db, tokenHash: Buffer): Promise<CabinetInvitationRow | undefined> {
+  return db.selectFrom('cabinet_invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Marks the invitation used, once: false when it was used (or expired) meanwhile. */
+export async function useInvitation(db: Db, id: string, at: Date): Promise<boolean> {
+  const used = await db
+    .updateTable('cabinet_invitations')
+    .set({ used_at: at })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at)
+    .returning('id')
+    .executeTakeFirst();
+  return used !== undefined;
+}
+
+export async function insertCabinetUser(db: Db, user: NewCabinetUser): Promise<CabinetUserRow> {
+  return db.insertInto('cabinet_users').values(user).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findCabinetUserByEmail(db: Db, email: string): Promise<CabinetUserRow | undefined> {
+  return db.selectFrom('cabinet_users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function findCabinetUser(db: Db, id: string): Promise<CabinetUserRow | undefined> {
+  return db.selectFrom('cabinet_users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The partner's people, oldest first. */
+export async function listPartnerCabinetUsers(db: Db, partnerId: string): Promise<Array<Pick<CabinetUserRow, 'id' | 'email' | 'totp_enabled_at' | 'created_at'>>> {
+  return db
+    .selectFrom('cabinet_users')
+    .select(['id', 'email', 'totp_enabled_at', 'created_at'])
+    .where('partner_id', '=', partnerId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** A new TOTP secret awaiting its first code (two-factor stays off until it is confirmed). */
+export async function setPendingTotpSecret(db: Db, userId: string, sealed: Buffer, at: Date): Promise<void> {
+  await db
+    .updateTable('cabinet_users')
+    .set({ totp_secret_sealed: sealed, totp_enabled_at: null, totp_last_step: null, updated_at: at })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Two-factor on, from the step of the confirming code; the recovery codes replace any earlier ones. */
+export async function enableTotp(db: Db, userId: string, step: number, recoveryCodeHashes: readonly Buffer[], at: Date): Promise<void> {
+  await db.updateTable('cabinet_users').set({ totp_enabled_at: at, totp_last_step: step, updated_at: at }).where('id', '=', userId).execute();
+  await db.deleteFrom('cabinet_recovery_codes').where('user_id', '=', userId).execute();
+  await db
+    .insertInto('cabinet_recovery_codes')
+    .values(recoveryCodeHashes.map((code_hash) => ({ user_id: userId, code_hash, used_at: null })))
+    .execute();
+}
+
+export async function disableTotp(db: Db, userId: string, at: Date): Promise<void> {
+  await db
+    .updateTable('cabinet_users')
+    .set({ totp_secret_sealed: null, totp_enabled_at: null, totp_last_step: null, updated_at: at })
+    .where('id', '=', userId)
+    .execute();
+  await db.deleteFrom('cabinet_recovery_codes').where('user_id', '=', userId).execute();
+}
+
+/**
+ * Records the step of an accepted code, only if it is later than the last one: false when a
+ * concurrent sign-in used this step (or a later one) first, so a code works once.
+ */
+export async function advanceTotpStep(db: Db, userId: string, step: number): Promise<boolean> {
+  const moved = await db
+    .updateTable('cabinet_users')
+    .set({ totp_last_step: step })
+    .where('id', '=', userId)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .returning('id')
+    .executeTakeFirst();
+  return moved !== undefined;
+}
+
+/** Uses a recovery code once: false when it is not one of the user's unused codes. */
+export async function useRecoveryCode(db: Db, userId: string, codeHash: Buffer, at: Date): Promise<boolean> {
+  const used = await db
+    .updateTable('cabinet_recovery_codes')
+    .set({ used_at: at })
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .returning('user_id')
+    .executeTakeFirst();
+  return used !== undefined;
+}
+
+export async function countUnusedRecoveryCodes(db: Db, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('cabinet_recovery_codes')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,0 +1,90 @@
+import { sql } from 'kysely';
+import type { OrderStatus } from '../../domain/order-status.js';
+import type { Db } from '../schema/index.js';
+
+/** The cabinet's overview (DESIGN §9): a partner's live orders of the last 1, 7 and 30 days. */
+
+export interface StatusCounts {
+  status: OrderStatus;
+  day: number;
+  week: number;
+  month: number;
+}
+
+export interface CoinVolume {
+  coin: string;
+  /** Exact decimal text (NUMERIC sums), received amounts of completed orders. */
+  day: string;
+  week: string;
+  month: string;
+}
+
+export interface DailyOrders {
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  created: number;
+  completed: number;
+}
+
+export interface OverviewWindows {
+  dayStart: Date;
+  weekStart: Date;
+  monthStart: Date;
+}
+
+/** Orders by status created in each window (one scan of the month on the partner's index). */
+export async function countOrdersByStatus(db: Db, partnerId: string, windows: OverviewWindows): Promise<StatusCounts[]> {
+  const rows = await db
+    .selectFrom('orders')
+    .select((eb) => [
+      'status',
+      eb.fn.countAll<string>().filterWhere('created_at', '>=', windows.dayStart).as('day'),
+      eb.fn.countAll<string>().filterWhere('created_at', '>=', windows.weekStart).as('week'),
+      eb.fn.countAll<string>().as('month'),
+    ])
+    .where('partner_id', '=', partnerId)
+    .where('sandbox', '=', false)
+    .where('created_at', '>=', windows.monthStart)
+    .groupBy('status')
+    .execute();
+  return rows.map((row) => ({ status: row.status, day: Number(row.day), week: Number(row.week), month: Number(row.month) }));
+}
+
+/** What completed orders received, per source coin, in each window. */
+export async function sumCompletedVolume(db: Db, partnerId: string, windows: OverviewWindows): Promise<CoinVolume[]> {
+  const rows = await db
+    .selectFrom('orders')
+    .select((eb) => [
+      'coin_from',
+      eb.fn.coalesce(eb.fn.sum<string>('amount_from_received').filterWhere('created_at', '>=', windows.dayStart), sql<string>`0`).as('day'),
+      eb.fn.coalesce(eb.fn.sum<string>('amount_from_received').filterWhere('created_at', '>=', windows.weekStart), sql<string>`0`).as('week'),
+      eb.fn.coalesce(eb.fn.sum<string>('amount_from_received'), sql<string>`0`).as('month'),
+    ])
+    .where('partner_id', '=', partnerId)
+    .where('sandbox', '=', false)
+    .where('status', '=', 'completed')
+    .where('created_at', '>=', windows.monthStart)
+    .groupBy('coin_from')
+    .orderBy('coin_from')
+    .execute();
+  return rows.map((row) => ({ coin: row.coin_from, day: String(row.day), week: String(row.week), month: String(row.month) }));
+}
+
+/** Orders created and completed per UTC day since `since` (days without orders are absent). */
+export async function countOrdersPerDay(db: Db, partnerId: string, since: Date): Promise<DailyOrders[]> {
+  const day = sql<string>`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`;
+  const rows = await db
+    .selectFrom('orders')
+    .select((eb) => [
+      day.as('day'),
+      eb.fn.countAll<string>().as('created'),
+      eb.fn.countAll<string>().filterWhere('status', '=', 'completed').as('completed'),
+    ])
+    .where('partner_id', '=', partnerId)
+    .where('sandbox', '=', false)
+    .where('created_at', '>=', since)
+    .groupBy(day)
+    .orderBy(day)
+    .execute();
+  return rows.map((row) => ({ day: row.day, created: Number(row.created), completed: Number(row.completed) }));
+}

@@ -1,0 +1,63 @@
+import type { CabinetSessionRow } from '../schema/cabinet-accounts.js';
+import type { Db } from '../schema/index.js';
+import type { PartnerStatus } from '../schema/partners.js';
+
+/** Cabinet sessions: the cookie's token is never stored, only its SHA-256 (the primary key). */
+
+export async function insertSession(db: Db, session: CabinetSessionRow): Promise<void> {
+  await db.insertInto('cabinet_sessions').values(session).execute();
+}
+
+/** A session with what every page needs of its person and partner, in one indexed read. */
+export interface SessionWithUser {
+  session: CabinetSessionRow;
+  email: string;
+  totpEnabled: boolean;
+  partnerName: string;
+  partnerStatus: PartnerStatus;
+}
+
+export async function findSession(db: Db, tokenHash: Buffer): Promise<SessionWithUser | undefined> {
+  const row = await db
+    .selectFrom('cabinet_sessions as s')
+    .innerJoin('cabinet_users as u', 'u.id', 's.user_id')
+    .innerJoin('partners as p', 'p.id', 's.partner_id')
+    .select([
+      's.token_hash', 's.user_id', 's.partner_id', 's.second_factor_pending', 's.created_at', 's.last_seen_at', 's.expires_at',
+      'u.email', 'u.totp_enabled_at', 'p.name', 'p.status',
+    ])
+    .where('s.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const { email, totp_enabled_at, name, status, ...session } = row;
+  return { session, email, totpEnabled: totp_enabled_at !== null, partnerName: name, partnerStatus: status };
+}
+
+export async function touchSession(db: Db, tokenHash: Buffer, at: Date): Promise<void> {
+  await db.updateTable('cabinet_sessions').set({ last_seen_at: at }).where('token_hash', '=', tokenHash).execute();
+}
+
+/** The second factor was given: the session opens the cabinet. */
+export async function completeSecondFactor(db: Db, tokenHash: Buffer, at: Date, expiresAt: Date): Promise<void> {
+  await db
+    .updateTable('cabinet_sessions')
+    .set({ second_factor_pending: false, last_seen_at: at, expires_at: expiresAt })
+    .where('token_hash', '=', tokenHash)
+    .execute();
+}
+
+export async function deleteSession(db: Db, tokenHash: Buffer): Promise<void> {
+  await db.deleteFrom('cabinet_sessions').where('token_hash', '=', tokenHash).execute();
+}
+
+/** Every session of the user but `keep` (a password or two-factor change signs the others out). */
+export async function deleteOtherSessions(db: Db, userId: string, keep: Buffer | undefined): Promise<void> {
+  let query = db.deleteFrom('cabinet_sessions').where('user_id', '=', userId);
+  if (keep !== undefined) query = query.where('token_hash', '!=', keep);
+  await query.execute();
+}
+
+/** Sessions past their absolute end (the idle ones are refused when read, and go here later). */
+export async function deleteExpiredSessions(db: Db, before: Date): Promise<void> {
+  await db.deleteFrom('cabinet_sessions').where('expires_at', '<=', before).execute();
+}

@@ -1,0 +1,57 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+import type { GeneratedTimestamp, Timestamp } from './currencies.js';
+
+/** A person of a partner who signs in to the cabinet (DESIGN §9); several per partner. */
+export interface CabinetUserTable {
+  id: Generated<string>;
+  partner_id: string;
+  /** Lowercased; unique across partners (it is what signs in). */
+  email: string;
+  /** argon2id PHC string. */
+  password_hash: string;
+  /** The TOTP secret sealed under SECRETS_KEY (user id as associated data); null before enrolment. */
+  totp_secret_sealed: Buffer | null;
+  /** Set once a code from the enrolled secret was confirmed: from then on sign-in asks for a code. */
+  totp_enabled_at: Timestamp | null;
+  /** The time step (Unix seconds / 30) of the last code accepted; a code at or before it is refused. */
+  totp_last_step: number | null;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/** The operator's one-use invitation: its token travels in a link, only its SHA-256 is kept. */
+export interface CabinetInvitationTable {
+  id: Generated<string>;
+  partner_id: string;
+  email: string;
+  token_hash: Buffer;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  created_at: GeneratedTimestamp;
+}
+
+/** A signed-in browser: the cookie holds the token, the row its SHA-256. */
+export interface CabinetSessionTable {
+  token_hash: Buffer;
+  user_id: string;
+  partner_id: string;
+  /** Password given, TOTP code not yet: only the code page is open. Default false. */
+  second_factor_pending: Generated<boolean>;
+  created_at: Timestamp;
+  /** Moved forward by activity (at most once a minute): the idle timeout counts from here. */
+  last_seen_at: Timestamp;
+  /** The absolute end of the session. */
+  expires_at: Timestamp;
+}
+
+/** One-use codes that stand in for a TOTP code when the authenticator is lost. */
+export interface CabinetRecoveryCodeTable {
+  user_id: string;
+  code_hash: Buffer;
+  used_at: Timestamp | null;
+}
+
+export type CabinetUserRow = Selectable<CabinetUserTable>;
+export type NewCabinetUser = Insertable<CabinetUserTable>;
+export type CabinetInvitationRow = Selectable<CabinetInvitationTable>;
+export type CabinetSessionRow = Selectable<CabinetSessionTable>;

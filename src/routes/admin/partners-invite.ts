@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { findPartner } from '../../db/repositories/partners-repository.js';
+import { ApiError } from '../../errors.js';
+import { EMAIL_PATTERN } from '../../services/cabinet-accounts.js';
+import { errorResponses } from '../schemas.js';
+import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
+
+const Invitation = Type.Object(
+  {
+    url: Type.String({ format: 'uri', description: 'the one-use link that sets the password; send it to the person; shown only in this response' }),
+    expires_at: Type.String({ format: 'date-time', description: '72 hours from now' }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * POST /admin/v1/partners/{id}/invitations (DESIGN §9): invites a person of the partner to the
+ * cabinet. The link is built from PUBLIC_URL, or from this request's own origin when unset
+ * (then it is right only if the operator reaches the service where partners do).
+ */
+export function registerInvitePartnerUser(app: App, { database, cabinet, config }: Services): void {
+  app.post(
+    '/admin/v1/partners/:id/invitations',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Invite a person of the partner to the cabinet (the link is shown once)',
+        security: adminSecurity,
+        params: PartnerIdParams,
+        body: Type.Object(
+          { email: Type.String({ minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN.source, description: 'where the person reads the link; it signs in with this email' }) },
+          { additionalProperties: false },
+        ),
+        response: { 201: Invitation, ...errorResponses(400, 401, 404, 409, 415, 500) },
+      },
+    },
+    async (request, reply) => {
+      const partner = await findPartner(database.db, request.params.id);
+      if (partner === undefined) throw new ApiError('not_found', 'partner not found');
+      if (await cabinet.accounts.emailTaken(request.body.email)) throw new ApiError('conflict', 'a cabinet account with this email exists already');
+      const base = config.cabinet.publicUrl ?? `${request.protocol}://${request.host}`;
+      const invitation = await cabinet.accounts.invite(partner.id, request.body.email, base);
+      // The link is a credential until used: no cache keeps it.
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send({ url: invitation.url, expires_at: invitation.expiresAt.toISOString() });
+    },
+  );
+}

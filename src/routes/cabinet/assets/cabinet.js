@@ -1,0 +1,18 @@
+// The cabinet's only script (CSP: scripts of this origin only, no inline code). Pages work
+// without it; it adds the copy buttons: a button with data-copy="<id>" copies that field.
+'use strict';
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
+  if (button === null) return;
+  const field = document.getElementById(button.getAttribute('data-copy'));
+  const status = document.getElementById(`${button.getAttribute('data-copy')}-status`);
+  if (field === null) return;
+  try {
+    await navigator.clipboard.writeText(field.value ?? field.textContent);
+    if (status !== null) status.textContent = 'Copied to the clipboard.';
+  } catch {
+    field.select?.();
+    if (status !== null) status.textContent = 'Copy did not work here: the key is selected, press Ctrl+C (or ⌘C).';
+  }
+});
+for (const button of document.querySelectorAll('button[data-copy]')) button.hidden = false;

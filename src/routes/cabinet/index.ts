@@ -1,0 +1,48 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import type { App, Services } from '../../app-types.js';
+import { registerCabinetAccount } from './account.js';
+import { registerCabinetAssets } from './assets.js';
+import { registerCabinetInvitation } from './invitation.js';
+import { registerCabinetKeys } from './keys.js';
+import { registerCabinetLogin } from './login.js';
+import { registerCabinetOrderDetail } from './order-detail.js';
+import { registerCabinetOrders } from './orders.js';
+import { registerCabinetOverview } from './overview.js';
+import { registerCabinetSettings } from './settings.js';
+import { CabinetSessions } from './session.js';
+
+/** Failed sign-ins allowed per client address, and per account, per minute (then 429 until the minute ends). */
+export const CABINET_SIGN_IN_FAILURES_PER_ADDRESS = 20;
+export const CABINET_SIGN_IN_FAILURES_PER_ACCOUNT = 5;
+
+/** A form post's largest body: a few short fields. */
+const FORM_BODY_LIMIT = 8 * 1024;
+
+/**
+ * The partner cabinet under /cabinet (DESIGN §9, issue 16): server-rendered pages for partners'
+ * people, in an encapsulated context of its own (cookies and form bodies are parsed here only;
+ * the API stays JSON-only). Every route is hidden from the OpenAPI documents: they are pages,
+ * not API. One file per page; README.md says how a page is built.
+ */
+export async function registerCabinet(app: App, services: Services): Promise<void> {
+  await app.register(async (cabinet: App) => {
+    await cabinet.register(fastifyCookie);
+    await cabinet.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT });
+    // No page of a signed-in person is kept by a browser or a proxy (ASVS 8.2.1).
+    cabinet.addHook('onSend', (request, reply, payload, done) => {
+      if (!request.url.startsWith('/cabinet/assets/')) reply.header('cache-control', 'no-store');
+      done(null, payload);
+    });
+    const sessions = new CabinetSessions(services.cabinet, services.config.cabinet.publicUrl);
+    registerCabinetAssets(cabinet);
+    registerCabinetLogin(cabinet, services, sessions);
+    registerCabinetInvitation(cabinet, services, sessions);
+    registerCabinetAccount(cabinet, services, sessions);
+    registerCabinetOverview(cabinet, services, sessions);
+    registerCabinetOrders(cabinet, services, sessions);
+    registerCabinetOrderDetail(cabinet, services, sessions);
+    registerCabinetKeys(cabinet, services, sessions);
+    registerCabinetSettings(cabinet, services, sessions);
+  });
+}

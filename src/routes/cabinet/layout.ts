@@ -1,0 +1,84 @@
+import { html, type Html } from './html.js';
+import type { CabinetSession } from './session.js';
+
+/** The pages of the signed-in cabinet, in the order the navigation lists them. */
+export const NAVIGATION = [
+  { path: '/cabinet', label: 'Overview' },
+  { path: '/cabinet/orders', label: 'Orders' },
+  { path: '/cabinet/keys', label: 'API keys' },
+  { path: '/cabinet/settings', label: 'Settings' },
+  { path: '/cabinet/account', label: 'Account' },
+] as const;
+
+export type NavigationPath = (typeof NAVIGATION)[number]['path'];
+
+interface PageParts {
+  title: string;
+  body: Html;
+  /** Signed in: the navigation, the partner's name and the sign-out button. */
+  session?: CabinetSession;
+  active?: NavigationPath;
+  /** A short message at the top (after a change), announced to screen readers. */
+  notice?: string;
+}
+
+/**
+ * One page: plain HTML, one stylesheet and one small script of this origin (the CSP allows
+ * nothing else), readable with JavaScript off and at phone width.
+ */
+export function page(parts: PageParts): string {
+  const { session } = parts;
+  const header =
+    session === undefined
+      ? html`<header class="top"><span class="brand">Partner cabinet</span></header>`
+      : html`<header class="top">
+  <span class="brand">Partner cabinet</span>
+  <span class="who">${session.found.partnerName} · ${session.found.email}</span>
+  <form method="post" action="/cabinet/logout" class="inline">
+    <input type="hidden" name="_csrf" value="${session.csrf}">
+    <button type="submit">Sign out</button>
+  </form>
+</header>
+<nav aria-label="Cabinet">
+  <ul>${NAVIGATION.map(
+    (item) => html`<li><a href="${item.path}"${item.path === parts.active ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
+  )}</ul>
+</nav>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${parts.title} · Partner cabinet</title>
+<link rel="stylesheet" href="/cabinet/assets/cabinet.css">
+<script src="/cabinet/assets/cabinet.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+${header}
+<main id="main">
+<h1>${parts.title}</h1>
+${parts.notice === undefined ? '' : html`<p class="notice" role="status">${parts.notice}</p>`}
+${parts.body}
+</main>
+</body>
+</html>
+`.text;
+}
+
+/** A page that only says what went wrong, with a way back. */
+export function errorPage(title: string, message: string): string {
+  return page({ title, body: html`<p role="alert">${message}</p><p><a href="/cabinet">Back to the cabinet</a></p>` });
+}
+
+/** A form's CSRF field. */
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${token}">`;
+}
+
+/** A date as people read it, in UTC, with the machine-readable value beside it. */
+export function time(at: Date | null): Html {
+  if (at === null) return html`—`;
+  const iso = at.toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}

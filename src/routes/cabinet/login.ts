@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App, Services } from '../../app-types.js';
+import type { AttemptDecision } from '../../plugins/rate-limit.js';
+import { normalEmail } from '../../services/cabinet-accounts.js';
+import { html } from './html.js';
+import { csrfField, page } from './layout.js';
+import { crossSiteAllowed, csrfRefusal, formField, type CabinetSessions } from './session.js';
+
+/** Notices a redirect to the sign-in page may ask for (a fixed set: nothing from the URL is shown). */
+const NOTICES: Readonly<Record<string, string>> = {
+  'password-set': 'Your password is set. Sign in with it.',
+  'signed-out': 'You are signed out.',
+};
+
+/** The per-account throttle's key: a hash, so no email sits in the limiter's store. */
+const accountKey = (email: string): string => createHash('sha256').update(`cabinet:${normalEmail(email)}`).digest('hex').slice(0, 32);
+
+function throttled(reply: FastifyReply, decisions: AttemptDecision[], render: (problem: string) => string): FastifyReply | undefined {
+  const refused = decisions.filter((decision) => !decision.allowed);
+  if (refused.length === 0) return undefined;
+  const retry = Math.max(...refused.map((decision) => (decision.allowed ? 0 : decision.retryAfterSeconds)));
+  return reply
+    .code(429)
+    .header('retry-after', String(retry))
+    .type('text/html; charset=utf-8')
+    .send(render(`Too many sign-in attempts. Wait ${retry} seconds, then try again.`));
+}
+
+/**
+ * Sign-in (/cabinet/login), its second step when the person enrolled TOTP (/cabinet/login/code),
+ * and sign-out. Failures are counted per client address and per account (the email typed, or
+ * the person at the code step) before the check runs, and given back on success, so only
+ * failures use the budget and parallel guesses cannot slip past it. The answer to a wrong email
+ * and to a wrong password is the same, in the same time.
+ */
+export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: CabinetSessions): void {
+  const loginPage = (request: FastifyRequest, reply: FastifyReply, options: { email?: string; problem?: string; notice?: string } = {}) =>
+    page({
+      title: 'Sign in',
+      notice: options.notice,
+      body: html`<form method="post" action="/cabinet/login" class="stack">
+  ${csrfField(sessions.preSessionCsrf(request, reply))}
+  ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
+  <label>Email <input type="email" name="email" autocomplete="username" required maxlength="254" value="${options.email ?? ''}"></label>
+  <label>Password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
+  <button type="submit">Sign in</button>
+</form>
+<p class="hint">No account yet? The operator sends your invitation link.</p>`,
+    });
+
+  app.get('/cabinet/login', { schema: { hide: true } }, async (request, reply) => {
+    const done = (request.query as Record<string, unknown>).done;
+    const notice = typeof done === 'string' ? NOTICES[done] : undefined;
+    return reply.type('text/html; charset=utf-8').send(loginPage(request, reply, { notice }));
+  });
+
+  app.post('/cabinet/login', { schema: { hide: true } }, async (request, reply) => {
+    if (!crossSiteAllowed(request) || !sessions.preSessionCsrfMatches(request)) {
+      return reply.code(403).type('text/html; charset=utf-8').send(csrfRefusal());
+    }
+    const email = formField(request, 'email') ?? '';
+    const password = formField(request, 'password') ?? '';
+    const render = (problem: string) => loginPage(request, reply, { email, problem });
+    const account = accountKey(email);
+    const limited = throttled(reply, [await cabinet.signInPerAddress.attempt(request.ip), await cabinet.signInPerAccount.attempt(account)], render);
+    if (limited !== undefined) return limited;
+    const result = await cabinet.accounts.signIn(email, password);
+    if (!result.ok) return reply.code(401).type('text/html; charset=utf-8').send(render('Wrong email or password.'));
+    cabinet.signInPerAddress.succeeded(request.ip);
+    cabinet.signInPerAccount.succeeded(account);
+    sessions.start(request, reply, result.token);
+    return reply.redirect(result.secondFactor ? '/cabinet/login/code' : '/cabinet', 303);
+  });
+
+  const codePage = (csrf: string, problem?: string) =>
+    page({
+      title: 'Two-factor code',
+      body: html`<form method="post" action="/cabinet/login/code" class="stack">
+  ${csrfField(csrf)}
+  ${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
+  <label>Code from your authenticator app, or a recovery code
+    <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="32" autofocus>
+  </label>
+  <button type="submit">Continue</button>
+</form>`,
+    });
+
+  app.get('/cabinet/login/code', { schema: { hide: true } }, async (request, reply) => {
+    const session = await sessions.read(request);
+    if (session === undefined) return reply.redirect('/cabinet/login', 303);
+    if (!session.found.session.second_factor_pending) return reply.redirect('/cabinet', 303);
+    return reply.type('text/html; charset=utf-8').send(codePage(session.csrf));
+  });
+
+  app.post('/cabinet/login/code', { schema: { hide: true } }, async (request, reply) => {
+    const session = await sessions.read(request);
+    if (session === undefined) return reply.redirect('/cabinet/login', 303);
+    if (!session.found.session.second_factor_pending) return reply.redirect('/cabinet', 303);
+    if (!sessions.changeAllowed(request, session)) return reply.code(403).type('text/html; charset=utf-8').send(csrfRefusal());
+    const account = accountKey(session.found.email);
+    const render = (problem: string) => codePage(session.csrf, problem);
+    const limited = throttled(reply, [await cabinet.signInPerAddress.attempt(request.ip), await cabinet.signInPerAccount.attempt(account)], render);
+    if (limited !== undefined) return limited;
+    if (!(await cabinet.accounts.completeSecondFactor(session.token, session.found, formField(request, 'code') ?? ''))) {
+      return reply.code(401).type('text/html; charset=utf-8').send(render('That code is not right, or was used already.'));
+    }
+    cabinet.signInPerAddress.succeeded(request.ip);
+    cabinet.signInPerAccount.succeeded(account);
+    return reply.redirect('/cabinet', 303);
+  });
+
+  app.post('/cabinet/logout', { schema: { hide: true } }, async (request, reply) => {
+    const session = await sessions.read(request);
+    if (session !== undefined) {
+      if (!sessions.changeAllowed(request, session)) return reply.code(403).type('text/html; charset=utf-8').send(csrfRefusal());
+      await cabinet.accounts.signOut(session.token);
+    }
+    sessions.end(request, reply);
+    return reply.redirect('/cabinet/login?done=signed-out', 303);
+  });
+}

@@ -1,0 +1,137 @@
+import type { App, Services } from '../../app-types.js';
+import { findPartner } from '../../db/repositories/partners-repository.js';
+import { isOrderStatus, ORDER_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
+import { ApiError } from '../../errors.js';
+import { OrderList, type OrderListQuery } from '../../services/order-list.js';
+import { html } from './html.js';
+import { page, time } from './layout.js';
+import { amount, statusWords } from './format.js';
+import { sessionOf, type CabinetSessions } from './session.js';
+
+const PAGE_SIZE = 50;
+const DAY_MS = 86_400_000;
+const TICKER = /^[A-Za-z0-9]{1,12}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+interface Filters {
+  status: OrderStatus | undefined;
+  coinFrom: string | undefined;
+  coinTo: string | undefined;
+  from: string | undefined;
+  to: string | undefined;
+  search: string | undefined;
+  sandbox: boolean;
+  cursor: string | undefined;
+}
+
+/** The form's fields as typed; anything malformed is left out (the form shows what applied). */
+function readFilters(query: Record<string, unknown>): Filters {
+  const text = (name: string, pattern?: RegExp): string | undefined => {
+    const value = query[name];
+    if (typeof value !== 'string' || value.trim() === '') return undefined;
+    const trimmed = value.trim();
+    return pattern === undefined || pattern.test(trimmed) ? trimmed : undefined;
+  };
+  const status = text('status');
+  return {
+    status: status !== undefined && isOrderStatus(status) ? status : undefined,
+    coinFrom: text('coin_from', TICKER)?.toUpperCase(),
+    coinTo: text('coin_to', TICKER)?.toUpperCase(),
+    from: text('from', DATE),
+    to: text('to', DATE),
+    search: text('search')?.slice(0, 128),
+    sandbox: query.sandbox === '1',
+    cursor: text('cursor', /^[A-Za-z0-9_.-]{1,200}$/),
+  };
+}
+
+function listQuery(filters: Filters): OrderListQuery {
+  const day = (text: string | undefined) => (text === undefined ? undefined : new Date(`${text}T00:00:00.000Z`));
+  const to = day(filters.to);
+  return {
+    statuses: filters.status === undefined ? undefined : [filters.status],
+    coinFrom: filters.coinFrom,
+    coinTo: filters.coinTo,
+    // The form's days are whole UTC days: from its first millisecond, to the end of the last.
+    createdAfter: day(filters.from) === undefined ? undefined : new Date(day(filters.from)!.getTime() - 1),
+    createdBefore: to === undefined ? undefined : new Date(to.getTime() + DAY_MS),
+    search: filters.search,
+    sandbox: filters.sandbox,
+    limit: PAGE_SIZE,
+    cursor: filters.cursor,
+  };
+}
+
+/** The filters as a query string (for the next page's link), cursor aside. */
+function filterQuery(filters: Filters, cursor: string): string {
+  const params = new URLSearchParams();
+  const set = (name: string, value: string | undefined) => {
+    if (value !== undefined) params.set(name, value);
+  };
+  set('status', filters.status);
+  set('coin_from', filters.coinFrom);
+  set('coin_to', filters.coinTo);
+  set('from', filters.from);
+  set('to', filters.to);
+  set('search', filters.search);
+  if (filters.sandbox) params.set('sandbox', '1');
+  params.set('cursor', cursor);
+  return params.toString();
+}
+
+/**
+ * GET /cabinet/orders: the list of GET /partner/orders (DESIGN §7.2) for people: the same
+ * service (OrderList: newest first, keyset pages, exact-match search, signed cursors bound to
+ * the partner), with filters in a form that works without JavaScript. Live and sandbox orders
+ * are listed apart, as in the API.
+ */
+export function registerCabinetOrders(app: App, { database, clock, config }: Services, sessions: CabinetSessions): void {
+  if (config.secretsKey === undefined) throw new Error('SECRETS_KEY must be resolved before the routes are registered');
+  const list = new OrderList(database.db, clock, config.secretsKey);
+  app.get('/cabinet/orders', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const partner = await findPartner(database.db, session.partnerId);
+    if (partner === undefined) throw new Error('session of a partner that does not exist');
+    const filters = readFilters(request.query as Record<string, unknown>);
+    let problem: string | undefined;
+    let result: Awaited<ReturnType<OrderList['list']>> = { orders: [], nextCursor: null };
+    try {
+      result = await list.list(partner, listQuery(filters));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      problem = 'That page link is no longer valid: the list starts again from the newest order.';
+      result = await list.list(partner, listQuery({ ...filters, cursor: undefined }));
+    }
+    const now = clock.now();
+    const selected = (value: string | undefined, option: string) => (value === option ? html` selected` : '');
+    const body = html`<form method="get" action="/cabinet/orders" class="filters" role="search">
+  <label>Search <input type="search" name="search" value="${filters.search ?? ''}" placeholder="id, address or txid" aria-describedby="search-hint"></label>
+  <label>Status <select name="status"><option value="">any</option>${ORDER_STATUSES.map((status) => html`<option value="${status}"${selected(filters.status, status)}>${statusWords(status)}</option>`)}</select></label>
+  <label>From coin <input type="text" name="coin_from" value="${filters.coinFrom ?? ''}" maxlength="12" autocapitalize="characters"></label>
+  <label>To coin <input type="text" name="coin_to" value="${filters.coinTo ?? ''}" maxlength="12" autocapitalize="characters"></label>
+  <label>Created from <input type="date" name="from" value="${filters.from ?? ''}"></label>
+  <label>Created to <input type="date" name="to" value="${filters.to ?? ''}"></label>
+  <label class="check"><input type="checkbox" name="sandbox" value="1"${filters.sandbox ? html` checked` : ''}> Sandbox orders</label>
+  <button type="submit">Show orders</button>
+</form>
+<p class="hint" id="search-hint">Search finds an exact order id, short id, deposit or recipient address, or transaction id. Dates are UTC.</p>
+${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
+${result.orders.length === 0
+  ? html`<p>No ${filters.sandbox ? 'sandbox' : 'live'} orders match.</p>`
+  : html`<div class="table-wrap"><table class="responsive">
+<caption class="hint">${filters.sandbox ? 'Sandbox' : 'Live'} orders, newest first</caption>
+<thead><tr><th scope="col">Order</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col" class="num">Send</th><th scope="col" class="num">Receive</th></tr></thead>
+<tbody>${result.orders.map(
+  (order) => html`<tr>
+<td data-label="Order"><a href="/cabinet/orders/${order.id}" class="mono">${order.short_id}</a></td>
+<td data-label="Created">${time(order.created_at)}</td>
+<td data-label="Status">${statusWords(statusAt(order.status, order.expires_at, now))}</td>
+<td data-label="Send" class="num">${amount(order.amount_from_expected)} ${order.coin_from}</td>
+<td data-label="Receive" class="num">${amount(order.amount_to_expected)} ${order.coin_to}</td>
+</tr>`,
+)}</tbody>
+</table></div>`}
+${result.nextCursor === null ? '' : html`<p class="pager"><a href="/cabinet/orders?${filterQuery(filters, result.nextCursor)}" rel="next">Older orders</a></p>`}`;
+    return reply.type('text/html; charset=utf-8').send(page({ title: 'Orders', session, active: '/cabinet/orders', body }));
+  });
+}

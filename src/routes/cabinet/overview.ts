@@ -1,0 +1,88 @@
+import type { App, Services } from '../../app-types.js';
+import {
+  countOrdersByStatus,
+  countOrdersPerDay,
+  sumCompletedVolume,
+  type DailyOrders,
+} from '../../db/repositories/cabinet-overview-repository.js';
+import { ORDER_STATUSES } from '../../domain/order-status.js';
+import { html, type Html } from './html.js';
+import { page } from './layout.js';
+import { amount, statusWords } from './format.js';
+import { sessionOf, type CabinetSessions } from './session.js';
+
+const DAY_MS = 86_400_000;
+const CHART_DAYS = 30;
+
+/** The last 30 UTC days' bars, oldest first: orders created (blue) and completed (green) per day. */
+function chart(days: DailyOrders[], now: Date): Html {
+  const byDay = new Map(days.map((day) => [day.day, day]));
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const series = Array.from({ length: CHART_DAYS }, (_, i) => {
+    const day = new Date(today - (CHART_DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10);
+    return byDay.get(day) ?? { day, created: 0, completed: 0 };
+  });
+  const max = Math.max(1, ...series.map((day) => day.created));
+  const width = 600;
+  const height = 160;
+  const slot = width / CHART_DAYS;
+  const bar = (value: number) => Math.round((value / max) * (height - 20));
+  return html`<svg class="chart" viewBox="0 0 ${width} ${height + 14}" role="img" aria-labelledby="chart-title">
+<title id="chart-title">Orders created and completed per day, last ${CHART_DAYS} days (most in one day: ${max})</title>
+${series.map((day, i) => {
+    const x = Math.round(i * slot);
+    return html`<g><title>${day.day}: ${day.created} created, ${day.completed} completed</title>
+<rect class="created" x="${x + 1}" y="${height - bar(day.created)}" width="${Math.max(1, Math.round(slot / 2) - 1)}" height="${bar(day.created)}"></rect>
+<rect class="completed" x="${x + Math.round(slot / 2)}" y="${height - bar(day.completed)}" width="${Math.max(1, Math.round(slot / 2) - 1)}" height="${bar(day.completed)}"></rect></g>`;
+  })}
+<text x="0" y="${height + 12}">${series[0]?.day ?? ''}</text>
+<text x="${width}" y="${height + 12}" text-anchor="end">${series[series.length - 1]?.day ?? ''}</text>
+</svg>
+<p class="legend"><span><span class="swatch created"></span>created</span><span><span class="swatch completed"></span>completed</span></p>`;
+}
+
+/**
+ * GET /cabinet: the partner's live orders of the last 1, 7 and 30 days: by status, the volume
+ * received by completed orders per coin, and a chart of orders per day (sandbox orders apart).
+ */
+export function registerCabinetOverview(app: App, { database, clock }: Services, sessions: CabinetSessions): void {
+  app.get('/cabinet', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const now = clock.now();
+    const windows = {
+      dayStart: new Date(now.getTime() - DAY_MS),
+      weekStart: new Date(now.getTime() - 7 * DAY_MS),
+      monthStart: new Date(now.getTime() - 30 * DAY_MS),
+    };
+    const [counts, volume, perDay] = await Promise.all([
+      countOrdersByStatus(database.db, session.partnerId, windows),
+      sumCompletedVolume(database.db, session.partnerId, windows),
+      countOrdersPerDay(database.db, session.partnerId, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (CHART_DAYS - 1) * DAY_MS)),
+    ]);
+    const total = (key: 'day' | 'week' | 'month') => counts.reduce((sum, row) => sum + row[key], 0);
+    const completed = counts.find((row) => row.status === 'completed');
+    const ordered = ORDER_STATUSES.map((status) => counts.find((row) => row.status === status)).filter((row) => row !== undefined);
+    const body = html`<div class="cards">
+${(['day', 'week', 'month'] as const).map(
+  (key) => html`<dl class="card"><dt>Orders, last ${key === 'day' ? '24 hours' : key === 'week' ? '7 days' : '30 days'}</dt><dd>${total(key)}</dd><dt>Completed</dt><dd>${completed?.[key] ?? 0}</dd></dl>`,
+)}
+</div>
+<h2>Orders per day</h2>
+${chart(perDay, now)}
+<h2>Orders by status</h2>
+${ordered.length === 0
+  ? html`<p>No live orders in the last 30 days. Orders made with a sandbox key are on the <a href="/cabinet/orders?sandbox=1">orders page</a>.</p>`
+  : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Status</th><th scope="col" class="num">24 hours</th><th scope="col" class="num">7 days</th><th scope="col" class="num">30 days</th></tr></thead>
+<tbody>${ordered.map((row) => html`<tr><th scope="row"><a href="/cabinet/orders?status=${row.status}">${statusWords(row.status)}</a></th><td class="num">${row.day}</td><td class="num">${row.week}</td><td class="num">${row.month}</td></tr>`)}</tbody>
+</table></div>`}
+<h2>Volume received by completed orders</h2>
+${volume.length === 0
+  ? html`<p>No completed live orders in the last 30 days.</p>`
+  : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Coin</th><th scope="col" class="num">24 hours</th><th scope="col" class="num">7 days</th><th scope="col" class="num">30 days</th></tr></thead>
+<tbody>${volume.map((row) => html`<tr><th scope="row">${row.coin}</th><td class="num">${amount(row.day)}</td><td class="num">${amount(row.week)}</td><td class="num">${amount(row.month)}</td></tr>`)}</tbody>
+</table></div>`}`;
+    return reply.type('text/html; charset=utf-8').send(page({ title: 'Overview', session, active: '/cabinet', body }));
+  });
+}

@@ -1,0 +1,60 @@
+import type { App, Services } from '../../app-types.js';
+import { findPartner, updatePartner } from '../../db/repositories/partners-repository.js';
+import type { PartnerRow } from '../../db/schema/partners.js';
+import { html } from './html.js';
+import { csrfField, page } from './layout.js';
+import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
+
+const percent = (bps: number): string => `${(bps / 100).toFixed(2)} %`;
+
+/**
+ * GET/POST /cabinet/settings: the partner's own markup on its quotes, within the operator's cap
+ * (PARTNER_MARKUP_MAX_BPS). The change reaches the partner's keys at once in every process,
+ * as an operator's change does (ApiKeyService.forgetPartner).
+ */
+export function registerCabinetSettings(app: App, { database, apiKeys, config }: Services, sessions: CabinetSessions): void {
+  const cap = config.cabinet.partnerMarkupMaxBps;
+  const settingsPage = (session: CabinetSession, partner: PartnerRow, options: { notice?: string; problem?: string; typed?: string } = {}) =>
+    page({
+      title: 'Settings',
+      session,
+      active: '/cabinet/settings',
+      notice: options.notice,
+      body: html`<h2>Your markup</h2>
+<p>Your markup is added to every rate your keys quote, and is what you earn on each order. Now: <strong>${partner.markup_bps} basis points (${percent(partner.markup_bps)})</strong>.</p>
+<form method="post" action="/cabinet/settings" class="stack">
+  ${csrfField(session.csrf)}
+  ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
+  <label>Markup in basis points (100 = 1 %)
+    <input type="number" name="markup_bps" min="0" max="${cap}" step="1" required value="${options.typed ?? partner.markup_bps}" aria-describedby="markup-hint">
+  </label>
+  <p class="hint" id="markup-hint">From 0 to ${cap} (${percent(cap)}), the most the operator allows.</p>
+  <button type="submit">Save markup</button>
+</form>
+<h2>Limits set by the operator</h2>
+<dl class="facts"><dt>Requests per minute, per key</dt><dd>${partner.rate_limit_per_minute}</dd></dl>`,
+    });
+
+  app.get('/cabinet/settings', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const partner = await findPartner(database.db, session.partnerId);
+    if (partner === undefined) throw new Error('session of a partner that does not exist');
+    return reply.type('text/html; charset=utf-8').send(settingsPage(session, partner));
+  });
+
+  app.post('/cabinet/settings', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const typed = (formField(request, 'markup_bps') ?? '').trim();
+    const value = /^[0-9]{1,4}$/.test(typed) ? Number(typed) : NaN;
+    if (!(value >= 0 && value <= cap)) {
+      const partner = await findPartner(database.db, session.partnerId);
+      if (partner === undefined) throw new Error('session of a partner that does not exist');
+      const problem = `The markup must be a whole number from 0 to ${cap}.`;
+      return reply.code(400).type('text/html; charset=utf-8').send(settingsPage(session, partner, { problem, typed }));
+    }
+    const partner = await updatePartner(database.db, session.partnerId, { markup_bps: value });
+    if (partner === undefined) throw new Error('session of a partner that does not exist');
+    await apiKeys.forgetPartner(partner.id);
+    return reply.type('text/html; charset=utf-8').send(settingsPage(session, partner, { notice: `Your markup is now ${value} basis points (${percent(value)}).` }));
+  });
+}

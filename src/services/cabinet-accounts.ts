@@ -1,0 +1,253 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import {
+  advanceTotpStep,
+  countUnusedRecoveryCodes,
+  disableTotp,
+  enableTotp,
+  findCabinetUser,
+  findCabinetUserByEmail,
+  findInvitation,
+  insertCabinetUser,
+  insertInvitation,
+  setPendingTotpSecret,
+  useInvitation,
+  useRecoveryCode,
+} from '../db/repositories/cabinet-accounts-repository.js';
+import {
+  completeSecondFactor,
+  deleteExpiredSessions,
+  deleteOtherSessions,
+  deleteSession,
+  findSession,
+  insertSession,
+  touchSession,
+  type SessionWithUser,
+} from '../db/repositories/cabinet-sessions-repository.js';
+import type { CabinetInvitationRow, CabinetUserRow } from '../db/schema/cabinet-accounts.js';
+import type { Database } from '../db/schema/index.js';
+import { matchTotp, newTotpSecret, totpUri } from '../domain/totp.js';
+import { hashPassword, passwordProblem, verifyPassword } from './cabinet-passwords.js';
+import type { SecretBox } from './secret-box.js';
+
+/** An invitation link works this long, once (DESIGN §9). */
+export const INVITATION_TTL_MS = 72 * 3_600_000;
+/** ASVS 3.3.2 (level 2): a session ends after 30 minutes without activity, and 12 hours after sign-in whatever happens. */
+export const SESSION_IDLE_MS = 30 * 60_000;
+export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
+/** A session waiting for its TOTP code lasts this long. */
+const SECOND_FACTOR_WINDOW_MS = 5 * 60_000;
+/** last_seen_at is written at most this often per session (the idle timeout is in minutes). */
+const TOUCH_EVERY_MS = 60_000;
+const RECOVERY_CODES = 10;
+const TOTP_ISSUER = 'Exchange partner cabinet';
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
+const token = (): string => randomBytes(32).toString('base64url');
+/** Recovery codes: 10 characters of an alphabet with no look-alikes, shown as xxxxx-xxxxx. */
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+function recoveryCode(): string {
+  const bytes = randomBytes(10);
+  const chars = [...bytes].map((byte) => RECOVERY_ALPHABET[byte % RECOVERY_ALPHABET.length]).join('');
+  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+}
+const normalRecoveryCode = (code: string): string => code.trim().toLowerCase().replace(/[^a-z0-9]/g, '');
+
+export const normalEmail = (email: string): string => email.trim().toLowerCase();
+/** Good enough to send a link to: something@something, no spaces, within RFC 5321's 254. */
+export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
+
+export type InvitationState =
+  | { ok: true; invitation: CabinetInvitationRow }
+  | { ok: false; problem: string };
+
+export type SignInResult =
+  | { ok: true; token: string; secondFactor: boolean }
+  | { ok: false; problem: 'invalid' | 'inactive' };
+
+/**
+ * The cabinet's people and sessions (DESIGN §9): invitations, passwords, sign-in, sessions and
+ * TOTP two-factor. Tokens handed to a browser or put in a link are 256-bit random values kept
+ * only as SHA-256; the TOTP secret is sealed under SECRETS_KEY. Time comes from the clock.
+ */
+export class CabinetAccounts {
+  private readonly csrfKey: Buffer;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly box: SecretBox,
+    secretsKey: Buffer,
+  ) {
+    // A key of its own, so a CSRF token can never be mistaken for any other use of SECRETS_KEY.
+    this.csrfKey = createHmac('sha256', secretsKey).update('cabinet csrf v1').digest();
+  }
+
+  /** A one-use invitation link for `email` to `partnerId`'s cabinet; `baseUrl` is PUBLIC_URL or the asking request's origin. */
+  async invite(partnerId: string, email: string, baseUrl: string): Promise<{ url: string; expiresAt: Date }> {
+    const secret = token();
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
+    await insertInvitation(this.db, { partner_id: partnerId, email: normalEmail(email), token_hash: sha256(secret), expires_at: expiresAt, created_at: now });
+    return { url: `${baseUrl}/cabinet/invitation/${secret}`, expiresAt };
+  }
+
+  /** Whether an account with this email exists already (an invitation for it would be useless). */
+  async emailTaken(email: string): Promise<boolean> {
+    return (await findCabinetUserByEmail(this.db, normalEmail(email))) !== undefined;
+  }
+
+  async openInvitation(secret: string): Promise<InvitationState> {
+    const invitation = await findInvitation(this.db, sha256(secret));
+    const gone = 'This invitation link is not valid: it was used already, has expired, or was mistyped. Ask for a new one.';
+    if (invitation === undefined || invitation.used_at !== null || invitation.expires_at <= this.clock.now()) return { ok: false, problem: gone };
+    return { ok: true, invitation };
+  }
+
+  /** Sets the invited person's password: creates the account and uses the invitation up. */
+  async acceptInvitation(secret: string, password: string): Promise<{ ok: true; email: string } | { ok: false; problem: string }> {
+    const state = await this.openInvitation(secret);
+    if (!state.ok) return state;
+    const { invitation } = state;
+    const weak = passwordProblem(password, invitation.email);
+    if (weak !== undefined) return { ok: false, problem: weak };
+    const passwordHash = await hashPassword(password);
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (tx) => {
+      if (!(await useInvitation(tx, invitation.id, now))) return { ok: false as const, problem: 'This invitation link was used already.' };
+      if ((await findCabinetUserByEmail(tx, invitation.email)) !== undefined) {
+        return { ok: false as const, problem: 'An account with this email exists already: sign in with it.' };
+      }
+      await insertCabinetUser(tx, { partner_id: invitation.partner_id, email: invitation.email, password_hash: passwordHash, created_at: now, updated_at: now });
+      return { ok: true as const, email: invitation.email };
+    });
+  }
+
+  /**
+   * Checks email and password (the same work whether the account exists or not) and opens a
+   * session: pending its second factor when the person enrolled TOTP.
+   */
+  async signIn(email: string, password: string): Promise<SignInResult> {
+    const user = await findCabinetUserByEmail(this.db, normalEmail(email));
+    if (!(await verifyPassword(user?.password_hash, password)) || user === undefined) return { ok: false, problem: 'invalid' };
+    const now = this.clock.now();
+    await deleteExpiredSessions(this.db, now);
+    const secondFactor = user.totp_enabled_at !== null;
+    const secret = token();
+    await insertSession(this.db, {
+      token_hash: sha256(secret),
+      user_id: user.id,
+      partner_id: user.partner_id,
+      second_factor_pending: secondFactor,
+      created_at: now,
+      last_seen_at: now,
+      expires_at: new Date(now.getTime() + (secondFactor ? SECOND_FACTOR_WINDOW_MS : SESSION_ABSOLUTE_MS)),
+    });
+    return { ok: true, token: secret, secondFactor };
+  }
+
+  /**
+   * The session a cookie names, while it lives: not past its absolute end, not idle longer
+   * than SESSION_IDLE_MS (an ended one is deleted). Activity moves the idle clock.
+   */
+  async session(secret: string): Promise<SessionWithUser | undefined> {
+    const tokenHash = sha256(secret);
+    const found = await findSession(this.db, tokenHash);
+    if (found === undefined) return undefined;
+    const now = this.clock.now();
+    const { session } = found;
+    if (session.expires_at <= now || now.getTime() - session.last_seen_at.getTime() >= SESSION_IDLE_MS) {
+      await deleteSession(this.db, tokenHash);
+      return undefined;
+    }
+    if (now.getTime() - session.last_seen_at.getTime() >= TOUCH_EVERY_MS) await touchSession(this.db, tokenHash, now);
+    return found;
+  }
+
+  /**
+   * The TOTP code (or a recovery code) of a session pending its second factor. Right: the
+   * session opens the cabinet, for the absolute lifetime counted from sign-in.
+   */
+  async completeSecondFactor(secret: string, found: SessionWithUser, code: string): Promise<boolean> {
+    const user = await findCabinetUser(this.db, found.session.user_id);
+    if (user === undefined || !(await this.secondFactorMatches(user, code))) return false;
+    const now = this.clock.now();
+    await completeSecondFactor(this.db, sha256(secret), now, new Date(found.session.created_at.getTime() + SESSION_ABSOLUTE_MS));
+    return true;
+  }
+
+  async signOut(secret: string): Promise<void> {
+    await deleteSession(this.db, sha256(secret));
+  }
+
+  /**
+   * The CSRF token of the forms a browser is shown: an HMAC of its session token (or of its
+   * pre-session cookie before sign-in), so it changes with every session and only this
+   * server can make one (synchronizer token, OWASP CSRF cheat sheet).
+   */
+  csrfToken(anchor: string): string {
+    return createHmac('sha256', this.csrfKey).update(anchor).digest('base64url');
+  }
+
+  csrfMatches(anchor: string, presented: unknown): boolean {
+    if (typeof presented !== 'string') return false;
+    const expected = Buffer.from(this.csrfToken(anchor));
+    const given = Buffer.from(presented);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** Starts TOTP enrolment: a new secret, not yet in force; the page shows it as a QR code. */
+  async beginTotp(userId: string, email: string): Promise<{ secret: string; uri: string }> {
+    const secret = newTotpSecret();
+    await setPendingTotpSecret(this.db, userId, this.box.seal(secret, `totp:${userId}`), this.clock.now());
+    return { secret, uri: totpUri(secret, TOTP_ISSUER, email) };
+  }
+
+  /** The enrolment's secret, to show again when a code was mistyped. */
+  async pendingTotp(userId: string, email: string): Promise<{ secret: string; uri: string } | undefined> {
+    const user = await findCabinetUser(this.db, userId);
+    if (user?.totp_secret_sealed == null || user.totp_enabled_at !== null) return undefined;
+    const secret = this.box.open(user.totp_secret_sealed, `totp:${userId}`);
+    return { secret, uri: totpUri(secret, TOTP_ISSUER, email) };
+  }
+
+  /**
+   * Confirms enrolment with a first code: two-factor is on, other sessions of the person end,
+   * and the recovery codes are returned (shown once; only their hashes are kept).
+   */
+  async confirmTotp(userId: string, code: string, keepSession: string): Promise<string[] | undefined> {
+    const user = await findCabinetUser(this.db, userId);
+    if (user?.totp_secret_sealed == null || user.totp_enabled_at !== null) return undefined;
+    const now = this.clock.now();
+    const step = matchTotp(this.box.open(user.totp_secret_sealed, `totp:${userId}`), code, now, null);
+    if (step === undefined) return undefined;
+    const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
+    await this.db.transaction().execute(async (tx) => {
+      await enableTotp(tx, userId, step, codes.map((c) => sha256(normalRecoveryCode(c))), now);
+      await deleteOtherSessions(tx, userId, sha256(keepSession));
+    });
+    return codes;
+  }
+
+  /** Turns two-factor off, on the person's password. */
+  async disableTotp(userId: string, password: string): Promise<boolean> {
+    const user = await findCabinetUser(this.db, userId);
+    if (user === undefined || !(await verifyPassword(user.password_hash, password))) return false;
+    await disableTotp(this.db, userId, this.clock.now());
+    return true;
+  }
+
+  unusedRecoveryCodes(userId: string): Promise<number> {
+    return countUnusedRecoveryCodes(this.db, userId);
+  }
+
+  private async secondFactorMatches(user: CabinetUserRow, code: string): Promise<boolean> {
+    if (user.totp_secret_sealed === null || user.totp_enabled_at === null) return false;
+    const now = this.clock.now();
+    const step = matchTotp(this.box.open(user.totp_secret_sealed, `totp:${user.id}`), code, now, user.totp_last_step);
+    if (step !== undefined) return advanceTotpStep(this.db, user.id, step);
+    const normal = normalRecoveryCode(code);
+    return normal.length === 10 && useRecoveryCode(this.db, user.id, sha256(normal), now);
+  }
+}

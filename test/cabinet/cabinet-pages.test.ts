@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { cabinetPerson, type CabinetClient } from './cabinet-client.js';
+
+const PASSWORD = 'marble tundra whistle pepper';
+const SANDBOX_ORDER = {
+  coin_from: 'BTC',
+  network_from: 'BTC',
+  coin_to: 'ETH',
+  network_to: 'ETH',
+  amount_from: 0.1,
+  rate_type: 'float',
+  recipient_address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+  refund_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+};
+
+/** The cabinet's pages over app.inject: keys, orders and their detail, overview, settings. */
+describe('cabinet pages', () => {
+  const clock = new ManualClock(new Date('2026-03-02T09:00:00.000Z'));
+  let t: TestApp;
+  let client: CabinetClient;
+  let partnerId: string;
+  before(async () => {
+    t = await buildTestApp({ clock, env: { WORKER: 'off', PARTNER_MARKUP_MAX_BPS: '250' } });
+    ({ client, partnerId } = await cabinetPerson(t, { email: 'pages@cabinet.example', password: PASSWORD }));
+  });
+  after(() => t.close());
+
+  let apiKey: string;
+  let orderId: string;
+
+  it('a sandbox key created with a label is shown once, listed with its last use, and works on the API', async () => {
+    await client.get('/cabinet/keys');
+    const created = await client.post('/cabinet/keys', { label: 'staging <server>', kind: 'sandbox' });
+    assert.equal(created.statusCode, 201, created.body);
+    apiKey = /id="new-key" value="(pk_test_[a-z0-9]+\.[A-Za-z0-9_-]{43})"/.exec(created.body)?.[1] ?? '';
+    assert.ok(apiKey !== '', 'the key is on the page');
+    assert.match(created.body, /staging &lt;server&gt;/, 'the label is escaped');
+    const listed = await client.get('/cabinet/keys');
+    assert.ok(!listed.body.includes(apiKey.split('.')[1]!), 'the secret is not shown again');
+    assert.match(listed.body, /never/);
+
+    const order = await t.app.inject({ method: 'POST', url: '/api/v1/partner/orders', headers: { authorization: `Bearer ${apiKey}` }, payload: SANDBOX_ORDER });
+    assert.equal(order.statusCode, 201, order.body);
+    orderId = order.json<{ id: string }>().id;
+    assert.match((await client.get('/cabinet/keys')).body, /in the last minute/);
+    await t.runtime.apiKeys.flushUses();
+    assert.match((await client.get('/cabinet/keys')).body, /<time datetime="2026-03-02T09:00:00.000Z">/);
+  });
+
+  it('the orders list shows sandbox orders apart, filters and searches; the detail has the timeline and QR', async () => {
+    const live = await client.get('/cabinet/orders');
+    assert.match(live.body, /No live orders match/);
+    const sandbox = await client.get('/cabinet/orders?sandbox=1');
+    assert.match(sandbox.body, new RegExp(`href="/cabinet/orders/${orderId}"`));
+    assert.match((await client.get(`/cabinet/orders?sandbox=1&status=completed`)).body, /No sandbox orders match/);
+    assert.match((await client.get(`/cabinet/orders?sandbox=1&search=${orderId}`)).body, new RegExp(orderId));
+    assert.match((await client.get(`/cabinet/orders?sandbox=1&coin_from=eth`)).body, /No sandbox orders match/);
+
+    const deposit = await t.app.inject({ method: 'POST', url: `/api/v1/partner/sandbox/orders/${orderId}/deposit`, headers: { authorization: `Bearer ${apiKey}` } });
+    assert.equal(deposit.statusCode, 200, deposit.body);
+    await t.runtime.worker.tick();
+    const detail = await client.get(`/cabinet/orders/${orderId}`);
+    assert.equal(detail.statusCode, 200);
+    assert.match(detail.body, /<ol class="timeline">\s*<li>.*created.*waiting deposit/s);
+    assert.match(detail.body, /waiting deposit → /);
+    assert.match(detail.body, /<figure class="qr"[^>]*><svg/);
+    assert.match(detail.body, /Sandbox/);
+  });
+
+  it('revoking the key makes the API answer 401', async () => {
+    const keyId = apiKey.split('.')[0]!;
+    await client.get('/cabinet/keys');
+    const revoked = await client.post(`/cabinet/keys/${keyId}/revoke`, {});
+    assert.equal(revoked.statusCode, 303);
+    assert.match((await client.get('/cabinet/keys?done=revoked')).body, /revoked <time/);
+    const res = await t.app.inject({ method: 'GET', url: `/api/v1/partner/orders/${orderId}`, headers: { authorization: `Bearer ${apiKey}` } });
+    assert.equal(res.statusCode, 401);
+  });
+
+  it('the overview counts live orders by status, with a chart; sandbox ones apart', async () => {
+    const overview = await client.get('/cabinet');
+    assert.equal(overview.statusCode, 200);
+    assert.match(overview.body, /<svg class="chart"/);
+    assert.match(overview.body, /No live orders in the last 30 days/);
+    // A live order of this partner counts.
+    const key = await t.admin('POST', `/admin/v1/partners/${partnerId}/keys`);
+    const liveKey = key.json<{ api_key: string }>().api_key;
+    const order = await t.app.inject({ method: 'POST', url: '/api/v1/partner/orders', headers: { authorization: `Bearer ${liveKey}` }, payload: SANDBOX_ORDER });
+    assert.equal(order.statusCode, 201, order.body);
+    const counted = await client.get('/cabinet');
+    assert.match(counted.body, /<th scope="row"><a href="\/cabinet\/orders\?status=waiting_deposit">waiting deposit<\/a><\/th><td class="num">1<\/td><td class="num">1<\/td><td class="num">1<\/td>/);
+  });
+
+  it('settings: the markup within the operator cap', async () => {
+    await client.get('/cabinet/settings');
+    const over = await client.post('/cabinet/settings', { markup_bps: '251' });
+    assert.equal(over.statusCode, 400);
+    assert.match(over.body, /from 0 to 250/);
+    await client.get('/cabinet/settings');
+    assert.equal((await client.post('/cabinet/settings', { markup_bps: '250' })).statusCode, 200);
+    const partner = await t.admin('GET', `/admin/v1/partners/${partnerId}`);
+    assert.equal(partner.json<{ markup_bps: number }>().markup_bps, 250);
+  });
+});
