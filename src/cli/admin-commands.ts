@@ -8,6 +8,7 @@ import { partnerCommands } from './admin-partners.js';
 import { poolCommands } from './admin-pools.js';
 import { priceCommands } from './admin-prices.js';
 import { simulatorCommands } from './admin-simulator.js';
+import { webhookCommands } from './admin-webhooks.js';
 
 const COMMANDS: readonly Command[] = [
   ...partnerCommands,
@@ -17,6 +18,7 @@ const COMMANDS: readonly Command[] = [
   ...orderCommands,
   ...simulatorCommands,
   ...poolCommands,
+  ...webhookCommands,
 ];
 
 /** The command the words name, checked against its arguments and options before any request. */

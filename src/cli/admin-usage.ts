@@ -51,6 +51,14 @@ Address pools (chains without derived addresses: SOL)
   pools load <CHAIN> <file>            one address a line; blank lines and # comments skipped;
                                        sent in batches of up to 1000, known addresses skipped
 
+Webhooks (any partner's endpoints)
+  webhooks list [--partner <partner-id>] [--limit N]
+  webhooks deliveries <endpoint-id> [--status pending|delivered|failed] [--limit N]
+                                       the delivery log, newest first
+  webhooks disable <endpoint-id>       deliveries wait; the partner cannot re-enable it
+  webhooks enable <endpoint-id>
+  webhooks redeliver <delivery-id>     due now, with the same webhook-id
+
 Options
   --json           print the API's JSON response as is (one document, for scripts;
                    keys revoke prints {"key_id":...,"revoked":true}, the API answers 204;

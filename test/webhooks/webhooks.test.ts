@@ -4,6 +4,10 @@ import { Webhook } from 'standardwebhooks';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhook-events.js';
 import { createMetrics } from '../../src/metrics.js';
 import { WebhookSender } from '../../src/services/webhook-sender.js';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runAdminCli } from '../helpers/admin-cli.js';
 import { ManualClock } from '../helpers/test-app.js';
 import { createOrder, simulateDeposit, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 import { answer, WebhookReceiver, type Received } from './webhook-receiver.js';
@@ -253,6 +257,40 @@ describe('webhooks (DESIGN §8)', () => {
       'refused: 10.0.0.1 is not a public address',
     ]);
     for (const endpoint of endpoints) assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
+  it('the operator lists, reads the log of, disables, enables and redelivers any partner\'s endpoint (API and CLI)', async () => {
+    receiver.behave('/operator', answer(500));
+    const endpoint = await addEndpoint('/operator');
+    const queued = await ping(endpoint.id);
+    await deliver();
+    const address = await h.t.app.listen({ port: 0, host: '127.0.0.1' });
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'webhooks-cli-'));
+    const cli = async (...args: string[]) => {
+      const run = await runAdminCli(args, { DATA_DIR: dataDir, ADMIN_API_URL: address, ADMIN_TOKEN: h.t.adminToken });
+      assert.equal(run.code, 0, run.stderr);
+      return run.stdout;
+    };
+    const listed = JSON.parse(await cli('webhooks', 'list', '--partner', h.partner.id, '--json')) as { webhooks: (Endpoint & { partner_id: string })[] };
+    assert.ok(listed.webhooks.some((e) => e.id === endpoint.id && e.partner_id === h.partner.id));
+    assert.match(await cli('webhooks', 'list'), new RegExp(endpoint.id));
+    const log = await cli('webhooks', 'deliveries', endpoint.id);
+    assert.match(log, new RegExp(`${queued.id}.*ping.*pending.*500`));
+
+    assert.match(await cli('webhooks', 'disable', endpoint.id), /disabled \(operator\)/);
+    // Its partner cannot undo the operator's switch.
+    assert.equal((await api('PATCH', `/webhooks/${endpoint.id}`, { enabled: true })).statusCode, 409);
+    assert.equal(await deliver(), 0, 'a disabled endpoint gets no attempt');
+    assert.match(await cli('webhooks', 'enable', endpoint.id), /: enabled,/);
+
+    receiver.behave('/operator', answer(204));
+    assert.match(await cli('webhooks', 'redeliver', queued.id), new RegExp(`webhook-id ${queued.event_id}\\) is due now`));
+    assert.equal(await deliver(), 1);
+    const [delivered] = await deliveries(endpoint.id);
+    assert.deepEqual([delivered?.status, delivered?.attempt], ['delivered', 2]);
+    const missing = await h.t.admin('POST', '/admin/v1/webhooks/deliveries/00000000-0000-4000-8000-000000000000/retry');
+    assert.equal(missing.statusCode, 404);
+    assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
   });
 
   it('a hanging receiver holds only its own slots: another endpoint is delivered meanwhile', async () => {
