@@ -14,6 +14,7 @@ import { installRequestMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installCallerIdentification, partnerAuthHooks } from './plugins/partner-auth.js';
 import { createRateLimits } from './plugins/rate-limit.js';
+import { sharedSerializerFactory } from './plugins/serialization.js';
 import { installValidators } from './plugins/validation.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerHealth } from './routes/ops/health.js';
@@ -79,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logController: config.logRequests ? undefined : new LogController({ disableRequestLogging: true }),
     frameworkErrors: frameworkErrorHandler,
     childLoggerFactory: lazyChildLoggerFactory,
+    // Response serializers compiled once per process, whatever number of apps it builds.
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // ADMIN_PORT: each route answers on its surface's listener only (before any route is added).
