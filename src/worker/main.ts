@@ -22,7 +22,8 @@ async function main(): Promise<void> {
   const runtime = await createRuntime({ config, database, clock: systemClock, logger, metrics: createMetrics() });
   runtime.worker.start();
   runtime.webhookWorker.start();
-  logger.info('lifecycle and webhook workers running');
+  logger.info('lifecycle worker running');
+  logger.info('webhook worker running');
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'worker shutting down');

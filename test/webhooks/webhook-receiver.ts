@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 /** One request a receiver got. */
 export interface Received {
   path: string;
+  /** Date.now() when the request's body had arrived. */
+  at: number;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -27,7 +29,7 @@ export class WebhookReceiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        const received = { path: request.url ?? '/', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+        const received = { path: request.url ?? '/', at: Date.now(), headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
         this.received.push(received);
         const behaviour = this.behaviours.get(received.path);
         if (behaviour === undefined) response.writeHead(204).end();
