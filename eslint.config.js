@@ -41,7 +41,7 @@ const layers = [
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/', 'packages/*/dist/', 'packages/sdk/src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -23,7 +23,7 @@
  * (`engine<TAB>seconds<TAB>file`, slowest first), to find what to make faster.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -59,7 +59,7 @@ const POSTGRES_HINT =
 function findTests(target: string): string[] {
   if (statSync(target).isFile()) return [target];
   return readdirSync(target, { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.test.ts'))
+    .filter((file) => file.endsWith('.test.ts') && !file.split(path.sep).includes('node_modules'))
     .map((file) => path.join(target, file))
     .sort();
 }
@@ -167,8 +167,10 @@ const short = (file: string): string => {
 };
 
 const targets = process.argv.slice(2);
+/** The suite: test/ and each workspace's tests (packages/sdk/test). */
+const DEFAULT_TARGETS = ['test', ...readdirSync(path.join(REPO_ROOT, 'packages')).map((name) => path.join('packages', name, 'test')).filter((dir) => existsSync(dir))];
 const sources = new Map(
-  (targets.length > 0 ? targets : ['test']).flatMap(findTests).map((file) => [path.resolve(file), readFileSync(file, 'utf8')] as const),
+  (targets.length > 0 ? targets : DEFAULT_TARGETS).flatMap(findTests).map((file) => [path.resolve(file), readFileSync(file, 'utf8')] as const),
 );
 const startsProcesses = (file: string): boolean => PROCESS_MARKERS.some((marker) => sources.get(file)?.includes(marker));
 const usesDatabase = (file: string): boolean => DB_MARKERS.some((marker) => sources.get(file)?.includes(marker));

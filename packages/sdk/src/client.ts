@@ -1,0 +1,353 @@
+/**
+ * The partner API client: one method per partner operation of the OpenAPI document, typed from
+ * it (types.ts), over `fetch`. What every call gets:
+ * - the key as `Authorization: Bearer` (or `X-API-Key`), and optional signing (signing.ts);
+ * - exact amounts: decimal strings in, decimal strings out (api-json.ts);
+ * - retries with back-off (retry.ts): network errors and 5xx for idempotent calls, 429 for any,
+ *   honouring Retry-After; an order create is made idempotent by an Idempotency-Key generated
+ *   for the call and sent unchanged on each of its tries;
+ * - typed errors (errors.ts).
+ */
+import { decimalLiteral, isDecimal, parseApiJson, stringifyApiJson } from './api-json.js';
+import { errorFromResponse, NetworkError, RateLimitError, WaitForStatusError, type PartnerApiError } from './errors.js';
+import { backoffMs, DEFAULT_RETRY, isRetryableStatus, retryAfterMs, sleep, type RetryOptions } from './retry.js';
+import { RequestSigner, type SigningMode } from './signing.js';
+import type {
+  Account,
+  AddressValidation,
+  CreateOrderRequest,
+  CreateWebhookRequest,
+  Currency,
+  ListOrdersQuery,
+  Order,
+  OrderPage,
+  OrderStatus,
+  RateQuote,
+  RatesQuery,
+  SandboxDepositRequest,
+  UpdateWebhookRequest,
+  ValidateAddressQuery,
+  WebhookDeliveriesQuery,
+  WebhookDelivery,
+  WebhookDeliveryLog,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookList,
+} from './types.js';
+
+export interface PartnerClientOptions {
+  /** The API's base address, version segment included: `https://exchange.example/api/v1`. */
+  baseUrl: string;
+  /** The partner API key `<key_id>.<secret>` (`pk_test_…` for the sandbox). Needed by order calls. */
+  apiKey?: string;
+  /** Where the key goes: `authorization` (Bearer, the default) or `x-api-key`. */
+  keyHeader?: 'authorization' | 'x-api-key';
+  /** Request signing with the key's secret: none (default), v1's body HMAC, or replay-proof. */
+  signing?: SigningMode;
+  /** Retry policy (retry.ts); `{ retries: 0 }` turns retries off. */
+  retry?: Partial<RetryOptions>;
+  /** Time limit of one try, in ms (default 30 000); past it the try counts as a network error. */
+  timeoutMs?: number;
+  /** The fetch to use (default globalThis.fetch): a proxy agent, a test double. */
+  fetch?: typeof fetch;
+  /** Waits between tries and polls (default: real timers); tests pass one that does not sleep. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Jitter source in [0, 1) (default Math.random). */
+  random?: () => number;
+  /** The time in Unix ms, for X-Timestamp and Retry-After dates (default Date.now). */
+  now?: () => number;
+  /** A fresh Idempotency-Key per order create (default crypto.randomUUID). */
+  idempotencyKey?: () => string;
+}
+
+export interface CallOptions {
+  /** Aborts the call, its retries and waits included. */
+  signal?: AbortSignal;
+}
+
+export interface CreateOrderOptions extends CallOptions {
+  /** Your own Idempotency-Key (printable ASCII, up to 255): retrying your call with it is safe too. */
+  idempotencyKey?: string;
+}
+
+export interface WaitForStatusOptions extends CallOptions {
+  /** Time between reads, in ms (default 5 000). */
+  intervalMs?: number;
+  /** Give up after this long, in ms (default 30 minutes: the deposit window). */
+  timeoutMs?: number;
+}
+
+/** Statuses an order never leaves. */
+export const FINAL_STATUSES: readonly OrderStatus[] = ['completed', 'expired', 'refunded', 'failed'];
+
+type Auth = 'none' | 'optional' | 'required';
+type QueryValue = string | number | boolean | null | undefined;
+
+interface Call {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, QueryValue> | undefined;
+  body?: unknown;
+  auth: Auth;
+  /** Safe to send twice: network errors and 5xx are retried. */
+  idempotent: boolean;
+  headers?: Record<string, string>;
+  text?: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+export class PartnerClient {
+  private readonly baseUrl: string;
+  private readonly retry: RetryOptions;
+  private readonly signer: RequestSigner;
+  private readonly fetch: typeof fetch;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly random: () => number;
+  private readonly now: () => number;
+  private readonly newIdempotencyKey: () => string;
+
+  constructor(private readonly options: PartnerClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.signer = new RequestSigner(options.signing ?? 'none', options.apiKey);
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.sleep = options.sleep ?? sleep;
+    this.random = options.random ?? Math.random;
+    this.now = options.now ?? Date.now;
+    this.newIdempotencyKey = options.idempotencyKey ?? (() => crypto.randomUUID());
+  }
+
+  /** GET /currencies: the active currencies with their networks and limits (public). */
+  currencies(options: CallOptions = {}): Promise<Currency[]> {
+    return this.call({ method: 'GET', path: '/currencies', auth: 'none', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * GET /partner/rates: rate and limits for a pair, for `amount` (coin_from) or, v1.1,
+   * `amount_to` (coin_to). With a key, the partner's pricing; a keyed fixed quote has a quote_id.
+   */
+  rates(query: RatesQuery, options: CallOptions = {}): Promise<RateQuote> {
+    return this.call({ method: 'GET', path: '/partner/rates', query, auth: 'optional', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * POST /partner/orders: a new order in waiting_deposit with its deposit address. Retried
+   * safely: every try carries the same Idempotency-Key, so the server makes one order.
+   */
+  createOrder(request: CreateOrderRequest, options: CreateOrderOptions = {}): Promise<Order> {
+    const key = options.idempotencyKey ?? this.newIdempotencyKey();
+    return this.call({
+      method: 'POST',
+      path: '/partner/orders',
+      body: request,
+      auth: 'required',
+      idempotent: true,
+      headers: { 'idempotency-key': key },
+      signal: options.signal,
+    });
+  }
+
+  /** GET /partner/orders/{id}: an order by its UUID or short id. */
+  getOrder(orderId: string, options: CallOptions = {}): Promise<Order> {
+    return this.call({ method: 'GET', path: `/partner/orders/${encodeURIComponent(orderId)}`, auth: 'required', idempotent: true, signal: options.signal });
+  }
+
+  /** GET /partner/orders (v1.1): one page of the caller's orders, newest first. */
+  listOrders(query: ListOrdersQuery = {}, options: CallOptions = {}): Promise<OrderPage> {
+    return this.call({ method: 'GET', path: '/partner/orders', query, auth: 'required', idempotent: true, signal: options.signal });
+  }
+
+  /** Every order the filters select, newest first, page after page (`limit` is the page size). */
+  async *orders(query: Omit<ListOrdersQuery, 'cursor'> = {}, options: CallOptions = {}): AsyncGenerator<Order, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listOrders({ ...query, ...(cursor === undefined ? {} : { cursor }) }, options);
+      yield* page.orders;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** GET /partner/addresses/validate (v1.1): whether an order would accept this recipient. */
+  validateAddress(query: ValidateAddressQuery, options: CallOptions = {}): Promise<AddressValidation> {
+    return this.call({ method: 'GET', path: '/partner/addresses/validate', query, auth: 'optional', idempotent: true, signal: options.signal });
+  }
+
+  /** GET /partner/orders/{id}/qr.svg (v1.1): the deposit's payment URI as an SVG QR code. */
+  orderQrSvg(orderId: string, options: CallOptions = {}): Promise<string> {
+    return this.call({
+      method: 'GET',
+      path: `/partner/orders/${encodeURIComponent(orderId)}/qr.svg`,
+      auth: 'required',
+      idempotent: true,
+      text: true,
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * POST /partner/sandbox/orders/{id}/deposit (sandbox keys): the simulated deposit of a sandbox
+   * order (amount_from_expected unless `amount`). Not retried on a lost answer: a second
+   * deposit is a 409.
+   */
+  sandboxDeposit(orderId: string, request: SandboxDepositRequest = {}, options: CallOptions = {}): Promise<Order> {
+    return this.call({
+      method: 'POST',
+      path: `/partner/sandbox/orders/${encodeURIComponent(orderId)}/deposit`,
+      body: request,
+      auth: 'required',
+      idempotent: false,
+      signal: options.signal,
+    });
+  }
+
+  /** GET /partner/account (extension): who the key belongs to. */
+  account(options: CallOptions = {}): Promise<Account> {
+    return this.call({ method: 'GET', path: '/partner/account', auth: 'required', idempotent: true, signal: options.signal });
+  }
+
+  /** POST /partner/webhooks (DESIGN §8): a new endpoint; its secret is in this answer only. Not retried. */
+  createWebhook(request: CreateWebhookRequest, options: CallOptions = {}): Promise<WebhookEndpointWithSecret> {
+    return this.call({ method: 'POST', path: '/partner/webhooks', body: request, auth: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /** GET /partner/webhooks: the partner's endpoints. */
+  listWebhooks(options: CallOptions = {}): Promise<WebhookList> {
+    return this.call({ method: 'GET', path: '/partner/webhooks', auth: 'required', idempotent: true, signal: options.signal });
+  }
+
+  /** PATCH /partner/webhooks/{id}: url, events, enabled. Setting values twice is harmless: retried. */
+  updateWebhook(webhookId: string, request: UpdateWebhookRequest, options: CallOptions = {}): Promise<WebhookEndpoint> {
+    return this.call({ method: 'PATCH', path: `/partner/webhooks/${encodeURIComponent(webhookId)}`, body: request, auth: 'required', idempotent: true, signal: options.signal });
+  }
+
+  /** DELETE /partner/webhooks/{id}. */
+  deleteWebhook(webhookId: string, options: CallOptions = {}): Promise<void> {
+    return this.call({ method: 'DELETE', path: `/partner/webhooks/${encodeURIComponent(webhookId)}`, auth: 'required', idempotent: true, signal: options.signal });
+  }
+
+  /** POST /partner/webhooks/{id}/rotate-secret: a new secret; the old one keeps signing beside it for 24 h. Not retried. */
+  rotateWebhookSecret(webhookId: string, options: CallOptions = {}): Promise<WebhookEndpointWithSecret> {
+    return this.call({ method: 'POST', path: `/partner/webhooks/${encodeURIComponent(webhookId)}/rotate-secret`, body: {}, auth: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /** POST /partner/webhooks/{id}/test: queues a `ping` event to the endpoint. Not retried. */
+  testWebhook(webhookId: string, options: CallOptions = {}): Promise<WebhookDelivery> {
+    return this.call({ method: 'POST', path: `/partner/webhooks/${encodeURIComponent(webhookId)}/test`, body: {}, auth: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /** GET /partner/webhooks/{id}/deliveries: the endpoint's delivery log, newest first. */
+  listWebhookDeliveries(webhookId: string, query: WebhookDeliveriesQuery = {}, options: CallOptions = {}): Promise<WebhookDeliveryLog> {
+    return this.call({ method: 'GET', path: `/partner/webhooks/${encodeURIComponent(webhookId)}/deliveries`, query, auth: 'required', idempotent: true, signal: options.signal });
+  }
+
+  /** POST /partner/webhooks/deliveries/{id}/retry: sends a delivery again now. Not retried. */
+  retryWebhookDelivery(deliveryId: string, options: CallOptions = {}): Promise<WebhookDelivery> {
+    return this.call({ method: 'POST', path: `/partner/webhooks/deliveries/${encodeURIComponent(deliveryId)}/retry`, body: {}, auth: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /**
+   * Reads the order every `intervalMs` until its status is one of `statuses` (or `until` holds),
+   * and returns it. Throws WaitForStatusError when the order reaches a final status that is not
+   * awaited, or when `timeoutMs` passes.
+   */
+  async waitForStatus(
+    orderId: string,
+    until: OrderStatus | readonly OrderStatus[] | ((order: Order) => boolean),
+    options: WaitForStatusOptions = {},
+  ): Promise<Order> {
+    const matches =
+      typeof until === 'function' ? until : (order: Order) => (typeof until === 'string' ? [until] : until).includes(order.status);
+    const deadline = this.now() + (options.timeoutMs ?? 30 * 60_000);
+    for (;;) {
+      const order = await this.getOrder(orderId, options);
+      if (matches(order)) return order;
+      if (FINAL_STATUSES.includes(order.status)) throw new WaitForStatusError(`order ${order.short_id} ended ${order.status}`, order);
+      if (this.now() >= deadline) throw new WaitForStatusError(`order ${order.short_id} still ${order.status} after the wait`, order);
+      await this.sleep(options.intervalMs ?? 5000, options.signal);
+    }
+  }
+
+  private url(path: string, query: Record<string, QueryValue> | undefined): URL {
+    const url = new URL(`${this.baseUrl}${path}`);
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null) continue;
+      url.searchParams.set(name, typeof value === 'string' && isDecimal(name) ? decimalLiteral(value, name) : String(value));
+    }
+    return url;
+  }
+
+  private async call<T>(call: Call): Promise<T> {
+    const url = this.url(call.path, call.query);
+    const body = call.body === undefined ? '' : stringifyApiJson(call.body);
+    const key = this.options.apiKey;
+    if (call.auth === 'required' && key === undefined) throw new TypeError(`${call.method} ${call.path} needs an apiKey`);
+    for (let attempt = 0; ; attempt += 1) {
+      const headers: Record<string, string> = { accept: call.text === true ? 'image/svg+xml' : 'application/json', ...call.headers };
+      if (body !== '') headers['content-type'] = 'application/json';
+      if (key !== undefined && call.auth !== 'none') {
+        if (this.options.keyHeader === 'x-api-key') headers['x-api-key'] = key;
+        else headers.authorization = `Bearer ${key}`;
+        Object.assign(headers, await this.signer.headers(call.method, url, body, this.now()));
+      }
+      const retriesLeft = attempt < this.retry.retries;
+      let response: Response;
+      try {
+        response = await this.send(url, { method: call.method, headers, ...(body === '' ? {} : { body }) }, call.signal);
+      } catch (error) {
+        if (call.signal?.aborted === true) throw error;
+        if (!call.idempotent || !retriesLeft) throw new NetworkError(`${call.method} ${url.pathname}: ${(error as Error).message}`, { cause: error });
+        await this.sleep(backoffMs(attempt, this.retry, this.random), call.signal);
+        continue;
+      }
+      if (response.ok) {
+        const text = await response.text();
+        // 204 (a delete) has no body.
+        return (call.text === true ? text : text === '' ? undefined : parseApiJson(text)) as T;
+      }
+      const error = await this.error(response);
+      const wait = this.retryWait(error, attempt, call.idempotent && retriesLeft, retriesLeft);
+      if (wait === undefined) throw error;
+      await this.sleep(wait, call.signal);
+    }
+  }
+
+  /** How long to wait before the next try, or undefined to give up with `error`. */
+  private retryWait(error: PartnerApiError, attempt: number, mayRetryServerError: boolean, retriesLeft: boolean): number | undefined {
+    if (!retriesLeft || !isRetryableStatus(error.status)) return undefined;
+    if (error instanceof RateLimitError) {
+      if (error.retryAfterMs === undefined) return backoffMs(attempt, this.retry, this.random);
+      return error.retryAfterMs <= this.retry.maxDelayMs ? error.retryAfterMs : undefined;
+    }
+    return mayRetryServerError ? backoffMs(attempt, this.retry, this.random) : undefined;
+  }
+
+  private async error(response: Response): Promise<PartnerApiError> {
+    const text = await response.text();
+    let body: Record<string, unknown>;
+    try {
+      const parsed = parseApiJson(text);
+      body = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { detail: text };
+    } catch {
+      // A proxy's HTML page, say: kept as the detail.
+      body = { detail: text.slice(0, 500) || `HTTP ${response.status}` };
+    }
+    const requestId = response.headers.get('x-request-id') ?? undefined;
+    return errorFromResponse(response.status, body, requestId, retryAfterMs(response.headers.get('retry-after'), this.now()));
+  }
+
+  /** One try, bounded by timeoutMs and the caller's signal. */
+  private async send(url: URL, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
+    const controller = new AbortController();
+    const timeoutMs = this.options.timeoutMs ?? 30_000;
+    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const onAbort = (): void => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (signal?.aborted === true) throw signal.reason;
+      return await this.fetch(url, { ...init, signal: controller.signal });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Typed errors. Every error the API answers is `{"detail", "code"}` with the status DESIGN
+ * names; amount errors add the pair's limits in both units. The class says what a caller can do
+ * about it (fix the input, fix the key, wait, retry), the fields say the rest.
+ */
+import type { DecimalString, ErrorCode } from './types.js';
+
+/** An error response of the API. */
+export class PartnerApiError extends Error {
+  override readonly name: string = 'PartnerApiError';
+  /** The stable machine-readable code (the closed set of the document's Error schema). */
+  readonly code: ErrorCode;
+  /** What went wrong, in words for a person. */
+  readonly detail: string;
+  /** The request id the server answered with (X-Request-Id), to quote to support. */
+  readonly requestId: string | undefined;
+  /** Amount errors: the pair's limits, in coin_from. */
+  readonly min_amount: DecimalString | undefined;
+  readonly max_amount: DecimalString | undefined;
+  /** Amount errors (v1.1): the payouts at those limits, in coin_to. */
+  readonly min_amount_to: DecimalString | undefined;
+  readonly max_amount_to: DecimalString | undefined;
+
+  constructor(
+    /** HTTP status. */
+    readonly status: number,
+    /** The whole error body, amounts as decimal strings. */
+    readonly body: Readonly<Record<string, unknown>>,
+    requestId?: string,
+  ) {
+    const detail = typeof body.detail === 'string' ? body.detail : `HTTP ${status}`;
+    super(detail);
+    this.detail = detail;
+    this.code = (typeof body.code === 'string' ? body.code : 'internal') as ErrorCode;
+    this.requestId = requestId;
+    const text = (field: string): string | undefined => (typeof body[field] === 'string' ? body[field] : undefined);
+    this.min_amount = text('min_amount');
+    this.max_amount = text('max_amount');
+    this.min_amount_to = text('min_amount_to');
+    this.max_amount_to = text('max_amount_to');
+  }
+}
+
+/** 400: the request is malformed or a field is invalid (an address, an unknown coin). */
+export class BadRequestError extends PartnerApiError {
+  override readonly name = 'BadRequestError';
+}
+/** 401: no key, an invalid or revoked key, or a signature the server refused (code `invalid_signature`). */
+export class AuthenticationError extends PartnerApiError {
+  override readonly name = 'AuthenticationError';
+}
+/** 403: the partner account is not active, or the action is not permitted. */
+export class PermissionError extends PartnerApiError {
+  override readonly name = 'PermissionError';
+}
+/** 404: no such order for this partner. */
+export class NotFoundError extends PartnerApiError {
+  override readonly name = 'NotFoundError';
+}
+/** 409: the order is not in a state that allows this (a second sandbox deposit, an action too late). */
+export class ConflictError extends PartnerApiError {
+  override readonly name = 'ConflictError';
+}
+/** 422 `amount_out_of_range`: outside the pair's limits, given in both units. */
+export class AmountOutOfRangeError extends PartnerApiError {
+  override readonly name = 'AmountOutOfRangeError';
+}
+/** 422 `pair_unavailable`: the pair cannot be quoted now (inactive, disabled, no fresh price). */
+export class PairUnavailableError extends PartnerApiError {
+  override readonly name = 'PairUnavailableError';
+}
+/** 422 `quote_invalid`: the fixed quote is expired, used, or does not match the order. */
+export class QuoteInvalidError extends PartnerApiError {
+  override readonly name = 'QuoteInvalidError';
+}
+/** 422, other codes (`open_orders_limit`, `unprocessable`). */
+export class UnprocessableError extends PartnerApiError {
+  override readonly name = 'UnprocessableError';
+}
+/** 429: over the rate limit; `retryAfterMs` from Retry-After when the server sent one. */
+export class RateLimitError extends PartnerApiError {
+  override readonly name = 'RateLimitError';
+  constructor(
+    status: number,
+    body: Readonly<Record<string, unknown>>,
+    requestId: string | undefined,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(status, body, requestId);
+  }
+}
+/** 5xx: the server failed or is unavailable; idempotent calls were retried before this. */
+export class ServerError extends PartnerApiError {
+  override readonly name = 'ServerError';
+}
+
+/** The request got no HTTP answer (connection refused or reset, DNS, timeout). */
+export class NetworkError extends Error {
+  override readonly name = 'NetworkError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Waiting for an order's status ended without it (timeout, or a final status not waited for). */
+export class WaitForStatusError extends Error {
+  override readonly name = 'WaitForStatusError';
+  constructor(
+    message: string,
+    /** The order as last read. */
+    readonly order: unknown,
+  ) {
+    super(message);
+  }
+}
+
+const BY_CODE: Partial<Record<string, typeof PartnerApiError>> = {
+  amount_out_of_range: AmountOutOfRangeError,
+  pair_unavailable: PairUnavailableError,
+  quote_invalid: QuoteInvalidError,
+};
+const BY_STATUS: Partial<Record<number, typeof PartnerApiError>> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableError,
+};
+
+/** The typed error for an error response. */
+export function errorFromResponse(status: number, body: Record<string, unknown>, requestId: string | undefined, retryAfterMs: number | undefined): PartnerApiError {
+  if (status === 429) return new RateLimitError(status, body, requestId, retryAfterMs);
+  if (status >= 500) return new ServerError(status, body, requestId);
+  const code = typeof body.code === 'string' ? body.code : '';
+  const ErrorClass = BY_CODE[code] ?? BY_STATUS[status] ?? PartnerApiError;
+  return new ErrorClass(status, body, requestId);
+}
