@@ -148,6 +148,7 @@ export interface Stats {
 const WATCHED_TABLES = [
   'orders', 'order_events', 'deposit_addresses', 'partners', 'api_keys', 'idempotency_keys',
   'static_prices', 'currencies', 'payouts', 'simulated_deposits', 'simulator_faults', 'simulated_sends',
+  'webhook_endpoints', 'webhook_events', 'webhook_deliveries',
 ];
 
 export class FuzzContext {
@@ -166,6 +167,10 @@ export class FuzzContext {
       otherOrderId: string;
       /** Orders of the fuzz partner made with its sandbox key (POST /partner/sandbox/orders/{id}/deposit). */
       sandboxOrderIds: string[];
+      /** Webhook endpoints (issue 15): two of the fuzz partner's, one of the victim's, and one delivery of each. */
+      webhookIds: string[];
+      victimWebhookId: string;
+      deliveryIds: string[];
       currencyIds: string[];
       currencies: CurrencyRow[];
       coins: string[];
@@ -210,6 +215,22 @@ export class FuzzContext {
     const sandboxKey = (await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`, { sandbox: true })).json<{ api_key: string }>();
     const sandboxOrderIds: string[] = [];
     for (let i = 0; i < 3; i++) sandboxOrderIds.push((await createOrder(t, sandboxKey.api_key)).id);
+    const addWebhook = async (apiKey: string): Promise<string> => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/partner/webhooks',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        payload: JSON.stringify({ url: 'http://127.0.0.1:9/fuzz' }),
+      });
+      return res.json<{ id: string }>().id;
+    };
+    const webhookIds = [await addWebhook(partner.apiKey), await addWebhook(partner.apiKey)];
+    const victimWebhookId = await addWebhook(victim.apiKey);
+    const deliveryIds: string[] = [];
+    for (const [id, apiKey] of [[webhookIds[0], partner.apiKey], [victimWebhookId, victim.apiKey]] as const) {
+      const ping = await t.app.inject({ method: 'POST', url: `/api/v1/partner/webhooks/${id ?? ''}/test`, headers: { 'x-api-key': apiKey } });
+      deliveryIds.push(ping.json<{ id: string }>().id);
+    }
     // Amounts as text, exactly as written (toJson writes exact decimals).
     const currencies = JSON.parse(
       (await t.admin('GET', '/admin/v1/currencies')).body.replace(/"min_amount":([0-9.eE+-]+)/g, '"min_amount":"$1"'),
@@ -246,6 +267,9 @@ export class FuzzContext {
         shortId: order.short_id,
         otherOrderId: otherOrder.id,
         sandboxOrderIds,
+        webhookIds,
+        victimWebhookId,
+        deliveryIds,
         currencyIds: currencies.map((row) => row.id),
         currencies,
         coins: [...new Set(currencies.map((row) => row.coin))],
@@ -675,6 +699,8 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       params: { order_id: fc.oneof(fc.constantFrom(...ids.sandboxOrderIds), orderIds, fc.constantFrom(ids.shortId, 'EX-AAAAAA')) },
       body: fields({ amount: fc.oneof(amountLiteral, literal(fc.constantFrom('0.01', '0', '-1', 'abc', '1e30'))) }),
     },
+    // Webhooks (issue 15): the caller's endpoints, the victim's (404) and unknown ids.
+    ...webhookSpecs(ids, text, bool, limit),
     {
       method: 'GET',
       path: '/api/v1/partner/addresses/validate',
@@ -790,6 +816,17 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     { method: 'GET', path: '/admin/v1/orders/:id', auth: 'admin', params: { id: orderIds } },
     { method: 'POST', path: '/admin/v1/orders/:id/fail', auth: 'admin', params: { id: orderIds }, body: fields({ reason: text(500) }) },
     { method: 'GET', path: '/admin/v1/health', auth: 'admin' },
+    { method: 'GET', path: '/admin/v1/webhooks', auth: 'admin', query: fields({ partner_id: partnerIds, limit }) },
+    { method: 'POST', path: '/admin/v1/webhooks/:id/disable', auth: 'admin', params: { id: fc.oneof(fc.constantFrom(...ids.webhookIds, ids.victimWebhookId), fc.uuid().map(String)) } },
+    { method: 'POST', path: '/admin/v1/webhooks/:id/enable', auth: 'admin', params: { id: fc.oneof(fc.constantFrom(...ids.webhookIds, ids.victimWebhookId), fc.uuid().map(String)) } },
+    {
+      method: 'GET',
+      path: '/admin/v1/webhooks/:id/deliveries',
+      auth: 'admin',
+      params: { id: fc.oneof(fc.constantFrom(...ids.webhookIds, ids.victimWebhookId), fc.uuid().map(String)) },
+      query: fields({ status: fc.constantFrom('pending', 'delivered', 'failed', 'lost'), limit }),
+    },
+    { method: 'POST', path: '/admin/v1/webhooks/deliveries/:id/retry', auth: 'admin', params: { id: fc.oneof(fc.constantFrom(...ids.deliveryIds), fc.uuid().map(String)) } },
     { method: 'GET', path: '/admin/v1/openapi.json', auth: 'admin' },
 
     // Operations, icons and the interactive docs.
@@ -832,3 +869,39 @@ export function describeStats(stats: Stats): string {
     .join(' ');
 }
 
+/** The partner's webhook routes (DESIGN §8): plausible URLs, event lists and the ids made in create(). */
+function webhookSpecs(
+  ids: FuzzContext['ids'],
+  text: (max: number) => fc.Arbitrary<string>,
+  bool: fc.Arbitrary<string>,
+  limit: fc.Arbitrary<string>,
+): RouteSpec[] {
+  const endpointIds = fc.oneof(fc.constantFrom(...ids.webhookIds, ids.victimWebhookId, ids.webhookIds[0]?.toUpperCase() ?? ''), fc.uuid().map(String), fc.constant('not-a-uuid'));
+  const url = fc.oneof(
+    literal(fc.constantFrom('http://127.0.0.1:9/hook', 'https://hooks.partner.example/x', 'http://[::1]:9/', 'ftp://hooks.partner.example/', 'https://user:pw@hooks.partner.example/', 'not a url', '')),
+    text(2100),
+  );
+  const events = fc.constantFrom('null', '["order.created"]', '["order.created","order.status_changed"]', '["ping"]', '[]', '"order.created"', '["order.created","order.created"]');
+  const description = fc.oneof(text(250), fc.constant('null'));
+  return [
+    { method: 'POST', path: '/api/v1/partner/webhooks', auth: 'partner', body: fields({ url, events, description }) },
+    { method: 'GET', path: '/api/v1/partner/webhooks', auth: 'partner' },
+    { method: 'PATCH', path: '/api/v1/partner/webhooks/:id', auth: 'partner', params: { id: endpointIds }, body: fields({ url, events, description, enabled: bool }) },
+    { method: 'DELETE', path: '/api/v1/partner/webhooks/:id', auth: 'partner', params: { id: endpointIds } },
+    { method: 'POST', path: '/api/v1/partner/webhooks/:id/rotate-secret', auth: 'partner', params: { id: endpointIds } },
+    { method: 'POST', path: '/api/v1/partner/webhooks/:id/test', auth: 'partner', params: { id: endpointIds } },
+    {
+      method: 'GET',
+      path: '/api/v1/partner/webhooks/:id/deliveries',
+      auth: 'partner',
+      params: { id: endpointIds },
+      query: fields({ status: fc.constantFrom('pending', 'delivered', 'failed', 'lost', ''), limit }),
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/partner/webhooks/deliveries/:id/retry',
+      auth: 'partner',
+      params: { id: fc.oneof(fc.constantFrom(...ids.deliveryIds), fc.uuid().map(String), fc.constant('x')) },
+    },
+  ];
+}
