@@ -1,13 +1,13 @@
 /**
  * "The same SQL the service runs per order", read off the service itself: the app is built
  * in-process once on an in-memory PGlite whose Kysely logs every compiled query, one
- * POST /api/v1/partner/orders is injected, and the statements it ran (BEGIN, nextval, insert
- * order, insert deposit address, insert event, COMMIT) are kept with their parameters. The key is
+ * POST /api/v1/partner/orders is injected, and the statements it ran (one: the select of
+ * create_partner_order, migration 0020) are kept with their parameters. The key is
  * used once before the capture, as under load: its row then comes from the API key cache (read
  * again once per CACHE_REFRESH_MS, not per request), so the ceiling does not pay a lookup the
  * service does not make. `pgbenchScript` turns that into a pgbench script; pglite-loop.ts replays it raw.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,7 +38,8 @@ export type ParameterRole =
   | 'address'
   | 'n'
   | 'now'
-  | 'expires_at';
+  | 'expires_at'
+  | 'max_open_orders';
 
 export interface CapturedRequest {
   statements: CapturedStatement[];
@@ -110,6 +111,16 @@ export async function captureOrderSql(): Promise<OrderSqlCapture> {
 
     // An index no other parameter can equal, so the derivation index is recognised below.
     await sql`select setval('deposit_index_btc', ${DERIVATION_MARK - 1})`.execute(db);
+    // Steady state for deposit addresses too: the first order draws a block of indexes and the
+    // service derives addresses ahead, so the captured order takes a ready one (one draw per
+    // block of orders is the service's only other statement, left out of the ceiling).
+    const first = await app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      payload: ORDER_BODY,
+    });
+    if (first.statusCode !== 201) throw new Error(`capture warm-up order failed: ${first.statusCode} ${first.body}`);
     const created: CapturedStatement[] = (statements = []);
     const response = await app.inject({
       method: 'POST',
@@ -119,6 +130,7 @@ export async function captureOrderSql(): Promise<OrderSqlCapture> {
     });
     statements = undefined;
     if (response.statusCode !== 201) throw new Error(`capture order failed: ${response.statusCode} ${response.body}`);
+    if (created.some((statement) => DRAW.test(statement.sql))) created.splice(0, created.length, ...created.filter((statement) => !DRAW.test(statement.sql)));
     const order = response.json<{ id: string; short_id: string; deposit_address: string; created_at: string; expires_at: string }>();
     const currencies = await sql<{ id: string; coin: string }>`select id, coin from currencies where (coin, network) in (('BTC', 'BTC'), ('ETH', 'ETH'))`.execute(db);
     const currencyId = (coin: string) => currencies.rows.find((row) => row.coin === coin)?.id;
@@ -155,6 +167,75 @@ export async function captureOrderSql(): Promise<OrderSqlCapture> {
   }
 }
 
+/** The stock's draw of a block of deposit indexes (one per block of orders, not per order). */
+const DRAW = /^select nextval\(\$1::regclass\) as n from generate_series/i;
+/** The order's one statement (migration 0020). */
+const CREATE = /^(select .*) from create_partner_order\(\$1::jsonb, \$2::jsonb, \$3::jsonb, \$4::text, \$5::integer\)$/is;
+
+/**
+ * The order's statement for pgbench: the service's select of create_partner_order with the
+ * captured rows as literals, and what must differ per order made by the server: a new uuid for
+ * the order and its event, a short id and an address from `n` (pgbench's \set, 52 random bits:
+ * no collision in any run), the database's ids, times and the bench partner's open-order cap from -D. The extra work (a uuid, a
+ * few jsonb concatenations) is the ceiling's, so it can only lower the ceiling's rate.
+ */
+function createStatement(select: string, parameters: unknown[]): string[] {
+  const [order, deposit, event, idempotencyKey] = parameters;
+  const json = (value: unknown) => `${literal(value)}::jsonb`;
+  const shortId = "upper(lpad(to_hex(:n::bigint >> 24), 8, '0')) || '-' || upper(lpad(to_hex(:n::bigint & 16777215), 6, '0'))";
+  return [
+    '\\set n random(1, 4503599627370495)',
+    `${select} from (select gen_random_uuid() as new_id) o, create_partner_order(` +
+      `${json(order)} || jsonb_build_object('id', o.new_id, 'short_id', ${shortId}, 'deposit_address', 'bc1qpgbench' || :n, ` +
+      `'partner_id', :partner_id::text, 'currency_from_id', :currency_from_id::text, 'currency_to_id', :currency_to_id::text, ` +
+      `'created_at', :now::text, 'updated_at', :now::text, 'expires_at', :expires_at::text), ` +
+      `${json(deposit)} || jsonb_build_object('derivation_index', :n::bigint), ` +
+      `${json(event)} || jsonb_build_object('id', gen_random_uuid(), 'order_id', o.new_id, 'created_at', :now::text), ` +
+      `${literal(idempotencyKey)}::text, :max_open_orders::integer);`,
+  ];
+}
+
+/** Whether a captured statement is the order's one statement. */
+export function isCreateStatement(sql: string): boolean {
+  return CREATE.test(sql.trim());
+}
+
+/** The order statement's parameters for another order: fresh ids, this database's ids and times. */
+export function createParameters(
+  parameters: unknown[],
+  order: {
+    id: string;
+    shortId: string;
+    address: string;
+    n: number;
+    partnerId: string;
+    currencyFromId: string;
+    currencyToId: string;
+    now: Date;
+    expiresAt: Date;
+    maxOpenOrders: number;
+  },
+): unknown[] {
+  const [orderJson, depositJson, eventJson, idempotencyKey] = parameters;
+  const row = JSON.parse(String(orderJson)) as Record<string, unknown>;
+  const deposit = JSON.parse(String(depositJson)) as Record<string, unknown>;
+  const event = JSON.parse(String(eventJson)) as Record<string, unknown>;
+  Object.assign(row, {
+    id: order.id,
+    short_id: order.shortId,
+    deposit_address: order.address,
+    partner_id: order.partnerId,
+    currency_from_id: order.currencyFromId,
+    currency_to_id: order.currencyToId,
+    created_at: order.now,
+    updated_at: order.now,
+    expires_at: order.expiresAt,
+  });
+  Object.assign(deposit, { derivation_index: order.n });
+  Object.assign(event, { id: randomUUID(), order_id: order.id, created_at: order.now });
+  return [JSON.stringify(row), JSON.stringify(deposit), JSON.stringify(event), idempotencyKey, order.maxOpenOrders];
+}
+
 /** Values the nextval statement of the script draws per order (the rest come from -D). */
 const PER_ORDER: ReadonlySet<ParameterRole | null> = new Set(['n', 'order_id', 'short_id', 'address']);
 const SQL_KEYWORD = /^(begin|commit)$/i;
@@ -174,22 +255,29 @@ function literal(value: unknown): string {
 }
 
 /**
- * The capture as a pgbench script (run with `-M extended`, as the pg driver sends parameters):
+ * The capture as a pgbench script (run with `-M prepared`: the service sends these statements as named prepared statements):
  * per-database ids come from -D variables (key_id, partner_id, currency_from_id,
- * currency_to_id, now, expires_at), per-order values from the nextval statement through
- * \gset (n, order_id, short_id, address: unique like the service's), constants as literals.
+ * currency_to_id, now, expires_at), per-order values from `\set n` and the server (the order
+ * statement: createStatement), constants as literals.
  */
 export function pgbenchScript(capture: CapturedRequest, request: string): string {
-  const variables = [...new Set(capture.roles.flat())].filter((role) => role !== null && !PER_ORDER.has(role));
+  const creates = capture.statements.some((statement) => CREATE.test(statement.sql.trim()));
+  const roles = [...capture.roles.flat(), ...(creates ? (['partner_id', 'currency_from_id', 'currency_to_id', 'now', 'expires_at', 'max_open_orders'] as const) : [])];
+  const variables = [...new Set(roles)].filter((role) => role !== null && !PER_ORDER.has(role));
   const lines = [
     `-- Generated by bench/capture-sql.ts from one ${request} (bench/run.ts rewrites it on every run).`,
-    '-- The statements the service ran, in order, with the same transaction shape; run with pgbench -M extended',
+    '-- The statements the service ran, in order, with the same transaction shape; run with pgbench -M prepared',
     `-- and ${variables.map((name) => `-D ${name}=...`).join(' ')}`,
   ];
   capture.statements.forEach((statement, i) => {
     const text = statement.sql.trim();
     if (SQL_KEYWORD.test(text)) {
       lines.push(`${text.toUpperCase()};`);
+      return;
+    }
+    const create = CREATE.exec(text);
+    if (create !== null) {
+      lines.push(...createStatement(create[1] ?? '', statement.parameters));
       return;
     }
     const nextval = /^select nextval\(\$1::regclass\) as n$/i.test(text);

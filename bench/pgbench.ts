@@ -1,7 +1,8 @@
 /**
  * The database ceiling: pgbench running a script of the service's own SQL against the same
  * database, with as many clients as the service's connection pool, for the same duration.
- * Per-transaction latencies come from pgbench's -l log (microseconds).
+ * Per-transaction latencies come from pgbench's -l log (microseconds). `-M prepared`, as the
+ * service sends its order statements (named prepared statements, src/db/prepared-statements.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -39,7 +40,7 @@ export async function runPgbench(options: PgbenchOptions): Promise<PgbenchResult
   const args = [
     'pgbench',
     '-n',
-    '-M', 'extended',
+    '-M', 'prepared',
     '-c', String(options.clients),
     '-j', '1',
     '-T', String(options.duration),

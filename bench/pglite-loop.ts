@@ -1,6 +1,6 @@
 /**
- * The PGlite ceiling: the captured statements of one order creation replayed raw on a
- * file-backed PGlite (as the server's), one order after another, in a process pinned to the
+ * The PGlite ceiling: the captured statement(s) of one order creation replayed raw on a
+ * file-backed PGlite (as the server's), with fresh ids per order, one order after another, in a process pinned to the
  * server's core. No HTTP, JSON, validation, pricing or address derivation: just the engine.
  *
  * Run as a child: `node --import tsx bench/pglite-loop.ts <capture.json> <seconds>` prints
@@ -18,7 +18,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/schema/index.js';
 import { TYPE_PARSERS } from '../src/db/type-parsers.js';
-import type { OrderSqlCapture, ParameterRole } from './capture-sql.js';
+import { createParameters, isCreateStatement, type OrderSqlCapture, type ParameterRole } from './capture-sql.js';
 import { percentile } from './load.js';
 import { pinned, REPO_ROOT, type CpuPlan } from './server.js';
 
@@ -74,6 +74,7 @@ async function main(captureFile: string, seconds: number): Promise<void> {
       currency_to_id: currencies.rows.find((row) => row.coin === 'ETH')?.id,
     };
 
+    let sequence = 0;
     const oneOrder = async () => {
       const now = new Date();
       const values: Partial<Record<ParameterRole, unknown>> = { ...fixed, now, expires_at: new Date(now.getTime() + 30 * 60_000) };
@@ -83,6 +84,25 @@ async function main(captureFile: string, seconds: number): Promise<void> {
           const role = roles[j];
           return role === null || role === undefined ? value : values[role];
         });
+        if (isCreateStatement(statement.sql)) {
+          sequence += 1;
+          await client.query(
+            statement.sql,
+            createParameters(statement.parameters, {
+              id: randomUUID(),
+              shortId: `PL-${sequence.toString(36).toUpperCase().padStart(6, '0')}`,
+              address: `bc1qpgliteloop${sequence}`,
+              n: sequence,
+              partnerId,
+              currencyFromId: String(fixed.currency_from_id),
+              currencyToId: String(fixed.currency_to_id),
+              now,
+              expiresAt: new Date(now.getTime() + 30 * 60_000),
+              maxOpenOrders: 1_000_000,
+            }),
+          );
+          continue;
+        }
         const result = await client.query<{ n?: number }>(statement.sql, parameters);
         const n = /nextval/.test(statement.sql) ? result.rows[0]?.n : undefined;
         if (n !== undefined) {

@@ -185,8 +185,9 @@ async function withServer<T>(
   engine: 'postgres' | 'pglite',
   label: string,
   body: (server: RunningServer, partner: Partner, loaded: Loaded) => Promise<T>,
+  processes = 1,
 ): Promise<T> {
-  const server = await startServer({ engine, label, plan, cpuProfDir: flags.profile ? path.join(PROFILE_DIR, label) : undefined });
+  const server = await startServer({ engine, label, plan, processes, cpuProfDir: flags.profile ? path.join(PROFILE_DIR, label) : undefined });
   const loaded: Loaded = { cpuSeconds: server.cpuSeconds, windows: [] };
   try {
     const partner = await createPartner(server);
@@ -282,8 +283,15 @@ function pgbenchSide(runs: Awaited<ReturnType<typeof runPgbench>>[]): Side {
   return { rps: transactions / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed };
 }
 
-async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, createScript: string, getScript: string): Promise<Measure[]> {
-  return withServer(plan, 'postgres', 'orders-pg', async (server, partner, loaded) => {
+/**
+ * POST and GET order on PostgreSQL. `processes` 2: the service as WEB_CONCURRENCY=2 (two API
+ * processes on one port, unpinned: both cores, which the load generator and PostgreSQL share),
+ * its CPU and RSS summed over the primary and its workers; the measures are named `-2p`.
+ */
+async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, createScript: string, getScript: string, processes = 1): Promise<Measure[]> {
+  const suffix = processes === 1 ? '' : `-${processes}p`;
+  const shown = processes === 1 ? '' : `, ${processes} processes`;
+  return withServer(plan, 'postgres', `orders-pg${suffix}`, async (server, partner, loaded) => {
     const databaseUrl = server.databaseUrl ?? '';
     const headers = { authorization: `Bearer ${partner.apiKey}`, 'content-type': 'application/json' };
     const post: HttpTarget = { url: `${server.url}/api/v1/partner/orders`, method: 'POST', headers, body: capture.body, expectStatus: 201 };
@@ -297,10 +305,12 @@ async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, createScr
       currency_to_id: ids.ETH,
       now: now.toISOString(),
       expires_at: new Date(now.getTime() + 30 * 60_000).toISOString(),
+      // The bench partner's own cap (see createPartnerOver above), as the service passes it.
+      max_open_orders: '1000000',
     };
     const results: Measure[] = [];
-    if (wanted('orders-post-pg')) {
-      log(`orders-post-pg: ${ROUNDS} × ${RUN_SECONDS} s each of pgbench (${PG_CLIENTS} clients) and the service`);
+    if (wanted(`orders-post-pg${suffix}`)) {
+      log(`orders-post-pg${suffix}: ${ROUNDS} × ${RUN_SECONDS} s each of pgbench (${PG_CLIENTS} clients) and the service`);
       await warm(post);
       const appRuns: (LoadResult & { cpu: number })[] = [];
       const benchRuns: Awaited<ReturnType<typeof runPgbench>>[] = [];
@@ -308,13 +318,13 @@ async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, createScr
         async () => void benchRuns.push(await runPgbench({ databaseUrl, scripts: [createScript], clients: PG_CLIENTS, duration: RUN_SECONDS, defines, plan })),
         async () => void appRuns.push(await loadRun(post, loaded, RUN_SECONDS)),
       );
-      const app = httpSide(appRuns, 'orders-post-pg');
-      log('orders-post-pg: service at half rate');
+      const app = httpSide(appRuns, `orders-post-pg${suffix}`);
+      log(`orders-post-pg${suffix}: service at half rate`);
       const half = await halfRate(post, app.rps, loaded);
       const ceiling = pgbenchSide(benchRuns);
       results.push({
-        name: 'orders-post-pg',
-        measure: 'POST /partner/orders (PostgreSQL)',
+        name: `orders-post-pg${suffix}`,
+        measure: `POST /partner/orders (PostgreSQL${shown})`,
         ceilingName: `pgbench, same SQL (${PG_CLIENTS} clients = pool size)`,
         goal: 0.8,
         app,
@@ -324,7 +334,7 @@ async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, createScr
         peakRssMb: mb(server.memory().peak),
       });
     }
-    if (wanted('orders-get-pg')) {
+    if (wanted(`orders-get-pg${suffix}`)) {
       // 64 orders of this partner, read in turn by the service and by pgbench.
       const orderIds: string[] = [];
       for (let i = 0; i < 64; i++) {
@@ -337,7 +347,7 @@ async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, createScr
         requests: orderIds.map((id) => ({ method: 'GET', path: `/api/v1/partner/orders/${id}` })),
       };
       const scripts = await orderGetScripts(getScript, orderIds);
-      log(`orders-get-pg: ${ROUNDS} × ${RUN_SECONDS} s each of pgbench (${PG_CLIENTS} clients) and the service`);
+      log(`orders-get-pg${suffix}: ${ROUNDS} × ${RUN_SECONDS} s each of pgbench (${PG_CLIENTS} clients) and the service`);
       await warm(get);
       const appRuns: (LoadResult & { cpu: number })[] = [];
       const benchRuns: Awaited<ReturnType<typeof runPgbench>>[] = [];
@@ -346,13 +356,13 @@ async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, createScr
         async () => void benchRuns.push(await runPgbench({ databaseUrl, scripts, clients: PG_CLIENTS, duration: RUN_SECONDS, defines: getDefines, plan })),
         async () => void appRuns.push(await loadRun(get, loaded, RUN_SECONDS)),
       );
-      const app = httpSide(appRuns, 'orders-get-pg');
-      log('orders-get-pg: service at half rate');
+      const app = httpSide(appRuns, `orders-get-pg${suffix}`);
+      log(`orders-get-pg${suffix}: service at half rate`);
       const half = await halfRate(get, app.rps, loaded);
       const ceiling = pgbenchSide(benchRuns);
       results.push({
-        name: 'orders-get-pg',
-        measure: 'GET /partner/orders/{id} (PostgreSQL)',
+        name: `orders-get-pg${suffix}`,
+        measure: `GET /partner/orders/{id} (PostgreSQL${shown})`,
         ceilingName: `pgbench, same select (${PG_CLIENTS} clients)`,
         goal: 0.8,
         app,
@@ -363,7 +373,7 @@ async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, createScr
       });
     }
     return results;
-  });
+  }, processes);
 }
 
 /** The generated order-get script with each order id filled in: one copy per id, drawn evenly. */
@@ -516,6 +526,14 @@ function report(plan: CpuPlan, measures: Measure[], soakResult: Soak | undefined
     '',
     ...frameworkFloor(measures),
   ];
+  if (measures.some((m) => m.name.endsWith('-2p'))) {
+    lines.push(
+      '"2 processes" rows: the service as WEB_CONCURRENCY=2 (node:cluster, one port), not pinned: its two API processes, ' +
+        'PostgreSQL, pgbench and the load generator all share the 2 cores, so these rows show what a second process buys ' +
+        'on this machine, not on one with a core per process. CPU µs/req and peak RSS are summed over the primary and both workers.',
+      '',
+    );
+  }
   for (const m of measures.filter((m) => m.app.failed > 0 || m.halfRate.failed > 0)) {
     lines.push(`- ${m.measure}: ${m.app.failed} failed answers saturated, ${m.halfRate.failed} at half rate.`);
   }
@@ -610,6 +628,7 @@ async function main(): Promise<void> {
     );
   }
   if (wanted('orders-post-pg') || wanted('orders-get-pg')) measures.push(...(await ordersPostgres(plan, capture, createScript, getScript)));
+  if (wanted('orders-post-pg-2p') || wanted('orders-get-pg-2p')) measures.push(...(await ordersPostgres(plan, capture, createScript, getScript, 2)));
   if (wanted('orders-post-pglite')) measures.push(await ordersPglite(plan, capture));
   const soakResult = SOAK > 0 && wanted('soak') ? await soak(plan, capture) : undefined;
 

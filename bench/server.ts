@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -73,6 +73,11 @@ export interface ServerOptions {
    */
   cpuProfDir?: string | undefined;
   env?: Record<string, string>;
+  /**
+   * API processes (WEB_CONCURRENCY, PostgreSQL only), default 1. Above 1 the server is not
+   * pinned (its processes may use every core), and CPU and RSS are summed over its processes.
+   */
+  processes?: number;
 }
 
 export interface RunningServer {
@@ -96,6 +101,7 @@ export const PRODUCTION_LIKE_ENV: Readonly<Record<string, string>> = {
 };
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const processes = options.processes ?? 1;
   const dataDir = await mkdtemp(path.join(tmpdir(), `bench-${options.label}-`));
   const adminToken = randomBytes(36).toString('base64url');
   let databaseUrl: string | undefined;
@@ -122,10 +128,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         SECRETS_KEY: randomBytes(32).toString('hex'),
         ADMIN_TOKEN: adminToken,
         ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl, DEPOSIT_XPUB_BTC: TEST_ZPUB }),
+        ...(processes > 1 ? { WEB_CONCURRENCY: String(processes) } : {}),
         ...options.env,
       },
       nodeOptions: options.cpuProfDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir],
-      wrapper: options.plan.taskset ? ['taskset', '-c', options.plan.serverCpu] : [],
+      wrapper: options.plan.taskset && processes === 1 ? ['taskset', '-c', options.plan.serverCpu] : [],
       logFile: path.join(dataDir, 'server.log'),
       timeoutMs: 90_000,
     });
@@ -139,8 +146,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     pid,
     adminToken,
     databaseUrl,
-    memory: () => readMemory(pid),
-    cpuSeconds: () => readCpuSeconds(pid),
+    memory: () => processTree(pid).reduce((sum, one) => {
+      const memory = readMemory(one);
+      return { rss: sum.rss + memory.rss, peak: sum.peak + memory.peak };
+    }, { rss: 0, peak: 0 }),
+    cpuSeconds: () => processTree(pid).reduce((sum, one) => sum + readCpuSeconds(one), 0),
     async stop() {
       // Graceful, so that --cpu-prof writes its profile; SIGKILL after 20 s.
       await server.stop(20_000);
@@ -157,6 +167,32 @@ async function adminQuery(statement: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The process and its descendants (a WEB_CONCURRENCY primary's workers), from /proc. Summed peaks
+ * are an upper bound: the processes need not peak at the same moment.
+ */
+export function processTree(root: number): number[] {
+  let parents: Map<number, number[]>;
+  try {
+    parents = new Map();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  } catch {
+    return [root];
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(parents.get(tree[i] ?? -1) ?? []));
+  return tree;
 }
 
 /** VmRSS and VmHWM (peak) from /proc, in bytes; zeros where /proc is unavailable. */

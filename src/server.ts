@@ -1,6 +1,8 @@
+import cluster from 'node:cluster';
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import path from 'node:path';
+import { runApiCluster, webConcurrency } from './api-cluster.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
@@ -64,7 +66,26 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
+/**
+ * WEB_CONCURRENCY=N (N > 1) with DATABASE_URL: this process becomes the primary of N API
+ * processes on one port (src/api-cluster.ts). Embedded (PGlite), one process: it is said once.
+ */
+function start(): Promise<void> {
+  const processes = webConcurrency(process.env);
+  if (processes > 1 && cluster.isPrimary) {
+    if (process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '') {
+      runApiCluster(processes);
+      return Promise.resolve();
+    }
+    console.error(
+      `WEB_CONCURRENCY=${processes} ignored: the embedded PGlite store serves one process; ` +
+        'set DATABASE_URL (PostgreSQL) to run several API processes',
+    );
+  }
+  return main();
+}
+
+start().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof DataDirLockedError) {
     console.error(`cannot start: ${error.message}`);
   } else {

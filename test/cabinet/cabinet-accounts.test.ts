@@ -8,7 +8,7 @@ import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../src/services/cabinet-accounts.js';
 import { runAdminCli } from '../helpers/admin-cli.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
-import { CabinetClient, cabinetPerson, invitationPath } from './cabinet-client.js';
+import { CabinetClient, cabinetPerson, invitationPath } from '../helpers/cabinet-client.js';
 
 const PASSWORD = 'velvet orbit canyon lantern';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
-import { cabinetPerson, type CabinetClient } from './cabinet-client.js';
+import { cabinetPerson, type CabinetClient } from '../helpers/cabinet-client.js';
 
 const PASSWORD = 'marble tundra whistle pepper';
 const SANDBOX_ORDER = {
@@ -102,5 +102,35 @@ describe('cabinet pages', () => {
     assert.equal((await client.post('/cabinet/settings', { markup_bps: '250' })).statusCode, 200);
     const partner = await t.admin('GET', `/admin/v1/partners/${partnerId}`);
     assert.equal(partner.json<{ markup_bps: number }>().markup_bps, 250);
+  });
+
+  it('webhooks: an endpoint with its secret shown once, a test event in the delivery log, resend, rotate, disable, delete', async () => {
+    await client.get('/cabinet/webhooks');
+    const refused = await client.post('/cabinet/webhooks', { url: 'ftp://example.com/hook' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /role="alert">url /);
+    await client.get('/cabinet/webhooks');
+    const created = await client.post('/cabinet/webhooks', { url: 'http://127.0.0.1:9/hook', description: 'orders <feed>', events: 'order.created' });
+    assert.equal(created.statusCode, 201, created.body);
+    const secret = /id="new-secret" value="(whsec_[A-Za-z0-9+/=]+)"/.exec(created.body)?.[1];
+    assert.ok(secret !== undefined);
+    assert.match(created.body, /orders &lt;feed&gt;/);
+    const list = await client.get('/cabinet/webhooks');
+    assert.ok(!list.body.includes(secret), 'the secret is not shown again');
+    const id = /href="\/cabinet\/webhooks\/([0-9a-f-]{36})"/.exec(list.body)?.[1] ?? '';
+    await client.get(`/cabinet/webhooks/${id}`);
+    const tested = await client.post(`/cabinet/webhooks/${id}/test`, {});
+    assert.equal(tested.statusCode, 200, tested.body);
+    assert.match(tested.body, /<td data-label="Event">ping/);
+    const deliveryId = /action="\/cabinet\/webhooks\/deliveries\/([0-9a-f-]{36})\/resend"/.exec(tested.body)?.[1] ?? '';
+    assert.equal((await client.post(`/cabinet/webhooks/deliveries/${deliveryId}/resend`, {})).statusCode, 200);
+    const rotated = await client.post(`/cabinet/webhooks/${id}/rotate`, {});
+    const next = /id="new-secret" value="(whsec_[A-Za-z0-9+/=]+)"/.exec(rotated.body)?.[1];
+    assert.ok(next !== undefined && next !== secret);
+    assert.match((await client.post(`/cabinet/webhooks/${id}/disable`, {})).body, /State<\/dt><dd>disabled/);
+    assert.match((await client.post(`/cabinet/webhooks/${id}/enable`, {})).body, /State<\/dt><dd>enabled/);
+    const deleted = await client.post(`/cabinet/webhooks/${id}/delete`, {});
+    assert.match(deleted.body, /No endpoints yet/);
+    assert.equal((await client.get(`/cabinet/webhooks/${id}`)).statusCode, 404);
   });
 });

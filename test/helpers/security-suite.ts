@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { CabinetClient } from './cabinet-client.js';
 import type { TestApp } from './test-app.js';
 
 /**
@@ -257,5 +258,91 @@ export function runSecuritySuite(name: string, target: SecurityTarget): void {
       const res = await send(bearer(owner.apiKey));
       assert.equal(res.statusCode, target.successStatus, res.body);
     });
+  });
+}
+
+/** One cabinet route, for the owner's resources. */
+export interface CabinetSuiteRoute {
+  method: 'GET' | 'POST';
+  /** The path naming the owner's resource (or a page of the owner's own data). */
+  path: string;
+  /** Form fields of a POST (the suite adds the CSRF token where it tests one). */
+  fields?: Record<string, string>;
+  /** What the owner's signed-in person gets. */
+  ownerStatus: number;
+  /**
+   * True when the path names a resource (an order, key, endpoint, delivery): another partner's
+   * person gets 404, its existence not revealed. False for the pages of one's own data (the
+   * lists, settings): another partner's person gets its own page, without the owner's data.
+   */
+  namesResource: boolean;
+}
+
+export interface CabinetSecurityTarget {
+  /** A signed-in person of the partner that owns the routes' resources. */
+  owner: () => CabinetClient;
+  /** A signed-in person of another, active partner. */
+  other: () => CabinetClient;
+  /** A browser with no session. */
+  anonymous: () => CabinetClient;
+  /** Text of the owner's data (order ids, key ids, endpoint URLs) that no other page may show. */
+  ownerMarkers: () => string[];
+  /** What the routes could change; every refused request must leave it as it was. */
+  state: () => Promise<unknown>;
+}
+
+/**
+ * The partner cabinet's checks (issue 16), run over each of its routes: without a session a
+ * route redirects to sign-in and changes nothing; another partner's person gets 404 for the
+ * owner's resources (and never sees the owner's data on its own pages); a change without the
+ * session's CSRF token is 403 and changes nothing; the owner succeeds. Routes run in order:
+ * put the ones that delete last.
+ */
+export function runCabinetSecuritySuite(name: string, target: CabinetSecurityTarget, routes: () => CabinetSuiteRoute[], count: number): void {
+  describe(`cabinet security: ${name}`, () => {
+    for (let index = 0; index < count; index++) {
+      const route = () => {
+        const found = routes()[index];
+        if (found === undefined) throw new Error(`no route ${index}`);
+        return found;
+      };
+      const send = async (client: CabinetClient, csrf?: string | null) => {
+        const { method, path, fields = {} } = route();
+        if (method === 'GET') return client.get(path);
+        // The form's page first, as a browser would have it: the token is the session's.
+        await client.get('/cabinet/account');
+        return client.post(path, fields, csrf === undefined ? {} : { csrf });
+      };
+
+      it(`route ${index + 1}: no session, another partner, no CSRF token: refused and unchanged; the owner succeeds`, async () => {
+        const { method, path, ownerStatus, namesResource } = route();
+        const before = await target.state();
+        const anonymous = await send(target.anonymous());
+        assert.equal(anonymous.statusCode, 303, `${method} ${path} without a session: ${anonymous.statusCode}`);
+        assert.equal(anonymous.headers.location, '/cabinet/login');
+        assert.deepEqual(await target.state(), before, `${method} ${path} without a session changed something`);
+
+        const other = await send(target.other());
+        if (namesResource) {
+          assert.equal(other.statusCode, 404, `${method} ${path} by another partner: ${other.statusCode}`);
+        }
+        // What the request itself carried may come back (a search box keeps its text): it tells nothing.
+        for (const marker of target.ownerMarkers().filter((text) => !path.includes(text))) {
+          assert.ok(!other.body.includes(marker), `${method} ${path} showed another partner the owner's ${marker}`);
+        }
+        assert.deepEqual(await target.state(), before, `${method} ${path} by another partner changed something`);
+
+        if (method === 'POST') {
+          const forged = await send(target.owner(), null);
+          assert.equal(forged.statusCode, 403, `${method} ${path} without the CSRF token: ${forged.statusCode}`);
+          const wrong = await send(target.owner(), target.other().csrf ?? 'x');
+          assert.equal(wrong.statusCode, 403, `${method} ${path} with another session's CSRF token: ${wrong.statusCode}`);
+          assert.deepEqual(await target.state(), before, `${method} ${path} without its CSRF token changed something`);
+        }
+
+        const owner = await send(target.owner());
+        assert.equal(owner.statusCode, ownerStatus, `${method} ${path} by the owner: ${owner.statusCode} ${owner.body.slice(0, 300)}`);
+      });
+    }
   });
 }

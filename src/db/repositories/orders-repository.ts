@@ -7,6 +7,7 @@ import {
   type CompiledQuery,
   type SelectQueryBuilder,
 } from 'kysely';
+import { preparedQuery } from '../prepared-statements.js';
 import type { Database, Db } from '../schema/index.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { NewOrder, OrderRow } from '../schema/orders.js';
@@ -37,20 +38,24 @@ interface PartnerOrderQueries<Row> {
   byShortId: CompiledQuery<Row>;
 }
 
-function compilePartnerOrderQueries<Row>(select: SelectQueryBuilder<Database, 'orders', Row>): PartnerOrderQueries<Row> {
+function compilePartnerOrderQueries<Row>(select: SelectQueryBuilder<Database, 'orders', Row>, prepareAs?: string): PartnerOrderQueries<Row> {
   const compile = (column: 'id' | 'short_id'): CompiledQuery<Row> => {
     const compiled = select.where('partner_id', '=', 'partner').where(column, '=', 'key').compile();
     if (compiled.parameters.length !== 2 || compiled.parameters[0] !== 'partner' || compiled.parameters[1] !== 'key') {
       throw new Error(`unexpected parameters of ${compiled.sql}`);
     }
-    return compiled;
+    return prepareAs === undefined ? compiled : preparedQuery<Row>(`${prepareAs}_by_${column}`, compiled.sql);
   };
   return { byId: compile('id'), byShortId: compile('short_id') };
 }
 
 const FULL_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').selectAll());
-/** The columns the partner's view is made of (db/views/partner-order-view.ts), and nothing else. */
-const PARTNER_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').select(PARTNER_ORDER_COLUMNS));
+/**
+ * The columns the partner's view is made of (db/views/partner-order-view.ts), and nothing else;
+ * a named prepared statement on PostgreSQL (GET /partner/orders/{id}: parsed and planned once
+ * per connection).
+ */
+const PARTNER_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').select(PARTNER_ORDER_COLUMNS), 'partner_order');
 
 /**
  * Runs a query compiled once with this request's parameters: no query building or compiling

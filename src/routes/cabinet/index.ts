@@ -11,6 +11,7 @@ import { registerCabinetOrders } from './orders.js';
 import { registerCabinetOverview } from './overview.js';
 import { registerCabinetSettings } from './settings.js';
 import { CabinetSessions } from './session.js';
+import { registerCabinetWebhooks } from './webhooks.js';
 
 /** Failed sign-ins allowed per client address, and per account, per minute (then 429 until the minute ends). */
 export const CABINET_SIGN_IN_FAILURES_PER_ADDRESS = 20;
@@ -43,6 +44,7 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     registerCabinetOrders(cabinet, services, sessions);
     registerCabinetOrderDetail(cabinet, services, sessions);
     registerCabinetKeys(cabinet, services, sessions);
+    registerCabinetWebhooks(cabinet, services, sessions);
     registerCabinetSettings(cabinet, services, sessions);
   });
 }

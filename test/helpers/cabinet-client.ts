@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { TestApp } from '../helpers/test-app.js';
+import type { TestApp } from './test-app.js';
 
 /**
  * A browser's share of the cabinet through app.inject: it keeps the cookies the app sets and

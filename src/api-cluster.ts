@@ -1,0 +1,69 @@
+import cluster, { type Worker } from 'node:cluster';
+import { ConfigError } from './config.js';
+
+/** Most API processes WEB_CONCURRENCY may ask for. */
+const MAX_PROCESSES = 64;
+
+/**
+ * `WEB_CONCURRENCY`: how many API processes serve the one port (node:cluster), default 1. Only
+ * with DATABASE_URL: the embedded PGlite store belongs to one process (its data directory is
+ * locked), so there the setting is ignored with a warning rather than refused, because some
+ * platforms set it by themselves.
+ */
+export function webConcurrency(env: NodeJS.ProcessEnv): number {
+  const raw = env.WEB_CONCURRENCY;
+  if (raw === undefined || raw === '') return 1;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PROCESSES) {
+    throw new ConfigError('WEB_CONCURRENCY', `must be an integer from 1 to ${MAX_PROCESSES}`);
+  }
+  return Number(raw);
+}
+
+/** A worker that dies this soon after its start is not restarted (it would fail again). */
+const CRASH_LOOP_MS = 5000;
+
+/**
+ * The primary of `processes` API processes: it serves nothing itself (the app is never loaded
+ * here), forks the workers, each a whole API process listening on the same port (the primary
+ * hands connections out round robin), restarts one that dies after it was up, and on SIGTERM or
+ * SIGINT stops them all gracefully before it exits. Only the first runs the lifecycle worker
+ * (when WORKER is not off); the others serve requests only.
+ */
+export function runApiCluster(processes: number): void {
+  const log = (message: string) => process.stderr.write(`${JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, msg: message })}\n`);
+  let stopping = false;
+  let exitCode = 0;
+  const started = new Map<Worker, { slot: number; at: number }>();
+  const fork = (slot: number) => {
+    const env = slot === 0 ? {} : { WORKER: 'off' };
+    started.set(cluster.fork(env), { slot, at: Date.now() });
+  };
+  cluster.on('exit', (worker, code, signal) => {
+    const info = started.get(worker);
+    started.delete(worker);
+    if (stopping) {
+      if (started.size === 0) process.exit(exitCode);
+      return;
+    }
+    if (info === undefined) return;
+    if (Date.now() - info.at < CRASH_LOOP_MS) {
+      log(`API process ${worker.process.pid} exited at start (${signal ?? code}); stopping the others`);
+      stop(1);
+      return;
+    }
+    log(`API process ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    fork(info.slot);
+  });
+  const stop = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    exitCode = code;
+    // A worker that does not stop within its own 10 s limit must not keep the primary forever.
+    setTimeout(() => process.exit(1), 15_000).unref();
+    if (started.size === 0) process.exit(exitCode);
+    for (const worker of started.keys()) worker.process.kill('SIGTERM');
+  };
+  process.once('SIGTERM', () => stop(0));
+  process.once('SIGINT', () => stop(0));
+  for (let slot = 0; slot < processes; slot++) fork(slot);
+}

@@ -1,0 +1,207 @@
+import type { FastifyReply } from 'fastify';
+import type { App, Services } from '../../app-types.js';
+import type { WebhookEndpointRow } from '../../db/schema/webhooks.js';
+import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from '../../domain/webhook-events.js';
+import { ApiError } from '../../errors.js';
+import { html, type Html } from './html.js';
+import { csrfField, errorPage, page, time } from './layout.js';
+import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const DELIVERIES_SHOWN = 50;
+
+/** The secret of a new or rotated endpoint, shown once as an API key is. */
+function secretBox(title: string, secret: string): Html {
+  return html`<section class="secret" aria-labelledby="secret-title">
+<h2 id="secret-title">${title}</h2>
+<p>Your receiver verifies every delivery with this signing secret (Standard Webhooks). Copy it now: it is shown only this once.</p>
+<label>Signing secret <input type="text" id="new-secret" value="${secret}" readonly spellcheck="false" autocomplete="off"></label>
+<p><button type="button" data-copy="new-secret" hidden>Copy secret</button> <span id="new-secret-status" role="status"></span></p>
+</section>`;
+}
+
+function endpointState(endpoint: WebhookEndpointRow): string {
+  if (endpoint.enabled) return endpoint.failing_since === null ? 'enabled' : 'enabled, failing';
+  return endpoint.disabled_reason === 'operator' ? 'disabled by the operator' : endpoint.disabled_reason === 'failing' ? 'disabled after 5 days of failures' : 'disabled';
+}
+
+/**
+ * The partner's webhooks (DESIGN §8 and §9), through the webhooks service the partner API uses
+ * (WebhookEndpoints, scoped to the partner: another partner's endpoint or delivery is a 404):
+ * endpoints with their secret shown once, the delivery log, resend, test, rotate, disable,
+ * delete.
+ */
+export function registerCabinetWebhooks(app: App, { webhooks }: Services, sessions: CabinetSessions): void {
+  const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
+  /** A refusal of the service as a page: its message is written for the partner. */
+  const refusal = (reply: FastifyReply, error: unknown, render: (problem: string) => Promise<string>) => {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.code === 'not_found') return send(reply, errorPage('Not found', 'There is no webhook endpoint or delivery of yours with this id.'), 404);
+    return render(error.message).then((body) => send(reply, body, error.status));
+  };
+
+  const listPage = async (session: CabinetSession, options: { secret?: string; problem?: string; notice?: string } = {}) => {
+    const endpoints = await webhooks.list(session.partnerId);
+    return page({
+      title: 'Webhooks',
+      session,
+      active: '/cabinet/webhooks',
+      notice: options.notice,
+      body: html`${options.secret === undefined ? '' : secretBox('Your new endpoint', options.secret)}
+<h2>Your endpoints</h2>
+${endpoints.length === 0
+  ? html`<p>No endpoints yet: add one to be told of every order's changes.</p>`
+  : html`<div class="table-wrap"><table class="responsive">
+<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
+<tbody>${endpoints.map(
+  (endpoint) => html`<tr>
+<td data-label="URL"><a class="mono" href="/cabinet/webhooks/${endpoint.id}">${endpoint.url}</a>${endpoint.description === null ? '' : html`<br><span class="hint">${endpoint.description}</span>`}</td>
+<td data-label="Events">${endpoint.events === null ? 'all' : endpoint.events.join(', ')}</td>
+<td data-label="State">${endpointState(endpoint)}</td>
+<td data-label="Created">${time(endpoint.created_at)}</td>
+</tr>`,
+)}</tbody></table></div>`}
+<h2>Add an endpoint</h2>
+<form method="post" action="/cabinet/webhooks" class="stack">
+  ${csrfField(session.csrf)}
+  ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
+  <label>URL <input type="url" name="url" required maxlength="2048" placeholder="https://example.com/webhooks/exchange"></label>
+  <label>Description (optional) <input type="text" name="description" maxlength="200"></label>
+  <fieldset>
+    <legend>Events (none checked: all)</legend>
+    ${SUBSCRIBABLE_EVENT_TYPES.map((type) => html`<label class="check"><input type="checkbox" name="events" value="${type}"> ${type}</label>`)}
+  </fieldset>
+  <button type="submit">Add endpoint</button>
+</form>`,
+    });
+  };
+
+  const detailPage = async (session: CabinetSession, id: string, options: { secret?: string; notice?: string; problem?: string } = {}) => {
+    const endpoint = await webhooks.get(id, session.partnerId);
+    const deliveries = await webhooks.deliveries(id, session.partnerId, { limit: DELIVERIES_SHOWN });
+    const action = (path: string, label: string, style = '') =>
+      html`<form method="post" action="/cabinet/webhooks/${endpoint.id}/${path}" class="inline">${csrfField(session.csrf)}<button type="submit"${style === '' ? '' : html` class="${style}"`}>${label}</button></form>`;
+    return page({
+      title: 'Webhook endpoint',
+      session,
+      active: '/cabinet/webhooks',
+      notice: options.notice,
+      body: html`${options.secret === undefined ? '' : secretBox('Your new signing secret', options.secret)}
+${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
+<dl class="facts">
+<dt>URL</dt><dd class="mono">${endpoint.url}</dd>
+<dt>Description</dt><dd>${endpoint.description ?? '—'}</dd>
+<dt>Events</dt><dd>${endpoint.events === null ? 'all' : endpoint.events.join(', ')}</dd>
+<dt>State</dt><dd>${endpointState(endpoint)}${endpoint.failing_since === null ? '' : html` (failing since ${time(endpoint.failing_since)})`}</dd>
+<dt>Secret rotated</dt><dd>${endpoint.previous_secret_expires_at === null ? 'never' : html`the old secret signs until ${time(endpoint.previous_secret_expires_at)}`}</dd>
+</dl>
+<p class="pager">${action('test', 'Send a test event')} ${action('rotate', 'Rotate secret', 'secondary')} ${endpoint.enabled ? action('disable', 'Disable', 'secondary') : action('enable', 'Enable', 'secondary')} ${action('delete', 'Delete endpoint', 'danger')}</p>
+<h2>Deliveries</h2>
+${deliveries.length === 0
+  ? html`<p>No deliveries yet.</p>`
+  : html`<div class="table-wrap"><table class="responsive">
+<caption class="hint">The last ${DELIVERIES_SHOWN}, newest first</caption>
+<thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col">Resend</th></tr></thead>
+<tbody>${deliveries.map(
+  (delivery) => html`<tr>
+<td data-label="Event">${delivery.event_type}<br><span class="mono hint">${delivery.event_id}</span></td>
+<td data-label="Status">${delivery.status}</td>
+<td data-label="Attempts" class="num">${delivery.attempts}</td>
+<td data-label="Last answer">${delivery.last_attempt_at === null ? '—' : html`${time(delivery.last_attempt_at)}: ${delivery.last_status_code ?? 'no answer'}${delivery.last_duration_ms === null ? '' : html` in ${delivery.last_duration_ms} ms`}${delivery.last_error === null ? '' : html`, ${delivery.last_error}`}`}</td>
+<td data-label="Next attempt">${time(delivery.next_attempt_at)}</td>
+<td data-label="Resend"><form method="post" action="/cabinet/webhooks/deliveries/${delivery.id}/resend" class="inline">${csrfField(session.csrf)}<button type="submit" class="secondary" aria-label="Resend ${delivery.event_type} ${delivery.event_id}">Resend</button></form></td>
+</tr>`,
+)}</tbody></table></div>`}
+<p><a href="/cabinet/webhooks">All endpoints</a></p>`,
+    });
+  };
+  const idOf = (params: unknown): string | undefined => {
+    const id = (params as { id?: string }).id;
+    return id !== undefined && UUID.test(id) ? id : undefined;
+  };
+  const notFound = (reply: FastifyReply) => send(reply, errorPage('Not found', 'There is no webhook endpoint or delivery of yours with this id.'), 404);
+
+  app.get('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => send(reply, await listPage(sessionOf(request))));
+
+  app.post('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const raw = (request.body as Record<string, unknown>).events;
+    const picked = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((type): type is WebhookEventType =>
+      (SUBSCRIBABLE_EVENT_TYPES as readonly unknown[]).includes(type),
+    );
+    const description = (formField(request, 'description') ?? '').trim();
+    try {
+      const created = await webhooks.create(session.partnerId, {
+        url: (formField(request, 'url') ?? '').trim(),
+        events: picked.length === 0 ? null : picked,
+        description: description === '' ? null : description.slice(0, 200),
+      });
+      return send(reply, await listPage(session, { secret: created.secret }), 201);
+    } catch (error) {
+      return refusal(reply, error, (problem) => listPage(session, { problem }));
+    }
+  });
+
+  app.get('/cabinet/webhooks/:id', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const id = idOf(request.params);
+    if (id === undefined) return notFound(reply);
+    try {
+      return send(reply, await detailPage(sessionOf(request), id));
+    } catch (error) {
+      return refusal(reply, error, (problem) => Promise.resolve(errorPage('Webhook endpoint', problem)));
+    }
+  });
+
+  const ACTIONS = {
+    test: async (session: CabinetSession, id: string) => {
+      await webhooks.ping(id, session.partnerId);
+      return { notice: 'A test event (ping) is on its way: its delivery is listed below.' };
+    },
+    rotate: async (session: CabinetSession, id: string) => ({ secret: (await webhooks.rotateSecret(id, session.partnerId)).secret, notice: 'The old secret keeps signing for 24 hours beside the new one.' }),
+    disable: async (session: CabinetSession, id: string) => {
+      await webhooks.update(id, session.partnerId, { enabled: false });
+      return { notice: 'The endpoint is disabled: its deliveries wait.' };
+    },
+    enable: async (session: CabinetSession, id: string) => {
+      await webhooks.update(id, session.partnerId, { enabled: true });
+      return { notice: 'The endpoint is enabled.' };
+    },
+  } as const;
+
+  for (const [name, run] of Object.entries(ACTIONS)) {
+    app.post(`/cabinet/webhooks/:id/${name}`, { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+      const session = sessionOf(request);
+      const id = idOf(request.params);
+      if (id === undefined) return notFound(reply);
+      try {
+        return send(reply, await detailPage(session, id, await run(session, id)));
+      } catch (error) {
+        return refusal(reply, error, (problem) => detailPage(session, id, { problem }));
+      }
+    });
+  }
+
+  app.post('/cabinet/webhooks/:id/delete', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const id = idOf(request.params);
+    if (id === undefined) return notFound(reply);
+    try {
+      await webhooks.remove(id, session.partnerId);
+      return send(reply, await listPage(session, { notice: 'The endpoint is deleted.' }));
+    } catch (error) {
+      return refusal(reply, error, (problem) => listPage(session, { problem }));
+    }
+  });
+
+  app.post('/cabinet/webhooks/deliveries/:id/resend', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const id = idOf(request.params);
+    if (id === undefined) return notFound(reply);
+    try {
+      const delivery = await webhooks.retry(id, session.partnerId);
+      return send(reply, await detailPage(session, delivery.endpoint_id, { notice: 'The delivery is sent again now, with the same webhook-id.' }));
+    } catch (error) {
+      return refusal(reply, error, (problem) => Promise.resolve(errorPage('Webhook delivery', problem)));
+    }
+  });
+}

@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { SESSION_IDLE_MS } from '../../src/services/cabinet-accounts.js';
+import { chromiumExecutable, chromiumSkip } from '../helpers/requirements.js';
+import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+
+/** Screenshots of every page, for a person to look at (ignored by git). */
+const SHOTS = fileURLToPath(new URL('../../test-artifacts/cabinet/', import.meta.url));
+const EMAIL = 'browser@cabinet.example';
+const PASSWORD = 'harbor violet engine sparrow';
+const ORDER = {
+  coin_from: 'BTC',
+  network_from: 'BTC',
+  coin_to: 'ETH',
+  network_to: 'ETH',
+  amount_from: 0.1,
+  rate_type: 'float',
+  recipient_address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+  refund_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+};
+
+/**
+ * The partner cabinet in a real browser (Debian's chromium through playwright-core, issue 16):
+ * invitation → password → sign in → a sandbox key copied once → an order made with it through
+ * the API in the list → its timeline after a sandbox deposit → the key revoked → 401; plus
+ * sign-in throttling, CSRF refusal, session expiry, no secret left in a page, keyboard use, the
+ * phone width, and no CSP violation anywhere. One browser, one app, in this process.
+ */
+describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
+  const clock = new ManualClock(new Date('2026-03-03T08:00:00.000Z'));
+  let t: TestApp;
+  let origin: string;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  const problems: string[] = [];
+
+  before(async () => {
+    t = await buildTestApp({ clock, env: { WORKER: 'off' } });
+    origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    profile = mkdtempSync(path.join(tmpdir(), 'epa-chromium-'));
+    mkdirSync(SHOTS, { recursive: true });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumExecutable(),
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1280, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (message) => {
+      // A page answered 4xx on purpose (refusals, 401 of a wrong password) logs "Failed to load
+      // resource" for the document itself; subresources are checked by status below.
+      if (/^Failed to load resource/.test(message.text())) return;
+      if (message.type() === 'error' || /Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('response', (response) => {
+      if (response.request().resourceType() !== 'document' && response.status() >= 400) problems.push(`${response.status()} for ${response.url()}`);
+    });
+    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  });
+  after(async () => {
+    await context?.close();
+    if (profile !== undefined) rmSync(profile, { recursive: true, force: true });
+    await t.close();
+  });
+
+  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  const api = (method: string, url: string, key: string, body?: unknown) =>
+    fetch(`${origin}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  let partnerId: string;
+  let apiKey: string;
+  let orderId: string;
+
+  it('invitation → password → sign in', async () => {
+    partnerId = (await t.createPartner({ name: 'Browser Partner' })).id;
+    const invited = await t.admin('POST', `/admin/v1/partners/${partnerId}/invitations`, { email: EMAIL });
+    assert.equal(invited.statusCode, 201, invited.body);
+    await page.goto(`${origin}${new URL(invited.json<{ url: string }>().url).pathname}`);
+    await shot('invitation');
+    await page.getByLabel('New password').fill('password1234');
+    await page.getByLabel('The same password again').fill('password1234');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByRole('alert').filter({ hasText: 'too easy to guess' }).waitFor();
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('The same password again').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('Your password is set').waitFor();
+    await shot('login');
+    // By keyboard alone: Tab to the fields, Enter submits.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('document.activeElement?.getAttribute("name")'), 'email');
+    await page.keyboard.type(EMAIL);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await shot('overview');
+  });
+
+  it('a sandbox key is shown once with a copy button, and not again after a reload', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Label').fill('browser test');
+    await page.getByLabel(/Sandbox/).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const field = page.getByLabel('API key');
+    apiKey = await field.inputValue();
+    assert.match(apiKey, /^pk_test_[a-z0-9]+\.[A-Za-z0-9_-]{43}$/);
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), apiKey);
+    await shot('keys-created');
+    // Reloading the keys page (a fresh GET: reloading the form's answer would post the form again).
+    await page.goto(`${origin}/cabinet/keys`);
+    const secret = apiKey.split('.')[1]!;
+    assert.ok(!(await page.content()).includes(secret), 'the secret is not in the page after it was shown');
+    assert.equal(await page.getByLabel('API key').count(), 0);
+    await page.getByRole('cell', { name: 'browser test', exact: true }).waitFor();
+    await shot('keys');
+  });
+
+  it('an order made with the key through the API appears in the list; its detail shows the timeline after a sandbox deposit', async () => {
+    const created = await api('POST', '/api/v1/partner/orders', apiKey, ORDER);
+    assert.equal(created.status, 201);
+    const order = (await created.json()) as { id: string; short_id: string };
+    orderId = order.id;
+    await page.getByRole('link', { name: 'Orders' }).click();
+    await page.getByLabel('Sandbox orders').check();
+    await page.getByRole('button', { name: 'Show orders' }).click();
+    await page.getByRole('link', { name: order.short_id }).waitFor();
+    await shot('orders');
+    assert.equal((await api('POST', `/api/v1/partner/sandbox/orders/${orderId}/deposit`, apiKey)).status, 200);
+    await t.runtime.worker.tick();
+    await page.getByRole('link', { name: order.short_id }).click();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    const timeline = await page.locator('ol.timeline').innerText();
+    assert.match(timeline, /created \(waiting deposit\)/);
+    assert.match(timeline, /waiting deposit → /);
+    await shot('order-detail');
+  });
+
+  it('the overview, settings and account pages render; the settings form saves', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel(/Markup in basis points/).fill('75');
+    await page.getByRole('button', { name: 'Save markup' }).click();
+    await page.getByRole('status').filter({ hasText: 'now 75 basis points' }).waitFor();
+    await shot('settings');
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    await page.getByRole('img', { name: /QR code/ }).waitFor();
+    await shot('two-factor-enrol');
+    await page.getByRole('link', { name: 'Account' }).click();
+    await shot('account');
+    await page.getByRole('link', { name: 'Overview' }).click();
+    // Phone width: nothing overflows sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const url of ['/cabinet', '/cabinet/orders?sandbox=1', `/cabinet/orders/${orderId}`, '/cabinet/keys', '/cabinet/settings']) {
+      await page.goto(`${origin}${url}`);
+      // Expressions run in the page (this file has no DOM types).
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      const wide = await page.evaluate<string[]>(
+        `[...document.querySelectorAll('body *')]
+          .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+          .map((element) => element.tagName.toLowerCase() + '.' + element.className)
+          .slice(0, 5)`,
+      );
+      assert.ok(overflow <= 0, `${url} scrolls sideways by ${overflow}px at 390px: ${wide.join(', ')}`);
+    }
+    await shot('phone-order-detail');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('a form without its CSRF token is refused', async () => {
+    await page.goto(`${origin}/cabinet/settings`);
+    await page.locator('input[name="_csrf"]').evaluateAll((inputs) => inputs.forEach((input) => (input as { remove(): void }).remove()));
+    await page.getByLabel(/Markup in basis points/).fill('90');
+    await page.getByRole('button', { name: 'Save markup' }).click();
+    await page.getByText('did not come from this cabinet').waitFor();
+    await shot('csrf-refused');
+    const partner = await t.admin('GET', `/admin/v1/partners/${partnerId}`);
+    assert.equal(partner.json<{ markup_bps: number }>().markup_bps, 75);
+  });
+
+  it('revoking the key makes the API answer 401', async () => {
+    await page.goto(`${origin}/cabinet/keys`);
+    await page.getByRole('button', { name: 'Revoke key browser test' }).click();
+    await page.getByText('The key is revoked').waitFor();
+    assert.equal((await api('GET', `/api/v1/partner/orders/${orderId}`, apiKey)).status, 401);
+  });
+
+  it('the session expires after 30 idle minutes', async () => {
+    clock.advance(SESSION_IDLE_MS);
+    await page.goto(`${origin}/cabinet/orders`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/cabinet/login');
+  });
+
+  it('sign-in is throttled after 5 failures for the account', async () => {
+    await context.clearCookies();
+    for (let i = 0; i < 5; i++) {
+      await page.goto(`${origin}/cabinet/login`);
+      await page.getByLabel('Email').fill(EMAIL);
+      await page.getByLabel('Password').fill(`wrong guess ${i}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Wrong email or password.' }).waitFor();
+    }
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Too many sign-in attempts' }).waitFor();
+    await shot('login-throttled');
+    clock.advance(61_000);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  });
+
+  it('no page broke the Content-Security-Policy or threw', () => {
+    assert.deepEqual(problems, []);
+  });
+});

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
+import { runCabinetSecuritySuite, type CabinetSuiteRoute } from '../helpers/security-suite.js';
+import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+
+const PASSWORD = 'granite meadow falcon ribbon';
+
+/**
+ * Every cabinet route against the shared security suite (test/helpers/security-suite.ts): no
+ * session, another partner's person (404 for the owner's ids, none of the owner's data on its
+ * own pages), no CSRF token; nothing changes on a refusal.
+ */
+describe('cabinet routes: sessions, partners apart, CSRF', () => {
+  const clock = new ManualClock(new Date('2026-03-04T12:00:00.000Z'));
+  let t: TestApp;
+  let owner: CabinetClient;
+  let other: CabinetClient;
+  let ownerId: string;
+  let orderId: string;
+  let shortId: string;
+  let keyId: string;
+  let endpointId: string;
+  let deliveryId: string;
+  const endpointUrl = 'http://127.0.0.1:9/owner-hook';
+
+  before(async () => {
+    t = await buildTestApp({ clock, env: { WORKER: 'off' } });
+    const first = await cabinetPerson(t, { email: 'owner@suite.example', password: PASSWORD, address: '198.51.100.80' });
+    owner = first.client;
+    ownerId = first.partnerId;
+    other = (await cabinetPerson(t, { email: 'other@suite.example', password: PASSWORD, address: '198.51.100.81' })).client;
+    const key = await t.admin('POST', `/admin/v1/partners/${ownerId}/keys`, { sandbox: true });
+    const { api_key, key_id } = key.json<{ api_key: string; key_id: string }>();
+    keyId = key_id;
+    const order = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { authorization: `Bearer ${api_key}` },
+      payload: {
+        coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.1, rate_type: 'float',
+        recipient_address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+      },
+    });
+    assert.equal(order.statusCode, 201, order.body);
+    ({ id: orderId, short_id: shortId } = order.json<{ id: string; short_id: string }>());
+    const created = await t.runtime.webhooks.create(ownerId, { url: endpointUrl });
+    endpointId = created.endpoint.id;
+    deliveryId = (await t.runtime.webhooks.ping(endpointId, ownerId)).id;
+  });
+  after(() => t.close());
+
+  const target = {
+    owner: () => owner,
+    other: () => other,
+    anonymous: () => new CabinetClient(t, '198.51.100.82'),
+    ownerMarkers: () => [orderId, shortId, keyId, endpointUrl, deliveryId, 'owner@suite.example'],
+    state: async () => ({
+      keys: (await t.admin('GET', `/admin/v1/partners/${ownerId}/keys`)).body,
+      partner: (await t.admin('GET', `/admin/v1/partners/${ownerId}`)).json<{ markup_bps: number }>().markup_bps,
+      endpoints: (await t.runtime.webhooks.list(ownerId)).map((e) => [e.id, e.url, e.enabled, e.previous_secret_expires_at?.toISOString() ?? null]),
+      deliveries: (await t.runtime.webhooks.deliveries(endpointId, ownerId, { limit: 100 }).catch(() => [])).map((d) => [d.id, d.status, d.attempts, d.next_attempt_at?.toISOString() ?? null]),
+    }),
+  };
+
+  const ROUTES = (): CabinetSuiteRoute[] => [
+    { method: 'GET', path: '/cabinet', ownerStatus: 200, namesResource: false },
+    { method: 'GET', path: '/cabinet/orders?sandbox=1', ownerStatus: 200, namesResource: false },
+    { method: 'GET', path: `/cabinet/orders?sandbox=1&search=${orderId}`, ownerStatus: 200, namesResource: false },
+    { method: 'GET', path: `/cabinet/orders/${orderId}`, ownerStatus: 200, namesResource: true },
+    { method: 'GET', path: `/cabinet/orders/${shortId}`, ownerStatus: 200, namesResource: true },
+    { method: 'GET', path: '/cabinet/keys', ownerStatus: 200, namesResource: false },
+    { method: 'GET', path: '/cabinet/settings', ownerStatus: 200, namesResource: false },
+    { method: 'GET', path: '/cabinet/account', ownerStatus: 200, namesResource: false },
+    { method: 'GET', path: '/cabinet/webhooks', ownerStatus: 200, namesResource: false },
+    { method: 'GET', path: `/cabinet/webhooks/${endpointId}`, ownerStatus: 200, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/test`, ownerStatus: 200, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/rotate`, ownerStatus: 200, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/disable`, ownerStatus: 200, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/enable`, ownerStatus: 200, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/deliveries/${deliveryId}/resend`, ownerStatus: 200, namesResource: true },
+    { method: 'POST', path: '/cabinet/settings', fields: { markup_bps: '40' }, ownerStatus: 200, namesResource: false },
+    { method: 'POST', path: '/cabinet/keys', fields: { label: 'suite', kind: 'sandbox' }, ownerStatus: 201, namesResource: false },
+    { method: 'POST', path: `/cabinet/keys/${keyId}/revoke`, ownerStatus: 303, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/delete`, ownerStatus: 200, namesResource: true },
+  ];
+  runCabinetSecuritySuite('every route', target, ROUTES, 19);
+});
