@@ -13,6 +13,7 @@ import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { PriceBook } from './pricing/price-book.js';
 import type { QuoteService } from './services/quote-service.js';
 import type { OrderService } from './services/order-service.js';
+import type { OrderActions } from './services/order-actions.js';
 import type { OrderLifecycle } from './services/order-lifecycle.js';
 import type { LifecycleWorker } from './worker/lifecycle-worker.js';
 import type { WebhookEndpoints } from './services/webhook-endpoints.js';
@@ -42,6 +43,8 @@ export interface Services {
   readonly quotes: QuoteService;
   readonly orders: OrderService;
   readonly lifecycle: OrderLifecycle;
+  /** The order actions of DESIGN §7.5 (partner and operator routes). */
+  readonly orderActions: OrderActions;
   readonly worker: LifecycleWorker;
   /** Webhook endpoints and delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;

@@ -121,6 +121,11 @@ export interface LifecycleConfig {
   readonly simulatorAutoConfirmMs: number;
   /** A fixed order proceeds when received is within this percent of expected (decimal text). Default 0.5. */
   readonly fixedTolerancePct: string;
+  /**
+   * `REFUND_HOLD_MINUTES`: a refused exchange the float rate could still take is held this long
+   * for the partner's choice, continue or refund (DESIGN §7.5); 0 disables holds. Default 30.
+   */
+  readonly refundHoldMinutes: number;
 }
 
 /** Operator pricing settings (DESIGN §3). Basis points: 100 bps = 1 %. */
@@ -227,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
           ? integer(env, 'SIMULATOR_CONFIRM_SECONDS', 3, 1, 3600) * 1000
           : 0,
       fixedTolerancePct: decimalText(env, 'FIXED_RATE_TOLERANCE_PCT', '0.5'),
+      refundHoldMinutes: integer(env, 'REFUND_HOLD_MINUTES', 30, 0, 10_080),
     }),
     limits: Object.freeze({
       partnerKeysBudget: integer(env, 'PARTNER_RATE_LIMIT_KEYS', 2, 1, 100),

@@ -17,6 +17,7 @@ import { seedDemoAddressPools } from './services/demo-address-pools.js';
 import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
 import { loadDepositWallets } from './services/deposit-wallets.js';
 import { IdempotencyKeys } from './services/idempotency.js';
+import { OrderActions } from './services/order-actions.js';
 import { OrderLifecycle } from './services/order-lifecycle.js';
 import { OrderService } from './services/order-service.js';
 import { OrderStatusGauge } from './services/order-status-gauge.js';
@@ -36,6 +37,8 @@ export interface Runtime {
   readonly quotes: QuoteService;
   readonly orders: OrderService;
   readonly lifecycle: OrderLifecycle;
+  /** Cancel, set refund address, continue, refund (DESIGN §7.5): moves of the lifecycle table. */
+  readonly orderActions: OrderActions;
   readonly worker: LifecycleWorker;
   /** orders_by_status, recounted on a timer (refresh() recounts at once). */
   readonly orderStatusGauge: OrderStatusGauge;
@@ -129,6 +132,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       baseBackoffMs: 2000,
       batchSize: 20,
       intervalMs: config.lifecycle.workerIntervalMs,
+      refundHoldMinutes: config.lifecycle.refundHoldMinutes,
     },
   });
 
@@ -169,6 +173,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     quotes,
     orders,
     lifecycle,
+    orderActions: new OrderActions(db, lifecycle, catalog),
     worker,
     orderStatusGauge,
     webhooks,

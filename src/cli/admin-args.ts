@@ -27,6 +27,10 @@ const OPTIONS = {
   partner: { type: 'string' },
   limit: { type: 'string' },
   reason: { type: 'string' },
+  address: { type: 'string' },
+  tag: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
 } as const;
 
 type GlobalOption = 'json' | 'help' | 'url' | 'token';

@@ -32,6 +32,11 @@ const ORDER_FIELDS = [
   'recipient_address',
   'recipient_address_tag',
   'refund_address',
+  'refund_address_tag',
+  'actions',
+  'refund_hold_until',
+  'continued_at',
+  'partner_fee',
   'payout_txid',
   'refund_txid',
   'attempts',
@@ -127,4 +132,32 @@ export const orderCommands: readonly Command[] = [
       });
     },
   },
+  // The order actions of DESIGN §7.5, as the operator (POST/PUT /admin/v1/orders/{id}/…).
+  ...(['cancel', 'continue', 'refund'] as const).map(
+    (action): Command => ({
+      words: ['orders', action],
+      args: ['<order-id>'],
+      flags: [],
+      async run(context, [id = '']) {
+        printResponse(context, await context.api.send('POST', `${orderPath(id)}/${action}`), actionDone);
+      },
+    }),
+  ),
+  {
+    words: ['orders', 'refund-address'],
+    args: ['<order-id>'],
+    flags: ['address', 'tag'],
+    async run(context, [id = ''], flags) {
+      if (flags.address === undefined || flags.address.trim() === '') throw new UsageError('orders refund-address needs --address <address>');
+      const body = { refund_address: flags.address, ...(flags.tag === undefined ? {} : { refund_address_tag: flags.tag }) };
+      printResponse(context, await context.api.send('PUT', `${orderPath(id)}/refund-address`, body), actionDone);
+    },
+  },
 ];
+
+/** What an action left: the order's status and what may be done next. */
+function actionDone(body: unknown): string {
+  const order = asRecord(body);
+  const actions = Array.isArray(order.actions) && order.actions.length > 0 ? order.actions.map(cell).join(', ') : 'none';
+  return `order ${text(order, 'id')} (${cell(order.short_id)}) is now ${cell(order.status)}; actions: ${actions}`;
+}

@@ -35,6 +35,11 @@ Orders
   orders show <order-id>               with its event trail and payouts
   orders fail <order-id> --reason "<why>"
                                        fail a non-final order by hand; the reason is recorded
+  orders cancel <order-id>             one awaiting its deposit: expired (cancelled)
+  orders continue <order-id>           one whose refund is held: exchanged at the float rate
+  orders refund <order-id>             one whose refund is held: refunded now
+  orders refund-address <order-id> --address A [--tag T]
+                                       until its refund is requested
 
 Simulator (simulated chains and exchange)
   simulator deposit <order-id> [--amount X] [--txid T]

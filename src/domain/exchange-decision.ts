@@ -91,3 +91,23 @@ function decideFloat(input: FloatExchange): ExchangeDecision {
     }
   }
 }
+
+/** What decides whether a refused exchange is held for the partner's choice (DESIGN §7.5). */
+export interface RefundHoldInput {
+  reason: RefusalReason;
+  /** REFUND_HOLD_MINUTES: how long the choice is offered; 0 disables holds. Default 30. */
+  holdMinutes: number;
+  /** The order was continued once already: a second refusal refunds at once (no hold loop). */
+  continued: boolean;
+  /** The received amount is inside the pair's limits at the float rate now, so continuing can succeed. */
+  withinLimits: boolean;
+}
+
+/**
+ * An amount out of range or off a fixed rate, that the pair could still take at its float rate
+ * now, is held so the partner may continue (re-priced at that rate) or refund; anything else
+ * (the exchange failed, the amount fits no rate, an order already continued) refunds at once.
+ */
+export function holdsRefund(input: RefundHoldInput): boolean {
+  return input.holdMinutes > 0 && !input.continued && input.withinLimits && input.reason !== 'exchange_failed';
+}

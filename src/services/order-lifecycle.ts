@@ -7,8 +7,8 @@ import type { MovableOrder } from '../db/repositories/order-queue-repository.js'
 import { findOrder, insertOrderEvent } from '../db/repositories/orders-repository.js';
 import { insertPayoutRequest } from '../db/repositories/payouts-repository.js';
 import type { Database } from '../db/schema/index.js';
-import type { OrderRow, OrderTable } from '../db/schema/orders.js';
-import { transition, type LifecycleEvent, type StatusReason, type TransitionContext } from '../domain/order-lifecycle.js';
+import type { EventActor, OrderRow, OrderTable } from '../db/schema/orders.js';
+import { orderContext, refundRequested, transition, type LifecycleEvent, type StatusReason } from '../domain/order-lifecycle.js';
 import type { OrderStatus } from '../domain/order-status.js';
 import type { Metrics } from '../metrics.js';
 import { recordOrderEvents } from './webhook-outbox.js';
@@ -26,8 +26,10 @@ export interface OutboxRequest {
 export interface ApplyOptions {
   /** Field changes that go with the move (txids, amounts, confirmations); the status is the table's. */
   changes?: Omit<Updateable<OrderTable>, 'status' | 'version'>;
-  /** Why (stored as status_reason when the move ends in refunding or failed). */
+  /** Why (stored as status_reason when the move ends in refunding, failed, or expired by a cancel). */
   reason?: StatusReason;
+  /** Who makes the move (order_events.actor). Default system. */
+  actor?: EventActor;
   data?: Record<string, unknown>;
   outbox?: OutboxRequest;
   /** More writes that must commit or roll back with the move (e.g. the payout row's status). */
@@ -67,16 +69,15 @@ export class OrderLifecycle {
       const order = await findOrder(this.db, orderId);
       if (order === undefined) return { ok: false, reason: 'order not found' };
       const now = this.clock.now();
-      const move = transition(order.status, event, contextOf(order, now));
+      const move = transition(order.status, event, orderContext(order, now));
       if (!move.ok) return move;
       const updated = await this.db.transaction().execute(async (tx) => {
         const row = await moveOrder(tx, order, {
           ...options.changes,
           status: move.to,
-          ...(options.reason !== undefined && (move.to === 'refunding' || move.to === 'failed')
-            ? { status_reason: options.reason }
-            : {}),
+          ...(options.reason !== undefined && REASONED.has(move.to) ? { status_reason: options.reason } : {}),
           ...newStep(order.status, move.to),
+          ...actionFields(order, event, move.to, options.changes, now),
           updated_at: now,
         });
         if (row === undefined) return undefined;
@@ -87,9 +88,10 @@ export class OrderLifecycle {
           reason: options.reason ?? event,
           order_version: order.version + 1,
           data: options.data ?? null,
+          actor: options.actor ?? 'system',
           created_at: now,
         });
-        const outbox = outboxFor(move.to, options.outbox) ?? refundRequest(row, move.to, this.chainOf);
+        const outbox = outboxFor(move.to, options.outbox) ?? refundRequest(order, row, now, this.chainOf);
         if (outbox !== undefined) await insertPayoutRequest(tx, { order_id: order.id, ...outbox, created_at: now });
         // The webhook outbox: the partner hears of every status change, committed with it.
         if (row.status !== order.status) await recordOrderEvents(tx, [{ order: row, previousStatus: order.status }], now);
@@ -118,7 +120,7 @@ export class OrderLifecycle {
     const groups = new Map<string, { from: OrderStatus; to: OrderStatus; orders: ExpectedVersion[] }>();
     let moved = 0;
     for (const order of orders) {
-      const move = transition(order.status, event, contextOf(order, now));
+      const move = transition(order.status, event, orderContext(order, now));
       if (!move.ok) continue;
       if (move.to === 'refunding') {
         if ((await this.apply(order.id, event)).ok) moved++;
@@ -157,9 +159,32 @@ export class OrderLifecycle {
   }
 }
 
-/** What the table needs to know about an order besides its status. */
-function contextOf(order: Pick<OrderRow, 'expires_at' | 'refund_address'>, now: Date): TransitionContext {
-  return { pastExpiry: order.expires_at <= now, hasRefundAddress: order.refund_address !== null };
+/** The statuses a move stores its reason in (a cancel's `cancelled` goes with expired). */
+const REASONED: ReadonlySet<OrderStatus> = new Set(['refunding', 'failed', 'expired']);
+
+/**
+ * What the moves of DESIGN §7.5 write besides the status, decided here from the event so no
+ * caller can forget it:
+ * - a refund hold lives only in refunding (the schema checks it): leaving refunding, asking for
+ *   the refund (`refund`) or the hold running out (`hold_expired`) ends it;
+ * - while held, the order's step is due when the hold runs out (the worker then lets the
+ *   refund proceed); a move within refunding that leaves no hold makes the refund step due at once;
+ * - `continue` records when, so the exchange is priced at the float rate, and clears the reason.
+ */
+function actionFields(
+  order: Pick<OrderRow, 'status' | 'refund_hold_until'>,
+  event: LifecycleEvent,
+  to: OrderStatus,
+  changes: ApplyOptions['changes'],
+  now: Date,
+): Omit<Updateable<OrderTable>, 'status' | 'version'> {
+  if (to !== 'refunding') {
+    const ended = order.refund_hold_until === null ? {} : { refund_hold_until: null };
+    return event === 'continue' ? { ...ended, continued_at: now, status_reason: null } : ended;
+  }
+  const hold = event === 'refund' || event === 'hold_expired' ? null : (changes?.refund_hold_until ?? order.refund_hold_until);
+  if (hold instanceof Date) return { refund_hold_until: hold, next_attempt_at: hold };
+  return order.status === 'refunding' ? { refund_hold_until: null, next_attempt_at: null, locked_until: null } : { refund_hold_until: null };
 }
 
 /** A new step starts with a clean retry budget and no lease. */
@@ -172,18 +197,25 @@ function outboxFor(to: OrderRow['status'], request: OutboxRequest | undefined): 
   return request?.kind === 'payout' && to === 'sending' ? request : undefined;
 }
 
-/** Entering refunding always requests the refund of what was received, to the refund address. */
+/**
+ * The move whose result is a requested refund (domain refundRequested: refunding, not held, with
+ * where to send it) records the refund of what was received, to the refund address and tag; a
+ * move that started there already had it. So the request is made once, by whichever move gets
+ * there first: entering refunding, the refund address set, the hold ended.
+ */
 function refundRequest(
-  order: OrderRow,
-  to: OrderRow['status'],
+  before: OrderRow,
+  after: OrderRow,
+  now: Date,
   chainOf: (currencyId: string) => string,
 ): OutboxRequest | undefined {
-  if (to !== 'refunding' || order.refund_address === null || order.amount_from_received === null) return undefined;
+  if (refundRequested(before.status, orderContext(before, now)) || !refundRequested(after.status, orderContext(after, now))) return undefined;
+  if (after.refund_address === null || after.amount_from_received === null) return undefined;
   return {
     kind: 'refund',
-    chain: chainOf(order.currency_from_id),
-    address: order.refund_address,
-    tag: null,
-    amount: order.amount_from_received,
+    chain: chainOf(after.currency_from_id),
+    address: after.refund_address,
+    tag: after.refund_address_tag,
+    amount: after.amount_from_received,
   };
 }

@@ -18,7 +18,7 @@ import { findPayoutRequest, markPayoutFailed, markPayoutSent } from '../db/repos
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
-import { decideExchange, type ExchangeDecision } from '../domain/exchange-decision.js';
+import { decideExchange, holdsRefund, type ExchangeDecision, type RefusalReason } from '../domain/exchange-decision.js';
 import type { Metrics } from '../metrics.js';
 import type { CurrencyCatalog } from '../services/currency-catalog.js';
 import type { OrderLifecycle } from '../services/order-lifecycle.js';
@@ -37,6 +37,11 @@ export interface WorkerSettings {
   batchSize: number;
   /** Pause between passes, ms. Default 1000. */
   intervalMs: number;
+  /**
+   * REFUND_HOLD_MINUTES: how long a refused exchange that the float rate could still take is held
+   * for the partner's choice (continue or refund) before the refund proceeds; 0 disables. Default 30.
+   */
+  refundHoldMinutes: number;
 }
 
 /**
@@ -268,7 +273,12 @@ export class LifecycleWorker {
     const received = new Decimal(order.amount_from_received);
     const decided = await this.decide(order, from, to, received);
     if (decided.kind === 'refuse') {
-      await lifecycle.apply(order.id, 'cannot_proceed', { reason: decided.reason, data: { received: received.toFixed() } });
+      const hold = await this.refundHold(order, from, to, received, decided.reason);
+      await lifecycle.apply(order.id, 'cannot_proceed', {
+        reason: decided.reason,
+        data: { received: received.toFixed(), ...(hold === undefined ? {} : { refund_hold_until: hold.toISOString() }) },
+        ...(hold === undefined ? {} : { changes: { refund_hold_until: hold } }),
+      });
       return;
     }
     if (decided.kind === 'later') {
@@ -312,7 +322,8 @@ export class LifecycleWorker {
    * amount now, with the partner's markup) and makes it: domain/exchange-decision.ts.
    */
   private async decide(order: OrderRow, from: CurrencyRow, to: CurrencyRow, received: Decimal): Promise<ExchangeDecision> {
-    if (order.rate_type === 'fixed') {
+    // A continued order (DESIGN §7.5) is re-priced at the float rate, whatever it was created as.
+    if (order.rate_type === 'fixed' && order.continued_at === null) {
       return decideExchange({
         rateType: 'fixed',
         received,
@@ -331,7 +342,33 @@ export class LifecycleWorker {
     });
   }
 
+  /**
+   * Until when a refused exchange is held for the partner's choice (domain holdsRefund): only if
+   * the received amount is within the pair's limits at the float rate now, the rate `continue`
+   * would exchange it at. Undefined: the refund proceeds at once.
+   */
+  private async refundHold(
+    order: OrderRow,
+    from: CurrencyRow,
+    to: CurrencyRow,
+    received: Decimal,
+    reason: RefusalReason,
+  ): Promise<Date | undefined> {
+    const holdMinutes = this.deps.settings.refundHoldMinutes;
+    const continued = order.continued_at !== null;
+    if (!holdsRefund({ reason, holdMinutes, continued, withinLimits: true })) return undefined;
+    const partner = await findPartner(this.deps.db, order.partner_id);
+    const priced = this.deps.quotes.tryPricePair(from, to, { amount: received, rateType: 'float', partner });
+    if (!holdsRefund({ reason, holdMinutes, continued, withinLimits: priced.ok })) return undefined;
+    return new Date(this.deps.clock.now().getTime() + holdMinutes * 60_000);
+  }
+
   private async send(order: OrderRow, kind: 'payout' | 'refund'): Promise<void> {
+    if (kind === 'refund' && order.refund_hold_until !== null) {
+      // Due because its hold ran out: the refund proceeds (requested by this move, when the order has a refund address).
+      await this.deps.lifecycle.apply(order.id, 'hold_expired', { data: { refund_hold_until: order.refund_hold_until.toISOString() } });
+      return;
+    }
     const request = await findPayoutRequest(this.deps.db, order.id, kind);
     if (request === undefined) throw new Error(`order ${order.id} is ${order.status} without a ${kind} request`);
     let txid: string;

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ORDER_STATUSES, type OrderStatus } from '../../src/domain/order-status.js';
-import { FINAL_STATUSES, transition, type LifecycleEvent, type TransitionContext } from '../../src/domain/order-lifecycle.js';
+import {
+  actionsFor,
+  FINAL_STATUSES,
+  orderContext,
+  refundRequested,
+  transition,
+  type LifecycleEvent,
+  type RefundHold,
+  type TransitionContext,
+} from '../../src/domain/order-lifecycle.js';
 
 const EVENTS: readonly LifecycleEvent[] = [
   'deposit_seen',
@@ -16,16 +25,21 @@ const EVENTS: readonly LifecycleEvent[] = [
   'refund_sent',
   'late_deposit',
   'operator_fail',
+  'cancel',
+  'set_refund_address',
+  'continue',
+  'refund',
+  'hold_expired',
 ];
 
-const CONTEXTS: readonly TransitionContext[] = [
-  { pastExpiry: false, hasRefundAddress: false },
-  { pastExpiry: false, hasRefundAddress: true },
-  { pastExpiry: true, hasRefundAddress: false },
-  { pastExpiry: true, hasRefundAddress: true },
-];
+const HOLDS: readonly RefundHold[] = ['none', 'active', 'lapsed'];
 
-const label = (c: TransitionContext): string => `${c.pastExpiry ? 'past' : 'before'} expiry, ${c.hasRefundAddress ? 'with' : 'no'} refund address`;
+const CONTEXTS: readonly TransitionContext[] = [false, true].flatMap((pastExpiry) =>
+  [false, true].flatMap((hasRefundAddress) => HOLDS.map((refundHold) => ({ pastExpiry, hasRefundAddress, refundHold }))),
+);
+
+const label = (c: TransitionContext): string =>
+  `${c.pastExpiry ? 'past' : 'before'} expiry, ${c.hasRefundAddress ? 'with' : 'no'} refund address, hold ${c.refundHold}`;
 
 /**
  * DESIGN §4, written out independently of the code: every allowed move, with the context flags
@@ -36,6 +50,7 @@ interface Allowed {
   event: LifecycleEvent;
   pastExpiry?: boolean;
   hasRefundAddress?: boolean;
+  refundHold?: RefundHold;
   to: OrderStatus;
 }
 
@@ -47,13 +62,25 @@ const ALLOWED: readonly Allowed[] = [
   { from: 'confirming', event: 'deposit_dropped', pastExpiry: false, to: 'waiting_deposit' },
   { from: 'confirming', event: 'deposit_dropped', pastExpiry: true, to: 'expired' },
   { from: 'exchanging', event: 'exchange_filled', to: 'sending' },
-  { from: 'exchanging', event: 'cannot_proceed', hasRefundAddress: true, to: 'refunding' },
-  { from: 'exchanging', event: 'cannot_proceed', hasRefundAddress: false, to: 'failed' },
+  // Without a refund address the order waits in refunding for one (DESIGN §7.5), never fails.
+  { from: 'exchanging', event: 'cannot_proceed', to: 'refunding' },
   { from: 'sending', event: 'payout_sent', to: 'completed' },
   { from: 'sending', event: 'payout_failed', to: 'failed' },
-  { from: 'refunding', event: 'refund_sent', to: 'refunded' },
-  { from: 'expired', event: 'late_deposit', hasRefundAddress: true, to: 'refunding' },
-  { from: 'expired', event: 'late_deposit', hasRefundAddress: false, to: 'failed' },
+  // Only a requested refund (not held, with an address) is sent.
+  { from: 'refunding', event: 'refund_sent', refundHold: 'none', hasRefundAddress: true, to: 'refunded' },
+  { from: 'expired', event: 'late_deposit', to: 'refunding' },
+  // Actions (DESIGN §7.5).
+  { from: 'waiting_deposit', event: 'cancel', pastExpiry: false, to: 'expired' },
+  { from: 'waiting_deposit', event: 'set_refund_address', pastExpiry: false, to: 'waiting_deposit' },
+  { from: 'confirming', event: 'set_refund_address', to: 'confirming' },
+  { from: 'exchanging', event: 'set_refund_address', to: 'exchanging' },
+  // Until the refund is requested: while held, or while waiting for an address.
+  { from: 'refunding', event: 'set_refund_address', refundHold: 'active', to: 'refunding' },
+  { from: 'refunding', event: 'set_refund_address', refundHold: 'lapsed', to: 'refunding' },
+  { from: 'refunding', event: 'set_refund_address', refundHold: 'none', hasRefundAddress: false, to: 'refunding' },
+  { from: 'refunding', event: 'continue', refundHold: 'active', to: 'exchanging' },
+  { from: 'refunding', event: 'refund', refundHold: 'active', to: 'refunding' },
+  { from: 'refunding', event: 'hold_expired', refundHold: 'lapsed', to: 'refunding' },
   // Any non-final status: the operator may fail the order by hand. A waiting order past
   // expires_at already reads expired (final) before the sweep stores it, so it is not failed.
   { from: 'waiting_deposit', event: 'operator_fail', pastExpiry: false, to: 'failed' },
@@ -62,13 +89,22 @@ const ALLOWED: readonly Allowed[] = [
   ),
 ];
 
+/** ALLOWED expanded over the contexts each row applies to. */
+const ALLOWED_COUNT = ALLOWED.reduce(
+  (sum, row) =>
+    sum +
+    (row.pastExpiry === undefined ? 2 : 1) * (row.hasRefundAddress === undefined ? 2 : 1) * (row.refundHold === undefined ? 3 : 1),
+  0,
+);
+
 function expected(from: OrderStatus, event: LifecycleEvent, context: TransitionContext): OrderStatus | undefined {
   const rule = ALLOWED.find(
     (row) =>
       row.from === from &&
       row.event === event &&
       (row.pastExpiry === undefined || row.pastExpiry === context.pastExpiry) &&
-      (row.hasRefundAddress === undefined || row.hasRefundAddress === context.hasRefundAddress),
+      (row.hasRefundAddress === undefined || row.hasRefundAddress === context.hasRefundAddress) &&
+      (row.refundHold === undefined || row.refundHold === context.refundHold),
   );
   return rule?.to;
 }
@@ -88,11 +124,13 @@ describe('order state machine (DESIGN §4)', () => {
       const contexts = CONTEXTS.filter(
         (c) =>
           (row.pastExpiry === undefined || c.pastExpiry === row.pastExpiry) &&
-          (row.hasRefundAddress === undefined || c.hasRefundAddress === row.hasRefundAddress),
+          (row.hasRefundAddress === undefined || c.hasRefundAddress === row.hasRefundAddress) &&
+          (row.refundHold === undefined || c.refundHold === row.refundHold),
       );
       const flags = [
         row.pastExpiry === undefined ? '' : row.pastExpiry ? 'past expiry' : 'before expiry',
         row.hasRefundAddress === undefined ? '' : row.hasRefundAddress ? 'refund address' : 'no refund address',
+        row.refundHold === undefined ? '' : `hold ${row.refundHold}`,
       ].filter((text) => text !== '');
       it(`${row.from} + ${row.event}${flags.length > 0 ? ` (${flags.join(', ')})` : ''} → ${row.to}`, () => {
         for (const context of contexts) {
@@ -131,12 +169,26 @@ describe('order state machine (DESIGN §4)', () => {
       ['refunded', 'refund_sent'],
       ['failed', 'operator_fail'],
       ['failed', 'late_deposit', { hasRefundAddress: true }],
+      ['waiting_deposit', 'cancel', { pastExpiry: true }],
+      ['confirming', 'cancel'],
+      ['expired', 'cancel'],
+      ['refunding', 'set_refund_address', { refundHold: 'none', hasRefundAddress: true }],
+      ['refunding', 'continue', { refundHold: 'none' }],
+      ['refunding', 'continue', { refundHold: 'lapsed' }],
+      ['refunding', 'refund', { refundHold: 'none' }],
+      ['refunding', 'hold_expired', { refundHold: 'active' }],
+      ['refunding', 'refund_sent', { refundHold: 'active' }],
+      ['refunding', 'refund_sent', { hasRefundAddress: false }],
+      ['sending', 'set_refund_address'],
+      ['completed', 'set_refund_address'],
+      ['exchanging', 'continue'],
     ];
     for (const [from, event, flags] of samples) {
       it(`${from} + ${event}${flags === undefined ? '' : ` ${JSON.stringify(flags)}`}`, () => {
         for (const context of CONTEXTS) {
           if (flags?.pastExpiry !== undefined && context.pastExpiry !== flags.pastExpiry) continue;
           if (flags?.hasRefundAddress !== undefined && context.hasRefundAddress !== flags.hasRefundAddress) continue;
+          if (flags?.refundHold !== undefined && context.refundHold !== flags.refundHold) continue;
           assertRefused(from, event, context);
         }
       });
@@ -157,8 +209,8 @@ describe('order state machine (DESIGN §4)', () => {
         }
       }
     }
-    // The 19 rows above, expanded over the contexts each one applies to.
-    assert.equal(allowed, 58);
+    // The rows above, expanded over the 12 contexts each one applies to.
+    assert.equal(allowed, ALLOWED_COUNT);
   });
 
   it('final states are completed, expired, refunded and failed; only a late deposit leaves expired', () => {
@@ -176,7 +228,54 @@ describe('order state machine (DESIGN §4)', () => {
   it('the refusal names the event and the status', () => {
     const result = transition('completed', 'operator_fail', CONTEXTS[0] as TransitionContext);
     assert.deepEqual(result, { ok: false, reason: 'operator_fail is not allowed in status completed' });
-    const early = transition('waiting_deposit', 'time_limit', { pastExpiry: false, hasRefundAddress: true });
+    const early = transition('waiting_deposit', 'time_limit', { pastExpiry: false, hasRefundAddress: true, refundHold: 'none' });
     assert.equal(early.ok, false);
+  });
+});
+
+describe('order actions (DESIGN §7.5): computed from the table', () => {
+  it('an action is offered exactly when the table allows its move', () => {
+    const byEvent = { cancel: 'cancel', set_refund_address: 'set_refund_address', continue: 'continue', refund: 'refund' } as const;
+    for (const status of ORDER_STATUSES) {
+      for (const context of CONTEXTS) {
+        const offered = actionsFor(status, context);
+        for (const [action, event] of Object.entries(byEvent)) {
+          assert.equal(offered.includes(action as keyof typeof byEvent), expected(status, event, context) !== undefined, `${status} ${action} (${label(context)})`);
+        }
+      }
+    }
+  });
+
+  it('the offers of the states a partner sees', () => {
+    const fresh: TransitionContext = { pastExpiry: false, hasRefundAddress: false, refundHold: 'none' };
+    assert.deepEqual(actionsFor('waiting_deposit', fresh), ['cancel', 'set_refund_address']);
+    assert.deepEqual(actionsFor('refunding', fresh), ['set_refund_address'], 'waiting for a refund address');
+    assert.deepEqual(actionsFor('refunding', { ...fresh, hasRefundAddress: true, refundHold: 'active' }), ['set_refund_address', 'continue', 'refund']);
+    assert.deepEqual(actionsFor('refunding', { ...fresh, hasRefundAddress: true }), [], 'the refund is requested');
+    // The hold ran out and the worker has not moved it yet: no choice left, the address may still change.
+    assert.deepEqual(actionsFor('refunding', { ...fresh, hasRefundAddress: true, refundHold: 'lapsed' }), ['set_refund_address']);
+    for (const status of FINAL_STATUSES) assert.deepEqual(actionsFor(status, fresh), [], status);
+    assert.deepEqual(actionsFor('sending', fresh), []);
+  });
+
+  it('a refund is requested in refunding, not held, with an address: set_refund_address is refused from then on', () => {
+    for (const context of CONTEXTS) {
+      const requested = refundRequested('refunding', context);
+      assert.equal(requested, context.refundHold === 'none' && context.hasRefundAddress, label(context));
+      assert.equal(transition('refunding', 'set_refund_address', context).ok, !requested, label(context));
+      for (const status of ORDER_STATUSES.filter((s) => s !== 'refunding')) assert.equal(refundRequested(status, context), false);
+    }
+  });
+
+  it('the context from the columns: a memo chain refund needs its tag, the hold lapses at its time', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const base = { expires_at: new Date(now.getTime() + 1000), refund_address: 'r', refund_address_tag: null, deposit_address_tag: null, refund_hold_until: null };
+    assert.deepEqual(orderContext(base, now), { pastExpiry: false, hasRefundAddress: true, refundHold: 'none' });
+    assert.equal(orderContext({ ...base, deposit_address_tag: '7' }, now).hasRefundAddress, false);
+    assert.equal(orderContext({ ...base, deposit_address_tag: '7', refund_address_tag: '9' }, now).hasRefundAddress, true);
+    assert.equal(orderContext({ ...base, refund_address: null }, now).hasRefundAddress, false);
+    assert.equal(orderContext({ ...base, refund_hold_until: new Date(now.getTime() + 1) }, now).refundHold, 'active');
+    assert.equal(orderContext({ ...base, refund_hold_until: now }, now).refundHold, 'lapsed');
+    assert.equal(orderContext({ ...base, expires_at: now }, now).pastExpiry, true);
   });
 });

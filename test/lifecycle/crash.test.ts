@@ -60,6 +60,7 @@ describe('crash between steps', () => {
         baseBackoffMs: 2000,
         batchSize: 20,
         intervalMs: 1000,
+        refundHoldMinutes: 30,
       },
     });
   }

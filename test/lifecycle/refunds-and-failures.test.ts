@@ -37,9 +37,37 @@ describe('refunds and failures', () => {
   let h: Harness;
   let t: TestApp;
   before(async () => {
-    h = await startHarness();
+    // Refunds here proceed at once: the continue-or-refund hold has its own tests (order-actions.test.ts).
+    h = await startHarness({ REFUND_HOLD_MINUTES: '0' });
     t = h.t;
   });
+
+  /**
+   * An order that must refund without a refund address waits in refunding for one (DESIGN §7.5):
+   * nothing requested or sent, set_refund_address its one action, the worker leaves it alone;
+   * once the partner sets the address, the refund is requested and sent.
+   */
+  async function assertWaitsForRefundAddress(order: OrderJson, reason: string): Promise<void> {
+    const waiting = await getOrder(h, order.id);
+    assert.equal(waiting.status, 'refunding');
+    assert.equal(waiting.status_reason, reason);
+    assert.deepEqual(waiting.actions, ['set_refund_address']);
+    assert.equal(waiting.refund_txid, null);
+    assert.equal(waiting.payout_txid, null);
+    assert.deepEqual(await payoutRows(h, order.id), []);
+    await t.runtime.worker.tick();
+    assert.deepEqual(await sendRows(h, order.id), []);
+    assert.equal((await getOrder(h, order.id)).status, 'refunding');
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/partner/orders/${order.id}/refund-address`,
+      headers: { 'x-api-key': h.partner.apiKey, 'content-type': 'application/json' },
+      payload: { refund_address: BTC_REFUND },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    await tickUntil(h, order.id, 'refunded', 1);
+    await assertRefunded(order, reason);
+  }
   after(() => h.t.close());
 
   /** A refunding order's next pass sends the refund of what was received, to the refund address. */
@@ -104,18 +132,12 @@ describe('refunds and failures', () => {
       assert.equal((await storedOrder(h, order.id)).amount_to_final, null);
     });
 
-    it('underpaid by 10% without a refund address → failed (fixed_rate_mismatch), nothing sent', async () => {
+    it('underpaid by 10% without a refund address → waits in refunding for one (fixed_rate_mismatch), then refunded', async () => {
       const quoteId = await fixedQuote(h, '0.5');
       const order = await createOrder(h, { rate_type: 'fixed', quote_id: quoteId, refund_address: null });
-      const failed = await depositAndExchange(order, new Decimal(order.amount_from_expected).times('0.9').toFixed());
-      assert.equal(failed.status, 'failed');
-      assert.equal(failed.status_reason, 'fixed_rate_mismatch');
-      assert.equal(failed.refund_txid, null);
-      assert.equal(failed.payout_txid, null);
-      assert.deepEqual(await payoutRows(h, order.id), []);
-      await t.runtime.worker.tick();
-      assert.deepEqual(await sendRows(h, order.id), []);
-      assert.equal((await moves(h, order.id)).at(-1), 'exchanging→failed');
+      await depositAndExchange(order, new Decimal(order.amount_from_expected).times('0.9').toFixed());
+      await assertWaitsForRefundAddress(order, 'fixed_rate_mismatch');
+      assert.deepEqual((await moves(h, order.id)).slice(-3), ['exchanging→refunding', 'refunding→refunding', 'refunding→refunded']);
     });
 
     it('within tolerance (0.3% short) → completed, paying received × the locked exact rate, rounded down', async () => {
@@ -169,12 +191,10 @@ describe('refunds and failures', () => {
       await assertRefunded(order, 'amount_above_max');
     });
 
-    it('below the minimum without a refund address → failed (amount_below_min)', async () => {
+    it('below the minimum without a refund address → waits in refunding for one (amount_below_min)', async () => {
       const order = await createOrder(h, { refund_address: null });
-      const failed = await depositAndExchange(order, '0.0001');
-      assert.equal(failed.status, 'failed');
-      assert.equal(failed.status_reason, 'amount_below_min');
-      assert.deepEqual(await payoutRows(h, order.id), []);
+      await depositAndExchange(order, '0.0001');
+      await assertWaitsForRefundAddress(order, 'amount_below_min');
     });
   });
 
@@ -392,16 +412,19 @@ describe('refunds and failures', () => {
       ]);
     });
 
-    it('a deposit to an expired order without a refund address → failed (late_deposit)', async () => {
+    it('a deposit to an expired order without a refund address → waits in refunding for one (late_deposit)', async () => {
       const order = await createOrder(h, { refund_address: null });
       await advance(h, WINDOW_MS + 1000);
       await simulateDeposit(h, order.id);
       await t.runtime.worker.tick();
-      const failed = await getOrder(h, order.id);
-      assert.equal(failed.status, 'failed');
-      assert.equal(failed.status_reason, 'late_deposit');
-      assert.deepEqual(await payoutRows(h, order.id), []);
-      assert.deepEqual(await moves(h, order.id), ['∅→waiting_deposit', 'waiting_deposit→expired', 'expired→failed']);
+      await assertWaitsForRefundAddress(order, 'late_deposit');
+      assert.deepEqual(await moves(h, order.id), [
+        '∅→waiting_deposit',
+        'waiting_deposit→expired',
+        'expired→refunding',
+        'refunding→refunding',
+        'refunding→refunded',
+      ]);
     });
   });
 });

@@ -56,6 +56,9 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   refund_txid: fc.option(text),
   status_reason: fc.option(text),
   sandbox: fc.boolean(),
+  refund_address: fc.option(text),
+  refund_address_tag: fc.option(text),
+  refund_hold_until: fc.option(time),
 });
 
 function validator() {
@@ -95,7 +98,10 @@ describe('the partner order view: one definition, schema and writer derived from
     assert.deepEqual(OrderSchema.required, names);
     assert.equal(OrderSchema.additionalProperties, false);
     // Each field of this view shows its own column, and no other column is read (status reads
-    // expires_at as well, which is a field too).
-    assert.deepEqual([...PARTNER_ORDER_COLUMNS].sort(), [...names].sort());
+    // expires_at as well, which is a field too), except the computed ones: `actions` (from the
+    // status and the refund address and hold columns).
+    const computed = new Set(['actions']);
+    const extra = ['refund_address', 'refund_address_tag'];
+    assert.deepEqual([...PARTNER_ORDER_COLUMNS].sort(), [...names.filter((name) => !computed.has(name)), ...extra].sort());
   });
 });

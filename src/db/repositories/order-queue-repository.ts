@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Db } from '../schema/index.js';
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Database, Db } from '../schema/index.js';
 import type { OrderRow } from '../schema/orders.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 
@@ -42,16 +42,38 @@ export async function findWatchedOrders(db: Db, lateSince: Date): Promise<Watche
 }
 
 /** What the lifecycle needs to decide an order's move without reading it again. */
-export type MovableOrder = Pick<OrderRow, 'id' | 'status' | 'version' | 'expires_at' | 'refund_address'>;
+export type MovableOrder = Pick<
+  OrderRow,
+  'id' | 'status' | 'version' | 'expires_at' | 'refund_address' | 'refund_address_tag' | 'deposit_address_tag' | 'refund_hold_until'
+>;
 
 /** Orders still waiting for their deposit at or after expires_at: what the expiry sweep moves. */
 export async function findOrdersPastExpiry(db: Db, now: Date): Promise<MovableOrder[]> {
   return db
     .selectFrom('orders')
-    .select(['id', 'status', 'version', 'expires_at', 'refund_address'])
+    .select(['id', 'status', 'version', 'expires_at', 'refund_address', 'refund_address_tag', 'deposit_address_tag', 'refund_hold_until'])
     .where('status', '=', 'waiting_deposit')
     .where('expires_at', '<=', now)
     .execute();
+}
+
+/**
+ * An order in refunding has work for the worker when its refund was requested (the request is
+ * in payouts) or its hold is to run out; one waiting for a refund address has none until the
+ * partner sets it (DESIGN §7.5), so it is neither leased nor counted as lag.
+ */
+function hasWorkToDo(eb: ExpressionBuilder<Database, 'orders'>) {
+  return eb.or([
+    eb('orders.status', '!=', 'refunding'),
+    eb('orders.refund_hold_until', 'is not', null),
+    eb.exists(
+      eb
+        .selectFrom('payouts')
+        .select(sql<number>`1`.as('one'))
+        .whereRef('payouts.order_id', '=', 'orders.id')
+        .where('payouts.kind', '=', 'refund'),
+    ),
+  ]);
 }
 
 /**
@@ -76,6 +98,7 @@ export async function claimDueOrders(
         .where('status', 'in', [...statuses])
         .where((w) => w.or([w('next_attempt_at', 'is', null), w('next_attempt_at', '<=', now)]))
         .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
+        .where(hasWorkToDo)
         .orderBy('updated_at')
         .limit(limit)
         .forUpdate()
@@ -104,6 +127,7 @@ export async function oldestDueSince(db: Db, statuses: readonly OrderStatus[]): 
     .selectFrom('orders')
     .select((eb) => eb.fn.min(sql<Date>`coalesce(next_attempt_at, updated_at)`).as('since'))
     .where('status', 'in', [...statuses])
+    .where(hasWorkToDo)
     .executeTakeFirst();
   const since = oldest?.since ?? null;
   return since === null ? null : new Date(since);

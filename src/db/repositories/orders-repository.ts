@@ -10,7 +10,7 @@ import {
 import { preparedQuery } from '../prepared-statements.js';
 import type { Database, Db } from '../schema/index.js';
 import type { OrderStatus } from '../../domain/order-status.js';
-import type { NewOrder, OrderRow } from '../schema/orders.js';
+import type { EventActor, NewOrder, OrderRow } from '../schema/orders.js';
 import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-order-view.js';
 
 export type { PartnerOrderRow };
@@ -108,6 +108,8 @@ export interface NewOrderEvent {
   reason: string | null;
   data: Record<string, unknown> | null;
   order_version: number;
+  /** Who made the move; default system. */
+  actor?: EventActor;
   created_at: Date;
 }
 

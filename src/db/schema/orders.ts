@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Numeric, Timestamp } from './currencies.js';
 
@@ -34,6 +34,15 @@ export interface OrderTable {
   recipient_address: string;
   recipient_address_tag: string | null;
   refund_address: string | null;
+  /** The refund address's memo or tag; required for a refund where the deposit chain routes by memo. */
+  refund_address_tag: Generated<string | null>;
+  /**
+   * A refund held for the partner's choice (DESIGN §7.5) until this moment: continue or refund
+   * until then, after it the refund proceeds. Null when no refund is held; set only in refunding.
+   */
+  refund_hold_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When the partner chose to continue a held order: its exchange is then priced at the float rate. */
+  continued_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   deposit_txid: string | null;
   deposit_confirmations: number | null;
   deposit_confirmations_required: number;
@@ -61,6 +70,8 @@ export interface OrderTable {
 export type OrderRow = Selectable<OrderTable>;
 export type NewOrder = Insertable<OrderTable>;
 
+export type EventActor = 'partner' | 'operator' | 'system';
+
 /** Append-only audit trail: one row per transition (the first is creation). */
 export interface OrderEventTable {
   id: Generated<string>;
@@ -71,6 +82,8 @@ export interface OrderEventTable {
   data: unknown;
   /** The order's version after this event (0 = creation): the trail's order. */
   order_version: number | null;
+  /** Who made the move: the partner (creation, actions), the operator, or the system (worker, chains). */
+  actor: Generated<EventActor>;
   created_at: Timestamp;
 }
 

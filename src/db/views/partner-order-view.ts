@@ -1,4 +1,5 @@
 import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
+import { actionsFor, orderContext, ORDER_ACTIONS, type OrderAction } from '../../domain/order-lifecycle.js';
 import { ORDER_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
 import { DecimalText, decimalTextLiteral, writeNumber, writeString } from '../../json.js';
 import type { OrderRow } from '../schema/orders.js';
@@ -64,6 +65,14 @@ function oneOf<Value extends string>(values: readonly Value[]): Kind<Value> {
     schema: (options) => Type.Union(values.map((value) => Type.Literal(value)), options),
     value: (value) => value,
     json: writeString,
+  };
+}
+
+function listOf<Value extends string>(values: readonly Value[]): Kind<readonly Value[]> {
+  return {
+    schema: (options) => Type.Array(Type.Union(values.map((value) => Type.Literal(value))), options),
+    value: (value) => value,
+    json: (value) => `[${value.map(writeString).join(',')}]`,
   };
 }
 
@@ -149,6 +158,26 @@ const FIELDS = {
     description:
       'v1.1: made with a sandbox key (pk_test_…): runs on the simulator only, never on a chain or an exchange; ' +
       'deposit to it with POST /partner/sandbox/orders/{order_id}/deposit. False for live orders',
+  }),
+  // What the partner may do now: the actions whose move the lifecycle table allows at `now`.
+  actions: derived<
+    Pick<OrderRow, 'status' | 'expires_at' | 'refund_address' | 'refund_address_tag' | 'deposit_address_tag' | 'refund_hold_until'>,
+    readonly OrderAction[]
+  >(
+    ['status', 'expires_at', 'refund_address', 'refund_address_tag', 'deposit_address_tag', 'refund_hold_until'],
+    listOf(ORDER_ACTIONS),
+    (row, now) => actionsFor(statusAt(row.status, row.expires_at, now), orderContext(row, now)),
+    {
+      description:
+        'v1.1: what may be done to the order now, in this order: cancel (POST …/cancel, waiting for a deposit), ' +
+        'set_refund_address (PUT …/refund-address, until a refund is requested), continue and refund (POST …/continue, ' +
+        'POST …/refund, while a refund is held for a choice). Empty when nothing; any other action is 409',
+    },
+  ),
+  refund_hold_until: column('refund_hold_until', nullable(time), {
+    description:
+      'v1.1: while a refund is held for a choice (actions continue and refund), when the hold ends and the refund ' +
+      'proceeds by itself (REFUND_HOLD_MINUTES after the exchange was refused); null otherwise',
   }),
 };
 

@@ -74,6 +74,8 @@ export function adminOrderView(order: OrderRow, now: Date): Record<string, unkno
     partner_id: order.partner_id,
     recipient_address_tag: order.recipient_address_tag,
     refund_address: order.refund_address,
+    refund_address_tag: order.refund_address_tag,
+    continued_at: order.continued_at?.toISOString() ?? null,
     amount_to_final: order.amount_to_final === null ? null : new Decimal(order.amount_to_final),
     quote_id: order.quote_id,
     attempts: order.attempts,

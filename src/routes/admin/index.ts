@@ -18,6 +18,7 @@ import { registerSimulatorDepositDrop } from './simulator-deposit-drop.js';
 import { registerSimulatorDepositSend } from './simulator-deposit-send.js';
 import { registerSimulatorFaultsInject } from './simulator-faults-inject.js';
 import { registerAdminFailOrder } from './orders-fail.js';
+import { registerAdminOrderActions } from './orders-actions.js';
 import { registerAdminGetOrder } from './orders-get.js';
 import { registerAdminListOrders } from './orders-list.js';
 import { registerUpdatePartner } from './partners-update.js';
@@ -59,6 +60,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerAdminListOrders(admin, services);
     registerAdminGetOrder(admin, services);
     registerAdminFailOrder(admin, services);
+    registerAdminOrderActions(admin, services);
     registerAdminHealth(admin, services);
     registerAdminListWebhooks(admin, services);
     registerAdminSwitchWebhook(admin, services);

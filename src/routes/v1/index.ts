@@ -8,6 +8,7 @@ import { registerOrderQr } from './orders-qr.js';
 import { registerListOrders } from './orders-list.js';
 import { registerValidateAddress } from './addresses-validate.js';
 import { registerSandboxDeposit } from './sandbox-deposit.js';
+import { registerOrderActions } from './orders-actions.js';
 import { registerCreateWebhook } from './webhooks-create.js';
 import { registerDeleteWebhook } from './webhooks-delete.js';
 import { registerWebhookDeliveries } from './webhooks-deliveries.js';
@@ -28,6 +29,7 @@ export function registerV1Routes(app: App, services: Services): void {
   registerListOrders(app, services);
   registerValidateAddress(app, services);
   registerSandboxDeposit(app, services);
+  registerOrderActions(app, services);
   registerCreateWebhook(app, services);
   registerListWebhooks(app, services);
   registerUpdateWebhook(app, services);

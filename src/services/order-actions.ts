@@ -1,0 +1,82 @@
+import type { Kysely } from 'kysely';
+import { findOrder } from '../db/repositories/orders-repository.js';
+import type { Database } from '../db/schema/index.js';
+import type { OrderRow } from '../db/schema/orders.js';
+import { checkRecipient } from '../domain/addresses/recipient-check.js';
+import { ACTION_EVENTS, type OrderAction } from '../domain/order-lifecycle.js';
+import { ApiError } from '../errors.js';
+import type { CurrencyCatalog } from './currency-catalog.js';
+import type { OrderLifecycle } from './order-lifecycle.js';
+
+/** An action as asked for (DESIGN §7.5); only set_refund_address carries anything. */
+export type ActionRequest =
+  | { action: 'cancel' | 'continue' | 'refund' }
+  | { action: 'set_refund_address'; refundAddress: string; refundAddressTag?: string | undefined };
+
+/** Who asks: the order's partner, or the operator (on any order). Stored as order_events.actor. */
+export type ActionActor = 'partner' | 'operator';
+
+/**
+ * The order actions of DESIGN §7.5, for the partner API and the operator API alike. Each is one
+ * event of the lifecycle table applied by OrderLifecycle (the only writer of status): one
+ * transaction with its order_events row, version-checked, so of two actions racing on one order
+ * the table decides the second against what the first left (409 when it is no longer offered).
+ * What `actions` lists is exactly what succeeds here.
+ */
+export class OrderActions {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly lifecycle: OrderLifecycle,
+    private readonly catalog: CurrencyCatalog,
+  ) {}
+
+  /**
+   * Applies the action to the order (which the caller has already found, and for a partner,
+   * found among its own). 400 for a refund address its network refuses; 404 for a vanished
+   * order; 409 when the table does not allow the move now, with the table's reason.
+   */
+  async perform(order: Pick<OrderRow, 'id'>, request: ActionRequest, actor: ActionActor): Promise<OrderRow> {
+    const event = ACTION_EVENTS[request.action];
+    const result =
+      request.action === 'set_refund_address'
+        ? await this.lifecycle.apply(order.id, event, {
+            changes: await this.refundAddress(order.id, request.refundAddress, request.refundAddressTag),
+            data: { refund_address: request.refundAddress, refund_address_tag: request.refundAddressTag ?? null },
+            actor,
+          })
+        : await this.lifecycle.apply(order.id, event, { ...(request.action === 'cancel' ? { reason: 'cancelled' } : {}), actor });
+    if (result.ok) return result.order;
+    if (result.reason === 'order not found') throw new ApiError('not_found', 'order not found');
+    throw new ApiError('conflict', `${actionName(request.action)} is not possible now: ${result.reason}`);
+  }
+
+  /** The refund address checked as order creation checks it, with its tag where the deposit chain routes by memo. */
+  private async refundAddress(
+    orderId: string,
+    address: string,
+    tag: string | undefined,
+  ): Promise<{ refund_address: string; refund_address_tag: string | null }> {
+    const order = await findOrder(this.db, orderId);
+    if (order === undefined) throw new ApiError('not_found', 'order not found');
+    const from = this.catalog.byId(order.currency_from_id);
+    if (from === undefined) throw new Error(`currency ${order.currency_from_id} of an order is not in the catalog`);
+    const checked = checkRecipient(from, address, tag);
+    if (!checked.ok) {
+      switch (checked.problem) {
+        case 'invalid_address':
+          throw new ApiError('bad_request', `refund_address is not a valid ${from.network} address: ${checked.reason}`);
+        case 'memo_not_used':
+          throw new ApiError('bad_request', `refund_address_tag: ${from.network} does not use a memo`);
+        case 'invalid_tag':
+          throw new ApiError('bad_request', `refund_address_tag is not valid: ${checked.reason}`);
+        case 'memo_required':
+          throw new ApiError('bad_request', `refund_address_tag is required: a refund on ${from.network} needs a memo or destination tag`);
+      }
+    }
+    return { refund_address: address, refund_address_tag: tag ?? null };
+  }
+}
+
+function actionName(action: OrderAction): string {
+  return action === 'set_refund_address' ? 'setting the refund address' : action;
+}
