@@ -27,7 +27,7 @@ import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { createSignatureNonces } from './services/signature-nonces.js';
 import { installSurfaceSplit } from './operator-listener.js';
-import { installSecurityHeaders } from './plugins/security-headers.js';
+import { installResponseHeaders } from './plugins/security-headers.js';
 import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, registerCabinet } from './routes/cabinet/index.js';
 import { CabinetAccounts } from './services/cabinet-accounts.js';
 import { SecretBox } from './services/secret-box.js';
@@ -86,8 +86,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // ADMIN_PORT: each route answers on its surface's listener only (before any route is added).
   installSurfaceSplit(app, config.operator);
-  // Security headers on every response, the docs page's included (src/plugins/security-headers.ts).
-  await installSecurityHeaders(app);
+  // X-Request-Id and the security headers on every response, the docs page's included, in one
+  // hook (src/plugins/security-headers.ts).
+  installResponseHeaders(app);
   const metrics = createMetrics();
   const runtime = await createRuntime({ config, database, clock, logger, metrics });
   app.addHook('onClose', () => runtime.close());
@@ -118,10 +119,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...runtime,
   };
 
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   installValidators(app);
   installJsonBody(app);
   installErrorHandler(app);

@@ -81,7 +81,7 @@ export function installErrorHandler(app: FastifyInstance): void {
  */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // Routing failed before any onRequest hook ran, so the security headers are set here.
-  applySecurityHeaders(request, reply);
+  applySecurityHeaders(reply);
   const reason = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'the path is not valid URL encoding';
   if (error.code !== 'FST_ERR_MAX_PARAM_LENGTH' && error.code !== 'FST_ERR_BAD_URL') {
     request.log.error({ err: error }, 'routing failed');

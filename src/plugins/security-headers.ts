@@ -1,9 +1,9 @@
-import fastifyHelmet from '@fastify/helmet';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import helmet from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify';
+import helmet, { type HelmetOptions } from 'helmet';
 
 /**
- * Security headers on every response (issue 12), through @fastify/helmet: CSP, HSTS,
+ * Security headers on every response (issue 12), as helmet writes them: CSP, HSTS,
  * X-Content-Type-Options nosniff, Referrer-Policy no-referrer, frame refusal, the
  * Cross-Origin-* isolation headers. The CSP is the strict one the docs page (/docs, Swagger UI)
  * works under: everything from this origin, images also as data: URIs (Swagger UI's icons),
@@ -26,7 +26,7 @@ export const CONTENT_SECURITY_POLICY: Readonly<Record<string, string[]>> = Objec
   'style-src': ["'self'"],
 });
 
-const OPTIONS = {
+const OPTIONS: HelmetOptions = {
   contentSecurityPolicy: { useDefaults: false as const, directives: { ...CONTENT_SECURITY_POLICY } },
   // TLS ends at the proxy in front; a browser ignores HSTS over plain HTTP, so this is harmless
   // on a local start and right behind TLS. No preload: that is the operator's decision.
@@ -37,31 +37,74 @@ const OPTIONS = {
   crossOriginResourcePolicy: { policy: 'cross-origin' as const },
 };
 
-/** The same headers applied directly: for answers given before any hook runs (framework errors). */
-const applyDirectly = helmet(OPTIONS);
-
 /**
  * The docs page alone also allows one inline style attribute that Swagger UI writes through
  * innerHTML, by its hash ('unsafe-hashes' admits that exact attribute text and nothing else).
  * A Swagger UI upgrade that changes it fails the browser test, whose message names the new hash.
  */
 const DOCS_STYLE_HASHES = ["'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"];
-const DOCS_OPTIONS = {
+const DOCS_OPTIONS: HelmetOptions = {
+  ...OPTIONS,
   contentSecurityPolicy: {
     useDefaults: false as const,
     directives: { ...CONTENT_SECURITY_POLICY, 'style-src': ["'self'", "'unsafe-hashes'", ...DOCS_STYLE_HASHES] },
   },
 };
 
-export async function installSecurityHeaders(app: FastifyInstance): Promise<void> {
-  // Before the helmet plugin, so the docs routes carry their policy when helmet sees them.
+/** Header name (lower case) and value, in the order helmet sets them. */
+type HeaderList = readonly (readonly [string, string])[];
+
+/**
+ * The headers helmet's middleware sets for `options`, recorded once. Every value is a constant
+ * of the options (no nonce, nothing from the request), so one recording serves every response;
+ * @fastify/helmet instead built a helmet middleware from the options on every request, in two
+ * hooks, one of them async (bench/README.md).
+ */
+function recordHeaders(options: HelmetOptions): HeaderList {
+  const recorded = new Map<string, string>();
+  const recorder = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      recorded.set(name.toLowerCase(), Array.isArray(value) ? value.join(', ') : String(value));
+    },
+    removeHeader(name: string) {
+      recorded.delete(name.toLowerCase());
+    },
+  };
+  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
+  return Object.freeze([...recorded].map(([name, value]) => Object.freeze([name, value] as const)));
+}
+
+const HEADERS = recordHeaders(OPTIONS);
+const DOCS_CSP = recordHeaders(DOCS_OPTIONS).find(([name]) => name === 'content-security-policy')?.[1];
+
+function setAll(reply: FastifyReply, headers: HeaderList): void {
+  for (const [name, value] of headers) reply.header(name, value);
+}
+
+/**
+ * One onRequest hook for every response's fixed headers: the request id (X-Request-Id) and the
+ * security headers. The docs pages' own CSP is a hook of those routes alone, so the shared hook
+ * never has to look up which route it serves.
+ */
+export function installResponseHeaders(app: FastifyInstance): void {
+  if (DOCS_CSP === undefined) throw new Error('helmet set no Content-Security-Policy for the docs pages');
+  const docsPolicy: onRequestHookHandler = (_request, reply, done) => {
+    reply.header('content-security-policy', DOCS_CSP);
+    done();
+  };
   app.addHook('onRoute', (route) => {
-    if (route.url === '/docs' || route.url.startsWith('/docs/')) route.helmet = DOCS_OPTIONS;
+    if (route.url === '/docs' || route.url.startsWith('/docs/')) {
+      route.onRequest = [...(route.onRequest === undefined ? [] : [route.onRequest].flat()), docsPolicy];
+    }
   });
-  await app.register(fastifyHelmet, { ...OPTIONS, global: true });
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    setAll(reply, HEADERS);
+    done();
+  });
 }
 
 /** Sets the security headers on a reply that no onRequest hook saw (see error-handler.ts). */
-export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  applyDirectly(request.raw, reply.raw, () => undefined);
+export function applySecurityHeaders(reply: FastifyReply): void {
+  setAll(reply, HEADERS);
 }
