@@ -6,7 +6,7 @@
  * or raw node:http, bare Fastify and service ABC CBA for the public GETs; default 2), --connections
  * <n> (default 50), --warmup <s> (per side, default 2), --soak <s> (default 15; 0 skips),
  * --only <name,...> (currencies, rates-float, rates-fixed, orders-post-pg, orders-get-pg,
- * orders-post-pglite, soak, webhooks), --profile (servers run with --cpu-prof and the report adds the
+ * orders-post-pglite, orders-list-pg, soak, webhooks), --profile (servers run with --cpu-prof and the report adds the
  * top self-time frames of the measured windows; profiled numbers are slower, and written to
  * latest-profile.md instead of latest.md). See bench/README.md.
  */
@@ -21,6 +21,7 @@ import { createPartner as createPartnerOver } from '../test/helpers/process/http
 import { captureOrderSql, pgbenchScript, type OrderSqlCapture } from './capture-sql.js';
 import { sameSizeBody, startBareFastify, startRawServer } from './ceilings.js';
 import { mergeLoads, percentile, runLoad, type LoadResult } from './load.js';
+import { prepareOrderList } from './order-list-measure.js';
 import { runPgbench } from './pgbench.js';
 import { webhookBench, webhookSection } from './webhooks.js';
 import { runPgliteLoop } from './pglite-loop.js';
@@ -392,6 +393,47 @@ async function orderGetScripts(template: string, orderIds: string[]): Promise<st
   );
 }
 
+/**
+ * GET /partner/orders on PostgreSQL with 100,000 orders of 10 partners (bench/order-list-measure.ts):
+ * four first pages in turn, against pgbench running the same four selects.
+ */
+async function ordersListPostgres(plan: CpuPlan): Promise<Measure> {
+  return withServer(plan, 'postgres', 'orders-list-pg', async (server, partner, loaded) => {
+    const databaseUrl = server.databaseUrl ?? '';
+    log('orders-list-pg: 100,000 orders of 10 partners');
+    const { paths, scripts } = await prepareOrderList(databaseUrl, partner.partnerId);
+    const list: HttpTarget = {
+      url: server.url,
+      headers: { authorization: `Bearer ${partner.apiKey}` },
+      requests: paths.map((listPath) => ({ method: 'GET', path: listPath })),
+    };
+    log(`orders-list-pg: ${ROUNDS} × ${RUN_SECONDS} s each of pgbench (${PG_CLIENTS} clients) and the service`);
+    await warm(list);
+    const appRuns: (LoadResult & { cpu: number })[] = [];
+    const benchRuns: Awaited<ReturnType<typeof runPgbench>>[] = [];
+    await alternate(
+      async () => void benchRuns.push(await runPgbench({ databaseUrl, scripts, clients: PG_CLIENTS, duration: RUN_SECONDS, defines: {}, plan })),
+      async () => void appRuns.push(await loadRun(list, loaded, RUN_SECONDS)),
+    );
+    const app = httpSide(appRuns, 'orders-list-pg');
+    log('orders-list-pg: service at half rate');
+    const half = await halfRate(list, app.rps, loaded);
+    const ceiling = pgbenchSide(benchRuns);
+    return {
+      name: 'orders-list-pg',
+      measure: 'GET /partner/orders, 20 a page (PostgreSQL, 100,000 orders)',
+      ceilingName: `pgbench, same selects (${PG_CLIENTS} clients)`,
+      goal: 0.8,
+      app,
+      ceiling,
+      ratio: app.rps / ceiling.rps,
+      halfRate: half,
+      peakRssMb: mb(server.memory().peak),
+      note: 'pages of 20 orders; goal for p99 at half rate: under 20 ms',
+    };
+  });
+}
+
 async function ordersPglite(plan: CpuPlan, capture: OrderSqlCapture): Promise<Measure> {
   return withServer(plan, 'pglite', 'orders-pglite', async (server, partner, loaded) => {
     const headers = { authorization: `Bearer ${partner.apiKey}`, 'content-type': 'application/json' };
@@ -630,6 +672,7 @@ async function main(): Promise<void> {
   if (wanted('orders-post-pg') || wanted('orders-get-pg')) measures.push(...(await ordersPostgres(plan, capture, createScript, getScript)));
   if (wanted('orders-post-pg-2p') || wanted('orders-get-pg-2p')) measures.push(...(await ordersPostgres(plan, capture, createScript, getScript, 2)));
   if (wanted('orders-post-pglite')) measures.push(await ordersPglite(plan, capture));
+  if (wanted('orders-list-pg')) measures.push(await ordersListPostgres(plan));
   const soakResult = SOAK > 0 && wanted('soak') ? await soak(plan, capture) : undefined;
 
   const webhooks = wanted('webhooks') ? await webhookBench(plan, capture.body, DURATION, Math.min(CONNECTIONS, 16), log) : undefined;
