@@ -134,7 +134,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       nodeOptions: options.cpuProfDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir],
       wrapper: options.plan.taskset && processes === 1 ? ['taskset', '-c', options.plan.serverCpu] : [],
       logFile: path.join(dataDir, 'server.log'),
-      timeoutMs: 90_000,
+      // A loaded shared machine has taken over 90 s to start a PGlite server (initdb, migrations, demo pools).
+      timeoutMs: 180_000,
     });
   } catch (error) {
     await cleanup();

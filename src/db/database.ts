@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -84,6 +85,14 @@ function openPostgres(url: string, poolSize = 10): DatabaseHandle {
   };
 }
 
+/**
+ * PGlite's postgresql.conf additions. shared_buffers is PostgreSQL's page cache inside the WASM
+ * heap, which never gives memory back: 128MB by default, it grows the process by as much as the
+ * database is read. One process with one connection gains little from it (the kernel's page cache
+ * holds the files too), so 32MB bounds the embedded server's memory (docs/durability.md).
+ */
+const PGLITE_SETTINGS = ['shared_buffers = 32MB'];
+
 async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<DatabaseHandle> {
   let lock: DataDirLock | undefined;
   let storeDir: string | undefined;
@@ -93,7 +102,17 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     storeDir = path.join(dataDir, 'pglite');
   }
   try {
-    const client = await PGlite.create({ dataDir: storeDir, loadDataDir, parsers: { ...TYPE_PARSERS } });
+    const options = { dataDir: storeDir, loadDataDir, parsers: { ...TYPE_PARSERS }, postgresqlconf: PGLITE_SETTINGS };
+    // A new data directory is made by initdb, which PGlite runs in a WASM instance of its own and
+    // keeps referenced for as long as the PGlite object lives (about 430 MB of external memory,
+    // bench/README.md). Opened once to create the directory, closed, and opened again, the
+    // process keeps only the server's instance.
+    const fresh = storeDir !== undefined && loadDataDir === undefined && !existsSync(path.join(storeDir, 'PG_VERSION'));
+    let client = await PGlite.create(options);
+    if (fresh) {
+      await client.close();
+      client = await PGlite.create(options);
+    }
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return {
       db,
