@@ -133,4 +133,27 @@ describe('cabinet pages', () => {
     assert.match(deleted.body, /No endpoints yet/);
     assert.equal((await client.get(`/cabinet/webhooks/${id}`)).statusCode, 404);
   });
+
+  it('order actions: the offered ones are forms; cancel works once, then 409', async () => {
+    const key = (await t.admin('POST', `/admin/v1/partners/${partnerId}/keys`, { sandbox: true })).json<{ api_key: string }>().api_key;
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/partner/orders', headers: { authorization: `Bearer ${key}` }, payload: SANDBOX_ORDER });
+    const id = created.json<{ id: string }>().id;
+    const detail = await client.get(`/cabinet/orders/${id}`);
+    assert.match(detail.body, /<button type="submit" class="danger">Cancel the order<\/button>/);
+    assert.match(detail.body, /<label>Refund address \(BTC on BTC\)/);
+    const set = await client.post(`/cabinet/orders/${id}/actions/set_refund_address`, { refund_address: 'not an address' });
+    assert.equal(set.statusCode, 400);
+    assert.match(set.body, /role="alert"/);
+    await client.get(`/cabinet/orders/${id}`);
+    const cancelled = await client.post(`/cabinet/orders/${id}/actions/cancel`, {});
+    assert.equal(cancelled.statusCode, 303);
+    const after = await client.get(String(cancelled.headers.location));
+    assert.match(after.body, /The order is cancelled/);
+    assert.match(after.body, /<dt>Status<\/dt><dd>expired \(cancelled\)/);
+    assert.doesNotMatch(after.body, /Cancel the order/);
+    const again = await client.post(`/cabinet/orders/${id}/actions/cancel`, {});
+    assert.equal(again.statusCode, 409);
+    assert.match(again.body, /not possible now/);
+    assert.equal((await client.post(`/cabinet/orders/${id}/actions/launch`, {})).statusCode, 404);
+  });
 });

@@ -59,6 +59,7 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
       keys: (await t.admin('GET', `/admin/v1/partners/${ownerId}/keys`)).body,
       partner: (await t.admin('GET', `/admin/v1/partners/${ownerId}`)).json<{ markup_bps: number }>().markup_bps,
       endpoints: (await t.runtime.webhooks.list(ownerId)).map((e) => [e.id, e.url, e.enabled, e.previous_secret_expires_at?.toISOString() ?? null]),
+      order: (await t.admin('GET', `/admin/v1/orders/${orderId}`)).json<{ status: string; version?: number }>().status,
       deliveries: (await t.runtime.webhooks.deliveries(endpointId, ownerId, { limit: 100 }).catch(() => [])).map((d) => [d.id, d.status, d.attempts, d.next_attempt_at?.toISOString() ?? null]),
     }),
   };
@@ -81,8 +82,9 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     { method: 'POST', path: `/cabinet/webhooks/deliveries/${deliveryId}/resend`, ownerStatus: 200, namesResource: true },
     { method: 'POST', path: '/cabinet/settings', fields: { markup_bps: '40' }, ownerStatus: 200, namesResource: false },
     { method: 'POST', path: '/cabinet/keys', fields: { label: 'suite', kind: 'sandbox' }, ownerStatus: 201, namesResource: false },
+    { method: 'POST', path: `/cabinet/orders/${orderId}/actions/cancel`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/keys/${keyId}/revoke`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/delete`, ownerStatus: 200, namesResource: true },
   ];
-  runCabinetSecuritySuite('every route', target, ROUTES, 19);
+  runCabinetSecuritySuite('every route', target, ROUTES, 20);
 });

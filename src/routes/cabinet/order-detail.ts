@@ -1,13 +1,27 @@
 import QRCode from 'qrcode';
+import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
 import { listOrderEvents } from '../../db/repositories/order-events-repository.js';
 import { findPartner } from '../../db/repositories/partners-repository.js';
 import { statusAt } from '../../domain/order-status.js';
+import type { PartnerOrderRow } from '../../db/views/partner-order-view.js';
 import { ApiError } from '../../errors.js';
+import type { ActionRequest } from '../../services/order-actions.js';
+import { orderView } from '../v1/order-view.js';
 import { html, trusted, type Html } from './html.js';
-import { errorPage, page, time } from './layout.js';
+import { csrfField, errorPage, page, time } from './layout.js';
 import { amount, statusWords } from './format.js';
-import { sessionOf, type CabinetSessions } from './session.js';
+import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
+
+/** What each action's button says, and what the page says once it is done. */
+const ACTION_WORDS = {
+  cancel: { button: 'Cancel the order', done: 'The order is cancelled.' },
+  continue: { button: 'Continue at the current rate', done: 'The exchange continues at the current rate.' },
+  refund: { button: 'Refund now', done: 'The refund is on its way.' },
+  set_refund_address: { button: 'Set refund address', done: 'The refund address is set.' },
+} as const;
+type ActionName = keyof typeof ACTION_WORDS;
+const isActionName = (name: string): name is ActionName => Object.hasOwn(ACTION_WORDS, name);
 
 /** A link to the coin's block explorer, when the catalog has one for it; else the text alone. */
 function explorerLink(template: string | null | undefined, placeholder: '{txid}' | '{address}', value: string | null): Html {
@@ -22,21 +36,22 @@ function explorerLink(template: string | null | undefined, placeholder: '{txid}'
  * (OrderService.get: another partner's order is not found, 404), its event timeline, the
  * deposit QR code and explorer links.
  */
-export function registerCabinetOrderDetail(app: App, { database, clock, orders, catalog }: Services, sessions: CabinetSessions): void {
-  app.get('/cabinet/orders/:order_id', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
-    const session = sessionOf(request);
+export function registerCabinetOrderDetail(app: App, { database, clock, orders, orderActions, catalog }: Services, sessions: CabinetSessions): void {
+  /** The session's partner's order, or undefined (another partner's order is not found either). */
+  const ownOrder = async (session: CabinetSession, orderId: string): Promise<PartnerOrderRow | undefined> => {
     const partner = await findPartner(database.db, session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
-    const { order_id } = request.params as { order_id: string };
-    let order;
     try {
-      order = await orders.get(partner, order_id);
+      return await orders.get(partner, orderId);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') {
-        return reply.code(404).type('text/html; charset=utf-8').send(errorPage('Order not found', 'There is no order of yours with this id.'));
-      }
+      if (error instanceof ApiError && error.code === 'not_found') return undefined;
       throw error;
     }
+  };
+  const notFound = (reply: FastifyReply) =>
+    reply.code(404).type('text/html; charset=utf-8').send(errorPage('Order not found', 'There is no order of yours with this id.'));
+
+  const render = async (session: CabinetSession, order: PartnerOrderRow, options: { notice?: string; problem?: string } = {}) => {
     const events = await listOrderEvents(database.db, order.id);
     const now = clock.now();
     const status = statusAt(order.status, order.expires_at, now);
@@ -65,6 +80,54 @@ ${order.sandbox ? html`<dt>Sandbox</dt><dd>yes: a test order on the simulator</d
   (event) => html`<li>${time(event.created_at)}: ${event.from_status === null ? 'created' : html`${statusWords(event.from_status)} → ${statusWords(event.to_status)}`}${event.from_status === null ? html` (${statusWords(event.to_status)})` : ''}${event.reason === null ? '' : html`, ${event.reason}`}</li>`,
 )}</ol>
 <p><a href="/cabinet/orders${order.sandbox ? '?sandbox=1' : ''}">All orders</a></p>`;
-    return reply.type('text/html; charset=utf-8').send(page({ title: `Order ${order.short_id}`, session, active: '/cabinet/orders', body }));
+    return page({ title: `Order ${order.short_id}`, session, active: '/cabinet/orders', notice: options.notice, body: html`${actionForms(session, order, options.problem)}${body}` });
+  };
+
+  /** The actions the order offers now (its `actions`, as the API lists them), as forms. */
+  const actionForms = (session: CabinetSession, order: PartnerOrderRow, problem: string | undefined): Html => {
+    const offered = (orderView(order, clock.now()).actions as string[]).filter(isActionName);
+    if (offered.length === 0 && problem === undefined) return html``;
+    const memo = catalog.all().find((row) => row.coin === order.coin_from && row.network === order.network_from)?.is_memo === true;
+    const form = (action: ActionName, fields: Html = html``) =>
+      html`<form method="post" action="/cabinet/orders/${order.id}/actions/${action}" class="${action === 'set_refund_address' ? 'stack' : 'inline'}">${csrfField(session.csrf)}${fields}<button type="submit"${action === 'cancel' ? html` class="danger"` : ''}>${ACTION_WORDS[action].button}</button></form>`;
+    return html`<section aria-labelledby="actions-title"><h2 id="actions-title">What you can do</h2>
+${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
+<p class="pager">${offered.filter((action) => action !== 'set_refund_address').map((action) => form(action))}</p>
+${offered.includes('set_refund_address')
+  ? form(
+      'set_refund_address',
+      html`<label>Refund address (${order.coin_from} on ${order.network_from}) <input type="text" name="refund_address" required maxlength="128" spellcheck="false" autocomplete="off"></label>${memo ? html`<label>Refund memo or tag <input type="text" name="refund_address_tag" required maxlength="128"></label>` : ''}`,
+    )
+  : ''}</section>`;
+  };
+
+  app.get('/cabinet/orders/:order_id', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const order = await ownOrder(session, (request.params as { order_id: string }).order_id);
+    if (order === undefined) return notFound(reply);
+    const done = (request.query as Record<string, unknown>).done;
+    const notice = typeof done === 'string' && isActionName(done) ? ACTION_WORDS[done].done : undefined;
+    return reply.type('text/html; charset=utf-8').send(await render(session, order, { notice }));
+  });
+
+  /** The order actions (DESIGN §7.5) through OrderActions, the service the partner API uses. */
+  app.post('/cabinet/orders/:order_id/actions/:action', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const { order_id, action } = request.params as { order_id: string; action: string };
+    const order = await ownOrder(session, order_id);
+    if (order === undefined || !isActionName(action)) return notFound(reply);
+    const tag = formField(request, 'refund_address_tag')?.trim();
+    const asked: ActionRequest =
+      action === 'set_refund_address'
+        ? { action, refundAddress: (formField(request, 'refund_address') ?? '').trim(), refundAddressTag: tag === '' ? undefined : tag }
+        : { action };
+    try {
+      await orderActions.perform(order, asked, 'partner');
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code === 'not_found') throw error;
+      const fresh = (await ownOrder(session, order.id)) ?? order;
+      return reply.code(error.status).type('text/html; charset=utf-8').send(await render(session, fresh, { problem: error.message }));
+    }
+    return reply.redirect(`/cabinet/orders/${order.id}?done=${action}`, 303);
   });
 }
