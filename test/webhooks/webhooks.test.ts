@@ -8,6 +8,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAdminCli } from '../helpers/admin-cli.js';
+import { runSecuritySuite, type SuitePartner } from '../helpers/security-suite.js';
 import { ManualClock } from '../helpers/test-app.js';
 import { createOrder, simulateDeposit, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 import { answer, WebhookReceiver, type Received } from './webhook-receiver.js';
@@ -77,6 +78,34 @@ describe('webhooks (DESIGN §8)', () => {
   const deliver = () => h.t.app.runtime.webhookWorker.drain();
   const verify = (secret: string, request: Received): EventBody =>
     new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as EventBody;
+
+  /** One endpoint per owner, made on first use with the owner's own key. */
+  const endpoints = new Map<string, string>();
+  const endpointOf = async (owner: SuitePartner): Promise<string> => {
+    const known = endpoints.get(owner.id);
+    if (known !== undefined) return known;
+    const id = (await addEndpoint('/security', {}, owner.apiKey)).id;
+    endpoints.set(owner.id, id);
+    return id;
+  };
+  runSecuritySuite('GET /api/v1/partner/webhooks', {
+    app: () => h.t,
+    request: async () => ({ method: 'GET', url: '/api/v1/partner/webhooks' }),
+    successStatus: 200,
+  });
+  runSecuritySuite('GET /api/v1/partner/webhooks/{id}/deliveries', {
+    app: () => h.t,
+    request: async (owner) => ({ method: 'GET', url: `/api/v1/partner/webhooks/${await endpointOf(owner)}/deliveries` }),
+    successStatus: 200,
+    otherPartnerStatus: 404,
+  });
+  runSecuritySuite('POST /api/v1/partner/webhooks/{id}/rotate-secret', {
+    app: () => h.t,
+    request: async (owner) => ({ method: 'POST', url: `/api/v1/partner/webhooks/${await endpointOf(owner)}/rotate-secret` }),
+    successStatus: 200,
+    otherPartnerStatus: 404,
+    invalidRequest: async (owner) => ({ method: 'POST', url: `/api/v1/partner/webhooks/${await endpointOf(owner)}/rotate-secret`, payload: '{"x":1}' }),
+  });
 
   it('sends order.created and order.status_changed signed per Standard Webhooks, the Order exactly as GET answers it', async () => {
     const endpoint = await addEndpoint('/orders');
