@@ -25,6 +25,7 @@ import type {
   RateQuote,
   RatesQuery,
   SandboxDepositRequest,
+  SetRefundAddressRequest,
   UpdateWebhookRequest,
   ValidateAddressQuery,
   WebhookDeliveriesQuery,
@@ -84,7 +85,7 @@ type Auth = 'none' | 'optional' | 'required';
 type QueryValue = string | number | boolean | null | undefined;
 
 interface Call {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, QueryValue> | undefined;
   body?: unknown;
@@ -198,6 +199,41 @@ export class PartnerClient {
       idempotent: false,
       signal: options.signal,
     });
+  }
+
+  /**
+   * POST /partner/orders/{id}/cancel (v1.1): while the order waits for its deposit and none was
+   * seen (`cancel` in its actions); it becomes expired, status_reason cancelled. Not retried on a
+   * lost answer: a second cancel is a 409.
+   */
+  cancelOrder(orderId: string, options: CallOptions = {}): Promise<Order> {
+    return this.action(orderId, 'cancel', options);
+  }
+
+  /** POST /partner/orders/{id}/continue (v1.1): exchange a held refund's deposit at today's float rate. Not retried. */
+  continueOrder(orderId: string, options: CallOptions = {}): Promise<Order> {
+    return this.action(orderId, 'continue', options);
+  }
+
+  /** POST /partner/orders/{id}/refund (v1.1): refund a held refund now. Not retried. */
+  refundOrder(orderId: string, options: CallOptions = {}): Promise<Order> {
+    return this.action(orderId, 'refund', options);
+  }
+
+  /** PUT /partner/orders/{id}/refund-address (v1.1): until a refund is requested. Setting it twice is harmless: retried. */
+  setRefundAddress(orderId: string, request: SetRefundAddressRequest, options: CallOptions = {}): Promise<Order> {
+    return this.call({
+      method: 'PUT',
+      path: `/partner/orders/${encodeURIComponent(orderId)}/refund-address`,
+      body: request,
+      auth: 'required',
+      idempotent: true,
+      signal: options.signal,
+    });
+  }
+
+  private action(orderId: string, action: 'cancel' | 'continue' | 'refund', options: CallOptions): Promise<Order> {
+    return this.call({ method: 'POST', path: `/partner/orders/${encodeURIComponent(orderId)}/${action}`, body: {}, auth: 'required', idempotent: false, signal: options.signal });
   }
 
   /** GET /partner/account (extension): who the key belongs to. */

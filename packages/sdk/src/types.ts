@@ -39,6 +39,9 @@ export type ValidateAddressQuery = Query<'validateAddress'>;
 export type AddressValidation = Response<'validateAddress', 200>;
 export type SandboxDepositRequest = RequestBody<'simulateSandboxDeposit'>;
 export type Account = Response<'getAccount', 200>;
+export type SetRefundAddressRequest = RequestBody<'setRefundAddress'>;
+/** What the partner may do with an order now (v1.1 order actions). */
+export type OrderAction = Order['actions'][number];
 
 export type WebhookEndpoint = Exact<components['schemas']['WebhookEndpoint']>;
 /** A new or rotated endpoint: its `secret` (whsec_…) is shown this once. */

@@ -159,6 +159,34 @@ describe('SDK client against the server', () => {
     await assert.rejects(client.waitForStatus(order.id, 'refunded', { intervalMs: 1000 }), /ended completed/);
   });
 
+  it('order actions (v1.1): cancel, set the refund address, and continue or refund a held refund', async () => {
+    const client = s.client({ apiKey: s.partner.sandboxKey });
+    const waiting = await client.createOrder(BTC_TO_ETH);
+    assert.ok(waiting.actions.includes('cancel'), waiting.actions.join());
+    const moved = await client.setRefundAddress(waiting.id, { refund_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' });
+    assert.equal(moved.id, waiting.id);
+    const cancelled = await client.cancelOrder(waiting.id);
+    assert.equal(cancelled.status, 'expired');
+    assert.equal(cancelled.status_reason, 'cancelled');
+    await assert.rejects(client.cancelOrder(waiting.id), ConflictError);
+
+    // A fixed-rate order paid 20% more than expected misses its rate; the pair still takes the
+    // amount, so the refund is held for the partner's choice.
+    const held = async () => {
+      const order = await client.createOrder({ ...BTC_TO_ETH, rate_type: 'fixed' });
+      await client.sandboxDeposit(order.id, { amount: '0.12' });
+      return client.waitForStatus(order.id, (o) => o.actions.includes('continue'), { intervalMs: 1000 });
+    };
+    const first = await held();
+    assert.equal(first.status, 'refunding');
+    assert.deepEqual([...first.actions].sort(), ['continue', 'refund', 'set_refund_address']);
+    assert.equal((await client.continueOrder(first.id)).status, 'exchanging');
+    const second = await held();
+    const refunded = await client.refundOrder(second.id);
+    assert.equal(refunded.status, 'refunding');
+    assert.ok(!refunded.actions.includes('continue'), refunded.actions.join());
+  });
+
   describe('typed errors', () => {
     it('400 BadRequestError: an invalid recipient', async () => {
       const error = await s.client().createOrder({ ...BTC_TO_ETH, recipient_address: 'not-an-address' }).catch((e: unknown) => e);

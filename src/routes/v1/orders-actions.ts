@@ -46,6 +46,8 @@ function registerBodilessAction(
       schema: {
         tags: ['partner'],
         summary,
+        // cancelOrder, continueOrder, refundOrder: the SDK's names (packages/sdk).
+        operationId: `${action}Order`,
         description,
         security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
         params: Params,
@@ -101,6 +103,7 @@ export function registerOrderActions(app: App, services: Services): void {
       schema: {
         tags: ['partner'],
         summary: 'Set or change the refund address',
+        operationId: 'setRefundAddress',
         description:
           'v1.1: until a refund is requested (`set_refund_address` in actions; 409 after). The address is checked as at ' +
           'order creation (400). An order waiting in refunding for a refund address has its refund requested at once.',

@@ -98,6 +98,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/orders/{order_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an order awaiting its deposit
+         * @description v1.1: only while the order waits for its deposit and none was seen (`cancel` in actions): it becomes expired with status_reason cancelled. A deposit arriving later is a late deposit, refunded. Otherwise 409.
+         */
+        post: operations["cancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/{order_id}/continue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Continue an order whose refund is held
+         * @description v1.1: while a refund is held for a choice (`continue` in actions: the deposit missed the fixed rate or the limits the order was made with, but the pair takes it at its float rate now): the received amount is re-priced at the current float rate and exchanged; the order goes back to exchanging. Otherwise 409.
+         */
+        post: operations["continueOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/orders/{order_id}/qr.svg": {
         parameters: {
             query?: never;
@@ -111,6 +151,46 @@ export interface paths {
          */
         get: operations["getOrderQr"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/{order_id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund an order whose refund is held, now
+         * @description v1.1: while a refund is held for a choice (`refund` in actions): the refund is requested at once instead of when the hold runs out (without a refund address the order then waits for one). Otherwise 409.
+         */
+        post: operations["refundOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/{order_id}/refund-address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set or change the refund address
+         * @description v1.1: until a refund is requested (`set_refund_address` in actions; 409 after). The address is checked as at order creation (400). An order waiting in refunding for a refund address has its refund requested at once.
+         */
+        put: operations["setRefundAddress"];
         post?: never;
         delete?: never;
         options?: never;
@@ -363,6 +443,8 @@ export interface components {
             [key: string]: unknown;
         };
         Order: {
+            /** @description v1.1: what may be done to the order now, in this order: cancel (POST …/cancel, waiting for a deposit), set_refund_address (PUT …/refund-address, until a refund is requested), continue and refund (POST …/continue, POST …/refund, while a refund is held for a choice). Empty when nothing; any other action is 409 */
+            actions: ("cancel" | "set_refund_address" | "continue" | "refund")[];
             /** @description amount the user is expected to send */
             amount_from_expected: number;
             /** @description extension: what the deposit actually brought; null until a deposit is detected */
@@ -398,6 +480,8 @@ export interface components {
             rate_quoted: number;
             rate_type: "float" | "fixed";
             recipient_address: string;
+            /** @description v1.1: while a refund is held for a choice (actions continue and refund), when the hold ends and the refund proceeds by itself (REFUND_HOLD_MINUTES after the exchange was refused); null otherwise */
+            refund_hold_until: string | null;
             /** @description extension: refund transaction hash */
             refund_txid: string | null;
             /** @description v1.1: made with a sandbox key (pk_test_…): runs on the simulator only, never on a chain or an exchange; deposit to it with POST /partner/sandbox/orders/{order_id}/deposit. False for live orders */
@@ -1008,6 +1092,232 @@ export interface operations {
             };
         };
     };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
+                "x-signature"?: string;
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                "x-timestamp"?: string;
+            };
+            path: {
+                /** @description the order UUID or its short_id (case-insensitive) */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    continueOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
+                "x-signature"?: string;
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                "x-timestamp"?: string;
+            };
+            path: {
+                /** @description the order UUID or its short_id (case-insensitive) */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOrderQr: {
         parameters: {
             query?: never;
@@ -1054,6 +1364,237 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refundOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
+                "x-signature"?: string;
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                "x-timestamp"?: string;
+            };
+            path: {
+                /** @description the order UUID or its short_id (case-insensitive) */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setRefundAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
+                "x-signature"?: string;
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                "x-timestamp"?: string;
+            };
+            path: {
+                /** @description the order UUID or its short_id (case-insensitive) */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description where a refund of the deposit is sent, on the deposit's network */
+                    refund_address: string;
+                    /** @description memo or destination tag of the refund address: required where the deposit network routes by memo (XRP, XLM, TON), refused elsewhere */
+                    refund_address_tag?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
