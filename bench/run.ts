@@ -477,6 +477,8 @@ interface Soak {
   growthMb: number;
   /** Growth over the second half of the soak only (after the heap has settled). */
   secondHalfGrowthMb: number;
+  /** The same as a share of the RSS at half time (issue 18: under 5 % over a 10-minute soak). */
+  secondHalfGrowthPct: number;
   afterIdleRssMb: number;
   failed: number;
 }
@@ -518,6 +520,7 @@ async function soak(plan: CpuPlan, capture: OrderSqlCapture): Promise<Soak> {
       peakRssMb: mb(server.memory().peak),
       growthMb: mb(end - start),
       secondHalfGrowthMb: mb(end - middle),
+      secondHalfGrowthPct: middle > 0 ? ((end - middle) / middle) * 100 : Number.NaN,
       afterIdleRssMb: mb(idle),
       failed,
     };
@@ -586,7 +589,8 @@ function report(plan: CpuPlan, measures: Measure[], soakResult: Soak | undefined
       `Soak: ${soakResult.seconds} s of mixed traffic (currencies, rates float, rates fixed, POST order in turn per connection), ` +
         `saturated at ${fmt(soakResult.rps)} req/s: RSS ${fmt(soakResult.startRssMb)} MB after warm-up, ` +
         `${fmt(soakResult.endRssMb)} MB at the end (growth ${fmt(soakResult.growthMb, 1)} MB, ${fmt(soakResult.secondHalfGrowthMb, 1)} MB of it ` +
-        `in the second half), ${fmt(soakResult.afterIdleRssMb)} MB after 2 s idle; peak ${fmt(soakResult.peakRssMb)} MB` +
+        `in the second half: ${fmt(soakResult.secondHalfGrowthPct, 1)} % of the RSS at half time, goal < 5 % ` +
+        `${soakResult.secondHalfGrowthPct < 5 ? 'met' : 'SHORT'}), ${fmt(soakResult.afterIdleRssMb)} MB after 2 s idle; peak ${fmt(soakResult.peakRssMb)} MB` +
         `${soakResult.failed > 0 ? `; ${soakResult.failed} failed answers` : ''}.`,
       '',
     );
