@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
@@ -104,15 +106,12 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
   try {
     const options = { dataDir: storeDir, loadDataDir, parsers: { ...TYPE_PARSERS }, postgresqlconf: PGLITE_SETTINGS };
     // A new data directory is made by initdb, which PGlite runs in a WASM instance of its own and
-    // keeps referenced for as long as the PGlite object lives (about 430 MB of external memory,
-    // bench/README.md). Opened once to create the directory, closed, and opened again, the
-    // process keeps only the server's instance.
-    const fresh = storeDir !== undefined && loadDataDir === undefined && !existsSync(path.join(storeDir, 'PG_VERSION'));
-    let client = await PGlite.create(options);
-    if (fresh) {
-      await client.close();
-      client = await PGlite.create(options);
+    // keeps referenced for as long as the PGlite object lives (620 MB of external memory at its
+    // peak, bench/README.md): a short-lived child process makes it, so this process never holds it.
+    if (storeDir !== undefined && loadDataDir === undefined && !existsSync(path.join(storeDir, 'PG_VERSION'))) {
+      await initdbInChild(storeDir);
     }
+    const client = await PGlite.create(options);
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return {
       db,
@@ -130,6 +129,18 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     lock?.release();
     throw error;
   }
+}
+
+/** Runs src/db/pglite-initdb.ts (or its compiled .js) in a child with this process's loader flags. */
+async function initdbInChild(storeDir: string): Promise<void> {
+  const here = fileURLToPath(import.meta.url);
+  const script = path.join(path.dirname(here), `pglite-initdb${path.extname(here)}`);
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, [...process.execArgv, script, storeDir], (error, _stdout, stderr) => {
+      if (error === null) resolve();
+      else reject(new Error(`creating the PGlite data directory failed: ${error.message}\n${stderr}`));
+    });
+  });
 }
 
 async function ping(db: Kysely<Database>, timeoutMs = 1000): Promise<boolean> {
