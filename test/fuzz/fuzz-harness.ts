@@ -747,6 +747,13 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       }),
     },
     { method: 'POST', path: '/admin/v1/partners/:id/keys', auth: 'admin', params: { id: partnerIds }, body: fields({ sandbox: bool }) },
+    {
+      method: 'POST',
+      path: '/admin/v1/partners/:id/invitations',
+      auth: 'admin',
+      params: { id: partnerIds },
+      body: fields({ email: fc.oneof(literal(fc.constantFrom('ana@partner.example', 'ANA@Partner.Example', 'not an email', '@', '')), text(260)) }),
+    },
     { method: 'GET', path: '/admin/v1/partners/:id/keys', auth: 'admin', params: { id: fc.oneof(partnerIds, fc.constant(ids.partnerId)) } },
     {
       method: 'DELETE',

@@ -18,6 +18,7 @@ import * as m0019 from './0019-stateless-fixed-quotes.js';
 import * as m0020 from './0020-create-partner-order.js';
 import * as m0022 from './0022-cabinet-accounts.js';
 import * as m0023 from './0023-api-key-label-last-used.js';
+import * as m0024 from './0024-api-key-uses.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0020-create-partner-order': m0020,
   '0022-cabinet-accounts': m0022,
   '0023-api-key-label-last-used': m0023,
+  '0024-api-key-uses': m0024,
 };

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ApiKeyRow, NewApiKey } from '../schema/api-keys.js';
 import type { Db } from '../schema/index.js';
 import type { PartnerRow } from '../schema/partners.js';
@@ -45,17 +46,18 @@ export async function findKeyWithPartner(db: Db, keyId: string): Promise<KeyWith
 }
 
 /** A key as the partner's cabinet lists it: no secret material. */
-export type CabinetKeyListing = Pick<ApiKeyRow, 'key_id' | 'sandbox' | 'label' | 'created_at' | 'revoked_at' | 'last_used_at'>;
+export type CabinetKeyListing = Pick<ApiKeyRow, 'key_id' | 'sandbox' | 'label' | 'created_at' | 'revoked_at'> & { last_used_at: Date | null };
 
-/** The partner's keys, newest first, revoked ones after the active ones. */
+/** The partner's keys, newest first, revoked ones after the active ones, with their last use. */
 export async function listPartnerKeysForCabinet(db: Db, partnerId: string): Promise<CabinetKeyListing[]> {
   return db
-    .selectFrom('api_keys')
-    .select(['key_id', 'sandbox', 'label', 'created_at', 'revoked_at', 'last_used_at'])
-    .where('partner_id', '=', partnerId)
-    .orderBy((eb) => eb('revoked_at', 'is', null), 'desc')
-    .orderBy('created_at', 'desc')
-    .orderBy('key_id')
+    .selectFrom('api_keys as k')
+    .leftJoin('api_key_uses as u', 'u.key_id', 'k.key_id')
+    .select(['k.key_id', 'k.sandbox', 'k.label', 'k.created_at', 'k.revoked_at', 'u.last_used_at'])
+    .where('k.partner_id', '=', partnerId)
+    .orderBy((eb) => eb('k.revoked_at', 'is', null), 'desc')
+    .orderBy('k.created_at', 'desc')
+    .orderBy('k.key_id')
     .execute();
 }
 
@@ -75,13 +77,12 @@ export async function revokePartnerApiKey(db: Db, partnerId: string, keyId: stri
   return row !== undefined;
 }
 
-/** Records that `keyIds` were used by `at`: last_used_at moves forward only, never back. */
+/** Records that `keyIds` were used by `at` (api_key_uses): a last use moves forward only, never back. */
 export async function recordKeyUses(db: Db, keyIds: readonly string[], at: Date): Promise<void> {
   if (keyIds.length === 0) return;
   await db
-    .updateTable('api_keys')
-    .set({ last_used_at: at })
-    .where('key_id', 'in', keyIds)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+    .insertInto('api_key_uses')
+    .values(keyIds.map((key_id) => ({ key_id, last_used_at: at })))
+    .onConflict((oc) => oc.column('key_id').doUpdateSet({ last_used_at: sql<Date>`greatest(api_key_uses.last_used_at, excluded.last_used_at)` }))
     .execute();
 }

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 import type { GeneratedTimestamp, Timestamp } from './currencies.js';
 
 /** A partner API key `<key_id>.<secret>`; the secret itself is never stored in clear. */
@@ -16,8 +16,12 @@ export interface ApiKeyTable {
   revoked_at: Timestamp | null;
   /** The partner's name for the key, given in the cabinet (1..64 characters); null when none. */
   label: Generated<string | null>;
-  /** When a request last authenticated with it, to the minute (ApiKeyService.flushUses); null: never. */
-  last_used_at: ColumnType<Date | null, never, Date>;
+}
+
+/** When a key last authenticated a request, to the minute (ApiKeyService.flushUses); no row: never. */
+export interface ApiKeyUseTable {
+  key_id: string;
+  last_used_at: Date;
 }
 
 export type ApiKeyRow = Selectable<ApiKeyTable>;

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { ApiKeyTable } from './api-keys.js';
+import type { ApiKeyTable, ApiKeyUseTable } from './api-keys.js';
 import type { CabinetInvitationTable, CabinetRecoveryCodeTable, CabinetSessionTable, CabinetUserTable } from './cabinet-accounts.js';
 import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
@@ -31,6 +31,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_events: WebhookEventTable;
   webhook_deliveries: WebhookDeliveryTable;
+  api_key_uses: ApiKeyUseTable;
   cabinet_users: CabinetUserTable;
   cabinet_invitations: CabinetInvitationTable;
   cabinet_sessions: CabinetSessionTable;
