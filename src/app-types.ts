@@ -14,6 +14,7 @@ import type { PriceBook } from './pricing/price-book.js';
 import type { QuoteService } from './services/quote-service.js';
 import type { OrderService } from './services/order-service.js';
 import type { OrderActions } from './services/order-actions.js';
+import type { PartnerStats } from './services/partner-stats.js';
 import type { OrderLifecycle } from './services/order-lifecycle.js';
 import type { LifecycleWorker } from './worker/lifecycle-worker.js';
 import type { WebhookEndpoints } from './services/webhook-endpoints.js';
@@ -45,6 +46,8 @@ export interface Services {
   readonly lifecycle: OrderLifecycle;
   /** The order actions of DESIGN §7.5 (partner and operator routes). */
   readonly orderActions: OrderActions;
+  /** Partner stats and the commission report (DESIGN §7.8). */
+  readonly partnerStats: PartnerStats;
   readonly worker: LifecycleWorker;
   /** Webhook endpoints and delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;

@@ -18,6 +18,7 @@ import { DepositAddressAllocator } from './services/deposit-address-allocator.js
 import { loadDepositWallets } from './services/deposit-wallets.js';
 import { IdempotencyKeys } from './services/idempotency.js';
 import { OrderActions } from './services/order-actions.js';
+import { PartnerStats } from './services/partner-stats.js';
 import { OrderLifecycle } from './services/order-lifecycle.js';
 import { OrderService } from './services/order-service.js';
 import { OrderStatusGauge } from './services/order-status-gauge.js';
@@ -39,6 +40,8 @@ export interface Runtime {
   readonly lifecycle: OrderLifecycle;
   /** Cancel, set refund address, continue, refund (DESIGN §7.5): moves of the lifecycle table. */
   readonly orderActions: OrderActions;
+  /** Partner stats and the operator's commission report (DESIGN §7.8). */
+  readonly partnerStats: PartnerStats;
   readonly worker: LifecycleWorker;
   /** orders_by_status, recounted on a timer (refresh() recounts at once). */
   readonly orderStatusGauge: OrderStatusGauge;
@@ -117,6 +120,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     lifecycle,
     catalog,
     quotes,
+    prices,
     watchers: [...nodeWatchers, simulatorExcept(simulatedChain, new Set(nodeWatchers.map((watcher) => watcher.chain)))],
     exchanger: simulatedExchanger,
     payouts: simulatedPayouts,
@@ -174,6 +178,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     orders,
     lifecycle,
     orderActions: new OrderActions(db, lifecycle, catalog),
+    partnerStats: new PartnerStats(db, clock),
     worker,
     orderStatusGauge,
     webhooks,

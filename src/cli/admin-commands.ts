@@ -1,5 +1,6 @@
 import type { CommandLine, FlagName } from './admin-args.js';
 import type { Command } from './admin-command.js';
+import { commissionCommands } from './admin-commissions.js';
 import { currencyCommands } from './admin-currencies.js';
 import { UsageError } from './admin-errors.js';
 import { keyCommands } from './admin-keys.js';
@@ -16,6 +17,7 @@ const COMMANDS: readonly Command[] = [
   ...currencyCommands,
   ...priceCommands,
   ...orderCommands,
+  ...commissionCommands,
   ...simulatorCommands,
   ...poolCommands,
   ...webhookCommands,

@@ -41,6 +41,11 @@ Orders
   orders refund-address <order-id> --address A [--tag T]
                                        until its refund is requested
 
+Commission (DESIGN 7.8)
+  commissions report [--from T] [--to T]
+                                       owed per partner over [from, to) (ISO 8601; default the
+                                       last 30 days): orders, volume, commission in USD and per coin
+
 Simulator (simulated chains and exchange)
   simulator deposit <order-id> [--amount X] [--txid T]
                                        send a deposit to the order's address (default: the

@@ -18,6 +18,7 @@ import { findPayoutRequest, markPayoutFailed, markPayoutSent } from '../db/repos
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
+import { partnerCommission } from '../domain/pricing/partner-commission.js';
 import { decideExchange, holdsRefund, type ExchangeDecision, type RefusalReason } from '../domain/exchange-decision.js';
 import type { Metrics } from '../metrics.js';
 import type { CurrencyCatalog } from '../services/currency-catalog.js';
@@ -60,6 +61,8 @@ export interface WorkerDeps {
   lifecycle: OrderLifecycle;
   catalog: CurrencyCatalog;
   quotes: QuoteService;
+  /** USD prices now: what the partner's commission is valued at, at the exchange moment. */
+  prices: { getPriceUsd(symbol: string): Decimal | undefined };
   watchers: readonly ChainWatcher[];
   exchanger: Exchanger;
   payouts: PayoutSender;
@@ -305,7 +308,7 @@ export class LifecycleWorker {
     }
     const amount = floorToPlaces(amountTo, to.decimals);
     await lifecycle.apply(order.id, 'exchange_filled', {
-      changes: { amount_to_final: amount.toFixed() },
+      changes: { amount_to_final: amount.toFixed(), ...(await this.commission(order, from, to, received)) },
       data: { amount_to: amount.toFixed() },
       outbox: {
         kind: 'payout',
@@ -340,6 +343,31 @@ export class LifecycleWorker {
       attempts: order.attempts,
       maxAttempts: this.deps.settings.maxAttempts,
     });
+  }
+
+  /**
+   * The partner's markup share of this exchange (DESIGN §7.8), recorded with the move into
+   * sending: in coin_to and in USD at this moment's prices, with the partner's markup now (the
+   * markup a float order was just priced with). Without a price now (the exchange went ahead on
+   * a locked rate) nothing is recorded rather than a wrong figure.
+   */
+  private async commission(
+    order: OrderRow,
+    from: CurrencyRow,
+    to: CurrencyRow,
+    received: Decimal,
+  ): Promise<{ partner_fee: string; partner_fee_usd: string; volume_usd: string; exchanged_at: Date } | Record<string, never>> {
+    const priceFromUsd = this.deps.prices.getPriceUsd(from.price_symbol);
+    const priceToUsd = this.deps.prices.getPriceUsd(to.price_symbol);
+    const partner = await findPartner(this.deps.db, order.partner_id);
+    if (priceFromUsd === undefined || priceToUsd === undefined || partner === undefined) return {};
+    const share = partnerCommission({ received, priceFromUsd, priceToUsd, markupBps: partner.markup_bps, toDecimals: to.decimals });
+    return {
+      partner_fee: share.amount.toFixed(),
+      partner_fee_usd: share.usd.toFixed(),
+      volume_usd: share.volumeUsd.toFixed(),
+      exchanged_at: this.deps.clock.now(),
+    };
   }
 
   /**

@@ -105,4 +105,14 @@ describe('operator order actions: API and CLI', () => {
     assert.equal(shown.status_reason, 'cancelled');
     assert.deepEqual(await actors(id), ['created:partner', 'set_refund_address:operator', 'cancelled:operator']);
   });
+
+  it('CLI: commissions report, with nothing exchanged in the period', async () => {
+    const human = await admin('commissions', 'report', '--from', '2020-01-01T00:00:00Z', '--to', '2020-02-01T00:00:00Z');
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^commission owed from 2020-01-01T00:00:00\.000Z to 2020-02-01T00:00:00\.000Z: none$/m);
+    const json = await adminJson<{ partners: unknown[] }>('commissions', 'report');
+    assert.deepEqual(json.partners, []);
+    const bad = await admin('commissions', 'report', '--from', 'yesterday');
+    assert.notEqual(bad.code, 0);
+  });
 });

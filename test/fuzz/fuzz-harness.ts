@@ -699,6 +699,31 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       params: { order_id: fc.oneof(fc.constantFrom(...ids.sandboxOrderIds), orderIds, fc.constantFrom(ids.shortId, 'EX-AAAAAA')) },
       body: fields({ amount: fc.oneof(amountLiteral, literal(fc.constantFrom('0.01', '0', '-1', 'abc', '1e30'))) }),
     },
+    // Order actions (issue 14, DESIGN §7.5): the caller's orders (200 once, then 409), another
+    // partner's and unknown ones (404); a refund address of some network, a tag, or junk.
+    ...(['cancel', 'continue', 'refund'] as const).map(
+      (action): RouteSpec => ({
+        method: 'POST',
+        path: `/api/v1/partner/orders/:order_id/${action}`,
+        auth: 'partner',
+        params: { order_id: fc.oneof(orderIds, fc.constantFrom(ids.shortId, ids.shortId.toLowerCase(), 'EX-AAAAAA', ...ids.sandboxOrderIds)) },
+        body: fields({ note: text(20) }),
+      }),
+    ),
+    {
+      method: 'PUT',
+      path: '/api/v1/partner/orders/:order_id/refund-address',
+      auth: 'partner',
+      params: { order_id: fc.oneof(orderIds, fc.constantFrom(ids.shortId, 'EX-AAAAAA', ...ids.sandboxOrderIds)) },
+      body: {
+        names: ['refund_address', 'refund_address_tag'],
+        plausible: fc
+          .tuple(fc.constantFrom(...Object.values(ADDRESS_BY_NETWORK), ETH_ADDRESS, 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4'), fc.constantFrom('12345', '0', '4294967296', 'memo', ''), fc.boolean())
+          .map(([address, tag, withTag]) => ({ refund_address: JSON.stringify(address), ...(withTag ? { refund_address_tag: JSON.stringify(tag) } : {}) })),
+      },
+    },
+    // Partner stats (DESIGN §7.8): any period, reversed, too long, or not a date.
+    { method: 'GET', path: '/api/v1/partner/stats', auth: 'partner', query: fields({ from: dateTime, to: dateTime }) },
     // Webhooks (issue 15): the caller's endpoints, the victim's (404) and unknown ids.
     ...webhookSpecs(ids, text, bool, limit),
     {
@@ -822,6 +847,18 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     },
     { method: 'GET', path: '/admin/v1/orders/:id', auth: 'admin', params: { id: orderIds } },
     { method: 'POST', path: '/admin/v1/orders/:id/fail', auth: 'admin', params: { id: orderIds }, body: fields({ reason: text(500) }) },
+    // Order actions as the operator (issue 14) and the commission report (DESIGN §7.8).
+    ...(['cancel', 'continue', 'refund'] as const).map(
+      (action): RouteSpec => ({ method: 'POST', path: `/admin/v1/orders/:id/${action}`, auth: 'admin', params: { id: orderIds }, body: fields({ note: text(20) }) }),
+    ),
+    {
+      method: 'PUT',
+      path: '/admin/v1/orders/:id/refund-address',
+      auth: 'admin',
+      params: { id: orderIds },
+      body: fields({ refund_address: text(130), refund_address_tag: text(130) }),
+    },
+    { method: 'GET', path: '/admin/v1/commissions', auth: 'admin', query: fields({ from: dateTime, to: dateTime }) },
     { method: 'GET', path: '/admin/v1/health', auth: 'admin' },
     { method: 'GET', path: '/admin/v1/webhooks', auth: 'admin', query: fields({ partner_id: partnerIds, limit }) },
     { method: 'POST', path: '/admin/v1/webhooks/:id/disable', auth: 'admin', params: { id: fc.oneof(fc.constantFrom(...ids.webhookIds, ids.victimWebhookId), fc.uuid().map(String)) } },

@@ -46,6 +46,7 @@ describe('crash between steps', () => {
       lifecycle: t.runtime.lifecycle,
       catalog: t.runtime.catalog,
       quotes: t.runtime.quotes,
+      prices: t.runtime.prices,
       watchers: [],
       exchanger: new SimulatedExchanger(db),
       payouts,

@@ -38,7 +38,7 @@ const SPEC_KEYS = [
 /** The documented extensions (order-view.ts, DESIGN §4): all null until the lifecycle fills them. */
 const EXTENSION_KEYS = ['amount_from_received', 'refund_txid', 'status_reason'];
 /** Partner API v1.1 (DESIGN §7): additive fields, set at creation. */
-const V11_KEYS = ['deposit_uri', 'sandbox', 'actions', 'refund_hold_until'];
+const V11_KEYS = ['deposit_uri', 'sandbox', 'actions', 'refund_hold_until', 'partner_fee'];
 
 type Order = Record<string, unknown> & {
   id: string;

@@ -53,6 +53,11 @@ function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
     // v1.1 (DESIGN §7.5): what the table offers now, and the refund hold's end.
     actions: actionsFor(status, orderContext(order, now)),
     refund_hold_until: order.refund_hold_until?.toISOString() ?? null,
+    // v1.1 (DESIGN §7.8): the commission recorded at the exchange moment.
+    partner_fee:
+      order.partner_fee === null || order.partner_fee_usd === null
+        ? null
+        : { amount: new Decimal(order.partner_fee), coin: order.coin_to, usd: new Decimal(order.partner_fee_usd) },
   };
 }
 

@@ -59,6 +59,8 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   refund_address: fc.option(text),
   refund_address_tag: fc.option(text),
   refund_hold_until: fc.option(time),
+  partner_fee: fc.option(numeric),
+  partner_fee_usd: fc.option(numeric),
 });
 
 function validator() {
@@ -99,9 +101,9 @@ describe('the partner order view: one definition, schema and writer derived from
     assert.equal(OrderSchema.additionalProperties, false);
     // Each field of this view shows its own column, and no other column is read (status reads
     // expires_at as well, which is a field too), except the computed ones: `actions` (from the
-    // status and the refund address and hold columns).
-    const computed = new Set(['actions']);
-    const extra = ['refund_address', 'refund_address_tag'];
+    // status and the refund address and hold columns) and `partner_fee` (amount, usd, coin_to).
+    const computed = new Set(['actions', 'partner_fee']);
+    const extra = ['refund_address', 'refund_address_tag', 'partner_fee', 'partner_fee_usd'];
     assert.deepEqual([...PARTNER_ORDER_COLUMNS].sort(), [...names.filter((name) => !computed.has(name)), ...extra].sort());
   });
 });

@@ -13,6 +13,7 @@ import * as m0012 from './0012-order-deposit-uri.js';
 import * as m0013 from './0013-signature-nonces.js';
 import * as m0014 from './0014-sandbox.js';
 import * as m0015 from './0015-order-actions.js';
+import * as m0016 from './0016-partner-commission.js';
 import * as m0017 from './0017-webhooks.js';
 import * as m0019 from './0019-stateless-fixed-quotes.js';
 import * as m0020 from './0020-create-partner-order.js';
@@ -36,6 +37,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0013-signature-nonces': m0013,
   '0014-sandbox': m0014,
   '0015-order-actions': m0015,
+  '0016-partner-commission': m0016,
   '0017-webhooks': m0017,
   '0019-stateless-fixed-quotes': m0019,
   '0020-create-partner-order': m0020,

@@ -51,6 +51,15 @@ export interface OrderTable {
   refund_txid: string | null;
   /** What the exchange filled, in coin_to: what the payout sends. */
   amount_to_final: Numeric | null;
+  /**
+   * The partner's markup share (DESIGN §7.8), in coin_to, recorded at the exchange moment with
+   * its USD value and the exchange's USD volume at that moment's prices (USD to 8 places,
+   * rounded down). All four null before the exchange, set together once.
+   */
+  partner_fee: ColumnType<string | null, string | null | undefined, string | null>;
+  partner_fee_usd: ColumnType<string | null, string | null | undefined, string | null>;
+  volume_usd: ColumnType<string | null, string | null | undefined, string | null>;
+  exchanged_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** Failed attempts of the current step (exchange, payout or refund). */
   attempts: Generated<number>;
   /** When the worker may try the current step again (backoff). */

@@ -76,6 +76,44 @@ function listOf<Value extends string>(values: readonly Value[]): Kind<readonly V
   };
 }
 
+/** The partner's commission on an order (DESIGN §7.8), as its three columns hold it. */
+interface FeeColumns {
+  partner_fee: string | null;
+  partner_fee_usd: string | null;
+  coin_to: string;
+}
+
+/** `{"amount", "coin", "usd"}` once the exchange recorded it, else null; amounts exact. */
+const partnerFee: ViewField<FeeColumns> = {
+  columns: ['partner_fee', 'partner_fee_usd', 'coin_to'],
+  schema: Type.Union(
+    [
+      Type.Object(
+        {
+          amount: Type.Number({ description: 'the partner\'s markup share, in coin' }),
+          coin: Type.String({ description: 'coin_to' }),
+          usd: Type.Number({ description: 'its USD value at the exchange moment (8 decimals, rounded down)' }),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ],
+    {
+      description:
+        'v1.1: the partner\'s commission on this order, recorded at the exchange moment (coin_to, and USD at that ' +
+        'moment\'s price); null before the exchange',
+    },
+  ),
+  value: (row) =>
+    row.partner_fee === null || row.partner_fee_usd === null
+      ? null
+      : { amount: new DecimalText(row.partner_fee), coin: row.coin_to, usd: new DecimalText(row.partner_fee_usd) },
+  json: (row) =>
+    row.partner_fee === null || row.partner_fee_usd === null
+      ? 'null'
+      : `{"amount":${decimalTextLiteral(row.partner_fee)},"coin":${writeString(row.coin_to)},"usd":${decimalTextLiteral(row.partner_fee_usd)}}`,
+};
+
 function nullable<T>(kind: Kind<T>): Kind<T | null> {
   return {
     schema: (options) => Type.Union([kind.schema(), Type.Null()], options),
@@ -179,6 +217,7 @@ const FIELDS = {
       'v1.1: while a refund is held for a choice (actions continue and refund), when the hold ends and the refund ' +
       'proceeds by itself (REFUND_HOLD_MINUTES after the exchange was refused); null otherwise',
   }),
+  partner_fee: partnerFee,
 };
 
 type ColumnsOf<Field> = Field extends ViewField<infer Row> ? keyof Row : never;

@@ -19,6 +19,7 @@ import { registerSimulatorDepositSend } from './simulator-deposit-send.js';
 import { registerSimulatorFaultsInject } from './simulator-faults-inject.js';
 import { registerAdminFailOrder } from './orders-fail.js';
 import { registerAdminOrderActions } from './orders-actions.js';
+import { registerCommissionsReport } from './commissions-report.js';
 import { registerAdminGetOrder } from './orders-get.js';
 import { registerAdminListOrders } from './orders-list.js';
 import { registerUpdatePartner } from './partners-update.js';
@@ -61,6 +62,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerAdminGetOrder(admin, services);
     registerAdminFailOrder(admin, services);
     registerAdminOrderActions(admin, services);
+    registerCommissionsReport(admin, services);
     registerAdminHealth(admin, services);
     registerAdminListWebhooks(admin, services);
     registerAdminSwitchWebhook(admin, services);

@@ -9,6 +9,7 @@ import { registerListOrders } from './orders-list.js';
 import { registerValidateAddress } from './addresses-validate.js';
 import { registerSandboxDeposit } from './sandbox-deposit.js';
 import { registerOrderActions } from './orders-actions.js';
+import { registerPartnerStats } from './partner-stats.js';
 import { registerCreateWebhook } from './webhooks-create.js';
 import { registerDeleteWebhook } from './webhooks-delete.js';
 import { registerWebhookDeliveries } from './webhooks-deliveries.js';
@@ -30,6 +31,7 @@ export function registerV1Routes(app: App, services: Services): void {
   registerValidateAddress(app, services);
   registerSandboxDeposit(app, services);
   registerOrderActions(app, services);
+  registerPartnerStats(app, services);
   registerCreateWebhook(app, services);
   registerListWebhooks(app, services);
   registerUpdateWebhook(app, services);
