@@ -136,12 +136,33 @@ async function initdbInChild(storeDir: string): Promise<void> {
   const here = fileURLToPath(import.meta.url);
   const script = path.join(path.dirname(here), `pglite-initdb${path.extname(here)}`);
   await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, [...process.execArgv, script, storeDir], (error, _stdout, stderr) => {
+    execFile(process.execPath, [...loaderFlags(process.execArgv), script, storeDir], (error, _stdout, stderr) => {
       if (error === null) resolve();
       else reject(new Error(`creating the PGlite data directory failed: ${error.message}\n${stderr}`));
     });
   });
 }
+
+/**
+ * This process's module loader flags (tsx's `--import tsx`), and only those: a process started
+ * with `-e <code>` or `-p` has them in its execArgv too, and passed on they would make the child
+ * run that code instead of the initdb script (a test's `node -e` opening this very directory
+ * then found it locked by itself).
+ */
+function loaderFlags(execArgv: readonly string[]): string[] {
+  const flags: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i] ?? '';
+    if (LOADER_FLAGS.has(arg)) {
+      flags.push(arg, execArgv[i + 1] ?? '');
+      i++;
+    } else if (LOADER_FLAGS.has(arg.split('=')[0] ?? '') && arg.includes('=')) {
+      flags.push(arg);
+    }
+  }
+  return flags;
+}
+const LOADER_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader']);
 
 async function ping(db: Kysely<Database>, timeoutMs = 1000): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
