@@ -12,6 +12,8 @@ import {
   type Harness,
   type OrderJson,
 } from './lifecycle-helpers.js';
+// Imported here (not only through lifecycle-helpers) so the test runner runs this file on PostgreSQL too.
+import { ManualClock } from '../helpers/test-app.js';
 
 /**
  * Concurrent actions on one order resolve to exactly one (issue 14): many requests at once,
@@ -22,7 +24,7 @@ import {
 describe('order actions under concurrency', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({}, new ManualClock());
   });
   after(() => h.t.close());
 

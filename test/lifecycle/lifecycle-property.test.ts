@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import type { ApplyOptions } from '../../src/services/order-lifecycle.js';
 import { FINAL_STATUSES, type LifecycleEvent } from '../../src/domain/order-lifecycle.js';
 import { advance, BTC_REFUND, createOrder, ETH_RECIPIENT, startHarness, storedOrder, type Harness } from './lifecycle-helpers.js';
+// Imported here (not only through lifecycle-helpers) so the test runner runs this file on PostgreSQL too.
+import { ManualClock } from '../helpers/test-app.js';
 
 /**
  * The lifecycle table and its one writer (OrderLifecycle) under random event sequences, on the
@@ -74,7 +76,7 @@ function optionsFor(s: Extract<Step, { kind: 'event' }>, now: Date): ApplyOption
 describe('order lifecycle: invariants under random event sequences (property)', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({}, new ManualClock());
   });
   after(() => h.t.close());
 

@@ -22,6 +22,8 @@ import {
   type Harness,
   type OrderJson,
 } from './lifecycle-helpers.js';
+// Imported here (not only through lifecycle-helpers) so the test runner runs this file on PostgreSQL too.
+import { ManualClock } from '../helpers/test-app.js';
 
 /**
  * Order actions (DESIGN §7.5, issue 14) end to end: partner routes, the simulator, worker passes
@@ -68,7 +70,7 @@ async function events(h: Harness, id: string) {
 describe('order actions (DESIGN §7.5)', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({}, new ManualClock());
   });
   after(() => h.t.close());
 
@@ -301,7 +303,7 @@ describe('order actions (DESIGN §7.5)', () => {
 describe('order actions with REFUND_HOLD_MINUTES=0', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness({ REFUND_HOLD_MINUTES: '0' });
+    h = await startHarness({ REFUND_HOLD_MINUTES: '0' }, new ManualClock());
   });
   after(() => h.t.close());
 

@@ -4,6 +4,8 @@ import { findPartner } from '../../src/db/repositories/partners-repository.js';
 import { Decimal } from '../../src/domain/money.js';
 import { partnerCommission } from '../../src/domain/pricing/partner-commission.js';
 import { createOrder, depositAndRun, exactJson, fixedQuote, startHarness, storedOrder, type Harness, type OrderJson } from './lifecycle-helpers.js';
+// Imported here (not only through lifecycle-helpers) so the test runner runs this file on PostgreSQL too.
+import { ManualClock } from '../helpers/test-app.js';
 
 /**
  * Partner commission (DESIGN §7.8, issue 14): recorded at the exchange moment, shown on the
@@ -29,7 +31,7 @@ describe('partner commission', () => {
   const completed: OrderJson[] = [];
   let start: Date;
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({}, new ManualClock());
     start = h.clock.now();
     // Markup 137 bps: figures that do not round to neat numbers.
     const res = await h.t.admin('PATCH', `/admin/v1/partners/${h.partner.id}`, { markup_bps: 137 });
