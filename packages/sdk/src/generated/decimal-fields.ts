@@ -13,6 +13,8 @@ export const DECIMAL_FIELDS = [
   'min_amount_to',
   'rate',
   'rate_quoted',
+  'usd',
+  'volume_usd',
 ] as const;
 
 export type DecimalField = (typeof DECIMAL_FIELDS)[number];

@@ -238,6 +238,129 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Counts, volume and commission over a period */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description ISO 8601, inclusive; default 30 days before to */
+                    from?: string;
+                    /** @description ISO 8601, exclusive; default now */
+                    to?: string;
+                };
+                header?: {
+                    /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
+                    "x-signature"?: string;
+                    /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                    "x-timestamp"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            commission: {
+                                by_coin: {
+                                    /** @description sum of partner_fee.amount in this coin */
+                                    amount: number;
+                                    coin: string;
+                                    /** @description sum of partner_fee.usd of those orders */
+                                    usd: number;
+                                }[];
+                                /** @description live orders exchanged in the period, not failed */
+                                orders: number;
+                                /** @description sum of partner_fee.usd: exactly what those orders recorded */
+                                usd: number;
+                            };
+                            /** Format: date-time */
+                            from: string;
+                            /** @description live orders created in the period, by status as read now */
+                            orders_by_status: {
+                                completed: number;
+                                confirming: number;
+                                exchanging: number;
+                                expired: number;
+                                failed: number;
+                                refunded: number;
+                                refunding: number;
+                                sending: number;
+                                waiting_deposit: number;
+                            };
+                            /** Format: date-time */
+                            to: string;
+                            /** @description USD value of what the period's exchanges received, at their exchange moment */
+                            volume_usd: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/webhooks": {
         parameters: {
             query?: never;
@@ -475,6 +598,15 @@ export interface components {
             id: string;
             network_from: string;
             network_to: string;
+            /** @description v1.1: the partner's commission on this order, recorded at the exchange moment (coin_to, and USD at that moment's price); null before the exchange */
+            partner_fee: {
+                /** @description the partner's markup share, in coin */
+                amount: number;
+                /** @description coin_to */
+                coin: string;
+                /** @description its USD value at the exchange moment (8 decimals, rounded down) */
+                usd: number;
+            } | null;
             payout_txid: string | null;
             /** @description coin_to per 1 coin_from quoted at creation, net of fees */
             rate_quoted: number;
