@@ -99,7 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     runtime.webhookWorker.start();
   }
   const { apiKeys } = runtime;
-  const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
+  const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, redisTimeoutMs: config.rateLimitRedisTimeoutMs, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
   // Replay-proof signing (DESIGN §7.7): accepted signatures, shared by every process.
   const signatureNonces = createSignatureNonces({ redisUrl: config.redisUrl, databaseUrl: config.databaseUrl, db: database.db, clock, log: logger });
   app.addHook('onReady', () => signatureNonces.connected(1000));

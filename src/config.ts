@@ -14,8 +14,12 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** Directory for PGlite data, generated secrets and the CLI's discovery files. Default ./data. */
   readonly dataDir: string;
+  /** How long a new PostgreSQL connection may take before the request needing it fails (503), ms. */
+  readonly databaseConnectTimeoutMs: number;
   /** Redis connection string for the shared rate limiter; unset means in-process memory. */
   readonly redisUrl: string | undefined;
+  /** How long a request waits on the Redis rate limiter before it passes unchecked (fail open), ms. */
+  readonly rateLimitRedisTimeoutMs: number;
   /** 32-byte key for AES-256-GCM encryption of API secrets. Generated into dataDir when embedded. */
   readonly secretsKey: Buffer | undefined;
   /** Bearer token of the operator API. Generated into dataDir when embedded. */
@@ -207,7 +211,9 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     databaseUrl,
     dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
     redisUrl,
+    rateLimitRedisTimeoutMs: integer(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 100, 10, 10_000),
     secretsKey,
     adminToken,
     quoteSigningKey,

@@ -17,9 +17,9 @@ export type Engine = 'pglite' | 'postgres';
 /** Connect timeout of one new PostgreSQL connection, ms. */
 const CONNECT_TIMEOUT_MS = 2000;
 
-class FastConnectClient extends pg.Client {
+class PreparingClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
-    super(typeof config === 'string' ? { connectionString: config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS } : { ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    super(config);
     // A connection that dies while checked out (the server went away between two queries of a
     // request) emits 'error' with no pool listener attached, which would end the process. The
     // request still sees the failure on its next query (and answers 503); the pool drops the
@@ -36,6 +36,15 @@ class FastConnectClient extends pg.Client {
   }
 }
 
+/** A pool's client class whose new connections give up after `connectTimeoutMs`. */
+function fastConnectClient(connectTimeoutMs: number): typeof pg.Client {
+  return class FastConnectClient extends PreparingClient {
+    constructor(config?: string | pg.ClientConfig) {
+      super(typeof config === 'string' ? { connectionString: config, connectionTimeoutMillis: connectTimeoutMs } : { ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  };
+}
+
 /** The open store: one Kysely over either engine, plus what the process needs to manage it. */
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
@@ -46,7 +55,12 @@ export interface DatabaseHandle {
 }
 
 export type DatabaseTarget =
-  | { engine: 'postgres'; url: string; poolSize?: number }
+  /**
+   * `connectTimeoutMs`: how long a new connection may take, 2 s by default (an unreachable server
+   * must fail a request fast; DATABASE_CONNECT_TIMEOUT_MS); the tests' own databases and the
+   * servers they start allow more on a loaded machine.
+   */
+  | { engine: 'postgres'; url: string; poolSize?: number; connectTimeoutMs?: number }
   /**
    * `dataDir` undefined means in memory (tests). `loadDataDir`: a dump of a data directory
    * (PGlite's dumpDataDir) to start from instead of running initdb; the tests clone a migrated
@@ -55,10 +69,12 @@ export type DatabaseTarget =
   | { engine: 'pglite'; dataDir: string | undefined; loadDataDir?: Blob };
 
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
-  return target.engine === 'postgres' ? openPostgres(target.url, target.poolSize) : openPglite(target.dataDir, target.loadDataDir);
+  return target.engine === 'postgres'
+    ? openPostgres(target.url, target.poolSize, target.connectTimeoutMs)
+    : openPglite(target.dataDir, target.loadDataDir);
 }
 
-function openPostgres(url: string, poolSize = 10): DatabaseHandle {
+function openPostgres(url: string, poolSize = 10, connectTimeoutMs = CONNECT_TIMEOUT_MS): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -67,7 +83,7 @@ function openPostgres(url: string, poolSize = 10): DatabaseHandle {
     connectionTimeoutMillis: 10_000,
     // ... while an unreachable server must fail fast: each new connection gives up after 2 s,
     // so a request gets its 503 within about two seconds, never hangs.
-    Client: FastConnectClient,
+    Client: fastConnectClient(connectTimeoutMs),
     idleTimeoutMillis: 30_000,
     // A query that runs away (or a server that stops answering mid-query) ends too.
     query_timeout: 15_000,
@@ -95,13 +111,18 @@ function openPostgres(url: string, poolSize = 10): DatabaseHandle {
  */
 const PGLITE_SETTINGS = ['shared_buffers = 32MB'];
 
+/** Where PGlite's own files are inside DATA_DIR (beside the lock, the secrets and api-url). */
+export function pgliteStoreDir(dataDir: string): string {
+  return path.join(dataDir, 'pglite');
+}
+
 async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<DatabaseHandle> {
   let lock: DataDirLock | undefined;
   let storeDir: string | undefined;
   if (dataDir !== undefined) {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     lock = lockDataDir(dataDir);
-    storeDir = path.join(dataDir, 'pglite');
+    storeDir = pgliteStoreDir(dataDir);
   }
   try {
     const options = { dataDir: storeDir, loadDataDir, parsers: { ...TYPE_PARSERS }, postgresqlconf: PGLITE_SETTINGS };

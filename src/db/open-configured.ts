@@ -7,7 +7,7 @@ export async function openConfiguredDatabase(config: Config): Promise<DatabaseHa
   const database = await openDatabase(
     config.databaseUrl === undefined
       ? { engine: 'pglite', dataDir: config.dataDir }
-      : { engine: 'postgres', url: config.databaseUrl },
+      : { engine: 'postgres', url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs },
   );
   try {
     await migrateToLatest(database.db);

@@ -39,6 +39,8 @@ export interface RateLimitOptions {
   limiter?: RateLimiter;
   /** config.redisUrl: set means one budget shared by all processes through Redis. */
   redisUrl?: string;
+  /** config.rateLimitRedisTimeoutMs: a request's longest wait on Redis before it passes unchecked. */
+  redisTimeoutMs?: number;
   /** Time of the memory store (the app's clock). */
   clock: Clock;
   publicLimit?: number;
@@ -128,7 +130,7 @@ export type AttemptDecision =
 export function createRateLimits(app: FastifyInstance, options: RateLimitOptions): RateLimits {
   const publicLimit = options.publicLimit ?? PUBLIC_RATE_LIMIT_PER_MINUTE;
   const limiter =
-    options.limiter ?? createRateLimiter({ redisUrl: options.redisUrl, clock: options.clock, log: app.log });
+    options.limiter ?? createRateLimiter({ redisUrl: options.redisUrl, timeoutMs: options.redisTimeoutMs, clock: options.clock, log: app.log });
   const failures = new Counter<'reason'>({
     name: 'rate_limiter_failures_total',
     help: 'Requests let through unchecked because the rate limiter store (Redis) failed or was slow, by reason.',

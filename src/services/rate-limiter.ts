@@ -371,11 +371,13 @@ class ThrottledFailureLog {
 
 export interface RateLimiterFactoryOptions {
   redisUrl: string | undefined;
+  /** RedisRateLimiterOptions.timeoutMs. */
+  timeoutMs?: number | undefined;
   clock: Clock;
   log: LimiterLog;
 }
 
 /** Redis when a URL is configured, otherwise memory. */
-export function createRateLimiter({ redisUrl, clock, log }: RateLimiterFactoryOptions): RateLimiter {
-  return redisUrl === undefined ? new MemoryRateLimiter(clock) : new RedisRateLimiter({ url: redisUrl, log });
+export function createRateLimiter({ redisUrl, timeoutMs, clock, log }: RateLimiterFactoryOptions): RateLimiter {
+  return redisUrl === undefined ? new MemoryRateLimiter(clock) : new RedisRateLimiter({ url: redisUrl, log, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
 }

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { killAll } from '../helpers/process/managed-process.js';
 import { waitFor } from '../helpers/process/waits.js';
@@ -12,7 +10,7 @@ import { createPartner, http, type HttpResult } from '../helpers/process/http-cl
 import { startRedisServer, type RedisServer } from '../helpers/process/redis-server.js';
 import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
 import { redisServerSkip } from '../helpers/requirements.js';
-import { adminDatabaseUrl, createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { adminDatabaseUrl, createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * A real server process whose dependencies fail under it:
@@ -40,7 +38,7 @@ const baseEnv = (): Record<string, string> => ({
 
 const dirs: string[] = [];
 const dataDir = (): string => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'epa-faults-'));
+  const dir = newDataDir('epa-faults-');
   dirs.push(dir);
   return dir;
 };
@@ -150,7 +148,8 @@ describe('PostgreSQL becomes unreachable under a running server', { timeout: 120
     const env = baseEnv();
     server = await startServer({
       name: 'db-faults',
-      env: { ...env, DATABASE_URL: viaProxy.toString(), ...depositWalletEnv() },
+      // The production default: a stalled server must fail a new connection within 2 s.
+      env: { ...env, DATABASE_URL: viaProxy.toString(), DATABASE_CONNECT_TIMEOUT_MS: '2000', ...depositWalletEnv() },
       dataDir: dataDir(),
     });
     const partner = await createPartner(server.url, env.ADMIN_TOKEN ?? '');

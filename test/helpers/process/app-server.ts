@@ -24,11 +24,16 @@ export interface NodeProcessOptions {
   args?: readonly string[];
 }
 
-/** `node --import tsx <entry>` from the repository root with exactly `env` (see childEnv). */
+/**
+ * `node --import tsx <entry>` from the repository root with exactly `env` (see childEnv), plus a
+ * PostgreSQL connect timeout of 10 s unless `env` names one: a loaded test machine can take
+ * more than the 2 s default to start a backend when a burst opens a whole pool at once.
+ */
 export function spawnNode(name: string, entry: string, env: Record<string, string>, options: NodeProcessOptions = {}): ManagedProcess {
   const argv = [...(options.wrapper ?? []), process.execPath, ...(options.nodeOptions ?? []), '--import', 'tsx', entry, ...(options.args ?? [])];
   const [command = process.execPath, ...args] = argv;
-  return spawnManaged(name, command, args, { env: childEnv(env), cwd: REPO_ROOT, logFile: options.logFile });
+  const withTimeout = { DATABASE_CONNECT_TIMEOUT_MS: '10000', ...env };
+  return spawnManaged(name, command, args, { env: childEnv(withTimeout), cwd: REPO_ROOT, logFile: options.logFile });
 }
 
 export interface ApiServer extends ManagedProcess {
