@@ -55,13 +55,14 @@ export const webhookCommands: readonly Command[] = [
         const deliveries = listOf(body, 'deliveries');
         if (deliveries.length === 0) return `endpoint ${id} has no deliveries`;
         return table(
-          ['DELIVERY', 'EVENT', 'TYPE', 'STATUS', 'ATTEMPT', 'CODE', 'MS', 'NEXT_ATTEMPT', 'ERROR'],
+          ['DELIVERY', 'EVENT', 'TYPE', 'STATUS', 'ATTEMPT', 'AT', 'CODE', 'MS', 'NEXT_ATTEMPT', 'ERROR'],
           deliveries.map((d) => [
             cell(d.id),
             cell(d.event_id),
             cell(d.event_type),
             cell(d.status),
             cell(d.attempt),
+            cell(d.last_attempt_at),
             cell(d.status_code),
             cell(d.duration_ms),
             cell(d.next_attempt_at),

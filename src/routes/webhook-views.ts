@@ -61,6 +61,10 @@ export const AdminWebhookEndpoint = Type.Object(
 );
 
 
+/**
+ * A line of the delivery log: one attempt (newest first), or a delivery not attempted yet
+ * (`attempt` 0). Ping and retry answer their delivery in the same shape, as it is now.
+ */
 export const WebhookDelivery = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'the delivery (one event to one endpoint): what retry takes' }),
@@ -68,15 +72,16 @@ export const WebhookDelivery = Type.Object(
     event_type: Type.Union(WEBHOOK_EVENT_TYPES.map((type) => Type.Literal(type))),
     endpoint_id: Type.String({ format: 'uuid' }),
     status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], {
-      description: 'pending: an attempt is due or scheduled; delivered: a 2xx came back; failed: every scheduled attempt failed',
+      description:
+        'the delivery as this attempt left it (in the log) or as it is now (ping, retry): pending: an attempt is due or scheduled; delivered: a 2xx came back; failed: every scheduled attempt failed',
     }),
-    attempt: Type.Integer({ description: 'attempts made so far' }),
-    status_code: Type.Union([Type.Integer(), Type.Null()], { description: "the last attempt's HTTP status; null if none came back" }),
-    duration_ms: Type.Union([Type.Integer(), Type.Null()], { description: "the last attempt's time, ms" }),
-    error: Type.Union([Type.String(), Type.Null()], { description: 'why the last attempt failed (refused, timed out, HTTP status and the start of its body)' }),
-    last_attempt_at: NullableTimestamp('when the last attempt was made'),
-    next_attempt_at: NullableTimestamp('when the next attempt is due; null once delivered or failed'),
-    created_at: Timestamp(),
+    attempt: Type.Integer({ description: "this attempt's number, 1 the first (0: not attempted yet); for ping and retry, the attempts made so far" }),
+    status_code: Type.Union([Type.Integer(), Type.Null()], { description: "this attempt's HTTP status; null if none came back or not attempted" }),
+    duration_ms: Type.Union([Type.Integer(), Type.Null()], { description: "this attempt's time, ms" }),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'why this attempt failed (refused, timed out, HTTP status and the start of its body)' }),
+    last_attempt_at: NullableTimestamp('when this attempt was sent (its webhook-timestamp); for ping and retry, the last attempt'),
+    next_attempt_at: NullableTimestamp('when the next attempt was scheduled by this one (for ping and retry: is due); null once delivered or failed'),
+    created_at: Timestamp('when the event was queued for this endpoint'),
   },
   { $id: 'WebhookDelivery', additionalProperties: false },
 );
@@ -109,11 +114,11 @@ export function deliveryView(row: DeliveryLogRow): Record<string, unknown> {
     event_type: row.event_type,
     endpoint_id: row.endpoint_id,
     status: row.status,
-    attempt: row.attempts,
-    status_code: row.last_status_code,
-    duration_ms: row.last_duration_ms,
-    error: row.last_error,
-    last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
+    attempt: row.attempt,
+    status_code: row.status_code,
+    duration_ms: row.duration_ms,
+    error: row.error,
+    last_attempt_at: row.attempted_at?.toISOString() ?? null,
     next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
   };

@@ -4,8 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Clock } from '../clock.js';
 import {
   claimDueDeliveries,
-  markDeliveryDelivered,
-  markDeliveryFailed,
+  recordDeliveryAttempt,
   webhookQueueStats,
   type ClaimedDelivery,
   type WebhookQueueStats,
@@ -220,16 +219,20 @@ export class WebhookWorker {
     const outcome = await transport.send(delivery.url, headers, delivery.payload);
     this.duration.observe(outcome.durationMs / 1000);
     const at = clock.now();
-    const attemptsMade = delivery.attempts + 1;
-    const record = { at, statusCode: outcome.statusCode, durationMs: outcome.durationMs, error: outcome.error };
+    const attempt = delivery.attempts + 1;
+    const answer = { attempt, startedAt: start, at, statusCode: outcome.statusCode, durationMs: outcome.durationMs, error: outcome.error };
     if (outcome.delivered) {
-      await markDeliveryDelivered(this.deps.db, delivery.id, attemptsMade, record);
+      await recordDeliveryAttempt(this.deps.db, delivery.id, { ...answer, outcome: 'delivered', nextAttemptAt: null });
       if (delivery.failing_since !== null) await clearWebhookEndpointFailing(this.deps.db, delivery.endpoint_id);
       this.results.inc({ result: 'delivered' });
       return;
     }
-    const next = afterFailedAttempt(attemptsMade, at);
-    await markDeliveryFailed(this.deps.db, delivery.id, attemptsMade, record, next.status === 'pending' ? next.nextAttemptAt : null);
+    const next = afterFailedAttempt(attempt, at);
+    await recordDeliveryAttempt(this.deps.db, delivery.id, {
+      ...answer,
+      outcome: next.status,
+      nextAttemptAt: next.status === 'pending' ? next.nextAttemptAt : null,
+    });
     this.results.inc({ result: next.status === 'pending' ? 'retrying' : 'failed' });
     const failingSince = await markWebhookEndpointFailing(this.deps.db, delivery.endpoint_id, at);
     if (failingSince !== null && failingTooLong(failingSince, at) && (await disableFailingWebhookEndpoint(this.deps.db, delivery.endpoint_id, at))) {

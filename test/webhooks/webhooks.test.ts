@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhook-events.js';
 import { createMetrics } from '../../src/metrics.js';
@@ -10,7 +10,21 @@ import path from 'node:path';
 import { runAdminCli } from '../helpers/admin-cli.js';
 import { runSecuritySuite, type SuitePartner } from '../helpers/security-suite.js';
 import { ManualClock } from '../helpers/test-app.js';
-import { createOrder, simulateDeposit, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
+import { Decimal } from '../../src/domain/money.js';
+import {
+  advance,
+  BTC_CONFIRMATIONS,
+  BTC_REFUND,
+  createOrder,
+  fixedQuote,
+  getOrder,
+  setConfirmations,
+  simulateDeposit,
+  startHarness,
+  tickUntil,
+  type Harness,
+  type OrderJson,
+} from '../lifecycle/lifecycle-helpers.js';
 import { answer, WebhookReceiver, type Received } from './webhook-receiver.js';
 
 interface Endpoint {
@@ -30,13 +44,14 @@ interface Delivery {
   attempt: number;
   status_code: number | null;
   error: string | null;
+  last_attempt_at: string | null;
   next_attempt_at: string | null;
 }
 
 interface EventBody {
   type: string;
   timestamp: string;
-  data: { order?: { id: string; status: string }; previous_status?: string | null };
+  data: { order?: { id: string; status: string; actions: string[]; refund_hold_until: string | null }; previous_status?: string | null };
 }
 
 describe('webhooks (DESIGN §8)', () => {
@@ -149,6 +164,99 @@ describe('webhooks (DESIGN §8)', () => {
     assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
   });
 
+  it('every move sends exactly one order.status_changed, those that stay in refunding too (DESIGN §7.5)', async () => {
+    const endpoint = await addEndpoint('/moves', { events: ['order.status_changed'] });
+    const secret = endpoint.secret ?? '';
+    // The manual clock moves 30 minutes below, and the library checks webhook-timestamp against
+    // Date.now(): each request is verified once, when first seen, by a receiver whose clock is the test's.
+    const verified = new Map<Received, { body: EventBody; raw: string }>();
+    const eventsOf = (orderId: string): { body: EventBody; raw: string }[] => {
+      for (const request of receiver.on('/moves')) {
+        if (verified.has(request)) continue;
+        const now = mock.method(Date, 'now', () => clock.now().getTime());
+        try {
+          verified.set(request, { body: verify(secret, request), raw: request.body });
+        } finally {
+          now.mock.restore();
+        }
+      }
+      return [...verified.values()].filter(({ body }) => body.data.order?.id === orderId);
+    };
+    /** Delivers what earlier moves made, runs `move`, delivers, and returns the events it made for the order. */
+    const step = async (orderId: string, move: () => Promise<unknown>) => {
+      await deliver();
+      const before = eventsOf(orderId).length;
+      await move();
+      await deliver();
+      return eventsOf(orderId).slice(before);
+    };
+    const stayed = ({ body }: { body: EventBody }) => body.data.previous_status === 'refunding' && body.data.order?.status === 'refunding';
+    const toRefunding = async (order: OrderJson, amount: string): Promise<OrderJson> => {
+      await simulateDeposit(h, order.id, { amount });
+      await h.t.runtime.worker.tick();
+      await setConfirmations(h, order.id, BTC_CONFIRMATIONS);
+      await h.t.runtime.worker.tick();
+      const refunding = await getOrder(h, order.id);
+      assert.equal(refunding.status, 'refunding');
+      return refunding;
+    };
+    /** A fixed order 10 % short, inside the pair's limits: its refund is held for the partner's choice. */
+    const held = async (): Promise<OrderJson> => {
+      const order = await createOrder(h, { rate_type: 'fixed', quote_id: await fixedQuote(h, '0.5') });
+      const refunding = await toRefunding(order, new Decimal(order.amount_from_expected).times('0.9').toFixed());
+      assert.deepEqual(refunding.actions, ['set_refund_address', 'continue', 'refund']);
+      return refunding;
+    };
+
+    // A refund address set while the order waits in refunding for one.
+    const waiting = await toRefunding(await createOrder(h, { refund_address: null }), '0.0001');
+    assert.deepEqual(waiting.actions, ['set_refund_address']);
+    const addressed = await step(waiting.id, () =>
+      h.t.app.inject({
+        method: 'PUT',
+        url: `/api/v1/partner/orders/${waiting.id}/refund-address`,
+        headers: { 'x-api-key': h.partner.apiKey, 'content-type': 'application/json' },
+        payload: JSON.stringify({ refund_address: BTC_REFUND }),
+      }),
+    );
+    assert.equal(addressed.length, 1);
+    assert.ok(addressed.every(stayed));
+    assert.deepEqual(addressed[0]?.body.data.order?.actions, [], 'the refund is requested: no action left');
+    const read = await api('GET', `/orders/${waiting.id}`);
+    assert.ok(addressed[0]?.raw.includes(`"order":${read.body},`), 'the Order as GET answers it after the move');
+
+    // `refund` during the hold.
+    const refundNow = await held();
+    const refunded = await step(refundNow.id, () => api('POST', `/orders/${refundNow.id}/refund`));
+    assert.equal(refunded.length, 1);
+    assert.ok(refunded.every(stayed));
+    assert.equal(refunded[0]?.body.data.order?.refund_hold_until, null);
+
+    // The hold runs out: the worker's hold_expired (the same pass may go on to send the refund).
+    const lapsing = await held();
+    await advance(h, 30 * 60 * 1000);
+    const lapsed = await step(lapsing.id, () => h.t.runtime.worker.tick());
+    assert.equal(lapsed.filter(stayed).length, 1);
+    assert.deepEqual(lapsed.filter(stayed)[0]?.body.data.order?.actions, []);
+
+    // Over each order's whole life: one event per audit row after creation, no more, no fewer.
+    for (const order of [waiting, refundNow, lapsing]) {
+      await tickUntil(h, order.id, 'refunded', 3);
+      await deliver();
+      const trail = await h.t.db.handle.db
+        .selectFrom('order_events')
+        .select(['from_status', 'to_status'])
+        .where('order_id', '=', order.id)
+        .where('from_status', 'is not', null)
+        .execute();
+      const sent = eventsOf(order.id).map(({ body }) => `${String(body.data.previous_status)}→${String(body.data.order?.status)}`);
+      assert.deepEqual(sent.sort(), trail.map((e) => `${String(e.from_status)}→${e.to_status}`).sort());
+      assert.equal(eventsOf(order.id).filter(stayed).length, 1, `${order.id}: one refunding → refunding move`);
+    }
+    assert.equal(new Set(receiver.on('/moves').map((r) => r.headers['webhook-id'])).size, receiver.on('/moves').length);
+    assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
   it('signs with both secrets for 24 h after a rotation, then with the new one only', async () => {
     clock.set(new Date());
     const endpoint = await addEndpoint('/rotate');
@@ -211,6 +319,31 @@ describe('webhooks (DESIGN §8)', () => {
     const [delivered] = await deliveries(endpoint.id);
     assert.deepEqual([delivered?.status, delivered?.attempt, delivered?.status_code], ['delivered', RETRY_DELAYS_MS.length + 2, 200]);
     assert.equal(receiver.on('/flaky').at(-1)?.headers['webhook-id'], queued.event_id);
+
+    // The log has every attempt, newest first, each with its own answer and what it scheduled.
+    const log = await deliveries(endpoint.id);
+    const attempts = RETRY_DELAYS_MS.length + 2;
+    assert.deepEqual(
+      log.map((d) => [d.id, d.attempt, d.status, d.status_code]),
+      Array.from({ length: attempts }, (_, i) => {
+        const attempt = attempts - i;
+        const status = attempt === attempts ? 'delivered' : attempt === attempts - 1 ? 'failed' : 'pending';
+        return [queued.id, attempt, status, attempt === attempts ? 200 : 500];
+      }),
+    );
+    const sentAt = receiver.on('/flaky').map((request) => Number(request.headers['webhook-timestamp']));
+    const loggedAt = log.map((d) => Math.floor(Date.parse(d.last_attempt_at ?? '') / 1000)).reverse();
+    assert.deepEqual(loggedAt, sentAt, "each line's time is its attempt's webhook-timestamp");
+    for (const [i, line] of log.entries()) {
+      const attempt = attempts - i;
+      const delay = RETRY_DELAYS_MS[attempt - 1];
+      const expected = attempt >= attempts - 1 || delay === undefined || line.last_attempt_at === null ? null : new Date(Date.parse(line.last_attempt_at) + delay).toISOString();
+      assert.equal(line.next_attempt_at, expected, `attempt ${attempt}: the next attempt it scheduled`);
+    }
+    const operatorLog = await h.t.admin('GET', `/admin/v1/webhooks/${endpoint.id}/deliveries?limit=3`);
+    assert.deepEqual(operatorLog.json<{ deliveries: Delivery[] }>().deliveries, log.slice(0, 3), "the operator's log is the partner's");
+    const failedOnly = await api('GET', `/webhooks/${endpoint.id}/deliveries?status=failed`);
+    assert.deepEqual(failedOnly.json<{ deliveries: Delivery[] }>().deliveries.map((d) => d.attempt), [attempts - 1]);
 
     const metrics = (await h.t.operator({ method: 'GET', url: '/metrics' })).body;
     assert.match(metrics, new RegExp(`webhook_deliveries_total\\{result="retrying"\\} ${RETRY_DELAYS_MS.length}\\b`));
@@ -339,8 +472,12 @@ describe('webhooks (DESIGN §8)', () => {
     await worker.settled();
     assert.equal(receiver.on('/fast').length, 1);
     assert.equal(receiver.on('/hang').length, 2);
-    const slowLog = (await deliveries(slow.id)).filter((d) => d.attempt > 0);
-    assert.deepEqual(slowLog.map((d) => d.error), ['timed out after 300 ms', 'timed out after 300 ms']);
+    const slowLog = await deliveries(slow.id);
+    assert.deepEqual(slowLog.filter((d) => d.attempt > 0).map((d) => d.error), ['timed out after 300 ms', 'timed out after 300 ms']);
+    // The pings not attempted yet are in the log too, queued (attempt 0, pending, due now).
+    const queued = slowLog.filter((d) => d.attempt === 0);
+    assert.equal(queued.length, 4);
+    assert.ok(queued.every((d) => d.status === 'pending' && d.status_code === null && d.last_attempt_at === null && d.next_attempt_at !== null));
     assert.equal((await deliveries(fast.id))[0]?.status, 'delivered');
     for (const endpoint of [slow, fast]) assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
   });

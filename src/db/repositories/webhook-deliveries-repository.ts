@@ -78,108 +78,111 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, li
   });
 }
 
-/** One attempt's outcome, as the log shows it. */
+/** One attempt, as the worker records it. */
 export interface AttemptRecord {
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** When the request was sent (its webhook-timestamp). */
+  startedAt: Date;
+  /** When its outcome was known. */
   at: Date;
   statusCode: number | null;
   durationMs: number;
   error: string | null;
-}
-
-/** Records a delivered attempt and releases the lease. */
-export async function markDeliveryDelivered(db: Db, id: string, attemptsMade: number, attempt: AttemptRecord): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({
-      status: 'delivered',
-      attempts: attemptsMade,
-      next_attempt_at: null,
-      locked_until: null,
-      ...attemptColumns(attempt),
-    })
-    .where('id', '=', id)
-    .execute();
+  /** The delivery after it: delivered, pending (tried again at `nextAttemptAt`) or failed for good. */
+  outcome: WebhookDeliveryStatus;
+  /** Set exactly when the outcome is pending. */
+  nextAttemptAt: Date | null;
 }
 
 /**
- * Records a failed attempt and releases the lease: the delivery waits for `nextAttemptAt`, or
- * has failed for good when that is null.
+ * Records an attempt: the delivery's new state (status, attempts made, next attempt, lease
+ * released) and the attempt's row in its log, in one statement, so the log and the queue never
+ * disagree.
  */
-export async function markDeliveryFailed(
-  db: Db,
-  id: string,
-  attemptsMade: number,
-  attempt: AttemptRecord,
-  nextAttemptAt: Date | null,
-): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({
-      status: nextAttemptAt === null ? 'failed' : 'pending',
-      attempts: attemptsMade,
-      next_attempt_at: nextAttemptAt,
-      locked_until: null,
-      ...attemptColumns(attempt),
-    })
-    .where('id', '=', id)
-    .execute();
+export async function recordDeliveryAttempt(db: Db, deliveryId: string, record: AttemptRecord): Promise<void> {
+  await sql`
+    with delivery as (
+      update webhook_deliveries
+      set status = ${record.outcome}, attempts = ${record.attempt}, next_attempt_at = ${record.nextAttemptAt},
+        locked_until = null, updated_at = ${record.at}
+      where id = ${deliveryId}
+      returning id, endpoint_id
+    )
+    insert into webhook_delivery_attempts
+      (delivery_id, endpoint_id, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at)
+    select id, endpoint_id, ${record.attempt}::integer, ${record.startedAt}::timestamptz, ${record.statusCode}::integer,
+      ${record.durationMs}::integer, ${record.error}::text, ${record.outcome}::text, ${record.nextAttemptAt}::timestamptz
+    from delivery
+  `.execute(db);
 }
 
-function attemptColumns(attempt: AttemptRecord) {
-  return {
-    last_attempt_at: attempt.at,
-    last_status_code: attempt.statusCode,
-    last_duration_ms: attempt.durationMs,
-    last_error: attempt.error,
-    updated_at: attempt.at,
-  };
-}
-
-/** A delivery as its log shows it. */
+/**
+ * A line of the delivery log: one attempt of a delivery (`attempt` ≥ 1, its answer, and the
+ * delivery as it left it), or a delivery not attempted yet (`attempt` 0, pending). Ping and
+ * retry answer the delivery itself in the same shape: its current status, the number of attempts
+ * made and the last one's answer.
+ */
 export interface DeliveryLogRow {
+  /** The delivery: what a retry takes. */
   id: string;
   event_id: string;
   event_type: WebhookEventType;
   endpoint_id: string;
   status: WebhookDeliveryStatus;
-  attempts: number;
+  attempt: number;
+  status_code: number | null;
+  /** Milliseconds; null when not attempted. */
+  duration_ms: number | null;
+  error: string | null;
+  attempted_at: Date | null;
   next_attempt_at: Date | null;
-  last_attempt_at: Date | null;
-  last_status_code: number | null;
-  last_duration_ms: number | null;
-  last_error: string | null;
   created_at: Date;
 }
 
-/** An endpoint's deliveries, newest first (optionally of one status). */
+/**
+ * An endpoint's delivery log, newest first, at most `limit` lines (optionally of one status):
+ * every attempt (by its time), and the deliveries not attempted yet (by their creation). Each
+ * part is read newest first from its own index and cut at `limit` before the two are merged.
+ */
 export async function listEndpointDeliveries(
   db: Db,
   endpointId: string,
   filter: { status?: WebhookDeliveryStatus; limit: number },
 ): Promise<DeliveryLogRow[]> {
-  let query = db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
-    .select([
-      'd.id',
-      'd.event_id',
-      'ev.type as event_type',
-      'd.endpoint_id',
-      'd.status',
-      'd.attempts',
-      'd.next_attempt_at',
-      'd.last_attempt_at',
-      'd.last_status_code',
-      'd.last_duration_ms',
-      'd.last_error',
-      'd.created_at',
-    ])
-    .where('d.endpoint_id', '=', endpointId)
-    .orderBy('d.created_at', 'desc')
-    .orderBy('d.id', 'desc')
-    .limit(filter.limit);
-  if (filter.status !== undefined) query = query.where('d.status', '=', filter.status);
-  return query.execute();
+  const attemptStatus = filter.status === undefined ? sql`` : sql`and a.outcome = ${filter.status}`;
+  // Not attempted means pending: asked for another status, that part is empty.
+  const queued =
+    filter.status === undefined || filter.status === 'pending'
+      ? sql`
+        union all
+        select * from (
+          select d.id, d.event_id, ev.type as event_type, d.endpoint_id, d.status, 0 as attempt,
+            null::integer as status_code, null::integer as duration_ms, null::text as error,
+            null::timestamptz as attempted_at, d.next_attempt_at, d.created_at, d.created_at as at, null::bigint as seq
+          from webhook_deliveries d
+          join webhook_events ev on ev.id = d.event_id
+          where d.endpoint_id = ${endpointId} and d.attempts = 0
+          order by d.created_at desc, d.id desc
+          limit ${filter.limit}
+        ) queued`
+      : sql``;
+  const result = await sql<DeliveryLogRow & { at: Date; seq: number | null }>`
+    select * from (
+      select a.delivery_id as id, d.event_id, ev.type as event_type, a.endpoint_id, a.outcome as status, a.attempt,
+        a.status_code, a.duration_ms, a.error, a.attempted_at, a.next_attempt_at, d.created_at, a.attempted_at as at, a.id as seq
+      from webhook_delivery_attempts a
+      join webhook_deliveries d on d.id = a.delivery_id
+      join webhook_events ev on ev.id = d.event_id
+      where a.endpoint_id = ${endpointId} ${attemptStatus}
+      order by a.attempted_at desc, a.id desc
+      limit ${filter.limit}
+    ) attempts
+    ${queued}
+    order by at desc, seq desc nulls first, id desc
+    limit ${filter.limit}
+  `.execute(db);
+  return result.rows.map(({ at: _at, seq: _seq, ...row }) => row);
 }
 
 /**
@@ -200,22 +203,34 @@ export async function retryDelivery(db: Db, id: string, now: Date, partnerId?: s
   return findDelivery(db, row.id);
 }
 
+/** A delivery as it is now: its status, the attempts made, and its last attempt's answer. */
 export async function findDelivery(db: Db, id: string): Promise<DeliveryLogRow | undefined> {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('webhook_delivery_attempts')
+          .select(['status_code', 'duration_ms', 'error', 'attempted_at'])
+          .whereRef('delivery_id', '=', 'd.id')
+          .orderBy('id', 'desc')
+          .limit(1)
+          .as('a'),
+      (join) => join.onTrue(),
+    )
     .select([
       'd.id',
       'd.event_id',
       'ev.type as event_type',
       'd.endpoint_id',
       'd.status',
-      'd.attempts',
+      'd.attempts as attempt',
+      'a.status_code',
+      'a.duration_ms',
+      'a.error',
+      'a.attempted_at',
       'd.next_attempt_at',
-      'd.last_attempt_at',
-      'd.last_status_code',
-      'd.last_duration_ms',
-      'd.last_error',
       'd.created_at',
     ])
     .where('d.id', '=', id)

@@ -1,4 +1,4 @@
-import type { ColumnType, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { WebhookEventType } from '../../domain/webhook-events.js';
 import type { Timestamp } from './currencies.js';
 
@@ -51,13 +51,30 @@ export interface WebhookDeliveryTable {
   next_attempt_at: Timestamp | null;
   /** A worker's lease on it while an attempt is in flight. */
   locked_until: Timestamp | null;
-  last_attempt_at: Timestamp | null;
-  last_status_code: number | null;
-  /** Milliseconds. */
-  last_duration_ms: number | null;
-  last_error: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;
+
+/** One attempt of a delivery, as the delivery log shows it (migration 0025). */
+export interface WebhookDeliveryAttemptTable {
+  /** In the order attempts were recorded. */
+  id: Generated<number>;
+  delivery_id: string;
+  /** The delivery's endpoint, copied so the log is one index range. */
+  endpoint_id: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** When the request was sent (its webhook-timestamp). */
+  attempted_at: Timestamp;
+  /** The receiver's HTTP status; null if none came back (refused, timed out, unreachable). */
+  status_code: number | null;
+  /** Milliseconds. */
+  duration_ms: number;
+  error: string | null;
+  /** The delivery as this attempt left it. */
+  outcome: WebhookDeliveryStatus;
+  /** When the next attempt was scheduled; set exactly when the outcome is pending. */
+  next_attempt_at: Timestamp | null;
+}

@@ -100,14 +100,14 @@ ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</
 ${deliveries.length === 0
   ? html`<p>No deliveries yet.</p>`
   : html`<div class="table-wrap"><table class="responsive">
-<caption class="hint">The last ${DELIVERIES_SHOWN}, newest first</caption>
-<thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col">Resend</th></tr></thead>
+<caption class="hint">The last ${DELIVERIES_SHOWN} attempts, newest first</caption>
+<thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempt</th><th scope="col">Answer</th><th scope="col">Next attempt</th><th scope="col">Resend</th></tr></thead>
 <tbody>${deliveries.map(
   (delivery) => html`<tr>
 <td data-label="Event">${delivery.event_type}<br><span class="mono hint">${delivery.event_id}</span></td>
 <td data-label="Status">${delivery.status}</td>
-<td data-label="Attempts" class="num">${delivery.attempts}</td>
-<td data-label="Last answer">${delivery.last_attempt_at === null ? '—' : html`${time(delivery.last_attempt_at)}: ${delivery.last_status_code ?? 'no answer'}${delivery.last_duration_ms === null ? '' : html` in ${delivery.last_duration_ms} ms`}${delivery.last_error === null ? '' : html`, ${delivery.last_error}`}`}</td>
+<td data-label="Attempt" class="num">${delivery.attempt === 0 ? 'queued' : delivery.attempt}</td>
+<td data-label="Answer">${delivery.attempted_at === null ? '—' : html`${time(delivery.attempted_at)}: ${delivery.status_code ?? 'no answer'}${delivery.duration_ms === null ? '' : html` in ${delivery.duration_ms} ms`}${delivery.error === null ? '' : html`, ${delivery.error}`}`}</td>
 <td data-label="Next attempt">${time(delivery.next_attempt_at)}</td>
 <td data-label="Resend"><form method="post" action="/cabinet/webhooks/deliveries/${delivery.id}/resend" class="inline">${csrfField(session.csrf)}<button type="submit" class="secondary" aria-label="Resend ${delivery.event_type} ${delivery.event_id}">Resend</button></form></td>
 </tr>`,

@@ -13,11 +13,15 @@ export const DeliveriesQuery = Type.Object(
 );
 
 export const DeliveryLog = Type.Object(
-  { deliveries: Type.Array(Type.Ref('WebhookDelivery'), { description: 'newest first' }) },
+  {
+    deliveries: Type.Array(Type.Ref('WebhookDelivery'), {
+      description: 'one line per attempt, and one (attempt 0) per delivery not attempted yet; newest first',
+    }),
+  },
   { additionalProperties: false },
 );
 
-/** GET /api/v1/partner/webhooks/{id}/deliveries (API key): the endpoint's delivery log, newest first. */
+/** GET /api/v1/partner/webhooks/{id}/deliveries (API key): the endpoint's delivery log, an attempt a line, newest first. */
 export function registerWebhookDeliveries(app: App, { partnerAuth, webhooks }: Services): void {
   app.get(
     '/api/v1/partner/webhooks/:id/deliveries',
