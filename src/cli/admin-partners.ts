@@ -122,4 +122,17 @@ export const partnerCommands: readonly Command[] = [
       });
     },
   },
+  {
+    words: ['partners', 'reset-password'],
+    args: ['<partner-id>'],
+    flags: ['email'],
+    async run(context, [id = ''], flags) {
+      if (flags.email === undefined) throw new UsageError('partners reset-password needs --email <address>');
+      const response = await context.api.send('POST', `${partnerPath(id)}/password-resets`, { email: flags.email });
+      printResponse(context, response, (body) => {
+        const reset = asRecord(body);
+        return `password reset for ${flags.email ?? ''} (one use, until ${text(reset, 'expires_at')}; earlier links no longer work):\n${text(reset, 'url')}\n\nsend this link to the person: it sets a new cabinet password and signs out all their sessions`;
+      });
+    },
+  },
 ];

@@ -11,6 +11,9 @@ Partners
   partners invite <partner-id> --email <address>
                                        prints a one-use cabinet link (72 h) that sets the
                                        person's password: send it to them
+  partners reset-password <partner-id> --email <address>
+                                       prints a one-use link (1 h) that sets a new password and
+                                       signs out all the person's sessions: send it to them
 
 API keys
   keys create <partner-id> [--sandbox]
@@ -30,8 +33,9 @@ Prices
   prices set <COIN> <usd>              static USD price of one whole coin, e.g. prices set BTC 70000
 
 Orders
-  orders list [--status S] [--partner <partner-id>] [--limit N]
-                                       newest first; N up to 500, default 50
+  orders list [--status S] [--partner <partner-id>] [--sandbox | --live] [--limit N]
+                                       newest first; N up to 500, default 50; --sandbox: test
+                                       orders only, --live: live only (neither: both)
   orders show <order-id>               with its event trail and payouts
   orders fail <order-id> --reason "<why>"
                                        fail a non-final order by hand; the reason is recorded

@@ -9,20 +9,28 @@ import {
   findCabinetUser,
   findCabinetUserByEmail,
   findInvitation,
+  findPasswordReset,
   insertCabinetUser,
   insertInvitation,
+  insertPasswordReset,
+  setPasswordHash,
   setPendingTotpSecret,
   useInvitation,
+  usePasswordReset,
   useRecoveryCode,
+  voidPasswordResets,
 } from '../db/repositories/cabinet-accounts-repository.js';
 import {
   completeSecondFactor,
   deleteExpiredSessions,
   deleteOtherSessions,
   deleteSession,
+  deleteUserSession,
   findSession,
   insertSession,
+  listUserSessions,
   touchSession,
+  type ListedSession,
   type SessionWithUser,
 } from '../db/repositories/cabinet-sessions-repository.js';
 import type { CabinetInvitationRow, CabinetUserRow } from '../db/schema/cabinet-accounts.js';
@@ -33,6 +41,13 @@ import type { SecretBox } from './secret-box.js';
 
 /** An invitation link works this long, once (DESIGN §9). */
 export const INVITATION_TTL_MS = 72 * 3_600_000;
+/**
+ * A password reset link works this long, once: it is a way into the account while it lies in a
+ * mailbox, and the operator issues a new one in a second (docs/decisions.md, Partner cabinet).
+ */
+export const PASSWORD_RESET_TTL_MS = 60 * 60_000;
+/** The User-Agent kept per session: enough to tell browsers apart, never a large header. */
+const USER_AGENT_MAX = 256;
 /** ASVS 3.3.2 (level 2): a session ends after 30 minutes without activity, and 12 hours after sign-in whatever happens. */
 export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
@@ -61,6 +76,12 @@ export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 export type InvitationState =
   | { ok: true; invitation: CabinetInvitationRow }
   | { ok: false; problem: string };
+
+export type PasswordResetState =
+  | { ok: true; id: string; userId: string; email: string }
+  | { ok: false; problem: string };
+
+export type PasswordChangeResult = { ok: true } | { ok: false; problem: string; wrongPassword: boolean };
 
 export type SignInResult =
   | { ok: true; token: string; secondFactor: boolean }
@@ -128,7 +149,7 @@ export class CabinetAccounts {
    * Checks email and password (the same work whether the account exists or not) and opens a
    * session: pending its second factor when the person enrolled TOTP.
    */
-  async signIn(email: string, password: string): Promise<SignInResult> {
+  async signIn(email: string, password: string, userAgent?: string): Promise<SignInResult> {
     const user = await findCabinetUserByEmail(this.db, normalEmail(email));
     if (!(await verifyPassword(user?.password_hash, password)) || user === undefined) return { ok: false, problem: 'invalid' };
     const now = this.clock.now();
@@ -140,6 +161,7 @@ export class CabinetAccounts {
       user_id: user.id,
       partner_id: user.partner_id,
       second_factor_pending: secondFactor,
+      user_agent: userAgent === undefined || userAgent === '' ? null : [...userAgent].slice(0, USER_AGENT_MAX).join(''),
       created_at: now,
       last_seen_at: now,
       expires_at: new Date(now.getTime() + (secondFactor ? SECOND_FACTOR_WINDOW_MS : SESSION_ABSOLUTE_MS)),
@@ -179,6 +201,90 @@ export class CabinetAccounts {
 
   async signOut(secret: string): Promise<void> {
     await deleteSession(this.db, sha256(secret));
+  }
+
+  /** The person's live sessions (ASVS 3.3.4), newest first; the asking one among them. */
+  sessions(userId: string): Promise<ListedSession[]> {
+    const now = this.clock.now();
+    return listUserSessions(this.db, userId, now, new Date(now.getTime() - SESSION_IDLE_MS));
+  }
+
+  /** Signs out one other session of the person: false when `sessionId` is none of theirs (or the asking one). */
+  endSession(userId: string, sessionId: string, current: string): Promise<boolean> {
+    return deleteUserSession(this.db, userId, sessionId, sha256(current));
+  }
+
+  /** Signs out every session of the person but the asking one. */
+  async endOtherSessions(userId: string, current: string): Promise<void> {
+    await deleteOtherSessions(this.db, userId, sha256(current));
+  }
+
+  /**
+   * The person changes their password: the current one must be right, the new one as strong as
+   * an invitation asks; every other session ends (ASVS 3.3.3) and open reset links are voided.
+   */
+  async changePassword(userId: string, current: string, next: string, keepSession: string): Promise<PasswordChangeResult> {
+    const user = await findCabinetUser(this.db, userId);
+    if (user === undefined || !(await verifyPassword(user.password_hash, current))) {
+      return { ok: false, problem: 'Your current password is not right.', wrongPassword: true };
+    }
+    const weak = passwordProblem(next, user.email);
+    if (weak !== undefined) return { ok: false, problem: weak, wrongPassword: false };
+    const passwordHash = await hashPassword(next);
+    const now = this.clock.now();
+    await this.db.transaction().execute(async (tx) => {
+      await setPasswordHash(tx, userId, passwordHash, now);
+      await deleteOtherSessions(tx, userId, sha256(keepSession));
+      await voidPasswordResets(tx, userId, now);
+    });
+    return { ok: true };
+  }
+
+  /**
+   * The operator's one-use password reset link for the partner's person with this email
+   * (undefined when the partner has nobody with it). Earlier unused links of the person are
+   * voided: only the newest works.
+   */
+  async issuePasswordReset(partnerId: string, email: string, baseUrl: string): Promise<{ url: string; expiresAt: Date } | undefined> {
+    const user = await findCabinetUserByEmail(this.db, normalEmail(email));
+    if (user === undefined || user.partner_id !== partnerId) return undefined;
+    const secret = token();
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + PASSWORD_RESET_TTL_MS);
+    await this.db.transaction().execute(async (tx) => {
+      await voidPasswordResets(tx, user.id, now);
+      await insertPasswordReset(tx, { user_id: user.id, token_hash: sha256(secret), expires_at: expiresAt, created_at: now });
+    });
+    return { url: `${baseUrl}/cabinet/password-reset/${secret}`, expiresAt };
+  }
+
+  async openPasswordReset(secret: string): Promise<PasswordResetState> {
+    const reset = await findPasswordReset(this.db, sha256(secret));
+    if (reset === undefined || reset.used_at !== null || reset.expires_at <= this.clock.now()) {
+      return { ok: false, problem: 'This password reset link is not valid: it was used already, has expired, was replaced by a newer one, or was mistyped. Ask the operator for a new one.' };
+    }
+    return { ok: true, id: reset.id, userId: reset.user_id, email: reset.email };
+  }
+
+  /**
+   * Sets a new password from a reset link: the link is used up, every session of the person
+   * ends (whoever held one may be why the password was reset), and TOTP enrolment stays, so
+   * signing in afterwards still asks for the second factor.
+   */
+  async resetPassword(secret: string, password: string): Promise<{ ok: true } | { ok: false; problem: string }> {
+    const state = await this.openPasswordReset(secret);
+    if (!state.ok) return state;
+    const weak = passwordProblem(password, state.email);
+    if (weak !== undefined) return { ok: false, problem: weak };
+    const passwordHash = await hashPassword(password);
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (tx) => {
+      if (!(await usePasswordReset(tx, state.id, now))) return { ok: false as const, problem: 'This password reset link was used already.' };
+      await setPasswordHash(tx, state.userId, passwordHash, now);
+      await deleteOtherSessions(tx, state.userId, undefined);
+      await voidPasswordResets(tx, state.userId, now);
+      return { ok: true as const };
+    });
   }
 
   /**

@@ -53,8 +53,13 @@ export class PartnerStats {
   async partnerStats(partnerId: string, from: Date, to: Date) {
     const counts = await countOrdersByStatus(this.db, partnerId, from, to, this.clock.now());
     const ordersByStatus = Object.fromEntries(ORDER_STATUSES.map((status: OrderStatus) => [status, counts.get(status) ?? 0]));
-    const commission = summarize(await commissionByPartnerAndCoin(this.db, from, to, partnerId));
+    const commission = await this.commission(partnerId, from, to);
     return { ordersByStatus, commission };
+  }
+
+  /** The partner's commission over [from, to): what the stats answer, and what the cabinet's overview shows. */
+  async commission(partnerId: string, from: Date, to: Date): Promise<CommissionSummary> {
+    return summarize(await commissionByPartnerAndCoin(this.db, from, to, partnerId));
   }
 
   /** Every partner with commission in the period, with its name: what the operator pays out. */

@@ -162,11 +162,15 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     await page.getByRole('img', { name: /QR code/ }).waitFor();
     await shot('two-factor-enrol');
     await page.getByRole('link', { name: 'Account' }).click();
+    // This browser's session is listed and marked, with its User-Agent (ASVS 3.3.4).
+    const current = page.locator('table.sessions tr.current');
+    await current.getByText('This session').waitFor();
+    assert.match(await current.innerText(), /Chrome/);
     await shot('account');
     await page.getByRole('link', { name: 'Overview' }).click();
     // Phone width: nothing overflows sideways.
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const url of ['/cabinet', '/cabinet/orders?sandbox=1', `/cabinet/orders/${orderId}`, '/cabinet/keys', '/cabinet/settings']) {
+    for (const url of ['/cabinet', '/cabinet/orders?sandbox=1', `/cabinet/orders/${orderId}`, '/cabinet/keys', '/cabinet/settings', '/cabinet/account']) {
       await page.goto(`${origin}${url}`);
       // Expressions run in the page (this file has no DOM types).
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import { cabinetPerson, type CabinetClient } from '../helpers/cabinet-client.js';
+import { advance, createOrder, depositAndRun, exactJson, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 const PASSWORD = 'marble tundra whistle pepper';
 const SANDBOX_ORDER = {
@@ -155,5 +156,66 @@ describe('cabinet pages', () => {
     assert.equal(again.statusCode, 409);
     assert.match(again.body, /not possible now/);
     assert.equal((await client.post(`/cabinet/orders/${id}/actions/launch`, {})).statusCode, 404);
+  });
+});
+
+interface StatsCommission {
+  commission: { orders: string; usd: string; by_coin: Array<{ coin: string; amount: string; usd: string }> };
+}
+
+/** The overview's commission (DESIGN §7.8): the figures GET /partner/stats answers for the same periods, every decimal. */
+describe('cabinet overview: commission', () => {
+  let h: Harness;
+  let client: CabinetClient;
+  before(async () => {
+    h = await startHarness();
+    // Markup 137 bps: fees that do not round to neat numbers.
+    assert.equal((await h.t.admin('PATCH', `/admin/v1/partners/${h.partner.id}`, { markup_bps: 137 })).statusCode, 200);
+    ({ client } = await cabinetPerson(h.t, { email: 'commission@cabinet.example', password: PASSWORD, partnerId: h.partner.id }));
+  });
+  after(() => h.t.close());
+
+  async function stats(days: number): Promise<StatsCommission> {
+    const to = new Date(h.clock.now().getTime() + 1);
+    const from = new Date(to.getTime() - days * 86_400_000);
+    const res = await h.t.app.inject({
+      method: 'GET',
+      url: `/api/v1/partner/stats?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`,
+      headers: { 'x-api-key': h.partner.apiKey },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return exactJson<StatsCommission>(res);
+  }
+
+  it('commission by coin and in USD for 24 hours, 7 and 30 days equals GET /partner/stats to the last decimal; sandbox apart', async () => {
+    const empty = await client.get('/cabinet');
+    assert.match(empty.body, /No commission on live orders/);
+
+    // One order exchanged 3 days ago, two today (one of them sandbox, never counted).
+    await depositAndRun(h, (await createOrder(h, { amount_from: '0.12345678' })).id, 'completed');
+    await advance(h, 3 * 86_400_000);
+    await depositAndRun(h, (await createOrder(h, { amount_from: '1.00000001' })).id, 'completed');
+    const sandboxKey = (await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/keys`, { sandbox: true })).json<{ api_key: string }>().api_key;
+    await depositAndRun(h, (await createOrder(h, {}, sandboxKey)).id, 'completed');
+
+    // Three days idle ended the session.
+    await client.signIn('commission@cabinet.example', PASSWORD);
+    const overview = await client.get('/cabinet');
+    assert.equal(overview.statusCode, 200);
+    // A figure's text on the page, exactly as written there.
+    const shown = (attribute: string) => new RegExp(`${attribute}">([0-9.]+)<`).exec(overview.body)?.[1];
+    for (const [key, days] of [['day', 1], ['week', 7], ['month', 30]] as const) {
+      const { commission } = await stats(days);
+      assert.ok(commission.by_coin.length > 0, `${key}: something was earned`);
+      assert.equal(shown(`data-commission-total="${key}`), commission.usd, `${key}: USD total`);
+      for (const row of commission.by_coin) {
+        assert.equal(shown(`data-commission="${key} ${row.coin}`), row.amount, `${key}: ${row.coin}`);
+        assert.equal(shown(`data-commission-usd="${key} ${row.coin}`), row.usd, `${key}: ${row.coin} in USD`);
+      }
+    }
+    // The windows differ: the order of 3 days ago is in the week, not in the day.
+    assert.equal((await stats(1)).commission.orders, '1');
+    assert.equal((await stats(7)).commission.orders, '2');
+    assert.match(overview.body, /<dt>Commission<\/dt><dd>[0-9.]+ USD<\/dd>/);
   });
 });

@@ -22,6 +22,8 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
   let keyId: string;
   let endpointId: string;
   let deliveryId: string;
+  /** A second browser of the owner's person: the session the account page offers to sign out. */
+  let ownerSecondSessionId: string;
   const endpointUrl = 'http://127.0.0.1:9/owner-hook';
 
   before(async () => {
@@ -47,6 +49,10 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     const created = await t.runtime.webhooks.create(ownerId, { url: endpointUrl });
     endpointId = created.endpoint.id;
     deliveryId = (await t.runtime.webhooks.ping(endpointId, ownerId)).id;
+    await new CabinetClient(t, '198.51.100.83').signIn('owner@suite.example', PASSWORD);
+    const account = await owner.get('/cabinet/account');
+    ownerSecondSessionId = /action="\/cabinet\/account\/sessions\/([0-9a-f-]{36})\/revoke"/.exec(account.body)?.[1] ?? '';
+    assert.notEqual(ownerSecondSessionId, '');
   });
   after(() => t.close());
 
@@ -54,13 +60,22 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     owner: () => owner,
     other: () => other,
     anonymous: () => new CabinetClient(t, '198.51.100.82'),
-    ownerMarkers: () => [orderId, shortId, keyId, endpointUrl, deliveryId, 'owner@suite.example'],
+    ownerMarkers: () => [orderId, shortId, keyId, endpointUrl, deliveryId, ownerSecondSessionId, 'owner@suite.example'],
     state: async () => ({
+      sessions: (
+        await t.db.handle.db
+          .selectFrom('cabinet_sessions as s')
+          .innerJoin('cabinet_users as u', 'u.id', 's.user_id')
+          .select('s.id')
+          .where('u.email', '=', 'owner@suite.example')
+          .orderBy('s.id')
+          .execute()
+      ).map((row) => row.id),
       keys: (await t.admin('GET', `/admin/v1/partners/${ownerId}/keys`)).body,
       partner: (await t.admin('GET', `/admin/v1/partners/${ownerId}`)).json<{ markup_bps: number }>().markup_bps,
       endpoints: (await t.runtime.webhooks.list(ownerId)).map((e) => [e.id, e.url, e.enabled, e.previous_secret_expires_at?.toISOString() ?? null]),
       order: (await t.admin('GET', `/admin/v1/orders/${orderId}`)).json<{ status: string; version?: number }>().status,
-      deliveries: (await t.runtime.webhooks.deliveries(endpointId, ownerId, { limit: 100 }).catch(() => [])).map((d) => [d.id, d.status, d.attempts, d.next_attempt_at?.toISOString() ?? null]),
+      deliveries: (await t.runtime.webhooks.deliveries(endpointId, ownerId, { limit: 100 }).catch(() => [])).map((d) => [d.id, d.status, d.attempt, d.next_attempt_at?.toISOString() ?? null]),
     }),
   };
 
@@ -85,6 +100,9 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     { method: 'POST', path: `/cabinet/orders/${orderId}/actions/cancel`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/keys/${keyId}/revoke`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/delete`, ownerStatus: 200, namesResource: true },
+    { method: 'POST', path: `/cabinet/account/sessions/${ownerSecondSessionId}/revoke`, ownerStatus: 303, namesResource: true },
+    // Last: the owner's success ends the owner's other sessions.
+    { method: 'POST', path: '/cabinet/account/sessions/revoke-others', ownerStatus: 303, namesResource: false },
   ];
-  runCabinetSecuritySuite('every route', target, ROUTES, 20);
+  runCabinetSecuritySuite('every route', target, ROUTES, 22);
 });

@@ -779,6 +779,13 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       params: { id: partnerIds },
       body: fields({ email: fc.oneof(literal(fc.constantFrom('ana@partner.example', 'ANA@Partner.Example', 'not an email', '@', '')), text(260)) }),
     },
+    {
+      method: 'POST',
+      path: '/admin/v1/partners/:id/password-resets',
+      auth: 'admin',
+      params: { id: partnerIds },
+      body: fields({ email: fc.oneof(literal(fc.constantFrom('ana@partner.example', 'ANA@Partner.Example', 'not an email', '@', '')), text(260)) }),
+    },
     { method: 'GET', path: '/admin/v1/partners/:id/keys', auth: 'admin', params: { id: fc.oneof(partnerIds, fc.constant(ids.partnerId)) } },
     {
       method: 'DELETE',

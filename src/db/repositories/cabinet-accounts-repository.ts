@@ -1,4 +1,4 @@
-import type { CabinetInvitationRow, CabinetUserRow, NewCabinetUser } from '../schema/cabinet-accounts.js';
+import type { CabinetInvitationRow, CabinetPasswordResetRow, CabinetUserRow, NewCabinetUser } from '../schema/cabinet-accounts.js';
 import type { Db } from '../schema/index.js';
 
 /** The cabinet's people, the operator's invitations and the two-factor recovery codes (DESIGN §9). */
@@ -16,9 +16,14 @@ export async function findInvitation(db: Db, tokenHash: Buffer): Promise<Cabinet
 }
 
 /** Marks the invitation used, once: false when it was used (or expired) meanwhile. */
-export async function useInvitation(db: Db, id: string, at: Date): Promise<boolean> {
+export function useInvitation(db: Db, id: string, at: Date): Promise<boolean> {
+  return useLink(db, 'cabinet_invitations', id, at);
+}
+
+/** Uses a one-time link (invitation or password reset) if it is still unused and unexpired. */
+async function useLink(db: Db, table: 'cabinet_invitations' | 'cabinet_password_resets', id: string, at: Date): Promise<boolean> {
   const used = await db
-    .updateTable('cabinet_invitations')
+    .updateTable(table)
     .set({ used_at: at })
     .where('id', '=', id)
     .where('used_at', 'is', null)
@@ -115,4 +120,36 @@ export async function countUnusedRecoveryCodes(db: Db, userId: string): Promise<
     .where('used_at', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+/** A new password hash (a change by the person, or a reset link used). */
+export async function setPasswordHash(db: Db, userId: string, passwordHash: string, at: Date): Promise<void> {
+  await db.updateTable('cabinet_users').set({ password_hash: passwordHash, updated_at: at }).where('id', '=', userId).execute();
+}
+
+export async function insertPasswordReset(
+  db: Db,
+  reset: { user_id: string; token_hash: Buffer; expires_at: Date; created_at: Date },
+): Promise<CabinetPasswordResetRow> {
+  return db.insertInto('cabinet_password_resets').values(reset).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A reset link by its token's hash, with the email of its person (the caller tells why it cannot be used). */
+export async function findPasswordReset(db: Db, tokenHash: Buffer): Promise<(CabinetPasswordResetRow & { email: string }) | undefined> {
+  return db
+    .selectFrom('cabinet_password_resets as r')
+    .innerJoin('cabinet_users as u', 'u.id', 'r.user_id')
+    .select(['r.id', 'r.user_id', 'r.token_hash', 'r.expires_at', 'r.used_at', 'r.created_at', 'u.email'])
+    .where('r.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+/** Uses the link, once: false when it was used, voided or expired meanwhile. */
+export function usePasswordReset(db: Db, id: string, at: Date): Promise<boolean> {
+  return useLink(db, 'cabinet_password_resets', id, at);
+}
+
+/** Voids every unused reset link of the user (a newer link, a reset done, or a password change supersedes them). */
+export async function voidPasswordResets(db: Db, userId: string, at: Date): Promise<void> {
+  await db.updateTable('cabinet_password_resets').set({ used_at: at }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
 }

@@ -1,10 +1,10 @@
-import type { CabinetSessionRow } from '../schema/cabinet-accounts.js';
+import type { CabinetSessionRow, NewCabinetSession } from '../schema/cabinet-accounts.js';
 import type { Db } from '../schema/index.js';
 import type { PartnerStatus } from '../schema/partners.js';
 
 /** Cabinet sessions: the cookie's token is never stored, only its SHA-256 (the primary key). */
 
-export async function insertSession(db: Db, session: CabinetSessionRow): Promise<void> {
+export async function insertSession(db: Db, session: NewCabinetSession): Promise<void> {
   await db.insertInto('cabinet_sessions').values(session).execute();
 }
 
@@ -23,7 +23,7 @@ export async function findSession(db: Db, tokenHash: Buffer): Promise<SessionWit
     .innerJoin('cabinet_users as u', 'u.id', 's.user_id')
     .innerJoin('partners as p', 'p.id', 's.partner_id')
     .select([
-      's.token_hash', 's.user_id', 's.partner_id', 's.second_factor_pending', 's.created_at', 's.last_seen_at', 's.expires_at',
+      's.token_hash', 's.id', 's.user_agent', 's.user_id', 's.partner_id', 's.second_factor_pending', 's.created_at', 's.last_seen_at', 's.expires_at',
       'u.email', 'u.totp_enabled_at', 'p.name', 'p.status',
     ])
     .where('s.token_hash', '=', tokenHash)
@@ -60,4 +60,32 @@ export async function deleteOtherSessions(db: Db, userId: string, keep: Buffer |
 /** Sessions past their absolute end (the idle ones are refused when read, and go here later). */
 export async function deleteExpiredSessions(db: Db, before: Date): Promise<void> {
   await db.deleteFrom('cabinet_sessions').where('expires_at', '<=', before).execute();
+}
+
+/** A session as the account page lists it: never its token's hash. */
+export type ListedSession = Pick<CabinetSessionRow, 'id' | 'user_agent' | 'second_factor_pending' | 'created_at' | 'last_seen_at'>;
+
+/** The person's sessions still alive at `now` (before their absolute end, seen since `seenSince`), newest first. */
+export async function listUserSessions(db: Db, userId: string, now: Date, seenSince: Date): Promise<ListedSession[]> {
+  return db
+    .selectFrom('cabinet_sessions')
+    .select(['id', 'user_agent', 'second_factor_pending', 'created_at', 'last_seen_at'])
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', now)
+    .where('last_seen_at', '>', seenSince)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
+}
+
+/** Ends one session of the user, never `keep` (the asking one): false when there is no such other session. */
+export async function deleteUserSession(db: Db, userId: string, id: string, keep: Buffer): Promise<boolean> {
+  const deleted = await db
+    .deleteFrom('cabinet_sessions')
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .where('token_hash', '!=', keep)
+    .returning('id')
+    .executeTakeFirst();
+  return deleted !== undefined;
 }

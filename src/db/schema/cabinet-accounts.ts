@@ -33,6 +33,10 @@ export interface CabinetInvitationTable {
 /** A signed-in browser: the cookie holds the token, the row its SHA-256. */
 export interface CabinetSessionTable {
   token_hash: Buffer;
+  /** Names the session on the account page (to sign it out) without showing anything of its token. */
+  id: Generated<string>;
+  /** The browser's User-Agent at sign-in, cut to 256 characters; null when it sent none. */
+  user_agent: string | null;
   user_id: string;
   partner_id: string;
   /** Password given, TOTP code not yet: only the code page is open. Default false. */
@@ -42,6 +46,17 @@ export interface CabinetSessionTable {
   last_seen_at: Timestamp;
   /** The absolute end of the session. */
   expires_at: Timestamp;
+}
+
+/** The operator's one-use password reset link (migration 0027): only its token's SHA-256 is kept. */
+export interface CabinetPasswordResetTable {
+  id: Generated<string>;
+  user_id: string;
+  token_hash: Buffer;
+  expires_at: Timestamp;
+  /** Used, or voided by a newer link or a password change. */
+  used_at: Timestamp | null;
+  created_at: Timestamp;
 }
 
 /** One-use codes that stand in for a TOTP code when the authenticator is lost. */
@@ -55,3 +70,5 @@ export type CabinetUserRow = Selectable<CabinetUserTable>;
 export type NewCabinetUser = Insertable<CabinetUserTable>;
 export type CabinetInvitationRow = Selectable<CabinetInvitationTable>;
 export type CabinetSessionRow = Selectable<CabinetSessionTable>;
+export type NewCabinetSession = Insertable<CabinetSessionTable>;
+export type CabinetPasswordResetRow = Selectable<CabinetPasswordResetTable>;

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiKeyTable, ApiKeyUseTable } from './api-keys.js';
-import type { CabinetInvitationTable, CabinetRecoveryCodeTable, CabinetSessionTable, CabinetUserTable } from './cabinet-accounts.js';
+import type { CabinetInvitationTable, CabinetPasswordResetTable, CabinetRecoveryCodeTable, CabinetSessionTable, CabinetUserTable } from './cabinet-accounts.js';
 import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
@@ -9,7 +9,7 @@ import type { PartnerTable } from './partners.js';
 import type { PayoutTable, SimulatedDepositTable, SimulatedSendTable, SimulatorFaultTable } from './payouts.js';
 import type { SignatureNonceTable } from './signature-nonces.js';
 import type { StaticPriceTable } from './static-prices.js';
-import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from './webhooks.js';
+import type { WebhookDeliveryAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from './webhooks.js';
 
 /** Every table the service owns; one file per table beside this one. */
 export interface Database {
@@ -31,11 +31,13 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_events: WebhookEventTable;
   webhook_deliveries: WebhookDeliveryTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptTable;
   api_key_uses: ApiKeyUseTable;
   cabinet_users: CabinetUserTable;
   cabinet_invitations: CabinetInvitationTable;
   cabinet_sessions: CabinetSessionTable;
   cabinet_recovery_codes: CabinetRecoveryCodeTable;
+  cabinet_password_resets: CabinetPasswordResetTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

@@ -10,6 +10,7 @@ import { registerRevokeKey } from './keys-revoke.js';
 import { registerCreatePartner } from './partners-create.js';
 import { registerGetPartner } from './partners-get.js';
 import { registerInvitePartnerUser } from './partners-invite.js';
+import { registerPartnerUserPasswordReset } from './partners-password-reset.js';
 import { registerListPartners } from './partners-list.js';
 import { registerListPrices } from './prices-list.js';
 import { registerSetPrice } from './prices-set.js';
@@ -45,6 +46,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerGetPartner(admin, services);
     registerUpdatePartner(admin, services);
     registerInvitePartnerUser(admin, services);
+    registerPartnerUserPasswordReset(admin, services);
     registerCreateKey(admin, services);
     registerListKeys(admin, services);
     registerRevokeKey(admin, services);

@@ -2,19 +2,44 @@ import QRCode from 'qrcode';
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
 import { listPartnerCabinetUsers } from '../../db/repositories/cabinet-accounts-repository.js';
+import { PASSWORD_MIN_LENGTH } from '../../services/cabinet-passwords.js';
 import { html, trusted } from './html.js';
 import { csrfField, page, time } from './layout.js';
+import { accountKey } from './login.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
+/** Notices a redirect back to the account page may ask for (a fixed set: nothing from the URL is shown). */
+const NOTICES: Readonly<Record<string, string>> = {
+  'session-ended': 'That session is signed out.',
+  'others-ended': 'Every other session is signed out.',
+  'password-changed': 'Your password is changed, and every other session is signed out.',
+};
+
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+interface AccountPageParts {
+  notice?: string | undefined;
+  /** What went wrong with the two-factor form. */
+  totpProblem?: string;
+  /** What went wrong with the password form. */
+  passwordProblem?: string;
+}
+
 /**
- * The person's account: optional TOTP two-factor (enrol with a QR code and a first code, then
- * ten recovery codes shown once; turn off with the password) and the partner's people.
+ * The person's account: their sign-in sessions (ASVS 3.3.4: each listed with when it began, was
+ * last seen and its browser, this one marked; any other, or all others, can be signed out), the
+ * password change (the current one asked, other sessions signed out), optional TOTP two-factor
+ * (enrol with a QR code and a first code, then ten recovery codes shown once; turn off with the
+ * password) and the partner's people.
  */
 export function registerCabinetAccount(app: App, { cabinet, database }: Services, sessions: CabinetSessions): void {
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 
-  const accountPage = async (session: CabinetSession, notice?: string, problem?: string) => {
+  const accountPage = async (session: CabinetSession, parts: AccountPageParts = {}) => {
+    const { notice, totpProblem: problem, passwordProblem } = parts;
     const people = await listPartnerCabinetUsers(database.db, session.partnerId);
+    const live = await cabinet.accounts.sessions(session.userId);
+    const others = live.filter((entry) => entry.id !== session.found.session.id);
     const twoFactor = session.found.totpEnabled
       ? html`<p>Two-factor sign-in is <strong>on</strong>: ${await cabinet.accounts.unusedRecoveryCodes(session.userId)} recovery codes left.</p>
 <form method="post" action="/cabinet/account/totp/disable" class="stack">
@@ -34,6 +59,36 @@ export function registerCabinetAccount(app: App, { cabinet, database }: Services
       active: '/cabinet/account',
       notice,
       body: html`<dl class="facts"><dt>Email</dt><dd>${session.found.email}</dd><dt>Partner</dt><dd>${session.found.partnerName}</dd></dl>
+<h2>Your sessions</h2>
+<p class="hint">Where your account is signed in now. Last seen is kept to the minute. Sign out any session you do not recognise, then change your password.</p>
+<div class="table-wrap"><table class="responsive sessions">
+<thead><tr><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col">Browser</th><th scope="col">Session</th></tr></thead>
+<tbody>${live.map((entry) => {
+        const current = entry.id === session.found.session.id;
+        return html`<tr${current ? html` class="current"` : ''}><td data-label="Signed in">${time(entry.created_at)}</td><td data-label="Last seen">${time(entry.last_seen_at)}</td><td data-label="Browser">${entry.user_agent ?? 'not told'}${entry.second_factor_pending ? ' (waiting for its two-factor code)' : ''}</td><td data-label="Session">${current
+          ? html`<strong>This session</strong>`
+          : html`<form method="post" action="/cabinet/account/sessions/${entry.id}/revoke" class="inline">${csrfField(session.csrf)}<button type="submit" class="danger">Sign out this session</button></form>`}</td></tr>`;
+      })}</tbody>
+</table></div>
+${others.length === 0
+  ? html`<p>No other session is signed in.</p>`
+  : html`<form method="post" action="/cabinet/account/sessions/revoke-others" class="stack">
+  ${csrfField(session.csrf)}
+  <button type="submit" class="danger">Sign out all other sessions</button>
+</form>`}
+<h2>Password</h2>
+<form method="post" action="/cabinet/account/password" class="stack">
+  ${csrfField(session.csrf)}
+  ${passwordProblem === undefined ? '' : html`<p role="alert">${passwordProblem}</p>`}
+  <input type="email" name="email" autocomplete="username" value="${session.found.email}" hidden readonly>
+  <label>Current password <input type="password" name="current" autocomplete="current-password" required maxlength="1024"></label>
+  <label>New password
+    <input type="password" name="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="128" aria-describedby="new-password-hint">
+  </label>
+  <p class="hint" id="new-password-hint">At least ${PASSWORD_MIN_LENGTH} characters and hard to guess: a few unrelated words work well. Changing it signs out your other sessions.</p>
+  <label>The same new password again <input type="password" name="confirm" autocomplete="new-password" required maxlength="128"></label>
+  <button type="submit">Change password</button>
+</form>
 <h2>Two-factor sign-in</h2>
 ${twoFactor}
 <h2>People of ${session.found.partnerName}</h2>
@@ -66,13 +121,58 @@ ${twoFactor}
     });
   };
 
-  app.get('/cabinet/account', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) =>
-    send(reply, await accountPage(sessionOf(request))),
-  );
+  app.get('/cabinet/account', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const done = (request.query as Record<string, unknown>).done;
+    return send(reply, await accountPage(sessionOf(request), { notice: typeof done === 'string' ? NOTICES[done] : undefined }));
+  });
+
+  app.post('/cabinet/account/sessions/:id/revoke', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const { id } = request.params as { id: string };
+    // Only the person's own other sessions: anyone else's id (another person, another partner) is 404.
+    if (!SESSION_ID.test(id) || !(await cabinet.accounts.endSession(session.userId, id, session.token))) {
+      return send(reply, await accountPage(session, { notice: 'No such session of yours: it may have ended already.' }), 404);
+    }
+    return reply.redirect('/cabinet/account?done=session-ended', 303);
+  });
+
+  app.post('/cabinet/account/sessions/revoke-others', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    await cabinet.accounts.endOtherSessions(session.userId, session.token);
+    return reply.redirect('/cabinet/account?done=others-ended', 303);
+  });
+
+  app.post('/cabinet/account/password', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const problem = async (text: string, status: number) => accountPage(session, { passwordProblem: text }).then((body) => send(reply, body, status));
+    const next = formField(request, 'password') ?? '';
+    if (next !== formField(request, 'confirm')) return problem('The two new passwords differ.', 400);
+    // The current password is a guess to whoever holds a stolen session: guesses spend the
+    // sign-in budget of the account and of the address, as at sign-in.
+    const account = accountKey(session.found.email);
+    const decisions = [await cabinet.signInPerAddress.attempt(request.ip), await cabinet.signInPerAccount.attempt(account)];
+    const retry = Math.max(0, ...decisions.map((decision) => (decision.allowed ? 0 : decision.retryAfterSeconds)));
+    if (decisions.some((decision) => !decision.allowed)) {
+      reply.header('retry-after', String(retry));
+      return problem(`Too many wrong passwords. Wait ${retry} seconds, then try again.`, 429);
+    }
+    const changed = await cabinet.accounts.changePassword(session.userId, formField(request, 'current') ?? '', next, session.token);
+    if (!changed.ok) {
+      // A weak new password is no wrong guess: the attempt is given back.
+      if (!changed.wrongPassword) {
+        cabinet.signInPerAddress.succeeded(request.ip);
+        cabinet.signInPerAccount.succeeded(account);
+      }
+      return problem(changed.problem, 400);
+    }
+    cabinet.signInPerAddress.succeeded(request.ip);
+    cabinet.signInPerAccount.succeeded(account);
+    return reply.redirect('/cabinet/account?done=password-changed', 303);
+  });
 
   app.post('/cabinet/account/totp', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    if (session.found.totpEnabled) return send(reply, await accountPage(session, 'Two-factor sign-in is already on.'));
+    if (session.found.totpEnabled) return send(reply, await accountPage(session, { notice: 'Two-factor sign-in is already on.' }));
     return send(reply, await enrolPage(session, await cabinet.accounts.beginTotp(session.userId, session.found.email)));
   });
 
@@ -100,8 +200,8 @@ ${twoFactor}
   app.post('/cabinet/account/totp/disable', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
     if (!(await cabinet.accounts.disableTotp(session.userId, formField(request, 'password') ?? ''))) {
-      return send(reply, await accountPage(session, undefined, 'Wrong password.'), 400);
+      return send(reply, await accountPage(session, { totpProblem: 'Wrong password.' }), 400);
     }
-    return send(reply, await accountPage({ ...session, found: { ...session.found, totpEnabled: false } }, 'Two-factor sign-in is off.'));
+    return send(reply, await accountPage({ ...session, found: { ...session.found, totpEnabled: false } }, { notice: 'Two-factor sign-in is off.' }));
   });
 }

@@ -9,6 +9,7 @@ import { registerCabinetLogin } from './login.js';
 import { registerCabinetOrderDetail } from './order-detail.js';
 import { registerCabinetOrders } from './orders.js';
 import { registerCabinetOverview } from './overview.js';
+import { registerCabinetPasswordReset } from './password-reset.js';
 import { registerCabinetSettings } from './settings.js';
 import { CabinetSessions } from './session.js';
 import { registerCabinetWebhooks } from './webhooks.js';
@@ -39,6 +40,7 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     registerCabinetAssets(cabinet);
     registerCabinetLogin(cabinet, services, sessions);
     registerCabinetInvitation(cabinet, services, sessions);
+    registerCabinetPasswordReset(cabinet, services, sessions);
     registerCabinetAccount(cabinet, services, sessions);
     registerCabinetOverview(cabinet, services, sessions);
     registerCabinetOrders(cabinet, services, sessions);

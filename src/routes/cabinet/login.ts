@@ -10,11 +10,12 @@ import { crossSiteAllowed, csrfRefusal, formField, type CabinetSessions } from '
 /** Notices a redirect to the sign-in page may ask for (a fixed set: nothing from the URL is shown). */
 const NOTICES: Readonly<Record<string, string>> = {
   'password-set': 'Your password is set. Sign in with it.',
+  'password-reset': 'Your new password is set and every session of your account is signed out. Sign in with it.',
   'signed-out': 'You are signed out.',
 };
 
 /** The per-account throttle's key: a hash, so no email sits in the limiter's store. */
-const accountKey = (email: string): string => createHash('sha256').update(`cabinet:${normalEmail(email)}`).digest('hex').slice(0, 32);
+export const accountKey = (email: string): string => createHash('sha256').update(`cabinet:${normalEmail(email)}`).digest('hex').slice(0, 32);
 
 function throttled(reply: FastifyReply, decisions: AttemptDecision[], render: (problem: string) => string): FastifyReply | undefined {
   const refused = decisions.filter((decision) => !decision.allowed);
@@ -65,7 +66,7 @@ export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: 
     const account = accountKey(email);
     const limited = throttled(reply, [await cabinet.signInPerAddress.attempt(request.ip), await cabinet.signInPerAccount.attempt(account)], render);
     if (limited !== undefined) return limited;
-    const result = await cabinet.accounts.signIn(email, password);
+    const result = await cabinet.accounts.signIn(email, password, request.headers['user-agent']);
     if (!result.ok) return reply.code(401).type('text/html; charset=utf-8').send(render('Wrong email or password.'));
     cabinet.signInPerAddress.succeeded(request.ip);
     cabinet.signInPerAccount.succeeded(account);

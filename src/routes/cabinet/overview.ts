@@ -5,7 +5,9 @@ import {
   sumCompletedVolume,
   type DailyOrders,
 } from '../../db/repositories/cabinet-overview-repository.js';
+import type { Decimal } from '../../domain/money.js';
 import { ORDER_STATUSES } from '../../domain/order-status.js';
+import type { CommissionSummary } from '../../services/partner-stats.js';
 import { html, type Html } from './html.js';
 import { page } from './layout.js';
 import { amount, statusWords } from './format.js';
@@ -13,6 +15,36 @@ import { sessionOf, type CabinetSessions } from './session.js';
 
 const DAY_MS = 86_400_000;
 const CHART_DAYS = 30;
+const WINDOWS = [
+  { key: 'day', days: 1, label: '24 hours' },
+  { key: 'week', days: 7, label: '7 days' },
+  { key: 'month', days: 30, label: '30 days' },
+] as const;
+
+/** An exact sum as people read it (never through a float). */
+const exact = (value: Decimal): string => value.toFixed();
+
+/**
+ * The commission per coin (its amount and USD value) in each window, and the USD total: the
+ * figures of GET /partner/stats for the same periods, read through the same service.
+ */
+function commissionTable(commission: Record<'day' | 'week' | 'month', CommissionSummary>): Html {
+  const coins = [...new Set(WINDOWS.flatMap(({ key }) => commission[key].by_coin.map((row) => row.coin)))].sort();
+  if (coins.length === 0) return html`<p>No commission on live orders exchanged in the last 30 days.</p>`;
+  const cell = (key: 'day' | 'week' | 'month', coin: string) => {
+    const row = commission[key].by_coin.find((entry) => entry.coin === coin);
+    return row === undefined
+      ? html`<td class="num">0</td>`
+      : html`<td class="num"><span data-commission="${key} ${coin}">${exact(row.amount)}</span><br><span class="hint"><span data-commission-usd="${key} ${coin}">${exact(row.usd)}</span> USD</span></td>`;
+  };
+  return html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Coin</th>${WINDOWS.map(({ label }) => html`<th scope="col" class="num">${label}</th>`)}</tr></thead>
+<tbody>${coins.map((coin) => html`<tr><th scope="row">${coin}</th>${WINDOWS.map(({ key }) => cell(key, coin))}</tr>`)}</tbody>
+<tfoot><tr><th scope="row">All coins, USD</th>${WINDOWS.map(({ key }) => html`<td class="num" data-commission-total="${key}">${exact(commission[key].usd)}</td>`)}</tr>
+<tr><th scope="row">Orders exchanged</th>${WINDOWS.map(({ key }) => html`<td class="num">${commission[key].orders}</td>`)}</tr></tfoot>
+</table></div>
+<p class="hint">Your markup's share of each live order, recorded in the coin paid out and in USD at the moment it was exchanged; orders whose payout failed for good earn nothing.</p>`;
+}
 
 /** The last 30 UTC days' bars, oldest first: orders created (blue) and completed (green) per day. */
 function chart(days: DailyOrders[], now: Date): Html {
@@ -43,9 +75,10 @@ ${series.map((day, i) => {
 
 /**
  * GET /cabinet: the partner's live orders of the last 1, 7 and 30 days: by status, the volume
- * received by completed orders per coin, and a chart of orders per day (sandbox orders apart).
+ * received by completed orders per coin, the commission (DESIGN §7.8) and a chart of orders
+ * per day (sandbox orders apart).
  */
-export function registerCabinetOverview(app: App, { database, clock }: Services, sessions: CabinetSessions): void {
+export function registerCabinetOverview(app: App, { database, clock, partnerStats }: Services, sessions: CabinetSessions): void {
   app.get('/cabinet', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
     const now = clock.now();
@@ -54,17 +87,25 @@ export function registerCabinetOverview(app: App, { database, clock }: Services,
       weekStart: new Date(now.getTime() - 7 * DAY_MS),
       monthStart: new Date(now.getTime() - 30 * DAY_MS),
     };
-    const [counts, volume, perDay] = await Promise.all([
+    // The commission's periods are the stats' default one's shape, [to - days, to) with `to`
+    // just after now, so the 30-day column is exactly what GET /partner/stats answers unasked.
+    const to = new Date(now.getTime() + 1);
+    const commissionIn = (days: number) => partnerStats.commission(session.partnerId, new Date(to.getTime() - days * DAY_MS), to);
+    const [counts, volume, perDay, day, week, month] = await Promise.all([
       countOrdersByStatus(database.db, session.partnerId, windows),
       sumCompletedVolume(database.db, session.partnerId, windows),
       countOrdersPerDay(database.db, session.partnerId, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (CHART_DAYS - 1) * DAY_MS)),
+      commissionIn(1),
+      commissionIn(7),
+      commissionIn(30),
     ]);
+    const commission = { day, week, month };
     const total = (key: 'day' | 'week' | 'month') => counts.reduce((sum, row) => sum + row[key], 0);
     const completed = counts.find((row) => row.status === 'completed');
     const ordered = ORDER_STATUSES.map((status) => counts.find((row) => row.status === status)).filter((row) => row !== undefined);
     const body = html`<div class="cards">
 ${(['day', 'week', 'month'] as const).map(
-  (key) => html`<dl class="card"><dt>Orders, last ${key === 'day' ? '24 hours' : key === 'week' ? '7 days' : '30 days'}</dt><dd>${total(key)}</dd><dt>Completed</dt><dd>${completed?.[key] ?? 0}</dd></dl>`,
+  (key) => html`<dl class="card"><dt>Orders, last ${key === 'day' ? '24 hours' : key === 'week' ? '7 days' : '30 days'}</dt><dd>${total(key)}</dd><dt>Completed</dt><dd>${completed?.[key] ?? 0}</dd><dt>Commission</dt><dd>${exact(commission[key].usd)} USD</dd></dl>`,
 )}
 </div>
 <h2>Orders per day</h2>
@@ -82,7 +123,9 @@ ${volume.length === 0
   : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Coin</th><th scope="col" class="num">24 hours</th><th scope="col" class="num">7 days</th><th scope="col" class="num">30 days</th></tr></thead>
 <tbody>${volume.map((row) => html`<tr><th scope="row">${row.coin}</th><td class="num">${amount(row.day)}</td><td class="num">${amount(row.week)}</td><td class="num">${amount(row.month)}</td></tr>`)}</tbody>
-</table></div>`}`;
+</table></div>`}
+<h2>Commission</h2>
+${commissionTable(commission)}`;
     return reply.type('text/html; charset=utf-8').send(page({ title: 'Overview', session, active: '/cabinet', body }));
   });
 }

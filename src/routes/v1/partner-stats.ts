@@ -48,6 +48,7 @@ export function registerPartnerStats(app: App, { partnerAuth, partnerStats }: Se
       preValidation: partnerAuth.required,
       schema: {
         tags: ['partner'],
+        operationId: 'getPartnerStats',
         summary: 'Counts, volume and commission over a period',
         security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
         querystring: Type.Object(

@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { findPartner } from '../../db/repositories/partners-repository.js';
+import { ApiError } from '../../errors.js';
+import { EMAIL_PATTERN } from '../../services/cabinet-accounts.js';
+import { errorResponses } from '../schemas.js';
+import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
+
+const PasswordReset = Type.Object(
+  {
+    url: Type.String({ format: 'uri', description: 'the one-use link that sets a new password; send it to the person; shown only in this response' }),
+    expires_at: Type.String({ format: 'date-time', description: 'one hour from now' }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * POST /admin/v1/partners/{id}/password-resets (issue 16): a password reset link for a person of
+ * the partner's cabinet. There is no e-mail sending: like an invitation, the operator passes the
+ * link on. One use, one hour; a newer link voids the earlier ones; using it signs out every
+ * session of the person and keeps their two-factor enrolment. Built from PUBLIC_URL, or from
+ * this request's own origin when unset.
+ */
+export function registerPartnerUserPasswordReset(app: App, { database, cabinet, config }: Services): void {
+  app.post(
+    '/admin/v1/partners/:id/password-resets',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "Issue a one-use password reset link for a person of the partner's cabinet (shown once)",
+        security: adminSecurity,
+        params: PartnerIdParams,
+        body: Type.Object(
+          { email: Type.String({ minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN.source, description: 'the email the person signs in with' }) },
+          { additionalProperties: false },
+        ),
+        response: { 201: PasswordReset, ...errorResponses(400, 401, 404, 415, 500) },
+      },
+    },
+    async (request, reply) => {
+      const partner = await findPartner(database.db, request.params.id);
+      if (partner === undefined) throw new ApiError('not_found', 'partner not found');
+      const base = config.cabinet.publicUrl ?? `${request.protocol}://${request.host}`;
+      const reset = await cabinet.accounts.issuePasswordReset(partner.id, request.body.email, base);
+      if (reset === undefined) throw new ApiError('not_found', 'this partner has no cabinet account with this email');
+      // The link is a credential until used: no cache keeps it.
+      return reply.code(201).header('cache-control', 'no-store').send({ url: reset.url, expires_at: reset.expiresAt.toISOString() });
+    },
+  );
+}
