@@ -325,4 +325,35 @@ describe('operator API (/admin/v1)', () => {
       });
     });
   });
+
+  describe('orders', () => {
+    it('sandbox=true lists test orders only, sandbox=false live ones only, absent both; anything else 400', async () => {
+      const partner = await t.createPartner({ name: 'Sandbox filter' });
+      const sandboxKey = (await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`, { sandbox: true })).json<{ api_key: string }>().api_key;
+      const place = async (apiKey: string) => {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/partner/orders',
+          headers: { authorization: `Bearer ${apiKey}` },
+          payload: {
+            coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.1, rate_type: 'float',
+            recipient_address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+          },
+        });
+        assert.equal(res.statusCode, 201, res.body);
+        return res.json<{ id: string }>().id;
+      };
+      const live = await place(partner.apiKey);
+      const test = await place(sandboxKey);
+      const listed = async (query: string) => {
+        const res = await t.admin('GET', `/admin/v1/orders?partner_id=${partner.id}${query}`);
+        assert.equal(res.statusCode, 200, res.body);
+        return res.json<Array<{ id: string; sandbox: boolean }>>().map((order) => [order.id, order.sandbox]);
+      };
+      assert.deepEqual(await listed('&sandbox=true'), [[test, true]]);
+      assert.deepEqual(await listed('&sandbox=false'), [[live, false]]);
+      assert.deepEqual((await listed('')).sort(), [[test, true], [live, false]].sort());
+      assertJsonError(await t.admin('GET', '/admin/v1/orders?sandbox=maybe'), 400, { code: 'bad_request' });
+    });
+  });
 });

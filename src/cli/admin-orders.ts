@@ -54,6 +54,10 @@ function listQuery(flags: Flags): string {
     query.set('status', flags.status);
   }
   if (flags.partner !== undefined) query.set('partner_id', flags.partner);
+  // Neither switch: live and sandbox orders together, as GET /admin/v1/orders lists them.
+  if (flags.sandbox === true && flags.live === true) throw new UsageError('--sandbox and --live exclude each other: give one, or neither for both');
+  if (flags.sandbox === true) query.set('sandbox', 'true');
+  if (flags.live === true) query.set('sandbox', 'false');
   if (flags.limit !== undefined) query.set('limit', String(integerFlag('limit', flags.limit)));
   const text = query.toString();
   return text === '' ? '' : `?${text}`;
@@ -89,7 +93,7 @@ export const orderCommands: readonly Command[] = [
   {
     words: ['orders', 'list'],
     args: [],
-    flags: ['status', 'partner', 'limit'],
+    flags: ['status', 'partner', 'sandbox', 'live', 'limit'],
     async run(context, _args, flags) {
       const response = await context.api.send('GET', `/admin/v1/orders${listQuery(flags)}`);
       printResponse(context, response, (body) => {
@@ -98,13 +102,14 @@ export const orderCommands: readonly Command[] = [
         const limit = flags.limit === undefined ? DEFAULT_LIMIT : Number(flags.limit);
         const more = orders.length < limit ? '' : `\n\nthe newest ${orders.length} shown: pass --limit (up to 500) for more`;
         const rows = table(
-          ['ID', 'SHORT_ID', 'STATUS', 'PAIR', 'AMOUNT_FROM', 'AMOUNT_TO', 'PARTNER_ID', 'CREATED_AT'],
+          ['ID', 'SHORT_ID', 'STATUS', 'PAIR', 'AMOUNT_FROM', 'AMOUNT_TO', 'PARTNER_ID', 'CREATED_AT', 'SANDBOX'],
           orders.map((o) => [
             cell(o.id),
             cell(o.short_id),
             cell(o.status),
             pair(o),
             ...[o.amount_from_expected, o.amount_to_expected, o.partner_id, o.created_at].map(cell),
+            cell(o.sandbox),
           ]),
         );
         return `${rows}${more}`;

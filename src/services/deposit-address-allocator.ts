@@ -2,7 +2,7 @@ import { Counter } from 'prom-client';
 import { claimFreePoolAddress, drawDepositIndexes } from '../db/repositories/deposit-addresses-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
-import { deriveDepositAddress } from '../domain/deposit-addresses/index.js';
+import { deriveDepositAddress, sandboxDepositAddress } from '../domain/deposit-addresses/index.js';
 import { ApiError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import { DepositAddressStock, type StockedAddress } from './deposit-address-stock.js';
@@ -14,7 +14,7 @@ export interface ReservedAddress {
   address: string;
   /** Memo / destination tag, null when the network has none. */
   tag: string | null;
-  strategy: 'hd' | 'memo' | 'pool';
+  strategy: 'hd' | 'memo' | 'pool' | 'sandbox';
   derivationIndex: number | null;
   /** The pool row claimed (pool strategy only). */
   poolRowId: string | null;
@@ -71,6 +71,21 @@ export class DepositAddressAllocator {
       stock,
       stocked,
     };
+  }
+
+  /**
+   * A sandbox order's address (DESIGN §7.6): keyless, made here (sandboxDepositAddress), so a
+   * test order never takes an index of the operator's wallet, its memo address or a pool row.
+   * A chain whose live deposits are not configured refuses sandbox orders too (the same 422): a
+   * partner's test answers as its live order would.
+   */
+  sandbox(currency: CurrencyRow): ReservedAddress {
+    const strategy = currency.deposit_strategy;
+    if ((strategy === 'hd' && !this.wallets.hd.has(currency.chain)) || (strategy === 'memo' && !this.wallets.memo.has(currency.chain))) {
+      throw notConfigured(currency);
+    }
+    const { address, tag } = sandboxDepositAddress(currency.address_format, strategy === 'memo');
+    return { chain: currency.chain, address, tag, strategy: 'sandbox', derivationIndex: null, poolRowId: null, stock: null, stocked: null };
   }
 
   /** The oldest free pool address of the chain, locked for `tx` (422 when the pool is empty). */

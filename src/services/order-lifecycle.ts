@@ -43,11 +43,15 @@ const MAX_VERSION_RETRIES = 3;
 /**
  * The only writer of an order's status. Applies one state-machine move to one order: a single
  * transaction that updates the order under an optimistic version check, appends the order_events
- * row and, when the move requires it, records the payout or refund request. A move the table
+ * row and the webhook outbox's `order.status_changed` event (every move, the status kept or not)
+ * and, when the move requires it, records the payout or refund request. A move the table
  * refuses changes nothing. applyToMany does the same for many orders at once (the expiry sweep).
  */
 export class OrderLifecycle {
+  /** Moves of live orders. */
   readonly transitions: Counter<'from' | 'to'>;
+  /** Moves of sandbox orders (DESIGN §7.6): partners' tests, kept out of the live figures. */
+  readonly sandboxTransitions: Counter<'from' | 'to'>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -62,6 +66,19 @@ export class OrderLifecycle {
       labelNames: ['from', 'to'],
       registers: [metrics.registry],
     });
+    // A counter of its own rather than a `sandbox` label on the one above: a dashboard or alert
+    // written against order_transitions_total keeps counting live orders only, as it did.
+    this.sandboxTransitions = new Counter({
+      name: 'sandbox_order_transitions_total',
+      help: 'Sandbox (test) order status transitions applied, by from and to status; live ones are order_transitions_total.',
+      labelNames: ['from', 'to'],
+      registers: [metrics.registry],
+    });
+  }
+
+  /** Counts `count` moves from → to of live or sandbox orders, each in its own counter. */
+  private countMoves(from: OrderStatus, to: OrderStatus, sandbox: boolean, count = 1): void {
+    (sandbox ? this.sandboxTransitions : this.transitions).inc({ from, to }, count);
   }
 
   async apply(orderId: string, event: LifecycleEvent, options: ApplyOptions = {}): Promise<ApplyResult> {
@@ -93,13 +110,15 @@ export class OrderLifecycle {
         });
         const outbox = outboxFor(move.to, options.outbox) ?? refundRequest(order, row, now, this.chainOf);
         if (outbox !== undefined) await insertPayoutRequest(tx, { order_id: order.id, ...outbox, created_at: now });
-        // The webhook outbox: the partner hears of every status change, committed with it.
-        if (row.status !== order.status) await recordOrderEvents(tx, [{ order: row, previousStatus: order.status }], now);
+        // The webhook outbox: the partner hears of every move, committed with it (DESIGN §7.5, §8).
+        // A move that keeps the status still changed the Order (actions, refund address, reason,
+        // confirmations), so it is an order.status_changed with previous_status equal to status.
+        await recordOrderEvents(tx, [{ order: row, previousStatus: order.status }], now);
         await options.inTransaction?.(tx);
         return row;
       });
       if (updated !== undefined) {
-        if (order.status !== updated.status) this.transitions.inc({ from: order.status, to: updated.status });
+        if (order.status !== updated.status) this.countMoves(order.status, updated.status, updated.sandbox);
         return { ok: true, order: updated };
       }
       // Someone else moved the order first: re-read and decide again.
@@ -148,10 +167,14 @@ export class OrderLifecycle {
               created_at: now,
             })),
           );
-          if (from !== to) await recordOrderEvents(tx, done.map((row) => ({ order: row, previousStatus: from })), now);
+          await recordOrderEvents(tx, done.map((row) => ({ order: row, previousStatus: from })), now);
           return done;
         });
-        if (from !== to && rows.length > 0) this.transitions.inc({ from, to }, rows.length);
+        if (from !== to) {
+          const sandbox = rows.filter((row) => row.sandbox).length;
+          if (sandbox > 0) this.countMoves(from, to, true, sandbox);
+          if (rows.length > sandbox) this.countMoves(from, to, false, rows.length - sandbox);
+        }
         moved += rows.length;
       }
     }

@@ -102,7 +102,7 @@ export class LifecycleWorker {
   constructor(private readonly deps: WorkerDeps) {
     this.payoutFailures = new Counter({
       name: 'payout_failures_total',
-      help: 'Failed payout and refund attempts, by kind.',
+      help: 'Failed payout and refund attempts of live orders, by kind.',
       labelNames: ['kind'],
       registers: [deps.metrics.registry],
     });
@@ -411,7 +411,8 @@ export class LifecycleWorker {
       }));
     } catch (error) {
       if (!(error instanceof AdapterError)) throw error;
-      this.payoutFailures.inc({ kind });
+      // A sandbox order's payout is the simulator's: its failures are no live payout failing.
+      if (!order.sandbox) this.payoutFailures.inc({ kind });
       const giveUp = kind === 'payout' && (error.permanent || order.attempts + 1 >= this.deps.settings.maxAttempts);
       if (giveUp) {
         await this.deps.lifecycle.apply(order.id, 'payout_failed', {

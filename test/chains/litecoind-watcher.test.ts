@@ -128,6 +128,18 @@ describe('Bitcoin-family node watcher against litecoind (regtest)', { skip: lite
     assert.equal(created.statusCode, 201, created.body);
     const order = created.json<OrderJson & { sandbox: boolean }>();
     assert.equal(order.sandbox, true);
+    // Its address is a keyless one of the service's, not the next of the operator's wallet (the
+    // chain has a node): a mainnet form, recorded as a sandbox address without an index, and the
+    // live orders on each side of it took consecutive indexes.
+    assert.match(order.deposit_address, /^ltc1q/);
+    const db = h.t.db.handle.db;
+    const addressOf = (orderId: string) =>
+      db.selectFrom('deposit_addresses').select(['strategy', 'derivation_index']).where('order_id', '=', orderId).executeTakeFirstOrThrow();
+    assert.deepEqual(await addressOf(order.id), { strategy: 'sandbox', derivation_index: null });
+    const [liveBefore, liveAfter] = [await ltcOrder(), await ltcOrder()];
+    const [first, second] = [await addressOf(liveBefore.id), await addressOf(liveAfter.id)];
+    assert.equal(Number(second.derivation_index), Number(first.derivation_index) + 1);
+    assert.notEqual(order.deposit_address, liveBefore.deposit_address);
     const read = async (): Promise<OrderJson> => {
       const res = await h.t.app.inject({ method: 'GET', url: `/api/v1/partner/orders/${order.id}`, headers: { 'x-api-key': sandboxKey } });
       assert.equal(res.statusCode, 200, res.body);

@@ -130,6 +130,28 @@ describe('admin CLI operations: prices, simulator, orders, pools', () => {
     assert.match(again.stderr, /already has a simulated deposit/);
   });
 
+  it('orders list --sandbox shows test orders only, --live live ones only, neither both', async () => {
+    const { id: liveId, partnerId } = await placeOrder();
+    const key = await http<{ api_key: string }>('POST', `/admin/v1/partners/${partnerId}/keys`, t.adminToken, { sandbox: true });
+    const sandboxOrder = await http<{ id: string; sandbox: boolean }>('POST', '/api/v1/partner/orders', key.api_key, {
+      coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.1, rate_type: 'float', recipient_address: RECIPIENT,
+    });
+    assert.equal(sandboxOrder.sandbox, true);
+    const ids = async (...flags: string[]) =>
+      (await adminJson<Array<{ id: string; sandbox: boolean }>>('orders', 'list', '--partner', partnerId, ...flags)).map((o) => [o.id, o.sandbox]);
+    assert.deepEqual(await ids('--sandbox'), [[sandboxOrder.id, true]]);
+    assert.deepEqual(await ids('--live'), [[liveId, false]]);
+    assert.deepEqual((await ids()).sort(), [[sandboxOrder.id, true], [liveId, false]].sort());
+    const table = await admin('orders', 'list', '--partner', partnerId);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /\sCREATED_AT\s+SANDBOX$/m);
+    assert.match(table.stdout, new RegExp(`^${sandboxOrder.id}\\s.*\\syes$`, 'm'));
+    assert.match(table.stdout, new RegExp(`^${liveId}\\s.*\\sno$`, 'm'));
+    const both = await admin('orders', 'list', '--sandbox', '--live');
+    assert.equal(both.code, 2, both.stderr);
+    assert.match(both.stderr, /--sandbox and --live exclude each other/);
+  });
+
   it('fails a fresh order by hand with the reason recorded', async () => {
     const { id } = await placeOrder();
     const failed = await adminJson<{ id: string; status: string; status_reason: string }>(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
+  advance,
   BTC_REFUND,
   createOrder,
   exactJson,
@@ -9,6 +10,7 @@ import {
   orderEvents,
   startHarness,
   tickUntil,
+  WINDOW_MS,
   type Harness,
   type OrderJson,
 } from './lifecycle-helpers.js';
@@ -188,5 +190,92 @@ describe('sandbox keys and orders', () => {
     const live = await send(h.partner.apiKey);
     assert.equal(live.statusCode, 422, live.body);
     assert.equal(live.json<{ code: string }>().code, 'unprocessable');
+  });
+
+  it('gives a sandbox order a keyless address of its own: none of the wallet\'s indexes, no gap in it', async () => {
+    const db = h.t.db.handle.db;
+    const index = async (orderId: string) =>
+      (await db.selectFrom('deposit_addresses').select(['strategy', 'derivation_index']).where('order_id', '=', orderId).executeTakeFirstOrThrow());
+    const before = await createOrder(h);
+    const sandbox = await createOrder(h, {}, sandboxKey);
+    const after = await createOrder(h);
+    // A mainnet address like a live one (the partner's validation and QR code treat it alike)...
+    const address = String(sandbox.deposit_address);
+    assert.match(address, /^bc1q[02-9ac-hj-np-z]{38}$/);
+    const check = await h.t.app.inject({ method: 'GET', url: `/api/v1/partner/addresses/validate?coin=BTC&address=${address}` });
+    assert.equal(check.json<{ valid: boolean }>().valid, true, check.body);
+    // ...recorded as a sandbox one, without a derivation index: the live orders around it took
+    // consecutive indexes of the operator's wallet.
+    assert.deepEqual(await index(sandbox.id), { strategy: 'sandbox', derivation_index: null });
+    const [first, next] = [await index(before.id), await index(after.id)];
+    assert.equal(first.strategy, 'hd');
+    assert.equal(Number(next.derivation_index), Number(first.derivation_index) + 1);
+    const created = (await orderEvents(h, sandbox.id))[0];
+    assert.equal((created?.data as { derivation_index?: unknown } | null)?.derivation_index, null);
+  });
+
+  // create_partner_order counts each kind apart (migration 0029).
+  it('counts sandbox orders against a cap of their own: tests never refuse a live order, nor the reverse', async () => {
+    const partner = await h.t.createPartner({ name: 'Capped', max_open_orders: 2 });
+    const key = (await h.t.admin('POST', `/admin/v1/partners/${partner.id}/keys`, { sandbox: true })).json<{ api_key: string }>().api_key;
+    const place = (apiKey: string) =>
+      h.t.app.inject({
+        method: 'POST',
+        url: '/api/v1/partner/orders',
+        headers: { 'x-api-key': apiKey },
+        payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.5, rate_type: 'float', recipient_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' },
+      });
+    for (const apiKey of [key, key]) assert.equal((await place(apiKey)).statusCode, 201);
+    const overSandbox = await place(key);
+    assert.equal(overSandbox.statusCode, 422, overSandbox.body);
+    assert.equal(overSandbox.json<{ code: string }>().code, 'open_orders_limit');
+    // Two open sandbox orders: the live cap is still whole.
+    for (const apiKey of [partner.apiKey, partner.apiKey]) assert.equal((await place(apiKey)).statusCode, 201);
+    const overLive = await place(partner.apiKey);
+    assert.equal(overLive.statusCode, 422, overLive.body);
+    assert.equal(overLive.json<{ code: string }>().code, 'open_orders_limit');
+  });
+
+  // Runs last: it moves the clock past every open order's deposit window.
+  it('counts sandbox moves in sandbox_order_transitions_total, never in order_transitions_total', async () => {
+    const series = (name: string, from: string, to: string) => `${name}{from="${from}",to="${to}"}`;
+    const read = async (from: string, to: string) => ({
+      live: (await metricValue(h, series('order_transitions_total', from, to))) ?? 0,
+      sandbox: (await metricValue(h, series('sandbox_order_transitions_total', from, to))) ?? 0,
+    });
+    const steps = [
+      ['waiting_deposit', 'confirming'],
+      ['confirming', 'exchanging'],
+      ['exchanging', 'sending'],
+      ['sending', 'completed'],
+    ] as const;
+    // Earlier tests' orders finish their moves first, so only this order's are counted below.
+    for (let i = 0; i < 6; i++) await h.t.runtime.worker.tick();
+    const before = await Promise.all(steps.map(([from, to]) => read(from, to)));
+    const order = await createOrder(h, {}, sandboxKey);
+    assert.equal((await deposit(order.id, undefined)).statusCode, 200);
+    await tickUntil(h, order.id, 'completed');
+    for (const [i, [from, to]] of steps.entries()) {
+      const now = await read(from, to);
+      assert.equal(now.live, before[i]?.live, `live ${from}→${to} unchanged`);
+      assert.equal(now.sandbox, (before[i]?.sandbox ?? 0) + 1, `sandbox ${from}→${to} counted once`);
+    }
+
+    // The expiry sweep moves live and sandbox orders in one batch: each counted in its own series.
+    const expiredBefore = await read('waiting_deposit', 'expired');
+    const db = h.t.db.handle.db;
+    const waiting = async (sandbox: boolean) =>
+      Number(
+        (await db.selectFrom('orders').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'waiting_deposit').where('sandbox', '=', sandbox).executeTakeFirstOrThrow()).n,
+      );
+    await createOrder(h, {}, sandboxKey);
+    await createOrder(h);
+    const [liveWaiting, sandboxWaiting] = [await waiting(false), await waiting(true)];
+    assert.ok(liveWaiting > 0 && sandboxWaiting > 0);
+    await advance(h, WINDOW_MS + 1000);
+    await h.t.runtime.worker.sweepExpired();
+    const expired = await read('waiting_deposit', 'expired');
+    assert.equal(expired.live, expiredBefore.live + liveWaiting);
+    assert.equal(expired.sandbox, expiredBefore.sandbox + sandboxWaiting);
   });
 });

@@ -8,7 +8,8 @@ export interface DepositAddressTable {
   address: string;
   /** Memo / destination tag; '' when none. */
   tag: Generated<string>;
-  strategy: 'hd' | 'memo' | 'pool';
+  /** `sandbox`: a sandbox order's keyless address (migration 0026), no wallet's and no pool's. */
+  strategy: 'hd' | 'memo' | 'pool' | 'sandbox';
   derivation_index: number | null;
   order_id: string | null;
   created_at: GeneratedTimestamp;

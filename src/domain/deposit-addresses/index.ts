@@ -5,3 +5,4 @@ export { ACCEPTED_VERSIONS } from './extended-key-versions.js';
 export { ExtendedKeyError, parseAccountXpub } from './parse-account-xpub.js';
 export { MAX_ADDRESS_INDEX, deriveDepositAddress } from './derive-deposit-address.js';
 export { createDemoXpubs } from './demo-xpubs.js';
+export { sandboxDepositAddress } from './sandbox-addresses.js';

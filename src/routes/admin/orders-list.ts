@@ -2,26 +2,13 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { searchOrders } from '../../db/repositories/order-listings-repository.js';
 import { ORDER_STATUSES } from '../../domain/order-status.js';
-import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
+import { timeFilter } from '../time-filter.js';
 import { adminOrderView, adminSecurity } from './admin-schemas.js';
 
 const Status = Type.Union(ORDER_STATUSES.map((status) => Type.Literal(status)));
-
-/**
- * A date-time query value as a Date the database can compare. The date-time format admits a
- * leap second (23:59:60), which Date cannot hold, and year 0000 (or 0001 with a positive
- * offset), which PostgreSQL refuses: both are 400 here instead of a failed query (500).
- */
-function timeFilter(field: string, value: string): Date {
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1) {
-    throw new ApiError('bad_request', `querystring/${field} is not a time that can be searched for`);
-  }
-  return date;
-}
 
 /** GET /admin/v1/orders: orders newest first, filtered by status, partner and creation time. */
 export function registerAdminListOrders(app: App, { database, clock }: Services): void {
