@@ -54,6 +54,10 @@ try {
     ['search=deposit txid', { search: String(b.deposit_txid) }, {}],
     ['search=payout txid', { search: String(b.payout_txid) }, {}],
     ['search=recipient address', { search: a.recipient_address }, {}],
+    // Hex values match in any case (domain/order-search.ts): each column is compared with three
+    // spellings (IN), still an equality on its index. No seeded order has one: the plan is the point.
+    ['search=EVM address in lower case (3 spellings)', { search: `0x${'5aaeb6053f3e94c9b9a09f33669435e7ef1beaed'}` }, {}],
+    ['search=hex txid in upper case (3 spellings)', { search: 'AB'.repeat(32) }, {}],
     ['status + coin_from + created range', { statuses: ['completed', 'refunded'], coinFrom: 'ETH', createdAfter: new Date(start + 5 * DAY_MS) }, {}],
   ];
 

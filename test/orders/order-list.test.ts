@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { CompiledQuery, sql } from 'kysely';
+import { partnerOrderListQuery } from '../../src/db/repositories/partner-order-list-repository.js';
 import { buildTestApp, ManualClock } from '../helpers/test-app.js';
 import { assertError } from '../rates/rates-helpers.js';
 import {
   advance,
   createOrder,
   depositAndRun,
+  ETH_RECIPIENT,
   LIFECYCLE_ENV,
   WINDOW_MS,
   type Harness,
@@ -153,6 +156,69 @@ describe('GET /partner/orders', () => {
     // Exact, not a prefix or substring.
     assert.deepEqual(ids(await page(`search=${target.id.slice(0, 8)}`)), []);
     assert.deepEqual(ids(await page(`search=${String(target.deposit_address).slice(1)}`)), []);
+  });
+
+  it('search: a hex address or hash in any case (EIP-55, lower, upper); bech32 and base58 exactly as stored', async () => {
+    // An ETH→BTC order's deposit address is derived, so stored in EIP-55 mixed case.
+    const eth = created.find((o) => o.coin_from === 'ETH');
+    assert.ok(eth !== undefined);
+    const evm = String(eth.deposit_address);
+    assert.notEqual(evm, evm.toLowerCase());
+    for (const spelling of [evm, evm.toLowerCase(), `0x${evm.slice(2).toUpperCase()}`, `0X${evm.slice(2).toLowerCase()}`]) {
+      assert.deepEqual(ids(await page(`search=${spelling}`)), [eth.id], spelling);
+    }
+    // The recipient was sent in EIP-55 case: the lower-case spelling finds its orders too.
+    const paidTo = created.filter((o) => o.recipient_address === ETH_RECIPIENT);
+    assert.ok(paidTo.length > 0);
+    assert.deepEqual(ids(await page(`search=${ETH_RECIPIENT.toLowerCase()}`)), newestFirst(paidTo));
+    // Hashes (stored in lower case by the simulator, as nodes report them) in upper case.
+    assert.deepEqual(ids(await page(`search=${String(completed.deposit_txid).toUpperCase()}`)), [completed.id]);
+    assert.deepEqual(ids(await page(`search=${String(completed.payout_txid).toUpperCase()}`)), [completed.id]);
+    // Not hex: exact. A bech32 recipient in another case, a base58 short-id-like text, a prefix.
+    const bech32 = created.find((o) => o.coin_to === 'BTC');
+    assert.ok(bech32 !== undefined);
+    assert.deepEqual(ids(await page(`search=${String(bech32.recipient_address).toUpperCase()}`)), []);
+    assert.deepEqual(ids(await page(`search=${evm.slice(0, 41)}`)), []);
+  });
+
+  it('a hex search plans as an exact one: each search column\'s index, no sequential scan (EXPLAIN)', async () => {
+    const eth = created.find((o) => o.coin_from === 'ETH');
+    assert.ok(eth !== undefined);
+    const evm = String(eth.deposit_address);
+    const rolledBack = new Error('rolled back on purpose');
+    const plans: Record<string, string> = {};
+    // In a transaction rolled back at the end: 5,000 more orders of the partner (copies of one,
+    // other ids and search values) and fresh statistics, so the planner weighs the indexes as on
+    // a real table (bench/order-list-plans.ts does it with 100,000 orders of 10 partners).
+    await assert.rejects(
+      h.t.db.handle.db.transaction().execute(async (tx) => {
+        await sql`
+          insert into orders
+          select (jsonb_populate_record(o, jsonb_build_object(
+            'id', gen_random_uuid(), 'short_id', 'ZZ-' || upper(lpad(to_hex(i), 6, '0')), 'quote_id', null,
+            'deposit_address', 'plan-deposit-' || i, 'recipient_address', 'plan-recipient-' || (i % 500)))).*
+          from orders o, generate_series(1, 5000) i
+          where o.id = ${eth.id}
+        `.execute(tx);
+        await sql`analyze orders`.execute(tx);
+        for (const [name, search] of [['hex', evm.toLowerCase()], ['exact', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq']]) {
+          const compiled = partnerOrderListQuery(tx, h.partner.id, { sandbox: false, search }, { limit: 21, now: h.clock.now() }).compile();
+          const result = await tx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (costs off) ${compiled.sql}`, [...compiled.parameters]));
+          plans[name ?? ''] = result.rows.map((row) => row['QUERY PLAN']).join('\n');
+        }
+        throw rolledBack;
+      }),
+      (error) => error === rolledBack,
+    );
+    const hex = plans.hex ?? '';
+    assert.doesNotMatch(hex, /Seq Scan/, hex);
+    for (const index of ['orders_partner_deposit_address_idx', 'orders_partner_deposit_txid_idx', 'orders_partner_payout_txid_idx', 'orders_partner_recipient_idx']) {
+      assert.match(hex, new RegExp(`Bitmap Index Scan on ${index}`), hex);
+    }
+    assert.match(hex, /deposit_address = ANY/, hex);
+    // The same indexes as an exact (bech32) search's plan.
+    const indexes = (text: string) => [...text.matchAll(/on (orders_\w+)/g)].map((match) => match[1]).sort();
+    assert.deepEqual(indexes(hex), indexes(plans.exact ?? ''));
   });
 
   it('never another partner\'s order: its own list, a search by id, a filter', async () => {

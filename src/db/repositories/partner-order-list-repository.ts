@@ -1,4 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
+import { searchSpellings } from '../../domain/order-search.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Database, Db } from '../schema/index.js';
 import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-order-view.js';
@@ -22,7 +23,7 @@ export interface PartnerOrderFilter {
   /**
    * Exact match on any of: id (when `searchId` is set, a lower-case UUID), short id (when
    * `searchShortId` is set, upper case), deposit address, deposit txid, payout txid, recipient
-   * address.
+   * address; a hex address or hash matches in any case (searchSpellings).
    */
   search?: string | undefined;
   searchId?: string | undefined;
@@ -46,13 +47,16 @@ function statusCondition(eb: Where, statuses: readonly OrderStatus[], now: Date)
   return eb.or(branches);
 }
 
+/**
+ * An exact match on each search column, for each spelling of the value (domain/order-search.ts:
+ * hex addresses and hashes in any case): `column IN (spellings)` is still an equality on the
+ * column's index, so each column keeps its index scan (the plans: bench/order-list-plans.ts).
+ */
 function searchCondition(eb: Where, filter: PartnerOrderFilter, search: string) {
-  const branches = [
-    eb('deposit_address', '=', search),
-    eb('deposit_txid', '=', search),
-    eb('payout_txid', '=', search),
-    eb('recipient_address', '=', search),
-  ];
+  const spellings = searchSpellings(search);
+  const matches = (column: 'deposit_address' | 'deposit_txid' | 'payout_txid' | 'recipient_address') =>
+    spellings.length === 1 ? eb(column, '=', search) : eb(column, 'in', spellings);
+  const branches = [matches('deposit_address'), matches('deposit_txid'), matches('payout_txid'), matches('recipient_address')];
   if (filter.searchId !== undefined) branches.push(eb('id', '=', filter.searchId));
   if (filter.searchShortId !== undefined) branches.push(eb('short_id', '=', filter.searchShortId));
   return eb.or(branches);

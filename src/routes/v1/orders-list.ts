@@ -6,6 +6,7 @@ import { writeString } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { ORDER_PAGE_DEFAULT, ORDER_PAGE_MAX, OrderList } from '../../services/order-list.js';
 import { errorResponses } from '../schemas.js';
+import { timeFilter } from '../time-filter.js';
 import { orderJson } from './order-view.js';
 
 const Ticker = (description: string) =>
@@ -28,7 +29,9 @@ const Query = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 128,
-        description: 'exact match on id, short id, deposit address, deposit txid, payout txid or recipient address',
+        description:
+          'exact match on id, short id (both in any case), deposit address, deposit txid, payout txid or recipient address; ' +
+          'hex values (0x EVM addresses, 64-digit transaction hashes) match in any case, all others (base58, bech32) as written',
       }),
     ),
     sandbox: Type.Optional(
@@ -89,8 +92,8 @@ export function registerListOrders(app: App, { partnerAuth, database, clock, con
         statuses: query.status === undefined ? undefined : parseStatuses(query.status),
         coinFrom: query.coin_from,
         coinTo: query.coin_to,
-        createdAfter: query.created_after === undefined ? undefined : new Date(query.created_after),
-        createdBefore: query.created_before === undefined ? undefined : new Date(query.created_before),
+        createdAfter: query.created_after === undefined ? undefined : timeFilter('created_after', query.created_after),
+        createdBefore: query.created_before === undefined ? undefined : timeFilter('created_before', query.created_before),
         search: query.search,
         sandbox: query.sandbox ?? false,
         limit: query.limit ?? ORDER_PAGE_DEFAULT,
