@@ -2,7 +2,7 @@
  * "The same SQL the service runs per order", read off the service itself: the app is built
  * in-process once on an in-memory PGlite whose Kysely logs every compiled query, one
  * POST /api/v1/partner/orders is injected, and the statements it ran (one: the select of
- * create_partner_order, migration 0020) are kept with their parameters. The key is
+ * create_partner_order, migration 0028) are kept with their parameters. The key is
  * used once before the capture, as under load: its row then comes from the API key cache (read
  * again once per CACHE_REFRESH_MS, not per request), so the ceiling does not pay a lookup the
  * service does not make. `pgbenchScript` turns that into a pgbench script; pglite-loop.ts replays it raw.
@@ -169,8 +169,8 @@ export async function captureOrderSql(): Promise<OrderSqlCapture> {
 
 /** The stock's draw of a block of deposit indexes (one per block of orders, not per order). */
 const DRAW = /^select nextval\(\$1::regclass\) as n from generate_series/i;
-/** The order's one statement (migration 0020). */
-const CREATE = /^(select .*) from create_partner_order\(\$1::jsonb, \$2::jsonb, \$3::jsonb, \$4::text, \$5::integer\)$/is;
+/** The order's one statement (migration 0028: 0020's with the webhook outbox row). */
+const CREATE = /^(select .*) from create_partner_order\(\$1::jsonb, \$2::jsonb, \$3::jsonb, \$4::text, \$5::integer, \$6::text, \$7::text\)$/is;
 
 /**
  * The order's statement for pgbench: the service's select of create_partner_order with the
@@ -180,7 +180,7 @@ const CREATE = /^(select .*) from create_partner_order\(\$1::jsonb, \$2::jsonb, 
  * few jsonb concatenations) is the ceiling's, so it can only lower the ceiling's rate.
  */
 function createStatement(select: string, parameters: unknown[]): string[] {
-  const [order, deposit, event, idempotencyKey] = parameters;
+  const [order, deposit, event, idempotencyKey, , , webhookPayload] = parameters;
   const json = (value: unknown) => `${literal(value)}::jsonb`;
   const shortId = "upper(lpad(to_hex(:n::bigint >> 24), 8, '0')) || '-' || upper(lpad(to_hex(:n::bigint & 16777215), 6, '0'))";
   return [
@@ -191,7 +191,9 @@ function createStatement(select: string, parameters: unknown[]): string[] {
       `'created_at', :now::text, 'updated_at', :now::text, 'expires_at', :expires_at::text), ` +
       `${json(deposit)} || jsonb_build_object('derivation_index', :n::bigint), ` +
       `${json(event)} || jsonb_build_object('id', gen_random_uuid(), 'order_id', o.new_id, 'created_at', :now::text), ` +
-      `${literal(idempotencyKey)}::text, :max_open_orders::integer);`,
+      `${literal(idempotencyKey)}::text, :max_open_orders::integer, ` +
+      // The body stays the captured order's: the bench partner has no endpoint, so it is not stored.
+      `'msg_' || replace(gen_random_uuid()::text, '-', ''), ${literal(webhookPayload)}::text);`,
   ];
 }
 
@@ -216,7 +218,7 @@ export function createParameters(
     maxOpenOrders: number;
   },
 ): unknown[] {
-  const [orderJson, depositJson, eventJson, idempotencyKey] = parameters;
+  const [orderJson, depositJson, eventJson, idempotencyKey, , , webhookPayload] = parameters;
   const row = JSON.parse(String(orderJson)) as Record<string, unknown>;
   const deposit = JSON.parse(String(depositJson)) as Record<string, unknown>;
   const event = JSON.parse(String(eventJson)) as Record<string, unknown>;
@@ -233,7 +235,8 @@ export function createParameters(
   });
   Object.assign(deposit, { derivation_index: order.n });
   Object.assign(event, { id: randomUUID(), order_id: order.id, created_at: order.now });
-  return [JSON.stringify(row), JSON.stringify(deposit), JSON.stringify(event), idempotencyKey, order.maxOpenOrders];
+  const webhookId = `msg_${randomUUID().replaceAll('-', '')}`;
+  return [JSON.stringify(row), JSON.stringify(deposit), JSON.stringify(event), idempotencyKey, order.maxOpenOrders, webhookId, webhookPayload];
 }
 
 /** Values the nextval statement of the script draws per order (the rest come from -D). */
@@ -252,6 +255,17 @@ function literal(value: unknown): string {
   // pgbench reads ":name" anywhere in a command as a variable, even inside a string literal
   // (a JSON "key":null); an escape string spells the colon \x3a instead.
   return quoted.includes(':') ? `E'${quoted.replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}'` : `'${quoted}'`;
+}
+
+/**
+ * The service's SQL with every string literal that holds a colon spelled as an escape string
+ * (`'HH24:MI'` → `E'HH24\x3aMI'`: the same value), since pgbench takes ":name" anywhere in a
+ * command for a variable (the order read's to_char format, issue 18).
+ */
+function colonFree(text: string): string {
+  return text.replace(/'((?:[^']|'')*)'/g, (whole, inner: string) =>
+    inner.includes(':') ? `E'${inner.replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}'` : whole,
+  );
 }
 
 /**
@@ -292,7 +306,7 @@ export function pgbenchScript(capture: CapturedRequest, request: string): string
       return;
     }
     const roles = capture.roles[i] ?? [];
-    const substituted = text.replace(/\$(\d+)/g, (_match, digits: string) => {
+    const substituted = colonFree(text).replace(/\$(\d+)/g, (_match, digits: string) => {
       const index = Number(digits) - 1;
       const role = roles[index];
       return role === null || role === undefined ? literal(statement.parameters[index]) : `:${role}`;

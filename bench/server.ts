@@ -7,10 +7,11 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { ADMIN_TOKEN_FILE } from '../src/embedded-secrets.js';
 import { startServer as startAppServer, type ApiServer } from '../test/helpers/process/app-server.js';
 
 /** The repository (the process harness finds it the same way). */
@@ -78,6 +79,13 @@ export interface ServerOptions {
    * pinned (its processes may use every core), and CPU and RSS are summed over its processes.
    */
   processes?: number;
+  /**
+   * PGlite only: a DATA_DIR of the caller's, kept when the server stops (so a second server can
+   * start on what the first left, as after a restart), and the embedded default's secrets: no
+   * SECRETS_KEY or ADMIN_TOKEN in the environment, so the server generates them into DATA_DIR
+   * on its first start and reads them back on the next (`adminToken` is read from there).
+   */
+  dataDir?: string;
 }
 
 export interface RunningServer {
@@ -102,13 +110,15 @@ export const PRODUCTION_LIKE_ENV: Readonly<Record<string, string>> = {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const processes = options.processes ?? 1;
-  const dataDir = await mkdtemp(path.join(tmpdir(), `bench-${options.label}-`));
-  const adminToken = randomBytes(36).toString('base64url');
+  const ownDataDir = options.dataDir !== undefined;
+  if (ownDataDir && options.engine !== 'pglite') throw new Error('a caller\'s DATA_DIR is for the embedded default (PGlite) only');
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), `bench-${options.label}-`)));
+  let adminToken = randomBytes(36).toString('base64url');
   let databaseUrl: string | undefined;
   let databaseName: string | undefined;
   const cleanup = async () => {
     if (databaseName !== undefined) await adminQuery(`drop database if exists ${databaseName} with (force)`).catch(() => undefined);
-    await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
+    if (!ownDataDir) await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
   };
   if (options.engine === 'postgres') {
     databaseName = `bench_${options.label.replace(/\W/g, '_')}_${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -125,15 +135,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       env: {
         ...PRODUCTION_LIKE_ENV,
         HOST: '127.0.0.1',
-        SECRETS_KEY: randomBytes(32).toString('hex'),
-        ADMIN_TOKEN: adminToken,
+        ...(ownDataDir ? {} : { SECRETS_KEY: randomBytes(32).toString('hex'), ADMIN_TOKEN: adminToken }),
         ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl, DEPOSIT_XPUB_BTC: TEST_ZPUB }),
         ...(processes > 1 ? { WEB_CONCURRENCY: String(processes) } : {}),
         ...options.env,
       },
       nodeOptions: options.cpuProfDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir],
       wrapper: options.plan.taskset && processes === 1 ? ['taskset', '-c', options.plan.serverCpu] : [],
-      logFile: path.join(dataDir, 'server.log'),
+      logFile: path.join(dataDir, ownDataDir ? `server-${options.label}.log` : 'server.log'),
       // A loaded shared machine has taken over 90 s to start a PGlite server (initdb, migrations, demo pools).
       timeoutMs: 180_000,
     });
@@ -141,6 +150,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await cleanup();
     throw error;
   }
+  if (ownDataDir) adminToken = (await readFile(path.join(dataDir, ADMIN_TOKEN_FILE), 'utf8')).trim();
   const { pid } = server;
   return {
     url: server.url,

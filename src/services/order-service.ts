@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Decimal } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import { createPartnerOrder, OpenOrdersOverCap, type OrderCreation } from '../db/repositories/order-creation-repository.js';
-import { findPartnerOrderView, orderUsingQuote, type PartnerOrderRow } from '../db/repositories/orders-repository.js';
+import { createPartnerOrder, OpenOrdersOverCap, type NewOrderRow, type OrderCreation } from '../db/repositories/order-creation-repository.js';
+import {
+  findPartnerOrderView,
+  findPartnerOrderWire,
+  orderUsingQuote,
+  type PartnerOrderRow,
+  type PartnerOrderWireRow,
+} from '../db/repositories/orders-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
@@ -17,7 +23,7 @@ import type { DepositAddressAllocator, ReservedAddress } from './deposit-address
 import type { IdempotencyKeys } from './idempotency.js';
 import type { FixedQuoteClaim } from './fixed-quote-tokens.js';
 import type { PricedQuote, QuoteService } from './quote-service.js';
-import { recordOrderEvents } from './webhook-outbox.js';
+import { newWebhookMessageId, orderEventBody } from './webhook-outbox.js';
 
 /** Every order's deposit window (spec §8). */
 export const DEPOSIT_WINDOW_MS = 30 * 60 * 1000;
@@ -108,6 +114,18 @@ export class OrderService {
     return order;
   }
 
+  /**
+   * get's order as GET /partner/orders/{id} writes it (timestamps and amounts as the text the
+   * response shows, made by the database: PartnerOrderWireRow), for partnerOrderWireJson.
+   */
+  async getWire(partner: PartnerRow, orderId: string): Promise<PartnerOrderWireRow> {
+    let order: PartnerOrderWireRow | undefined;
+    if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, partner.id, { id: orderId.toLowerCase() });
+    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, partner.id, { shortId: orderId });
+    if (order === undefined) throw new ApiError('not_found', 'order not found');
+    return order;
+  }
+
   private async createNew(partner: PartnerRow, input: CreateOrderInput, idempotencyKey: string | undefined): Promise<PartnerOrderRow> {
     const { from, to } = this.quotes.resolvePair(input);
     checkAddresses(from, to, input);
@@ -132,9 +150,11 @@ export class OrderService {
   }
 
   /**
-   * One statement (create_partner_order, migration 0020) writes order, deposit address, creation
-   * event and idempotency record and checks the open-order cap; a pool row is claimed first in
-   * the same transaction. An hd or memo address comes from the chain's stock, made ahead.
+   * One statement (create_partner_order, migration 0028) writes order, deposit address, creation
+   * event, idempotency record and the webhook outbox rows, and checks the open-order cap: an
+   * hd or memo address comes from the chain's stock, made ahead, so the statement runs alone in
+   * its implicit transaction. A pool row is claimed first, so that claim and the statement share
+   * a transaction.
    */
   private async insert(
     partner: PartnerRow,
@@ -143,17 +163,15 @@ export class OrderService {
     idempotencyKey: string | undefined,
   ): Promise<PartnerOrderRow> {
     const now = this.clock.now();
-    const pool = this.addresses.usesPool(priced.from);
-    const stocked = pool ? undefined : await this.addresses.reserve(priced.from);
-    const write = async (db: Db): Promise<PartnerOrderRow> => {
-      const deposit = stocked ?? (await this.addresses.claimPool(db, priced.from));
-      const order = await createPartnerOrder(db, this.creation(partner, input, priced, deposit, idempotencyKey, now));
-      await recordOrderEvents(db, [{ order: { ...order, partner_id: partner.id }, previousStatus: null }], now);
-      return order;
-    };
+    // A sandbox order's address is keyless and made here (DESIGN §7.6): no stock, no pool row.
+    const pool = !input.sandbox && this.addresses.usesPool(priced.from);
+    const stocked = input.sandbox ? this.addresses.sandbox(priced.from) : pool ? undefined : await this.addresses.reserve(priced.from);
     try {
-      // The webhook outbox row (issue 15) is a statement of its own here: one transaction for both.
-      return await this.db.transaction().execute(write);
+      if (stocked !== undefined) return await createPartnerOrder(this.db, this.creation(partner, input, priced, stocked, idempotencyKey, now));
+      return await this.db.transaction().execute(async (tx: Db) => {
+        const deposit = await this.addresses.claimPool(tx, priced.from);
+        return createPartnerOrder(tx, this.creation(partner, input, priced, deposit, idempotencyKey, now));
+      });
     } catch (error) {
       // Given back only when the database certainly wrote nothing; otherwise the index is a gap.
       if (stocked !== undefined && certainlyRefused(error)) this.addresses.giveBack(stocked);
@@ -172,55 +190,56 @@ export class OrderService {
     now: Date,
   ): OrderCreation {
     const id = randomUUID();
+    const order: NewOrderRow = {
+      id,
+      short_id: newShortId(this.shortIdPrefix),
+      partner_id: partner.id,
+      status: 'waiting_deposit',
+      status_reason: null,
+      version: 0,
+      currency_from_id: priced.from.id,
+      currency_to_id: priced.to.id,
+      coin_from: priced.from.coin,
+      network_from: priced.from.network,
+      coin_to: priced.to.coin,
+      network_to: priced.to.network,
+      rate_type: priced.rateType,
+      amount_from_expected: priced.amountFrom.toFixed(),
+      amount_to_expected: priced.amountTo.toFixed(),
+      rate_quoted: priced.rate.toFixed(),
+      exact_rate: priced.exactRate.toFixed(),
+      quote_id: input.quoteId ?? null,
+      deposit_address: deposit.address,
+      deposit_address_tag: deposit.tag,
+      deposit_uri: depositPaymentUri({
+        addressFormat: priced.from.address_format,
+        chain: priced.from.chain,
+        tokenContract: priced.from.token_contract,
+        decimals: priced.from.decimals,
+        address: deposit.address,
+        tag: deposit.tag,
+        amount: priced.amountFrom.toFixed(),
+      }),
+      recipient_address: input.recipientAddress,
+      recipient_address_tag: input.recipientAddressTag ?? null,
+      refund_address: input.refundAddress ?? null,
+      deposit_txid: null,
+      deposit_confirmations: null,
+      deposit_confirmations_required: priced.from.min_confirmations,
+      amount_from_received: null,
+      payout_txid: null,
+      refund_txid: null,
+      sandbox: input.sandbox,
+      created_at: now,
+      expires_at: new Date(now.getTime() + DEPOSIT_WINDOW_MS),
+      updated_at: now,
+    };
     return {
-      order: {
-        id,
-        short_id: newShortId(this.shortIdPrefix),
-        partner_id: partner.id,
-        status: 'waiting_deposit',
-        status_reason: null,
-        version: 0,
-        currency_from_id: priced.from.id,
-        currency_to_id: priced.to.id,
-        coin_from: priced.from.coin,
-        network_from: priced.from.network,
-        coin_to: priced.to.coin,
-        network_to: priced.to.network,
-        rate_type: priced.rateType,
-        amount_from_expected: priced.amountFrom.toFixed(),
-        amount_to_expected: priced.amountTo.toFixed(),
-        rate_quoted: priced.rate.toFixed(),
-        exact_rate: priced.exactRate.toFixed(),
-        quote_id: input.quoteId ?? null,
-        deposit_address: deposit.address,
-        deposit_address_tag: deposit.tag,
-        deposit_uri: depositPaymentUri({
-          addressFormat: priced.from.address_format,
-          chain: priced.from.chain,
-          tokenContract: priced.from.token_contract,
-          decimals: priced.from.decimals,
-          address: deposit.address,
-          tag: deposit.tag,
-          amount: priced.amountFrom.toFixed(),
-        }),
-        recipient_address: input.recipientAddress,
-        recipient_address_tag: input.recipientAddressTag ?? null,
-        refund_address: input.refundAddress ?? null,
-        deposit_txid: null,
-        deposit_confirmations: null,
-        deposit_confirmations_required: priced.from.min_confirmations,
-        amount_from_received: null,
-        payout_txid: null,
-        refund_txid: null,
-        sandbox: input.sandbox,
-        created_at: now,
-        expires_at: new Date(now.getTime() + DEPOSIT_WINDOW_MS),
-        updated_at: now,
-      },
+      order,
       deposit:
         deposit.poolRowId !== null
           ? { pool_row_id: deposit.poolRowId }
-          : { chain: deposit.chain, strategy: deposit.strategy === 'hd' ? 'hd' : 'memo', derivation_index: deposit.derivationIndex },
+          : { chain: deposit.chain, strategy: deposit.strategy === 'pool' ? 'memo' : deposit.strategy, derivation_index: deposit.derivationIndex },
       event: {
         id: randomUUID(),
         order_id: id,
@@ -239,6 +258,7 @@ export class OrderService {
       },
       idempotencyKey: idempotencyKey ?? null,
       maxOpenOrders: partner.max_open_orders ?? this.defaultMaxOpenOrders,
+      webhookEvent: { id: newWebhookMessageId(), payload: orderEventBody('order.created', now, createdOrderView(order), null) },
     };
   }
 
@@ -329,6 +349,49 @@ function checkAddresses(from: CurrencyRow, to: CurrencyRow, input: CreateOrderIn
 }
 
 /** The database refused the order's statement and wrote nothing (the cap, or a constraint of class 23). */
+/**
+ * The partner's view of an order as create_partner_order stores it, read off the row it is given:
+ * the webhook body is written before the statement, so the event can be stored in it. A column
+ * the creation leaves out is null there (jsonb_populate_record applies no default). The numerics
+ * are the service's own text, at most 18 decimals like the columns (numeric(38, 18)), so the
+ * stored values are these and the JSON writer prints them alike (test/webhooks: the body equals
+ * GET's).
+ */
+function createdOrderView(order: NewOrderRow): PartnerOrderRow {
+  return {
+    id: order.id,
+    short_id: order.short_id,
+    status: order.status,
+    expires_at: order.expires_at,
+    created_at: order.created_at,
+    coin_from: order.coin_from,
+    network_from: order.network_from,
+    coin_to: order.coin_to,
+    network_to: order.network_to,
+    amount_from_expected: order.amount_from_expected,
+    amount_to_expected: order.amount_to_expected,
+    rate_type: order.rate_type,
+    rate_quoted: order.rate_quoted,
+    deposit_address: order.deposit_address,
+    deposit_address_tag: order.deposit_address_tag ?? null,
+    deposit_uri: order.deposit_uri ?? null,
+    recipient_address: order.recipient_address,
+    deposit_txid: order.deposit_txid ?? null,
+    deposit_confirmations: order.deposit_confirmations ?? null,
+    deposit_confirmations_required: order.deposit_confirmations_required,
+    payout_txid: order.payout_txid ?? null,
+    amount_from_received: order.amount_from_received ?? null,
+    refund_txid: order.refund_txid ?? null,
+    status_reason: order.status_reason ?? null,
+    sandbox: order.sandbox ?? false,
+    refund_address: order.refund_address ?? null,
+    refund_address_tag: order.refund_address_tag ?? null,
+    refund_hold_until: null,
+    partner_fee: null,
+    partner_fee_usd: null,
+  };
+}
+
 function certainlyRefused(error: unknown): boolean {
   if (error instanceof OpenOrdersOverCap) return true;
   const code = (error as { code?: unknown }).code;

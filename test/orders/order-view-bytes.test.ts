@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { Decimal } from '../../src/domain/money.js';
 import { actionsFor, orderContext } from '../../src/domain/order-lifecycle.js';
 import { stringify } from 'lossless-json';
@@ -157,6 +158,34 @@ describe('GET /partner/orders/{order_id}: the same bytes as before', () => {
 
     await db().updateTable('orders').set({ amount_from_received: '-2.10', amount_from_expected: '100.000' }).where('id', '=', order.id).execute();
     await assertSameBytes('negative, integral');
+  });
+
+  it('times with microseconds, a refund hold and a commission (read as text by the database since issue 18)', async () => {
+    // Written in SQL so the stored times carry microseconds a JavaScript Date cannot: both the
+    // Date path and to_char show them to the millisecond, truncated.
+    await sql`
+      update orders set status = 'refunding', status_reason = 'fixed_rate_mismatch',
+        created_at = '2026-06-15 11:59:59.999999+00', expires_at = '2026-06-15 12:29:59.123456+00',
+        refund_hold_until = '2026-06-15 12:00:00.000500+00', refund_address = ${'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'},
+        partner_fee = '0.001200000000000000', partner_fee_usd = '100.000000000000000000',
+        volume_usd = '5000.5', exchanged_at = '2026-06-15 11:59:59.5+00'
+      where id = ${order.id}
+    `.execute(db());
+    clock.set(new Date('2026-06-15T11:59:59.999Z'));
+    const body = await assertSameBytes('microseconds, hold active');
+    assert.match(body, /"actions":\[[^\]]*"continue","refund"\]/);
+    assert.match(body, /"created_at":"2026-06-15T11:59:59\.999Z"/);
+    assert.match(body, /"refund_hold_until":"2026-06-15T12:00:00\.000Z"/);
+    assert.match(body, /"partner_fee":\{"amount":0\.0012,"coin":"ETH","usd":100\}/);
+    clock.set(new Date('2026-06-15T12:00:00.001Z'));
+    await assertSameBytes('hold lapsed');
+    await sql`
+      update orders set refund_hold_until = null, partner_fee = null, partner_fee_usd = null, volume_usd = null,
+        exchanged_at = null, refund_address = null,
+        expires_at = ${order.expires_at}::timestamptz
+      where id = ${order.id}
+    `.execute(db());
+    clock.set(new Date('2026-06-15T12:00:00.000Z'));
   });
 
   it('a waiting order reads expired from expires_at on, by the clock', async () => {

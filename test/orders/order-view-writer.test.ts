@@ -3,9 +3,16 @@ import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import fc from 'fast-check';
-import { PARTNER_ORDER_COLUMNS, PARTNER_ORDER_FIELDS, type PartnerOrderRow } from '../../src/db/views/partner-order-view.js';
+import {
+  PARTNER_ORDER_COLUMNS,
+  PARTNER_ORDER_FIELDS,
+  PARTNER_ORDER_WIRE_SELECT,
+  partnerOrderWireJson,
+  type PartnerOrderRow,
+  type PartnerOrderWireRow,
+} from '../../src/db/views/partner-order-view.js';
 import { ORDER_STATUSES } from '../../src/domain/order-status.js';
-import { toJson } from '../../src/json.js';
+import { decimalTextLiteral, toJson } from '../../src/json.js';
 import { OrderSchema, orderJson, orderView } from '../../src/routes/v1/order-view.js';
 
 /**
@@ -81,6 +88,44 @@ describe('the partner order view: one definition, schema and writer derived from
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('the wire writer (GET: times and amounts as the database writes them as text) writes the same bytes', () => {
+    // What PARTNER_ORDER_WIRE_SELECT's to_char and trim_scale make of each column
+    // (test/orders/order-view-bytes.test.ts checks them against the database).
+    const wire = (order: PartnerOrderRow): PartnerOrderWireRow => {
+      const decimal = (value: string | null) => (value === null ? null : decimalTextLiteral(value));
+      return {
+        ...order,
+        created_at: order.created_at.toISOString(),
+        expires_at: order.expires_at.toISOString(),
+        refund_hold_until: order.refund_hold_until?.toISOString() ?? null,
+        amount_from_expected: decimalTextLiteral(order.amount_from_expected),
+        amount_to_expected: decimalTextLiteral(order.amount_to_expected),
+        rate_quoted: decimalTextLiteral(order.rate_quoted),
+        amount_from_received: decimal(order.amount_from_received),
+        partner_fee: decimal(order.partner_fee),
+        partner_fee_usd: decimal(order.partner_fee_usd),
+      };
+    };
+    // Times near one another, so expiry and hold fall on either side of now (and on it).
+    const near = fc.integer({ min: -3, max: 3 }).map((ms) => new Date(Date.UTC(2026, 5, 15, 12) + ms));
+    const nearRow = fc.record({ order: row, expires: near, hold: fc.option(near), now: near }).map(({ order, expires, hold, now }) => ({
+      order: { ...order, expires_at: expires, refund_hold_until: hold },
+      now,
+    }));
+    fc.assert(
+      fc.property(fc.oneof(nearRow, fc.record({ order: row, now: time })), ({ order, now }) => {
+        assert.equal(partnerOrderWireJson(wire(order), now), orderJson(order, now));
+      }),
+      { numRuns: 1000 },
+    );
+    const selected = new Map(PARTNER_ORDER_WIRE_SELECT);
+    assert.deepEqual([...selected.keys()], PARTNER_ORDER_COLUMNS);
+    for (const column of ['created_at', 'expires_at', 'refund_hold_until'] as const) assert.match(selected.get(column) ?? '', /^to_char\(/, column);
+    for (const column of ['amount_from_expected', 'amount_to_expected', 'rate_quoted', 'amount_from_received', 'partner_fee', 'partner_fee_usd'] as const) {
+      assert.match(selected.get(column) ?? '', /^trim_scale\(/, column);
+    }
   });
 
   it('a waiting order reads expired from expires_at on; other statuses read as stored', () => {

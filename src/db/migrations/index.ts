@@ -20,6 +20,11 @@ import * as m0020 from './0020-create-partner-order.js';
 import * as m0022 from './0022-cabinet-accounts.js';
 import * as m0023 from './0023-api-key-label-last-used.js';
 import * as m0024 from './0024-api-key-uses.js';
+import * as m0025 from './0025-webhook-delivery-attempts.js';
+import * as m0026 from './0026-sandbox-addresses.js';
+import * as m0027 from './0027-cabinet-sessions-and-resets.js';
+import * as m0028 from './0028-create-partner-order-outbox.js';
+import * as m0029 from './0029-sandbox-open-order-cap.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -44,4 +49,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0022-cabinet-accounts': m0022,
   '0023-api-key-label-last-used': m0023,
   '0024-api-key-uses': m0024,
+  '0025-webhook-delivery-attempts': m0025,
+  '0026-sandbox-addresses': m0026,
+  '0027-cabinet-sessions-and-resets': m0027,
+  '0028-create-partner-order-outbox': m0028,
+  '0029-sandbox-open-order-cap': m0029,
 };

@@ -5,9 +5,10 @@ import type { NewOrder } from '../schema/orders.js';
 import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-order-view.js';
 
 /**
- * A new order written in one statement: `create_partner_order` (migration 0020) inserts the
- * order, binds its deposit address, appends the creation event, completes the Idempotency-Key
- * record and checks the open-order cap. Only the partner view's columns come back.
+ * A new order written in one statement: `create_partner_order` (migrations 0020, 0028) inserts
+ * the order, binds its deposit address, appends the creation event, completes the
+ * Idempotency-Key record, checks the open-order cap and records the `order.created` webhook
+ * event (DESIGN §8) for the partner's endpoints. Only the partner view's columns come back.
  */
 
 /**
@@ -21,7 +22,7 @@ const ORDER_DEFAULTS = { attempts: 0, sandbox: false, next_attempt_at: null, loc
 
 /** The order's deposit: a derived or memo address to record, or a pool row claimed in this transaction. */
 export type NewOrderDeposit =
-  | { chain: string; strategy: 'hd' | 'memo'; derivation_index: number | null }
+  | { chain: string; strategy: 'hd' | 'memo' | 'sandbox'; derivation_index: number | null }
   | { pool_row_id: string };
 
 /** The creation row of the audit trail, every column. */
@@ -45,6 +46,8 @@ export interface OrderCreation {
   idempotencyKey: string | null;
   /** The partner's cap on orders awaiting a deposit. */
   maxOpenOrders: number;
+  /** The `order.created` event: its webhook-id and body (stored only if an endpoint takes it). */
+  webhookEvent: { id: string; payload: string };
 }
 
 /** The function's refusal: the partner had this many other open orders (at or over its cap). */
@@ -57,11 +60,12 @@ export class OpenOrdersOverCap extends Error {
 const CREATE: CompiledQuery<PartnerOrderRow> = preparedQuery(
   'create_partner_order',
   `select ${PARTNER_ORDER_COLUMNS.map((column) => `"${column}"`).join(', ')} ` +
-    'from create_partner_order($1::jsonb, $2::jsonb, $3::jsonb, $4::text, $5::integer)',
+    'from create_partner_order($1::jsonb, $2::jsonb, $3::jsonb, $4::text, $5::integer, $6::text, $7::text)',
 );
 
 /**
- * Writes the order (one statement; in the caller's transaction when it passes one). Throws
+ * Writes the order and its outbox rows (one statement: atomic alone, or in the caller's
+ * transaction when it passes one, as a pool address claimed first needs). Throws
  * OpenOrdersOverCap when the partner is at its cap (nothing is written), or the database's
  * error (a unique violation names its constraint: orders_short_id_key, orders_quote_id_key).
  */
@@ -76,6 +80,8 @@ export async function createPartnerOrder(db: Db, creation: OrderCreation): Promi
         JSON.stringify(creation.event),
         creation.idempotencyKey,
         creation.maxOpenOrders,
+        creation.webhookEvent.id,
+        creation.webhookEvent.payload,
       ],
     });
     const row = result.rows[0];

@@ -4,6 +4,7 @@ import {
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
+  sql,
   type CompiledQuery,
   type SelectQueryBuilder,
 } from 'kysely';
@@ -11,9 +12,9 @@ import { preparedQuery } from '../prepared-statements.js';
 import type { Database, Db } from '../schema/index.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { EventActor, NewOrder, OrderRow } from '../schema/orders.js';
-import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-order-view.js';
+import { PARTNER_ORDER_COLUMNS, PARTNER_ORDER_WIRE_SELECT, type PartnerOrderRow, type PartnerOrderWireRow } from '../views/partner-order-view.js';
 
-export type { PartnerOrderRow };
+export type { PartnerOrderRow, PartnerOrderWireRow };
 
 export async function insertOrder(db: Db, order: NewOrder): Promise<OrderRow> {
   return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();
@@ -58,6 +59,16 @@ const FULL_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').se
 const PARTNER_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').select(PARTNER_ORDER_COLUMNS), 'partner_order');
 
 /**
+ * The same, read as the response writes it (timestamps as ISO text, NUMERIC as its JSON number:
+ * PARTNER_ORDER_WIRE_SELECT): GET /partner/orders/{id} parses no Date or decimal per row only to
+ * write it back.
+ */
+const PARTNER_ORDER_WIRE = compilePartnerOrderQueries(
+  sqlBuilder.selectFrom('orders').select(PARTNER_ORDER_WIRE_SELECT.map(([column, expression]) => sql.raw<unknown>(expression).as(column))),
+  'partner_order_wire',
+) as unknown as PartnerOrderQueries<PartnerOrderWireRow>;
+
+/**
  * Runs a query compiled once with this request's parameters: no query building or compiling
  * per call. The partner filter is part of the query: another partner's order is simply not found.
  */
@@ -90,6 +101,15 @@ export async function findPartnerOrderView(
   by: { id: string } | { shortId: string },
 ): Promise<PartnerOrderRow | undefined> {
   return findByPartner(db, PARTNER_ORDER, partnerId, by);
+}
+
+/** findPartnerOrderView's order as GET writes it (PartnerOrderWireRow). */
+export async function findPartnerOrderWire(
+  db: Db,
+  partnerId: string,
+  by: { id: string } | { shortId: string },
+): Promise<PartnerOrderWireRow | undefined> {
+  return findByPartner(db, PARTNER_ORDER_WIRE, partnerId, by);
 }
 
 export async function findOrder(db: Db, id: string): Promise<OrderRow | undefined> {

@@ -1,5 +1,5 @@
 import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
-import { actionsFor, orderContext, ORDER_ACTIONS, type OrderAction } from '../../domain/order-lifecycle.js';
+import { actionsFor, orderContext, ORDER_ACTIONS, type OrderAction, type TransitionContext } from '../../domain/order-lifecycle.js';
 import { ORDER_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
 import { DecimalText, decimalTextLiteral, writeNumber, writeString } from '../../json.js';
 import type { OrderRow } from '../schema/orders.js';
@@ -17,8 +17,18 @@ import type { OrderRow } from '../schema/orders.js';
  */
 
 /**
- * A JSON type a column's value is shown as: its schema, and its value in the two forms the view
- * is written in. `json(x)` is the text toJson writes for `value(x)`, byte for byte.
+ * A timestamp or NUMERIC column as GET /partner/orders/{id} reads it (issue 18): as the text the
+ * response shows, made by PostgreSQL, so the server parses nothing per row only to write it back.
+ */
+type WireSql = 'time' | 'decimal';
+
+/** A column's value in the wire row: a timestamp is its ISO text; anything else is as it was. */
+type Wire<T> = T extends Date ? string : T;
+
+/**
+ * A JSON type a column's value is shown as: its schema, and its value in the forms the view is
+ * written in. `json(x)` is the text toJson writes for `value(x)`, byte for byte, and `wire(w)`
+ * the same text from the column read as `sql` says (w: PostgreSQL's text of x).
  */
 interface Kind<T> {
   schema(options?: SchemaOptions): TSchema;
@@ -26,12 +36,17 @@ interface Kind<T> {
   value(value: T): unknown;
   /** The same value as JSON text, for the direct writer. */
   json(value: T): string;
+  /** How the wire row's query reads the column, when not as it is. */
+  readonly sql?: WireSql;
+  /** The JSON text from the wire row's value. */
+  wire(value: Wire<T>): string;
 }
 
 const text: Kind<string> = {
   schema: (options) => Type.String(options),
   value: (value) => value,
   json: writeString,
+  wire: writeString,
 };
 
 /** A timestamp, written as its ISO 8601 text in UTC (`2026-06-15T12:00:00.000Z`). */
@@ -39,6 +54,9 @@ const time: Kind<Date> = {
   schema: (options) => Type.String({ format: 'date-time', ...options }),
   value: (value) => value.toISOString(),
   json: (value) => writeString(value.toISOString()),
+  sql: 'time',
+  // Digits, '-', ':', '.', 'T' and 'Z': nothing to escape.
+  wire: (value) => `"${value}"`,
 };
 
 /** NUMERIC text as the driver returns it, written as its exact JSON number (never a float). */
@@ -46,18 +64,23 @@ const decimal: Kind<string> = {
   schema: (options) => Type.Number(options),
   value: (value) => new DecimalText(value),
   json: decimalTextLiteral,
+  sql: 'decimal',
+  // trim_scale's text: decimalTextLiteral's output already (no trailing zeros, never an exponent).
+  wire: (value) => value,
 };
 
 const boolean: Kind<boolean> = {
   schema: (options) => Type.Boolean(options),
   value: (value) => value,
   json: (value) => (value ? 'true' : 'false'),
+  wire: (value) => (value ? 'true' : 'false'),
 };
 
 const integer: Kind<number> = {
   schema: (options) => Type.Integer(options),
   value: (value) => value,
   json: writeNumber,
+  wire: writeNumber,
 };
 
 function oneOf<Value extends string>(values: readonly Value[]): Kind<Value> {
@@ -65,6 +88,7 @@ function oneOf<Value extends string>(values: readonly Value[]): Kind<Value> {
     schema: (options) => Type.Union(values.map((value) => Type.Literal(value)), options),
     value: (value) => value,
     json: writeString,
+    wire: writeString,
   };
 }
 
@@ -73,6 +97,7 @@ function listOf<Value extends string>(values: readonly Value[]): Kind<readonly V
     schema: (options) => Type.Array(Type.Union(values.map((value) => Type.Literal(value))), options),
     value: (value) => value,
     json: (value) => `[${value.map(writeString).join(',')}]`,
+    wire: (value) => `[${value.map(writeString).join(',')}]`,
   };
 }
 
@@ -112,6 +137,11 @@ const partnerFee: ViewField<FeeColumns> = {
     row.partner_fee === null || row.partner_fee_usd === null
       ? 'null'
       : `{"amount":${decimalTextLiteral(row.partner_fee)},"coin":${writeString(row.coin_to)},"usd":${decimalTextLiteral(row.partner_fee_usd)}}`,
+  sql: { partner_fee: 'decimal', partner_fee_usd: 'decimal' },
+  wire: (row) =>
+    row.partner_fee === null || row.partner_fee_usd === null
+      ? 'null'
+      : `{"amount":${row.partner_fee},"coin":${writeString(row.coin_to)},"usd":${row.partner_fee_usd}}`,
 };
 
 function nullable<T>(kind: Kind<T>): Kind<T | null> {
@@ -119,6 +149,8 @@ function nullable<T>(kind: Kind<T>): Kind<T | null> {
     schema: (options) => Type.Union([kind.schema(), Type.Null()], options),
     value: (value) => (value === null ? null : kind.value(value)),
     json: (value) => (value === null ? 'null' : kind.json(value)),
+    ...(kind.sql === undefined ? {} : { sql: kind.sql }),
+    wire: (value) => (value === null ? 'null' : kind.wire(value)),
   };
 }
 
@@ -131,13 +163,25 @@ export interface ViewField<Row> {
   readonly value: (row: Row, now: Date) => unknown;
   /** Its value as JSON text, at `now`. */
   readonly json: (row: Row, now: Date) => string;
+  /** Its columns the wire row reads as text (timestamps, NUMERIC). */
+  readonly sql: Readonly<Partial<Record<keyof Row & string, WireSql>>>;
+  /** The same JSON text from the wire row, at `now` (`nowIso`: now.toISOString()). */
+  readonly wire: (row: WireRow<Row>, nowIso: string) => string;
 }
 
-/** A field computed from one or more columns. */
+/** A row as the wire query reads it. */
+export type WireRow<Row> = { [Column in keyof Row]: Wire<Row[Column]> };
+
+/**
+ * A field computed from one or more columns: `read` from the row, `readWire` the same from the
+ * wire row (whose timestamps are ISO text, compared as text: same length, so text order is time
+ * order).
+ */
 function derived<Row, T>(
   columns: readonly (keyof Row & string)[],
   kind: Kind<T>,
   read: (row: Row, now: Date) => T,
+  readWire: (row: WireRow<Row>, nowIso: string) => Wire<T>,
   options?: SchemaOptions,
 ): ViewField<Row> {
   return {
@@ -145,12 +189,23 @@ function derived<Row, T>(
     schema: kind.schema(options),
     value: (row, now) => kind.value(read(row, now)),
     json: (row, now) => kind.json(read(row, now)),
+    // Read as the column fields that show them say: a timestamp or NUMERIC a derived field reads
+    // must be shown by one (test/orders/order-view-writer.test.ts compares both writers).
+    sql: {} as Partial<Record<keyof Row & string, WireSql>>,
+    wire: (row, nowIso) => kind.wire(readWire(row, nowIso)),
   };
 }
 
 /** A field that shows one column as it is stored. */
 function column<Column extends string, T>(name: Column, kind: Kind<T>, options?: SchemaOptions): ViewField<Record<Column, T>> {
-  return derived<Record<Column, T>, T>([name], kind, (row) => row[name], options);
+  return {
+    columns: [name],
+    schema: kind.schema(options),
+    value: (row) => kind.value(row[name]),
+    json: (row) => kind.json(row[name]),
+    sql: (kind.sql === undefined ? {} : { [name]: kind.sql }) as Partial<Record<Column, WireSql>>,
+    wire: (row) => kind.wire(row[name]),
+  };
 }
 
 /** Field name (the JSON key, in the order written) → field. */
@@ -158,8 +213,11 @@ const FIELDS = {
   id: column('id', text, { format: 'uuid', description: 'order identifier' }),
   short_id: column('short_id', text, { description: 'prefix, hyphen, six of A-Z0-9; lookups are case-insensitive' }),
   // A waiting order reads expired from expires_at on, before the sweep has stored it.
-  status: derived<Pick<OrderRow, 'status' | 'expires_at'>, OrderStatus>(['status', 'expires_at'], oneOf(ORDER_STATUSES), (row, now) =>
-    statusAt(row.status, row.expires_at, now),
+  status: derived<Pick<OrderRow, 'status' | 'expires_at'>, OrderStatus>(
+    ['status', 'expires_at'],
+    oneOf(ORDER_STATUSES),
+    (row, now) => statusAt(row.status, row.expires_at, now),
+    (row, nowIso) => wireStatus(row.status, row.expires_at, nowIso),
   ),
   created_at: column('created_at', time),
   expires_at: column('expires_at', time, { description: '30 minutes after creation' }),
@@ -205,6 +263,7 @@ const FIELDS = {
     ['status', 'expires_at', 'refund_address', 'refund_address_tag', 'deposit_address_tag', 'refund_hold_until'],
     listOf(ORDER_ACTIONS),
     (row, now) => actionsFor(statusAt(row.status, row.expires_at, now), orderContext(row, now)),
+    (row, nowIso) => actionsFor(wireStatus(row.status, row.expires_at, nowIso), wireContext(row, nowIso)),
     {
       description:
         'v1.1: what may be done to the order now, in this order: cancel (POST …/cancel, waiting for a deposit), ' +
@@ -219,6 +278,27 @@ const FIELDS = {
   }),
   partner_fee: partnerFee,
 };
+
+/** statusAt over the wire row's text (ISO text of equal length orders as the times do). */
+function wireStatus(status: OrderStatus, expiresAt: string, nowIso: string): OrderStatus {
+  return status === 'waiting_deposit' && expiresAt <= nowIso ? 'expired' : status;
+}
+
+/**
+ * orderContext (domain/order-lifecycle.ts) over the wire row's text; test/orders/
+ * order-view-writer.test.ts holds the two to the same answers.
+ */
+function wireContext(
+  row: WireRow<Pick<OrderRow, 'expires_at' | 'refund_address' | 'refund_address_tag' | 'deposit_address_tag' | 'refund_hold_until'>>,
+  nowIso: string,
+): TransitionContext {
+  const hold = row.refund_hold_until;
+  return {
+    pastExpiry: row.expires_at <= nowIso,
+    hasRefundAddress: row.refund_address !== null && (row.deposit_address_tag === null || row.refund_address_tag !== null),
+    refundHold: hold === null ? 'none' : hold > nowIso ? 'active' : 'lapsed',
+  };
+}
 
 type ColumnsOf<Field> = Field extends ViewField<infer Row> ? keyof Row : never;
 
@@ -251,5 +331,45 @@ const WRITERS = PARTNER_ORDER_FIELDS.map(([name, field], i) => [`${i === 0 ? '{'
 export function partnerOrderJson(order: PartnerOrderRow, now: Date): string {
   let text = '';
   for (const [key, write] of WRITERS) text += key + write(order, now);
+  return `${text}}`;
+}
+
+/** An order as the wire query reads it: timestamps as ISO text, NUMERIC as trim_scale's text. */
+export type PartnerOrderWireRow = WireRow<PartnerOrderRow>;
+
+const WIRE_SQL: Readonly<Partial<Record<PartnerOrderColumn, WireSql>>> = Object.assign(
+  {},
+  ...PARTNER_ORDER_FIELDS.map(([, field]) => field.sql),
+) as Partial<Record<PartnerOrderColumn, WireSql>>;
+
+/**
+ * The select list of the wire row: the view's columns, each timestamp as its ISO 8601 text in
+ * UTC (to_char truncates to milliseconds as a JavaScript Date does) and each NUMERIC as the JSON
+ * number the view writes (trim_scale drops the scale's trailing zeros, as decimalTextLiteral
+ * does). Other columns are read as they are.
+ */
+export const PARTNER_ORDER_WIRE_SELECT: ReadonlyArray<readonly [column: PartnerOrderColumn, expression: string]> = PARTNER_ORDER_COLUMNS.map(
+  (name) => {
+    switch (WIRE_SQL[name]) {
+      case 'time':
+        return [name, `to_char("${name}" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`];
+      case 'decimal':
+        return [name, `trim_scale("${name}")::text`];
+      case undefined:
+        return [name, `"${name}"`];
+    }
+  },
+);
+
+const WIRE_WRITERS = PARTNER_ORDER_FIELDS.map(([name, field], i) => [`${i === 0 ? '{' : ','}${writeString(name)}:`, field.wire] as const);
+
+/**
+ * partnerOrderJson(order, now) from the wire row of that order: byte for byte the same text,
+ * with no Date or decimal made per row (GET /partner/orders/{id}).
+ */
+export function partnerOrderWireJson(order: PartnerOrderWireRow, now: Date): string {
+  const nowIso = now.toISOString();
+  let text = '';
+  for (const [key, write] of WIRE_WRITERS) text += key + write(order, nowIso);
   return `${text}}`;
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
-import { orderJson } from './order-view.js';
+import { partnerOrderWireJson } from '../../db/views/partner-order-view.js';
 
 /** GET /api/v1/partner/orders/{order_id} (API key): by UUID or short id; others' orders are 404. */
 export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Services): void {
@@ -26,8 +26,9 @@ export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Servi
     async (request, reply) => {
       const partner = request.partner;
       if (partner === undefined) throw new Error('partner auth hook did not run');
-      const order = await orders.get(partner, request.params.order_id);
-      return sendJsonText(reply, orderJson(order, clock.now()));
+      // The wire row: its timestamps and amounts are already the response's text.
+      const order = await orders.getWire(partner, request.params.order_id);
+      return sendJsonText(reply, partnerOrderWireJson(order, clock.now()));
     },
   );
 }
