@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
-import { openDatabase, type DatabaseHandle, type Engine } from '../../src/db/database.js';
+import { openDatabase, pgliteStoreDir, type DatabaseHandle, type Engine } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/schema/index.js';
 
@@ -27,6 +30,11 @@ export function adminDatabaseUrl(): string {
  * fresh database is created empty and migrated, which gives the same database, slower.
  */
 export const PGLITE_TEMPLATE_ENV = 'TEST_PGLITE_TEMPLATE';
+/**
+ * A migrated PGlite store (initdb and every migration, as a server's first start leaves it, with
+ * 1 MB WAL segments), for the tests that start servers on PGlite: `newDataDir`.
+ */
+export const PGLITE_DATA_DIR_TEMPLATE_ENV = 'TEST_PGLITE_DATA_DIR_TEMPLATE';
 export const POSTGRES_TEMPLATE_ENV = 'TEST_POSTGRES_TEMPLATE';
 
 export interface TestDatabase {
@@ -52,7 +60,9 @@ export async function createTestDatabase(engine: Engine = testEngine()): Promise
   const template = process.env[POSTGRES_TEMPLATE_ENV];
   await adminQuery(template === undefined ? `create database ${name}` : `create database ${name} template ${template}`);
   const url = databaseUrl(name);
-  const handle = await openDatabase({ engine: 'postgres', url, poolSize: 20 });
+  // 10 s to connect, not the server's 2 s: the suite loads both cores, and a first connection to
+  // a database just copied from the template can take seconds then (seen: a file failed so).
+  const handle = await openDatabase({ engine: 'postgres', url, poolSize: 20, connectTimeoutMs: 10_000 });
   await migrateToLatest(handle.db);
   return {
     handle,
@@ -107,6 +117,20 @@ const PGLITE_TEMPLATE_SETUP = [
   'checkpoint',
 ];
 
+/**
+ * A new, empty DATA_DIR for a server or CLI process this test starts. On PGlite, when the run
+ * has a migrated store (PGLITE_DATA_DIR_TEMPLATE_ENV), the directory starts with a copy of it:
+ * a server on a new directory otherwise runs initdb and every migration first, about 11 s of
+ * CPU of the 16 a first start costs (0.4 s to copy). A test about what a first start does on an
+ * empty directory (initdb, migrations) makes its directory itself.
+ */
+export function newDataDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  const template = process.env[PGLITE_DATA_DIR_TEMPLATE_ENV];
+  if (testEngine() === 'pglite' && template !== undefined) cpSync(template, pgliteStoreDir(dir), { recursive: true });
+  return dir;
+}
+
 /** A run's template: the environment that points the test processes at it, and its removal. */
 export interface DatabaseTemplate {
   env: Record<string, string>;
@@ -120,19 +144,12 @@ export interface DatabaseTemplate {
  */
 export async function createTemplate(engine: Engine, pgliteDumpFile: string): Promise<DatabaseTemplate> {
   if (engine === 'pglite') {
-    // 1 MB WAL segments instead of 16: the one segment a dump carries is then 1 MB to unpack.
-    const client = await PGlite.create({ initDbStartParams: ['--wal-segsize=1'] });
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
-    try {
-      await migrateToLatest(db);
-      for (const statement of PGLITE_TEMPLATE_SETUP) await client.query(statement);
-      // Uncompressed: gzip makes each load slower by more than reading the bigger file costs.
-      const dump = await client.dumpDataDir('none');
-      await writeFile(pgliteDumpFile, Buffer.from(await dump.arrayBuffer()));
-    } finally {
-      await db.destroy();
-    }
-    return { env: { [PGLITE_TEMPLATE_ENV]: pgliteDumpFile }, drop: () => Promise.resolve() };
+    const dataDir = path.join(path.dirname(pgliteDumpFile), 'pglite-data-template');
+    await makePgliteTemplates(pgliteDumpFile, dataDir);
+    return {
+      env: { [PGLITE_TEMPLATE_ENV]: pgliteDumpFile, [PGLITE_DATA_DIR_TEMPLATE_ENV]: pgliteStoreDir(dataDir) },
+      drop: () => Promise.resolve(),
+    };
   }
   const name = `tpl_${process.pid}_${randomBytes(4).toString('hex')}`;
   await adminQuery(`create database ${name}`);
@@ -151,6 +168,31 @@ export async function createTemplate(engine: Engine, pgliteDumpFile: string): Pr
     env: { [POSTGRES_TEMPLATE_ENV]: name },
     drop: () => adminQuery(`drop database if exists ${name} with (force)`),
   };
+}
+
+/**
+ * Both PGlite templates from one initdb (8 s of CPU here): the in-memory tests' dump, and a
+ * DATA_DIR whose store is the same migrated database as a server opens it (its settings are
+ * the server's: the cheap-to-load ones are set after the store's copy is taken).
+ */
+async function makePgliteTemplates(dumpFile: string, dataDir: string): Promise<void> {
+  // 1 MB WAL segments instead of 16: the one segment a dump carries is then 1 MB to unpack.
+  const client = await PGlite.create({ initDbStartParams: ['--wal-segsize=1'] });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  try {
+    await migrateToLatest(db);
+    const store = await client.dumpDataDir('none');
+    // PGlite unpacks a dump into an empty directory as it would into memory.
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    const onDisk = await PGlite.create({ dataDir: pgliteStoreDir(dataDir), loadDataDir: store });
+    await onDisk.close();
+    for (const statement of PGLITE_TEMPLATE_SETUP) await client.query(statement);
+    // Uncompressed: gzip makes each load slower by more than reading the bigger file costs.
+    const dump = await client.dumpDataDir('none');
+    await writeFile(dumpFile, Buffer.from(await dump.arrayBuffer()));
+  } finally {
+    await db.destroy();
+  }
 }
 
 function databaseUrl(name: string): string {

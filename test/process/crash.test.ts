@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'lossless-json';
@@ -10,7 +9,7 @@ import { sleep } from '../helpers/process/waits.js';
 import { startServer, type ApiServer } from '../helpers/process/app-server.js';
 import { createPartner, http } from '../helpers/process/http-client.js';
 import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
-import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * Crash durability: the server is killed with SIGKILL while a burst of order creations is in
@@ -31,7 +30,7 @@ function exact(text: string): Record<string, unknown> {
 }
 
 describe(`kill -9 during order creation (${engine})`, { timeout: 150_000 }, () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'epa-crash-'));
+  const dataDir = newDataDir('epa-crash-');
   const adminToken = randomBytes(32).toString('base64url');
   let database: TestDatabase | undefined;
   let env: Record<string, string>;

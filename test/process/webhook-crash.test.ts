@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { ServerResponse } from 'node:http';
 import { killAll } from '../helpers/process/managed-process.js';
@@ -10,7 +8,7 @@ import { waitFor } from '../helpers/process/waits.js';
 import { startServer, type ApiServer } from '../helpers/process/app-server.js';
 import { createPartner, http, pool } from '../helpers/process/http-client.js';
 import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
-import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 
 /**
@@ -28,7 +26,7 @@ const ANSWERED_BEFORE_KILL = 10;
 const START_MS = 120_000;
 
 describe(`kill -9 of the webhook worker mid-delivery (${engine})`, { timeout: 300_000 }, () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'epa-webhook-crash-'));
+  const dataDir = newDataDir('epa-webhook-crash-');
   const adminToken = randomBytes(32).toString('base64url');
   const receiver = new WebhookReceiver();
   let database: TestDatabase | undefined;
