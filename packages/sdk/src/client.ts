@@ -22,6 +22,8 @@ import type {
   Order,
   OrderPage,
   OrderStatus,
+  PartnerStats,
+  PartnerStatsQuery,
   RateQuote,
   RatesQuery,
   SandboxDepositRequest,
@@ -239,6 +241,15 @@ export class PartnerClient {
   /** GET /partner/account (extension): who the key belongs to. */
   account(options: CallOptions = {}): Promise<Account> {
     return this.call({ method: 'GET', path: '/partner/account', auth: 'required', idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * GET /partner/stats (v1.1, DESIGN §7.8): over [from, to) (ISO 8601; default the last 30
+   * days), the live orders (sandbox apart) counted by status, their volume in USD and the
+   * partner's commission by coin and in USD. Amounts are exact decimal strings; counts numbers.
+   */
+  stats(query: PartnerStatsQuery = {}, options: CallOptions = {}): Promise<PartnerStats> {
+    return this.call({ method: 'GET', path: '/partner/stats', query, auth: 'required', idempotent: true, signal: options.signal });
   }
 
   /** POST /partner/webhooks (DESIGN §8): a new endpoint; its secret is in this answer only. Not retried. */

@@ -41,42 +41,56 @@ export class PartnerApiError extends Error {
   }
 }
 
+/** A subclass of PartnerApiError told apart by its name alone (its status or code is what differs). */
+export interface PartnerApiErrorClass<Name extends string> {
+  new (status: number, body: Readonly<Record<string, unknown>>, requestId?: string): PartnerApiError & { readonly name: Name };
+  readonly prototype: PartnerApiError & { readonly name: Name };
+}
+
+/**
+ * The class for one kind of API error: a real subclass (so `instanceof` works, and narrows to
+ * it in TypeScript), its `name` (on instances and on the class) written out rather than taken
+ * from the class, which a minifier would rename.
+ */
+function apiErrorClass<const Name extends string>(name: Name): PartnerApiErrorClass<Name> {
+  const ErrorClass = class extends PartnerApiError {
+    override readonly name: Name = name;
+  };
+  Object.defineProperty(ErrorClass, 'name', { value: name });
+  return ErrorClass;
+}
+
 /** 400: the request is malformed or a field is invalid (an address, an unknown coin). */
-export class BadRequestError extends PartnerApiError {
-  override readonly name = 'BadRequestError';
-}
+export const BadRequestError = apiErrorClass('BadRequestError');
+export type BadRequestError = InstanceType<typeof BadRequestError>;
 /** 401: no key, an invalid or revoked key, or a signature the server refused (code `invalid_signature`). */
-export class AuthenticationError extends PartnerApiError {
-  override readonly name = 'AuthenticationError';
-}
+export const AuthenticationError = apiErrorClass('AuthenticationError');
+export type AuthenticationError = InstanceType<typeof AuthenticationError>;
 /** 403: the partner account is not active, or the action is not permitted. */
-export class PermissionError extends PartnerApiError {
-  override readonly name = 'PermissionError';
-}
+export const PermissionError = apiErrorClass('PermissionError');
+export type PermissionError = InstanceType<typeof PermissionError>;
 /** 404: no such order for this partner. */
-export class NotFoundError extends PartnerApiError {
-  override readonly name = 'NotFoundError';
-}
+export const NotFoundError = apiErrorClass('NotFoundError');
+export type NotFoundError = InstanceType<typeof NotFoundError>;
 /** 409: the order is not in a state that allows this (a second sandbox deposit, an action too late). */
-export class ConflictError extends PartnerApiError {
-  override readonly name = 'ConflictError';
-}
-/** 422 `amount_out_of_range`: outside the pair's limits, given in both units. */
-export class AmountOutOfRangeError extends PartnerApiError {
-  override readonly name = 'AmountOutOfRangeError';
-}
+export const ConflictError = apiErrorClass('ConflictError');
+export type ConflictError = InstanceType<typeof ConflictError>;
+/** 422 `amount_out_of_range`: outside the pair's limits, given in both units (`min_amount`/`max_amount`, `min_amount_to`/`max_amount_to`). */
+export const AmountOutOfRangeError = apiErrorClass('AmountOutOfRangeError');
+export type AmountOutOfRangeError = InstanceType<typeof AmountOutOfRangeError>;
 /** 422 `pair_unavailable`: the pair cannot be quoted now (inactive, disabled, no fresh price). */
-export class PairUnavailableError extends PartnerApiError {
-  override readonly name = 'PairUnavailableError';
-}
+export const PairUnavailableError = apiErrorClass('PairUnavailableError');
+export type PairUnavailableError = InstanceType<typeof PairUnavailableError>;
 /** 422 `quote_invalid`: the fixed quote is expired, used, or does not match the order. */
-export class QuoteInvalidError extends PartnerApiError {
-  override readonly name = 'QuoteInvalidError';
-}
+export const QuoteInvalidError = apiErrorClass('QuoteInvalidError');
+export type QuoteInvalidError = InstanceType<typeof QuoteInvalidError>;
 /** 422, other codes (`open_orders_limit`, `unprocessable`). */
-export class UnprocessableError extends PartnerApiError {
-  override readonly name = 'UnprocessableError';
-}
+export const UnprocessableError = apiErrorClass('UnprocessableError');
+export type UnprocessableError = InstanceType<typeof UnprocessableError>;
+/** 5xx: the server failed or is unavailable; idempotent calls were retried before this. */
+export const ServerError = apiErrorClass('ServerError');
+export type ServerError = InstanceType<typeof ServerError>;
+
 /** 429: over the rate limit; `retryAfterMs` from Retry-After when the server sent one. */
 export class RateLimitError extends PartnerApiError {
   override readonly name = 'RateLimitError';
@@ -89,17 +103,10 @@ export class RateLimitError extends PartnerApiError {
     super(status, body, requestId);
   }
 }
-/** 5xx: the server failed or is unavailable; idempotent calls were retried before this. */
-export class ServerError extends PartnerApiError {
-  override readonly name = 'ServerError';
-}
 
 /** The request got no HTTP answer (connection refused or reset, DNS, timeout). */
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
 }
 
 /** Waiting for an order's status ended without it (timeout, or a final status not waited for). */
@@ -114,12 +121,12 @@ export class WaitForStatusError extends Error {
   }
 }
 
-const BY_CODE: Partial<Record<string, typeof PartnerApiError>> = {
+const BY_CODE: Partial<Record<string, PartnerApiErrorClass<string>>> = {
   amount_out_of_range: AmountOutOfRangeError,
   pair_unavailable: PairUnavailableError,
   quote_invalid: QuoteInvalidError,
 };
-const BY_STATUS: Partial<Record<number, typeof PartnerApiError>> = {
+const BY_STATUS: Partial<Record<number, PartnerApiErrorClass<string>>> = {
   400: BadRequestError,
   401: AuthenticationError,
   403: PermissionError,

@@ -40,6 +40,10 @@ export type AddressValidation = Response<'validateAddress', 200>;
 export type SandboxDepositRequest = RequestBody<'simulateSandboxDeposit'>;
 export type Account = Response<'getAccount', 200>;
 export type SetRefundAddressRequest = RequestBody<'setRefundAddress'>;
+/** The period of GET /partner/stats: ISO 8601 `from` (inclusive) and `to` (exclusive); default the last 30 days. */
+export type PartnerStatsQuery = Query<'getPartnerStats'>;
+/** Counts by status, volume in USD and commission (by coin and in USD) of the partner's live orders. */
+export type PartnerStats = Response<'getPartnerStats', 200>;
 /** What the partner may do with an order now (v1.1 order actions). */
 export type OrderAction = Order['actions'][number];
 

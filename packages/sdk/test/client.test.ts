@@ -10,6 +10,7 @@ import {
   NetworkError,
   NotFoundError,
   PairUnavailableError,
+  PartnerApiError,
   PermissionError,
   QuoteInvalidError,
   RateLimitError,
@@ -141,6 +142,40 @@ describe('SDK client against the server', () => {
     assert.equal(account.status, 'active');
   });
 
+  it('stats (DESIGN §7.8): live orders counted by status, volume and commission as exact strings; sandbox apart', async () => {
+    const partner = await s.t.createPartner({ rate_limit_per_minute: 100_000 });
+    const client = s.client({ apiKey: partner.apiKey });
+    const start = s.clock.now().toISOString();
+    const order = await client.createOrder(BTC_TO_ETH);
+    await client.createOrder(BTC_TO_ETH); // waiting: counted, no commission
+    for (const [step, body] of [['deposit', {}], ['confirmations', { count: 2 }]] as const) {
+      const res = await s.t.admin('POST', `/admin/v1/simulator/orders/${order.id}/${step}`, body);
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    const done = await client.waitForStatus(order.id, 'completed', { intervalMs: 1000 });
+    assert.ok(done.partner_fee !== null, 'recorded at the exchange');
+    const sandboxKey = await s.t.admin('POST', `/admin/v1/partners/${partner.id}/keys`, { sandbox: true });
+    const sandbox = s.client({ apiKey: sandboxKey.json<{ api_key: string }>().api_key });
+    const practice = await sandbox.createOrder(BTC_TO_ETH);
+    await sandbox.sandboxDeposit(practice.id);
+    await sandbox.waitForStatus(practice.id, 'completed', { intervalMs: 1000 });
+
+    const stats = await client.stats({ from: start });
+    assert.equal(stats.from, start);
+    assert.equal(stats.orders_by_status.completed, 1, 'the sandbox order is not counted');
+    assert.equal(stats.orders_by_status.waiting_deposit, 1);
+    assert.equal(stats.commission.orders, 1);
+    assert.deepEqual(stats.commission.by_coin, [{ coin: 'ETH', amount: done.partner_fee.amount, usd: done.partner_fee.usd }], 'every decimal of partner_fee');
+    assert.equal(stats.commission.usd, done.partner_fee.usd);
+    assert.match(stats.volume_usd, /^\d+(\.\d+)?$/);
+    assert.ok(Number(stats.volume_usd) > 0, stats.volume_usd);
+
+    const before = await client.stats({ to: start });
+    assert.equal(before.orders_by_status.completed, 0);
+    assert.equal(before.commission.usd, '0');
+    await assert.rejects(client.stats({ from: start, to: before.from }), BadRequestError);
+  });
+
   it('runs a sandbox order to completed: create, simulated deposit, waitForStatus', async () => {
     const client = s.client({ apiKey: s.partner.sandboxKey });
     const order = await client.createOrder(BTC_TO_ETH);
@@ -215,6 +250,9 @@ describe('SDK client against the server', () => {
     it('404 NotFoundError: an unknown order', async () => {
       const error = await s.client().getOrder('EX-ZZZZZZ').catch((e: unknown) => e);
       assert.ok(error instanceof NotFoundError, String(error));
+      assert.ok(error instanceof PartnerApiError && error instanceof Error && !(error instanceof ConflictError));
+      assert.equal(error.name, 'NotFoundError');
+      assert.equal(NotFoundError.name, 'NotFoundError');
       assert.equal(error.code, 'not_found');
       assert.equal(typeof error.requestId, 'string');
     });

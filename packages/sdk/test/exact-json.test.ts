@@ -23,10 +23,21 @@ describe('exact JSON', () => {
   });
 
   it('refuses malformed JSON as JSON.parse would', () => {
-    for (const text of ['{"a":1,}', '[1 2]', '{"a" 1}', '"unterminated', '01', '{"a":1} x', '', 'nul', '"\u0001"']) {
+    for (const text of ['{"a":1,}', '[1 2]', '[1,]', '{"a" 1}', '"unterminated', '01', '1.', '-', '"\\x"', '{"a":1}}', '{"a":1} x', '', 'nul', '"\u0001"']) {
       assert.throws(() => JSON.parse(text), SyntaxError, text);
       assert.throws(() => parseExactJson(text, Number), SyntaxError, text);
     }
+  });
+
+  it('takes the last of a repeated key, as JSON.parse does', () => {
+    assert.deepEqual(parseExactJson('{"a": 1, "a": 2}', Number), JSON.parse('{"a": 1, "a": 2}'));
+  });
+
+  it('reads and writes arrays of amounts (at any depth) with their property; objects in them by their own', () => {
+    const text = '{"amount":[1.000000000000000001,[2.5]],"rates":[{"rate":0.1,"count":3}],"limit":7}';
+    const parsed = parseApiJson(text);
+    assert.deepEqual(parsed, { amount: ['1.000000000000000001', ['2.5']], rates: [{ rate: '0.1', count: 3 }], limit: 7 });
+    assert.equal(stringifyApiJson(parsed), text);
   });
 
   it('keeps an own "__proto__" property as JSON.parse does', () => {

@@ -57,3 +57,48 @@ export async function startSdkServer(): Promise<SdkServer> {
       }),
   };
 }
+
+export interface ChildProcessServer {
+  t: TestApp;
+  /** `http://127.0.0.1:<port>/api/v1` */
+  baseUrl: string;
+  /** A sandbox key (`pk_test_…`) of a new partner. */
+  sandboxKey: string;
+  /** Runs the lifecycle worker every 100 ms until `work` settles, and gives its outcome. */
+  workWhile<T>(work: Promise<T>): Promise<T>;
+}
+
+/**
+ * The app for a partner's code running in a child process (the pack test's README example): on
+ * the system clock, since the child signs with real timestamps. The worker runs only while the
+ * child does (workWhile), not on a timer through the whole test: the build and npm steps before
+ * it do not share the CPU with ten worker passes a second.
+ */
+export async function startServerForChildProcess(): Promise<ChildProcessServer> {
+  const t = await buildTestApp({ env: { WORKER: 'off', LOG_LEVEL: 'warn' } });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as AddressInfo;
+  const { id } = await t.createPartner({ name: 'Pack test' });
+  const sandbox = await t.admin('POST', `/admin/v1/partners/${id}/keys`, { sandbox: true });
+  if (sandbox.statusCode !== 201) throw new Error(`sandbox key: ${sandbox.body}`);
+  return {
+    t,
+    baseUrl: `http://127.0.0.1:${port}/api/v1`,
+    sandboxKey: sandbox.json<{ api_key: string }>().api_key,
+    async workWhile(work) {
+      let settled = false;
+      const passes = (async () => {
+        while (!settled) {
+          await t.runtime.worker.tick();
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
+      try {
+        return await work;
+      } finally {
+        settled = true;
+        await passes;
+      }
+    },
+  };
+}

@@ -246,113 +246,7 @@ export interface paths {
             cookie?: never;
         };
         /** Counts, volume and commission over a period */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description ISO 8601, inclusive; default 30 days before to */
-                    from?: string;
-                    /** @description ISO 8601, exclusive; default now */
-                    to?: string;
-                };
-                header?: {
-                    /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
-                    "x-signature"?: string;
-                    /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
-                    "x-timestamp"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            commission: {
-                                by_coin: {
-                                    /** @description sum of partner_fee.amount in this coin */
-                                    amount: number;
-                                    coin: string;
-                                    /** @description sum of partner_fee.usd of those orders */
-                                    usd: number;
-                                }[];
-                                /** @description live orders exchanged in the period, not failed */
-                                orders: number;
-                                /** @description sum of partner_fee.usd: exactly what those orders recorded */
-                                usd: number;
-                            };
-                            /** Format: date-time */
-                            from: string;
-                            /** @description live orders created in the period, by status as read now */
-                            orders_by_status: {
-                                completed: number;
-                                confirming: number;
-                                exchanging: number;
-                                expired: number;
-                                failed: number;
-                                refunded: number;
-                                refunding: number;
-                                sending: number;
-                                waiting_deposit: number;
-                            };
-                            /** Format: date-time */
-                            to: string;
-                            /** @description USD value of what the period's exchanges received, at their exchange moment */
-                            volume_usd: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getPartnerStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -625,15 +519,18 @@ export interface components {
             status_reason: string | null;
         };
         WebhookDelivery: {
-            /** @description attempts made so far */
+            /** @description this attempt's number, 1 the first (0: not attempted yet); for ping and retry, the attempts made so far */
             attempt: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description when the event was queued for this endpoint
+             */
             created_at: string;
-            /** @description the last attempt's time, ms */
+            /** @description this attempt's time, ms */
             duration_ms: number | null;
             /** Format: uuid */
             endpoint_id: string;
-            /** @description why the last attempt failed (refused, timed out, HTTP status and the start of its body) */
+            /** @description why this attempt failed (refused, timed out, HTTP status and the start of its body) */
             error: string | null;
             /** @description the webhook-id header: the same on every attempt */
             event_id: string;
@@ -643,13 +540,13 @@ export interface components {
              * @description the delivery (one event to one endpoint): what retry takes
              */
             id: string;
-            /** @description when the last attempt was made */
+            /** @description when this attempt was sent (its webhook-timestamp); for ping and retry, the last attempt */
             last_attempt_at: string | null;
-            /** @description when the next attempt is due; null once delivered or failed */
+            /** @description when the next attempt was scheduled by this one (for ping and retry: is due); null once delivered or failed */
             next_attempt_at: string | null;
-            /** @description pending: an attempt is due or scheduled; delivered: a 2xx came back; failed: every scheduled attempt failed */
+            /** @description the delivery as this attempt left it (in the log) or as it is now (ping, retry): pending: an attempt is due or scheduled; delivered: a 2xx came back; failed: every scheduled attempt failed */
             status: "pending" | "delivered" | "failed";
-            /** @description the last attempt's HTTP status; null if none came back */
+            /** @description this attempt's HTTP status; null if none came back or not attempted */
             status_code: number | null;
         };
         WebhookEndpoint: {
@@ -929,7 +826,7 @@ export interface operations {
                 limit?: number;
                 /** @description v1.1: true lists the test orders of sandbox keys (pk_test_…) instead; live and test orders are never listed together */
                 sandbox?: boolean;
-                /** @description exact match on id, short id, deposit address, deposit txid, payout txid or recipient address */
+                /** @description exact match on id, short id (both in any case), deposit address, deposit txid, payout txid or recipient address; hex values (0x EVM addresses, 64-digit transaction hashes) match in any case, all others (base58, bech32) as written */
                 search?: string;
                 /** @description comma-separated statuses as GET /partner/orders/{id} shows them: waiting_deposit, confirming, exchanging, sending, completed, expired, refunding, refunded, failed */
                 status?: string;
@@ -1992,6 +1889,113 @@ export interface operations {
             };
         };
     };
+    getPartnerStats: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601, inclusive; default 30 days before to */
+                from?: string;
+                /** @description ISO 8601, exclusive; default now */
+                to?: string;
+            };
+            header?: {
+                /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
+                "x-signature"?: string;
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                "x-timestamp"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        commission: {
+                            by_coin: {
+                                /** @description sum of partner_fee.amount in this coin */
+                                amount: number;
+                                coin: string;
+                                /** @description sum of partner_fee.usd of those orders */
+                                usd: number;
+                            }[];
+                            /** @description live orders exchanged in the period, not failed */
+                            orders: number;
+                            /** @description sum of partner_fee.usd: exactly what those orders recorded */
+                            usd: number;
+                        };
+                        /** Format: date-time */
+                        from: string;
+                        /** @description live orders created in the period, by status as read now */
+                        orders_by_status: {
+                            completed: number;
+                            confirming: number;
+                            exchanging: number;
+                            expired: number;
+                            failed: number;
+                            refunded: number;
+                            refunding: number;
+                            sending: number;
+                            waiting_deposit: number;
+                        };
+                        /** Format: date-time */
+                        to: string;
+                        /** @description USD value of what the period's exchanges received, at their exchange moment */
+                        volume_usd: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -2408,7 +2412,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description newest first */
+                        /** @description one line per attempt, and one (attempt 0) per delivery not attempted yet; newest first */
                         deliveries: components["schemas"]["WebhookDelivery"][];
                     };
                 };
