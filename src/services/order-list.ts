@@ -2,10 +2,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import {
   listPartnerOrders,
+  listPartnerOrdersWire,
+  type OrderListPage,
   type OrderListPosition,
   type PartnerOrderFilter,
 } from '../db/repositories/partner-order-list-repository.js';
-import type { PartnerOrderRow } from '../db/views/partner-order-view.js';
+import type { PartnerOrderRow, PartnerOrderWireRow } from '../db/views/partner-order-view.js';
 import type { Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
 import { SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
@@ -29,8 +31,8 @@ export type OrderListQuery = Omit<PartnerOrderFilter, 'searchId' | 'searchShortI
   cursor?: string | undefined;
 };
 
-export interface OrderPage {
-  orders: PartnerOrderRow[];
+export interface OrderPage<Row = PartnerOrderRow> {
+  orders: Row[];
   /** Opaque; null on the last page. */
   nextCursor: string | null;
 }
@@ -54,7 +56,23 @@ export class OrderList {
     this.cursorKey = createHmac('sha256', secretsKey).update('partner order list cursor v1').digest();
   }
 
-  async list(partner: PartnerRow, query: OrderListQuery): Promise<OrderPage> {
+  /** A page of order rows (the cabinet's list). */
+  list(partner: PartnerRow, query: OrderListQuery): Promise<OrderPage> {
+    return this.page(partner, query, listPartnerOrders, (row) => row.created_at);
+  }
+
+  /** A page read as the API writes it (GET /partner/orders: partnerOrderWireJson). */
+  listWire(partner: PartnerRow, query: OrderListQuery): Promise<OrderPage<PartnerOrderWireRow>> {
+    // The wire row's created_at is to_char's ISO text, to the millisecond stored.
+    return this.page(partner, query, listPartnerOrdersWire, (row) => new Date(row.created_at));
+  }
+
+  private async page<Row extends { id: string }>(
+    partner: PartnerRow,
+    query: OrderListQuery,
+    read: (db: Db, partnerId: string, filter: PartnerOrderFilter, page: OrderListPage) => Promise<Row[]>,
+    createdAt: (row: Row) => Date,
+  ): Promise<OrderPage<Row>> {
     const after = query.cursor === undefined ? undefined : this.readCursor(partner.id, query.cursor);
     const search = query.search;
     const filter: PartnerOrderFilter = {
@@ -69,10 +87,10 @@ export class OrderList {
       searchShortId: search !== undefined && SHORT_ID_PATTERN.test(search) ? search.toUpperCase() : undefined,
     };
     // One more than the page: whether a next page exists, without a count.
-    const rows = await listPartnerOrders(this.db, partner.id, filter, { limit: query.limit + 1, after, now: this.clock.now() });
+    const rows = await read(this.db, partner.id, filter, { limit: query.limit + 1, after, now: this.clock.now() });
     const orders = rows.slice(0, query.limit);
     const last = orders[orders.length - 1];
-    const nextCursor = rows.length > query.limit && last !== undefined ? this.writeCursor(partner.id, { createdAt: last.created_at, id: last.id }) : null;
+    const nextCursor = rows.length > query.limit && last !== undefined ? this.writeCursor(partner.id, { createdAt: createdAt(last), id: last.id }) : null;
     return { orders, nextCursor };
   }
 

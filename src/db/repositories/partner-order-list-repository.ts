@@ -1,8 +1,13 @@
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { searchSpellings } from '../../domain/order-search.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Database, Db } from '../schema/index.js';
-import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-order-view.js';
+import {
+  PARTNER_ORDER_COLUMNS,
+  PARTNER_ORDER_WIRE_SELECT,
+  type PartnerOrderRow,
+  type PartnerOrderWireRow,
+} from '../views/partner-order-view.js';
 
 /** A position in a partner's list: the last order of a page, in its (created_at, id) order. */
 export interface OrderListPosition {
@@ -77,6 +82,22 @@ export async function listPartnerOrders(
   return partnerOrderListQuery(db, partnerId, filter, page).execute();
 }
 
+/**
+ * The same page read as GET /partner/orders writes it (PARTNER_ORDER_WIRE_SELECT: timestamps as
+ * ISO text, NUMERIC as its JSON number), so a page of orders parses no Date or decimal only to
+ * write it back.
+ */
+export async function listPartnerOrdersWire(
+  db: Db,
+  partnerId: string,
+  filter: PartnerOrderFilter,
+  page: OrderListPage,
+): Promise<PartnerOrderWireRow[]> {
+  const wireSelect = PARTNER_ORDER_WIRE_SELECT.map(([column, expression]) => sql.raw<unknown>(expression).as(column));
+  const rows = await filteredOrders(db, partnerId, filter, page).select(wireSelect).execute();
+  return rows as unknown as PartnerOrderWireRow[];
+}
+
 export interface OrderListPage {
   limit: number;
   after?: OrderListPosition | undefined;
@@ -85,7 +106,12 @@ export interface OrderListPage {
 
 /** listPartnerOrders' query, unexecuted: bench/order-list-plans.ts shows its plans. */
 export function partnerOrderListQuery(db: Db, partnerId: string, filter: PartnerOrderFilter, page: OrderListPage) {
-  let query = db.selectFrom('orders').select(PARTNER_ORDER_COLUMNS).where('partner_id', '=', partnerId).where('sandbox', '=', filter.sandbox);
+  return filteredOrders(db, partnerId, filter, page).select(PARTNER_ORDER_COLUMNS);
+}
+
+/** The page's rows, filtered and ordered, before a select list is chosen. */
+function filteredOrders(db: Db, partnerId: string, filter: PartnerOrderFilter, page: OrderListPage) {
+  let query = db.selectFrom('orders').where('partner_id', '=', partnerId).where('sandbox', '=', filter.sandbox);
   const { statuses, search } = filter;
   if (statuses !== undefined) query = query.where((eb) => statusCondition(eb, statuses, page.now));
   if (filter.coinFrom !== undefined) query = query.where('coin_from', '=', filter.coinFrom);

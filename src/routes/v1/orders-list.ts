@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { isOrderStatus, ORDER_STATUSES, type OrderStatus } from '../../domain/order-status.js';
+import { partnerOrderWireJson } from '../../db/views/partner-order-view.js';
 import { ApiError } from '../../errors.js';
 import { writeString } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { ORDER_PAGE_DEFAULT, ORDER_PAGE_MAX, OrderList } from '../../services/order-list.js';
 import { errorResponses } from '../schemas.js';
 import { timeFilter } from '../time-filter.js';
-import { orderJson } from './order-view.js';
 
 const Ticker = (description: string) =>
   Type.String({ minLength: 1, maxLength: 12, pattern: '^[A-Za-z0-9]+$', description });
@@ -88,7 +88,8 @@ export function registerListOrders(app: App, { partnerAuth, database, clock, con
       const partner = request.partner;
       if (partner === undefined) throw new Error('partner auth hook did not run');
       const query = request.query;
-      const page = await list.list(partner, {
+      // Wire rows: the orders' timestamps and amounts are already the response's text.
+      const page = await list.listWire(partner, {
         statuses: query.status === undefined ? undefined : parseStatuses(query.status),
         coinFrom: query.coin_from,
         coinTo: query.coin_to,
@@ -100,7 +101,7 @@ export function registerListOrders(app: App, { partnerAuth, database, clock, con
         cursor: query.cursor,
       });
       const now = clock.now();
-      const orders = page.orders.map((order) => orderJson(order, now)).join(',');
+      const orders = page.orders.map((order) => partnerOrderWireJson(order, now)).join(',');
       const next = page.nextCursor === null ? 'null' : writeString(page.nextCursor);
       return sendJsonText(reply, `{"orders":[${orders}],"next_cursor":${next}}`);
     },
