@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import {
   claimDueDeliveries,
   recordDeliveryAttempt,
+  type AttemptRecord,
   webhookQueueStats,
   type ClaimedDelivery,
   type WebhookQueueStats,
@@ -222,22 +223,33 @@ export class WebhookWorker {
     const attempt = delivery.attempts + 1;
     const answer = { attempt, startedAt: start, at, statusCode: outcome.statusCode, durationMs: outcome.durationMs, error: outcome.error };
     if (outcome.delivered) {
-      await recordDeliveryAttempt(this.deps.db, delivery.id, { ...answer, outcome: 'delivered', nextAttemptAt: null });
+      if (!(await this.record(delivery, { ...answer, outcome: 'delivered', nextAttemptAt: null }))) return;
       if (delivery.failing_since !== null) await clearWebhookEndpointFailing(this.deps.db, delivery.endpoint_id);
       this.results.inc({ result: 'delivered' });
       return;
     }
     const next = afterFailedAttempt(attempt, at);
-    await recordDeliveryAttempt(this.deps.db, delivery.id, {
+    const recorded = await this.record(delivery, {
       ...answer,
       outcome: next.status,
       nextAttemptAt: next.status === 'pending' ? next.nextAttemptAt : null,
     });
+    if (!recorded) return;
     this.results.inc({ result: next.status === 'pending' ? 'retrying' : 'failed' });
     const failingSince = await markWebhookEndpointFailing(this.deps.db, delivery.endpoint_id, at);
     if (failingSince !== null && failingTooLong(failingSince, at) && (await disableFailingWebhookEndpoint(this.deps.db, delivery.endpoint_id, at))) {
       this.deps.logger.warn({ endpoint: delivery.endpoint_id, failingSince }, 'webhook endpoint disabled: its deliveries have failed for 5 days');
     }
+  }
+
+  /** Records the attempt if this claim still holds its lease; a lost lease is logged, not recorded. */
+  private async record(delivery: ClaimedDelivery, record: AttemptRecord): Promise<boolean> {
+    if (await recordDeliveryAttempt(this.deps.db, delivery.id, delivery.lease_until, record)) return true;
+    this.deps.logger.warn(
+      { delivery: delivery.id, attempt: record.attempt, leaseUntil: delivery.lease_until },
+      'webhook attempt outlived its lease: another claim made the delivery again and its outcome stands',
+    );
+    return false;
   }
 
   /** `v1,<sig>` with the current secret, and with the previous one while it still signs (space-separated). */

@@ -455,6 +455,34 @@ describe('webhooks (DESIGN §8)', () => {
     assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
   });
 
+  it('an attempt that outlives its lease records nothing: the claim that made the delivery again stands', async () => {
+    receiver.behave('/late', answer(200, 'ok'));
+    const endpoint = await addEndpoint('/late');
+    const queued = await ping(endpoint.id);
+    // Worker A sends, then stalls past its lease before its answer is known (a paused process).
+    let answerA: (outcome: { delivered: boolean; statusCode: number | null; durationMs: number; error: string | null; bytesRead: number }) => void = () => undefined;
+    const stalled = h.t.app.runtime.webhookWorker.fork({
+      transport: { send: () => new Promise((resolve) => (answerA = resolve)), close: () => undefined },
+      metrics: createMetrics(),
+      settings: { concurrency: 1, perEndpoint: 1, timeoutMs: 1000, pollMs: 50 },
+    });
+    assert.equal(await stalled.tick(), 1);
+    clock.advance(60_000);
+    // Worker B claims the lapsed lease and delivers.
+    assert.equal(await deliver(), 1);
+    answerA({ delivered: false, statusCode: 500, durationMs: 60_000, error: 'HTTP 500: late', bytesRead: 6 });
+    await stalled.settled();
+
+    const log = await deliveries(endpoint.id);
+    assert.deepEqual(
+      log.map((d) => [d.id, d.attempt, d.status, d.status_code]),
+      [[queued.id, 1, 'delivered', 200]],
+      "A's late failure neither overwrote B's delivery nor added a second attempt 1",
+    );
+    assert.ok(h.t.logs.some((line) => line.includes('webhook attempt outlived its lease') && line.includes(queued.id)));
+    assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
   it('a hanging receiver holds only its own slots: another endpoint is delivered meanwhile', async () => {
     receiver.hang('/hang');
     const slow = await addEndpoint('/hang');

@@ -22,6 +22,8 @@ export interface ClaimedDelivery {
   previous_secret: Buffer | null;
   previous_secret_expires_at: Date | null;
   failing_since: Date | null;
+  /** The lease this claim holds: its outcome is recorded only while the row still carries it. */
+  lease_until: Date;
 }
 
 export interface ClaimLimits {
@@ -46,7 +48,7 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, li
     `.execute(tx);
     const inFlight = new Map(busy.rows.map((row) => [row.endpoint_id, Number(row.n)]));
     const saturated = [...inFlight].filter(([, n]) => n >= limits.perEndpoint).map(([id]) => id);
-    const candidates = await sql<ClaimedDelivery>`
+    const candidates = await sql<Omit<ClaimedDelivery, 'lease_until'>>`
       select d.id, d.event_id, d.endpoint_id, d.attempts, ev.type, ev.payload,
         e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since
       from webhook_deliveries d
@@ -65,7 +67,7 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, li
       const held = inFlight.get(row.endpoint_id) ?? 0;
       if (held >= limits.perEndpoint) continue;
       inFlight.set(row.endpoint_id, held + 1);
-      chosen.push(row);
+      chosen.push({ ...row, lease_until: leaseUntil });
     }
     if (chosen.length > 0) {
       await tx
@@ -98,15 +100,17 @@ export interface AttemptRecord {
 /**
  * Records an attempt: the delivery's new state (status, attempts made, next attempt, lease
  * released) and the attempt's row in its log, in one statement, so the log and the queue never
- * disagree.
+ * disagree. Only while the delivery still holds this attempt's lease (`leaseUntil`, a claim's
+ * token): an attempt that outlived its lease (a stalled worker) was made again by another claim,
+ * whose outcome stands. False when the lease was lost and nothing was recorded.
  */
-export async function recordDeliveryAttempt(db: Db, deliveryId: string, record: AttemptRecord): Promise<void> {
-  await sql`
+export async function recordDeliveryAttempt(db: Db, deliveryId: string, leaseUntil: Date, record: AttemptRecord): Promise<boolean> {
+  const result = await sql`
     with delivery as (
       update webhook_deliveries
       set status = ${record.outcome}, attempts = ${record.attempt}, next_attempt_at = ${record.nextAttemptAt},
         locked_until = null, updated_at = ${record.at}
-      where id = ${deliveryId}
+      where id = ${deliveryId} and locked_until = ${leaseUntil}
       returning id, endpoint_id
     )
     insert into webhook_delivery_attempts
@@ -115,6 +119,7 @@ export async function recordDeliveryAttempt(db: Db, deliveryId: string, record: 
       ${record.durationMs}::integer, ${record.error}::text, ${record.outcome}::text, ${record.nextAttemptAt}::timestamptz
     from delivery
   `.execute(db);
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
 
 /**
