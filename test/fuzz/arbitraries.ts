@@ -5,6 +5,7 @@
  * junk and duplicated headers, wrong methods and content types, junk path segments and queries.
  */
 import fc from 'fast-check';
+import { anyCodePoint, grapheme } from '../helpers/text-arbitraries.js';
 
 /** Every method light-my-request (and so Node's HTTP parser) accepts. */
 export const HTTP_METHODS = [
@@ -28,8 +29,8 @@ const controlChar = fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromC
 /** Any text: ASCII, any Unicode (lone surrogates included), control characters, known-nasty, long. */
 export const junkText: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
-  { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
+  { weight: 2, arbitrary: fc.string({ unit: grapheme, maxLength: 20 }) },
+  { weight: 2, arbitrary: fc.string({ unit: anyCodePoint, maxLength: 20 }) },
   { weight: 1, arbitrary: fc.string({ unit: fc.oneof(controlChar, fc.constantFrom('a', '1', ' ')), maxLength: 20 }) },
   { weight: 3, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom('a', '9', 'é', '€', '\u0000', '💩'), fc.integer({ min: 100, max: 5_000 })).map(([c, n]) => c.repeat(n)) },
@@ -148,7 +149,7 @@ const junkCredential: fc.Arbitrary<string> = fc.oneof(
   fc.stringMatching(/^pk_[a-z0-9]{0,30}\.[A-Za-z0-9_-]{0,60}$/),
   fc.stringMatching(/^[A-Za-z0-9_-]{20,80}$/),
   fc.string({ minLength: 1, maxLength: 80 }),
-  fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
+  fc.string({ unit: anyCodePoint, minLength: 1, maxLength: 40 }),
   hugeHeaderValue,
 );
 

@@ -221,7 +221,15 @@ describe('rate limit (Redis store)', { skip }, () => {
 
     it('fails open while Redis hangs or is gone, and counts again by itself when it is back', async () => {
       const ip = '198.51.100.4';
-      for (let i = 1; i <= 5; i += 1) assert.equal((await get(t, ip)).headers['ratelimit-remaining'], String(60 - i));
+      // Five counted requests open this address's window in Redis. On a loaded machine one of them
+      // can outwait the limiter's 100 ms and pass unchecked (the limiter then skips Redis for a
+      // second): untilCounted waits that out, so each of the five is counted.
+      let beforeHang = 60;
+      for (let i = 0; i < 5; i += 1) {
+        const remaining = await untilCounted(t, ip, 5000);
+        assert.ok(remaining < beforeHang, `remaining ${remaining} after ${beforeHang}`);
+        beforeHang = remaining;
+      }
 
       // Redis hangs (connection open, no answers).
       proxy.stall();
@@ -235,9 +243,9 @@ describe('rate limit (Redis store)', { skip }, () => {
       assert.equal(total(stalled) - failuresBefore, 20);
 
       proxy.resume();
-      // The window in Redis survived the hang: counting continues below 55.
+      // The window in Redis survived the hang: counting continues below where it was.
       const afterHang = await untilCounted(t, ip, 5000);
-      assert.ok(afterHang < 55, `remaining ${afterHang}`);
+      assert.ok(afterHang < beforeHang, `remaining ${afterHang} after ${beforeHang}`);
 
       // Redis stops (connections cut, nothing listening).
       await proxy.down();
