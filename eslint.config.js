@@ -41,7 +41,7 @@ const layers = [
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/', 'packages/*/dist/', 'packages/sdk/src/generated/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/', 'packages/*/dist/', 'packages/sdk/src/generated/', 'dist/', 'dist-*/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -88,6 +88,15 @@ export default tseslint.config(
   {
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  // Plain JavaScript run by node itself (the build, which runs before dist/ exists), Node's globals.
+  {
+    files: ['scripts/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', performance: 'readonly' },
+    },
   },
   // The cabinet's browser script: plain JavaScript served as is, with the browser's globals.
   {

@@ -1,0 +1,115 @@
+/**
+ * `npm run build` (and the first step of `npm start`): src/ compiled to plain JavaScript in
+ * dist/, so the server, the worker and the admin CLI run without tsx at run time. tsx costs the
+ * server about 56 MB resident (on Node 20 its module hooks run in a thread with a V8 heap of
+ * their own, plus the transformed sources: bench/README.md, "Issue 18 leftovers").
+ *
+ * Each file is compiled on its own (esbuild, as tsx itself does on the fly), not bundled: dist/
+ * mirrors src/ file for file, so every path a module finds relative to `import.meta.url` stays
+ * true (`../../assets/icons/`, `./assets/cabinet.css`, `pglite-initdb.js` beside database.js),
+ * names stay as written, and node_modules stay where they are (the output sits directly in the
+ * repository root, beside src/, for those paths and for package resolution). Files of src/ that
+ * are not TypeScript (the cabinet's CSS and browser script) are copied beside their module.
+ *
+ * dist/ is updated in place: a file is written (to a temporary name, then renamed) only when its
+ * content changed, and a file no build produces any more is removed. So a process starting from
+ * dist/ while another `npm start` or `npm run worker` builds never sees a missing or half-written
+ * file: two builds of the same sources write the same bytes.
+ *
+ * Usage: node scripts/build.mjs [--outdir <dir>]: dist (the default) or dist-<name>, directly in
+ * the repository root (both gitignored); the tests build copies of their own there.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = path.join(ROOT, 'src');
+
+const { values } = parseArgs({ options: { outdir: { type: 'string', default: 'dist' } } });
+const outdir = path.resolve(ROOT, values.outdir);
+// Directly in the root (paths relative to a module, package resolution), and a name of its own:
+// the build removes whatever else it finds in there.
+if (path.dirname(outdir) !== ROOT || !/^dist(-[\w.-]+)?$/.test(path.basename(outdir))) {
+  console.error(`build: --outdir must be dist or dist-<name> directly in the repository root, not ${values.outdir}`);
+  process.exit(2);
+}
+
+const started = performance.now();
+const sources = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+  .filter((file) => statSync(path.join(SRC, file)).isFile())
+  .sort();
+const typescript = sources.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+// Read at run time beside their module (src/routes/cabinet/assets/); notes (.md) are not.
+const copied = sources.filter((file) => !file.endsWith('.ts') && !file.endsWith('.md'));
+
+const result = await build({
+  absWorkingDir: ROOT,
+  entryPoints: typescript.map((file) => path.join(SRC, file)),
+  outdir,
+  outbase: SRC,
+  bundle: false,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // Linked maps, without the sources: `NODE_OPTIONS=--enable-source-maps` gives TypeScript
+  // lines in stack traces; without that flag Node never reads them.
+  sourcemap: 'linked',
+  sourcesContent: false,
+  write: false,
+  logLevel: 'warning',
+});
+
+/** Output path (absolute) → bytes. */
+const outputs = new Map(result.outputFiles.map((file) => [file.path, file.contents]));
+for (const file of copied) outputs.set(path.join(outdir, file), readFileSync(path.join(SRC, file)));
+
+let written = 0;
+for (const [file, contents] of outputs) {
+  let current;
+  try {
+    current = readFileSync(file);
+  } catch {
+    current = undefined;
+  }
+  if (current !== undefined && Buffer.compare(current, contents) === 0) continue;
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, file);
+  written++;
+}
+
+// What an earlier build left that this one does not produce (a source since removed or renamed).
+let removed = 0;
+function prune(dir) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      prune(full);
+      try {
+        rmdirSync(full);
+      } catch {
+        // not empty: still in use
+      }
+    } else if (!outputs.has(full) && !entry.name.endsWith('.tmp')) {
+      rmSync(full, { force: true });
+      removed++;
+    }
+  }
+}
+prune(outdir);
+
+const ms = Math.round(performance.now() - started);
+console.error(
+  `build: ${typescript.length} modules and ${copied.length} assets into ${path.relative(ROOT, outdir) || '.'} ` +
+    `(${written} written, ${removed} removed) in ${ms} ms`,
+);
