@@ -1,8 +1,10 @@
 /**
- * The server under test: a real `node --import tsx src/server.ts` process with production-like
- * settings, pinned to the server core when taskset is available, on a fresh PostgreSQL
- * database (created here, dropped on stop) or a fresh PGlite directory. It is started and
- * stopped by the same code as the process tests' servers (test/helpers/process/app-server.ts).
+ * The server under test: a real server process run as `npm start` runs it (dist/server.js, built
+ * once per bench run, with the start script's NODE_OPTIONS, then BENCH_NODE_OPTIONS when set, as
+ * an operator's own would come) with production-like settings, pinned to the server core when
+ * taskset is available, on a fresh PostgreSQL database (created here, dropped on stop) or a fresh
+ * PGlite directory. It is started and stopped by the same code as the process tests' servers
+ * (test/helpers/process/app-server.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ADMIN_TOKEN_FILE } from '../src/embedded-secrets.js';
-import { startServer as startAppServer, type ApiServer } from '../test/helpers/process/app-server.js';
+import { buildServer, DIST_DIR, startServer as startAppServer, type ApiServer } from '../test/helpers/process/app-server.js';
 
 /** The repository (the process harness finds it the same way). */
 export { REPO_ROOT } from '../test/helpers/process/app-server.js';
@@ -70,7 +72,7 @@ export interface ServerOptions {
   plan: CpuPlan;
   /**
    * Directory for V8 CPU profiles (node --cpu-prof), written when the server exits: one per
-   * thread (tsx's loader runs in a worker), default names `CPU.<date>.<time>.<pid>.<tid>.<seq>`.
+   * thread, default names `CPU.<date>.<time>.<pid>.<tid>.<seq>`.
    */
   cpuProfDir?: string | undefined;
   env?: Record<string, string>;
@@ -108,7 +110,13 @@ export const PRODUCTION_LIKE_ENV: Readonly<Record<string, string>> = {
   WORKER: 'off',
 };
 
+let built = false;
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  if (!built) {
+    buildServer(DIST_DIR);
+    built = true;
+  }
   const processes = options.processes ?? 1;
   const ownDataDir = options.dataDir !== undefined;
   if (ownDataDir && options.engine !== 'pglite') throw new Error('a caller\'s DATA_DIR is for the embedded default (PGlite) only');
@@ -138,8 +146,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         ...(ownDataDir ? {} : { SECRETS_KEY: randomBytes(32).toString('hex'), ADMIN_TOKEN: adminToken }),
         ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl, DEPOSIT_XPUB_BTC: TEST_ZPUB }),
         ...(processes > 1 ? { WEB_CONCURRENCY: String(processes) } : {}),
+        // After the start script's own, as an operator's NODE_OPTIONS: to compare heap settings.
+        ...(process.env.BENCH_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS }),
         ...options.env,
       },
+      compiledDir: DIST_DIR,
       nodeOptions: options.cpuProfDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir],
       wrapper: options.plan.taskset && processes === 1 ? ['taskset', '-c', options.plan.serverCpu] : [],
       logFile: path.join(dataDir, ownDataDir ? `server-${options.label}.log` : 'server.log'),

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { createPartner } from '../test/helpers/process/http-client.js';
-import { startWorker } from '../test/helpers/process/app-server.js';
+import { DIST_DIR, startWorker } from '../test/helpers/process/app-server.js';
 import { WebhookReceiver } from '../test/webhooks/webhook-receiver.js';
 import { percentile, runLoad } from './load.js';
 import { PRODUCTION_LIKE_ENV, readCpuSeconds, startServer, type CpuPlan } from './server.js';
 
 /**
- * `--only webhooks`: webhook delivery by one worker process (`npm run worker`) on PostgreSQL to
+ * `--only webhooks`: webhook delivery by one worker process (`npm run worker`: dist/, which the
+ * server's start has built) on PostgreSQL to
  * a local receiver that answers 204 (issue 15's bars: at least 10,000 events delivered per
  * minute per worker, the oldest pending delivery under 2 s under the order load).
  * - Under load: orders are created (one order.created event each) by `connections` clients for
@@ -49,7 +50,7 @@ export async function webhookBench(plan: CpuPlan, orderBody: string, seconds: nu
     };
 
     // Under load, the worker running.
-    let worker = await startWorker('bench:webhook-worker', workerEnv, 90_000);
+    let worker = await startWorker('bench:webhook-worker', workerEnv, 90_000, DIST_DIR);
     log(`webhooks: ${seconds} s of order creation with one worker delivering`);
     let oldestMax = 0;
     let sampling = true;
@@ -90,7 +91,7 @@ export async function webhookBench(plan: CpuPlan, orderBody: string, seconds: nu
       expectStatus: 202,
     });
     log(`webhooks: one worker drains ${backlog.ok} events`);
-    worker = await startWorker('bench:webhook-worker-2', workerEnv, 90_000);
+    worker = await startWorker('bench:webhook-worker-2', workerEnv, 90_000, DIST_DIR);
     const cpuBefore = readCpuSeconds(worker.pid);
     await waitDelivered(receiver, backlog.ok, 120_000);
     const cpu = readCpuSeconds(worker.pid) - cpuBefore;

@@ -1,9 +1,10 @@
 /**
- * `node --import tsx scripts/smoke-server.ts`: the service starts and answers on the Node.js
- * that runs this script. It starts `src/server.ts` as `npm start` does (embedded PGlite, the
- * static price source) with the same node, a temporary DATA_DIR and PORT=0, then asks
- * /healthz, /api/v1/currencies and a float rate, and stops the server (SIGTERM, then SIGKILL),
- * leaving no process and no directory behind. Exit 0 when every answer is as expected.
+ * `node --import tsx scripts/smoke-server.ts`: the service builds, starts and answers on the
+ * Node.js that runs this script. It builds dist/ and starts dist/server.js as `npm start` does
+ * (its NODE_OPTIONS, embedded PGlite, the static price source) with the same node, a temporary
+ * DATA_DIR and PORT=0, then asks /healthz, /api/v1/currencies and a float rate, and stops the
+ * server (SIGTERM, then SIGKILL), leaving no process and no directory behind (dist/ stays, as
+ * after `npm start`). Exit 0 when every answer is as expected.
  *
  * .ci/run runs it under Node.js 24 (the registry's `node` package) while the machine keeps its
  * own node, so a break on an LTS the project supports (package.json `engines`) is caught.
@@ -13,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startServer } from '../test/helpers/process/app-server.js';
+import { buildServer, DIST_DIR, startServer } from '../test/helpers/process/app-server.js';
 import { http } from '../test/helpers/process/http-client.js';
 import { killAll } from '../test/helpers/process/managed-process.js';
 
@@ -21,7 +22,8 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'epa-smoke-'));
 const started = performance.now();
 let ok = false;
 try {
-  const server = await startServer({ name: 'smoke', dataDir, env: { WORKER: 'off', LOG_LEVEL: 'warn' }, timeoutMs: 120_000 });
+  buildServer(DIST_DIR);
+  const server = await startServer({ name: 'smoke', dataDir, env: { WORKER: 'off', LOG_LEVEL: 'warn' }, timeoutMs: 120_000, compiledDir: DIST_DIR });
   console.log(`node ${process.version}: server listening at ${server.url} after ${Math.round(performance.now() - started)} ms`);
 
   const health = await http(server.url, 'GET', '/healthz');

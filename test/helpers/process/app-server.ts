@@ -1,8 +1,11 @@
 /**
- * The service's own processes, started as `npm start` and `npm run worker` start them: an API
- * server (`src/server.ts`) and a lifecycle worker (`src/worker/main.ts`). Used by the process
- * tests (test/process/), `npm run check:concurrency`, the bench and the Node.js LTS smoke test.
+ * The service's own processes: an API server (`src/server.ts`) and a lifecycle worker
+ * (`src/worker/main.ts`), run from src/ through tsx (the tests: no build per run), or the API
+ * server as `npm start` runs it, compiled (`compiledDir`: scripts/build.mjs's output, which the
+ * bench and the Node.js LTS smoke test use). Used by the process tests (test/process/),
+ * `npm run check:concurrency`, the bench and the smoke test.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +13,8 @@ import { API_URL_FILE } from '../../../src/embedded-secrets.js';
 import { childEnv, spawnManaged, waitUntilReady, type ManagedProcess } from './managed-process.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** Where `npm run build` (scripts/build.mjs) writes the compiled server, and `npm start` runs it. */
+export const DIST_DIR = path.join(REPO_ROOT, 'dist');
 const SERVER_ENTRY = path.join(REPO_ROOT, 'src/server.ts');
 const WORKER_ENTRY = path.join(REPO_ROOT, 'src/worker/main.ts');
 
@@ -25,15 +30,40 @@ export interface NodeProcessOptions {
 }
 
 /**
- * `node --import tsx <entry>` from the repository root with exactly `env` (see childEnv), plus a
- * PostgreSQL connect timeout of 10 s unless `env` names one: a loaded test machine can take
- * more than the 2 s default to start a backend when a burst opens a whole pool at once.
+ * `node --import tsx <entry>` (a .ts entry) or `node <entry>` (compiled JavaScript) from the
+ * repository root with exactly `env` (see childEnv), plus a PostgreSQL connect timeout of 10 s
+ * unless `env` names one: a loaded test machine can take more than the 2 s default to start a
+ * backend when a burst opens a whole pool at once.
  */
 export function spawnNode(name: string, entry: string, env: Record<string, string>, options: NodeProcessOptions = {}): ManagedProcess {
-  const argv = [...(options.wrapper ?? []), process.execPath, ...(options.nodeOptions ?? []), '--import', 'tsx', entry, ...(options.args ?? [])];
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const argv = [...(options.wrapper ?? []), process.execPath, ...(options.nodeOptions ?? []), ...loader, entry, ...(options.args ?? [])];
   const [command = process.execPath, ...args] = argv;
   const withTimeout = { DATABASE_CONNECT_TIMEOUT_MS: '10000', ...env };
   return spawnManaged(name, command, args, { env: childEnv(withTimeout), cwd: REPO_ROOT, logFile: options.logFile });
+}
+
+/**
+ * The NODE_OPTIONS `npm start` gives the server by default (package.json's start script:
+ * `NODE_OPTIONS="<these> $NODE_OPTIONS" node dist/server.js`, so an operator's own NODE_OPTIONS
+ * come after and win), read from there so that what the bench measures cannot drift from it.
+ */
+export function npmStartNodeOptions(): string {
+  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const start = manifest.scripts?.start ?? '';
+  const match = /^NODE_OPTIONS="([^"$]*?) ?\$NODE_OPTIONS" node dist\/server\.js$/.exec(start);
+  if (match?.[1] === undefined) throw new Error(`package.json's start script is not NODE_OPTIONS="<options> $NODE_OPTIONS" node dist/server.js: ${start}`);
+  return match[1];
+}
+
+/**
+ * `node scripts/build.mjs --outdir <outdir>` (what `npm run build` and `npm start` run): src/
+ * compiled into `outdir`, a directory directly in the repository root (default dist/). About a
+ * second; throws with the build's output when it fails.
+ */
+export function buildServer(outdir = DIST_DIR): void {
+  const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build.mjs'), '--outdir', outdir], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`building the server failed (${result.status ?? result.signal}): ${result.stderr}${result.stdout}`);
 }
 
 export interface ApiServer extends ManagedProcess {
@@ -53,10 +83,17 @@ export interface StartServerOptions extends NodeProcessOptions {
   /** DATA_DIR (required: the server writes its `api-url` there). */
   dataDir: string;
   timeoutMs?: number;
+  /**
+   * Run `<compiledDir>/server.js` (the output of `node scripts/build.mjs --outdir <dir>`, built by
+   * the caller; DIST_DIR is what `npm start` runs) as `npm start` runs it, with its NODE_OPTIONS
+   * (npmStartNodeOptions; `env.NODE_OPTIONS` is added after them), instead of `src/server.ts`
+   * through tsx. The directory must sit directly in the repository root, as dist/ does.
+   */
+  compiledDir?: string;
 }
 
 /**
- * Starts `src/server.ts` and resolves once it listens and /healthz answers 200. A stale
+ * Starts `src/server.ts` (or the compiled `server.js`) and resolves once it listens and /healthz answers 200. A stale
  * `api-url` left by a killed predecessor is removed first, so the wait sees this life's file.
  * A server that exits while starting fails at once, with its last output.
  */
@@ -64,7 +101,13 @@ export async function startServer(options: StartServerOptions): Promise<ApiServe
   const apiUrlFile = path.join(options.dataDir, API_URL_FILE);
   rmSync(apiUrlFile, { force: true });
   const port = options.env.PORT ?? '0';
-  const proc = spawnNode(options.name ?? `server:${port}`, SERVER_ENTRY, { ...options.env, PORT: port, DATA_DIR: options.dataDir }, options);
+  let entry = SERVER_ENTRY;
+  let env: Record<string, string> = { ...options.env, PORT: port, DATA_DIR: options.dataDir };
+  if (options.compiledDir !== undefined) {
+    entry = path.join(options.compiledDir, 'server.js');
+    env = { ...env, NODE_OPTIONS: `${npmStartNodeOptions()} ${options.env.NODE_OPTIONS ?? ''}`.trim() };
+  }
+  const proc = spawnNode(options.name ?? `server:${port}`, entry, env, options);
   const url = await waitUntilReady(
     proc,
     async () => {
@@ -80,11 +123,12 @@ export async function startServer(options: StartServerOptions): Promise<ApiServe
 }
 
 /**
- * Starts `src/worker/main.ts` (`npm run worker`) and resolves once it logs that it runs
- * (needs LOG_LEVEL info or lower in `env`; info is the default).
+ * Starts `src/worker/main.ts` through tsx, or `<compiledDir>/worker/main.js` as `npm run worker`
+ * runs it, and resolves once it logs that it runs (needs LOG_LEVEL info or lower in `env`; info
+ * is the default).
  */
-export async function startWorker(name: string, env: Record<string, string>, timeoutMs = 60_000): Promise<ManagedProcess> {
-  const proc = spawnNode(name, WORKER_ENTRY, env);
+export async function startWorker(name: string, env: Record<string, string>, timeoutMs = 60_000, compiledDir?: string): Promise<ManagedProcess> {
+  const proc = spawnNode(name, compiledDir === undefined ? WORKER_ENTRY : path.join(compiledDir, 'worker', 'main.js'), env);
   await waitUntilReady(proc, () => proc.saw(/lifecycle worker running/), { timeoutMs });
   return proc;
 }

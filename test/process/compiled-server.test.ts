@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildServer, REPO_ROOT, startServer, type ApiServer } from '../helpers/process/app-server.js';
+import { http } from '../helpers/process/http-client.js';
+import { killAll } from '../helpers/process/managed-process.js';
+import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
+
+/**
+ * `npm start` runs the compiled server (scripts/build.mjs → dist/server.js, no tsx at run time),
+ * while the other process tests run src/ through tsx. This builds into a directory of its own
+ * (beside dist/, as the files a module reads relative to itself need), starts the compiled
+ * server on this pass's engine and asks what only a correct build serves: files read at run time
+ * relative to a module (the cabinet's assets, the coin icons), and the API itself.
+ */
+const engine = testEngine();
+
+describe(`the compiled server (${engine})`, { timeout: 120_000 }, () => {
+  const outdir = mkdtempSync(path.join(REPO_ROOT, 'dist-test-'));
+  const dataDir = newDataDir('epa-compiled-');
+  let database: TestDatabase | undefined;
+  let server: ApiServer;
+
+  before(async () => {
+    buildServer(outdir);
+    let env: Record<string, string> = { SECRETS_KEY: randomBytes(32).toString('hex'), ADMIN_TOKEN: randomBytes(32).toString('base64url'), WORKER: 'off', LOG_LEVEL: 'warn' };
+    if (engine === 'postgres') {
+      database = await createTestDatabase('postgres');
+      env = { ...env, DATABASE_URL: database.url ?? '' };
+    }
+    server = await startServer({ name: 'compiled', env, dataDir, compiledDir: outdir });
+  });
+
+  after(async () => {
+    await killAll();
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(outdir, { recursive: true, force: true });
+  });
+
+  it('has the PGlite initdb child beside the database module, as database.ts runs it', () => {
+    assert.ok(existsSync(path.join(outdir, 'db', 'database.js')));
+    assert.ok(existsSync(path.join(outdir, 'db', 'pglite-initdb.js')));
+  });
+
+  it('starts and answers: the API, the cabinet assets and the coin icons', async () => {
+    const currencies = await http(server.url, 'GET', '/api/v1/currencies');
+    assert.equal(currencies.status, 200, currencies.text);
+    assert.ok((JSON.parse(currencies.text) as unknown[]).length > 0);
+
+    const css = await http(server.url, 'GET', '/cabinet/assets/cabinet.css');
+    assert.equal(css.status, 200, css.text);
+    assert.match(css.text, /\{/);
+
+    // TON's icon is the project's own (assets/icons), BTC's comes from the cryptocurrency-icons package.
+    for (const icon of ['ton.svg', 'btc.svg']) {
+      const res = await http(server.url, 'GET', `/static/icons/${icon}`);
+      assert.equal(res.status, 200, `${icon}: ${res.text.slice(0, 200)}`);
+      assert.match(res.text, /<svg/);
+    }
+
+    await server.stop(10_000);
+    assert.equal(server.running, false);
+  });
+});
