@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { srcModule } from '../helpers/compiled-src.js';
 
 /**
  * The embedded store on disk: PGlite only, whatever TEST_ENGINE says (PostgreSQL has no data
@@ -14,7 +15,8 @@ import { fileURLToPath } from 'node:url';
  * not exit on its own).
  */
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const moduleUrl = (file: string): string => new URL(`../../src/db/${file}`, import.meta.url).href;
+const database = srcModule('db/database.ts');
+const migrate = srcModule('db/migrate.ts');
 
 interface ChildResult {
   code: number | null;
@@ -29,8 +31,8 @@ interface ChildResult {
  */
 function startChild(dataDir: string, body: string): ChildProcessWithoutNullStreams {
   const script = `
-    const { openDatabase } = await import(${JSON.stringify(moduleUrl('database.ts'))});
-    const { migrateToLatest } = await import(${JSON.stringify(moduleUrl('migrate.ts'))});
+    const { openDatabase } = await import(${JSON.stringify(pathToFileURL(database.file).href)});
+    const { migrateToLatest } = await import(${JSON.stringify(pathToFileURL(migrate.file).href)});
     const { sql } = await import('kysely');
     const dataDir = ${JSON.stringify(dataDir)};
     const emit = (value) => process.stdout.write(JSON.stringify(value) + '\\n');
@@ -42,7 +44,8 @@ function startChild(dataDir: string, body: string): ChildProcessWithoutNullStrea
     }
     process.exit(0);
   `;
-  return spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT });
+  // The run's compiled src/ when there is one (no loader), else the sources through tsx.
+  return spawn(process.execPath, [...database.loader, '--input-type=module', '-e', script], { cwd: REPO_ROOT });
 }
 
 function collect(child: ChildProcessWithoutNullStreams): { result: Promise<ChildResult>; emitted: ChildResult['emitted']; next: () => Promise<Record<string, unknown>> } {

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runAdmin } from '../../src/cli/admin-run.js';
+import { srcModule } from './compiled-src.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** What a CLI run may not inherit from the test process: it would point it elsewhere. */
@@ -35,7 +36,8 @@ export async function runAdminCli(args: string[], env: Record<string, string>, o
 }
 
 /**
- * `node --import tsx src/cli/admin.ts <args>` as a child process, asynchronously (the app it
+ * `node --import tsx src/cli/admin.ts <args>` as a child process (the run's compiled
+ * `cli/admin.js` under `npm test`: test/helpers/compiled-src.ts), asynchronously (the app it
  * talks to runs in this process). Its environment is this process's without any ADMIN_*,
  * DATA_DIR or PORT, plus `env`. About a second per run: for what only the binary shows
  * (exit codes, which stream the output goes to).
@@ -43,10 +45,11 @@ export async function runAdminCli(args: string[], env: Record<string, string>, o
 export function spawnAdminCli(args: string[], env: Record<string, string>, outputs?: string[]): Promise<CliRun> {
   const inherited = { ...process.env };
   for (const name of TARGET_VARIABLES) delete inherited[name];
+  const cli = srcModule('cli/admin.ts');
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/admin.ts', ...args],
+      [...cli.loader, cli.file, ...args],
       { cwd: ROOT, env: { ...inherited, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => {
         outputs?.push(stdout, stderr);

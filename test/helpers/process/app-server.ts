@@ -1,8 +1,8 @@
 /**
  * The service's own processes: an API server (`src/server.ts`) and a lifecycle worker
- * (`src/worker/main.ts`), run from src/ through tsx (the tests: no build per run), or the API
- * server as `npm start` runs it, compiled (`compiledDir`: scripts/build.mjs's output, which the
- * bench and the Node.js LTS smoke test use). Used by the process tests (test/process/),
+ * (`src/worker/main.ts`), compiled as `npm start` runs them (`compiledDir`: scripts/build.mjs's
+ * output; under `npm test` the run's own build, test/helpers/compiled-src.ts; the bench and the
+ * Node.js LTS smoke test build dist/), or from src/ through tsx (a test file run alone). Used by the process tests (test/process/),
  * `npm run check:concurrency`, the bench and the smoke test.
  */
 import { spawnSync } from 'node:child_process';
@@ -10,6 +10,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_URL_FILE } from '../../../src/embedded-secrets.js';
+import { COMPILED_DIR } from '../compiled-src.js';
 import { childEnv, spawnManaged, waitUntilReady, type ManagedProcess } from './managed-process.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -87,7 +88,8 @@ export interface StartServerOptions extends NodeProcessOptions {
    * Run `<compiledDir>/server.js` (the output of `node scripts/build.mjs --outdir <dir>`, built by
    * the caller; DIST_DIR is what `npm start` runs) as `npm start` runs it, with its NODE_OPTIONS
    * (npmStartNodeOptions; `env.NODE_OPTIONS` is added after them), instead of `src/server.ts`
-   * through tsx. The directory must sit directly in the repository root, as dist/ does.
+   * through tsx. The directory must sit directly in the repository root, as dist/ does. Default:
+   * the run's compiled src/ under `npm test` (TEST_COMPILED_DIR), else none.
    */
   compiledDir?: string;
 }
@@ -103,8 +105,10 @@ export async function startServer(options: StartServerOptions): Promise<ApiServe
   const port = options.env.PORT ?? '0';
   let entry = SERVER_ENTRY;
   let env: Record<string, string> = { ...options.env, PORT: port, DATA_DIR: options.dataDir };
-  if (options.compiledDir !== undefined) {
-    entry = path.join(options.compiledDir, 'server.js');
+  // Under `npm test`, the run's compiled src/ (test/helpers/compiled-src.ts) unless told otherwise.
+  const compiledDir = options.compiledDir ?? COMPILED_DIR;
+  if (compiledDir !== undefined) {
+    entry = path.join(compiledDir, 'server.js');
     env = { ...env, NODE_OPTIONS: `${npmStartNodeOptions()} ${options.env.NODE_OPTIONS ?? ''}`.trim() };
   }
   const proc = spawnNode(options.name ?? `server:${port}`, entry, env, options);
@@ -127,7 +131,7 @@ export async function startServer(options: StartServerOptions): Promise<ApiServe
  * runs it, and resolves once it logs that it runs (needs LOG_LEVEL info or lower in `env`; info
  * is the default).
  */
-export async function startWorker(name: string, env: Record<string, string>, timeoutMs = 60_000, compiledDir?: string): Promise<ManagedProcess> {
+export async function startWorker(name: string, env: Record<string, string>, timeoutMs = 60_000, compiledDir = COMPILED_DIR): Promise<ManagedProcess> {
   const proc = spawnNode(name, compiledDir === undefined ? WORKER_ENTRY : path.join(compiledDir, 'worker', 'main.js'), env);
   await waitUntilReady(proc, () => proc.saw(/lifecycle worker running/), { timeoutMs });
   return proc;
