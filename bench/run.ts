@@ -625,7 +625,7 @@ async function profileSection(): Promise<string> {
   let text = '\n## Profiles (server main thread, --cpu-prof, samples inside the measured runs only)\n\n';
   for (const { label, windows } of profiled) {
     try {
-      // The main thread's profile has thread id 0; the others are tsx's loader worker.
+      // The main thread's profile has thread id 0 (a server run through tsx also had its loader's).
       const dir = path.join(PROFILE_DIR, label);
       const main = (await readdir(dir)).filter((name) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(name)).sort().pop();
       if (main === undefined) throw new Error(`no main-thread profile in ${dir}`);
