@@ -3,28 +3,30 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { COMPILED_DIR } from '../helpers/compiled-src.js';
 import { buildServer, REPO_ROOT, startServer, type ApiServer } from '../helpers/process/app-server.js';
 import { http } from '../helpers/process/http-client.js';
 import { killAll } from '../helpers/process/managed-process.js';
 import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
- * `npm start` runs the compiled server (scripts/build.mjs → dist/server.js, no tsx at run time),
- * while the other process tests run src/ through tsx. This builds into a directory of its own
- * (beside dist/, as the files a module reads relative to itself need), starts the compiled
- * server on this pass's engine and asks what only a correct build serves: files read at run time
- * relative to a module (the cabinet's assets, the coin icons), and the API itself.
+ * `npm start` runs the compiled server (scripts/build.mjs → dist/server.js, no tsx at run time).
+ * Under `npm test` this uses the run's own build (TEST_COMPILED_DIR); run alone, it builds into a
+ * directory of its own beside dist/ (as the files a module reads relative to itself need). It
+ * starts the compiled server on this pass's engine and asks what only a correct build serves:
+ * files read at run time relative to a module (the cabinet's assets, the coin icons), and the API.
  */
 const engine = testEngine();
 
 describe(`the compiled server (${engine})`, { timeout: 120_000 }, () => {
-  const outdir = mkdtempSync(path.join(REPO_ROOT, 'dist-test-'));
+  const ownBuild = COMPILED_DIR === undefined;
+  const outdir = COMPILED_DIR ?? mkdtempSync(path.join(REPO_ROOT, 'dist-test-'));
   const dataDir = newDataDir('epa-compiled-');
   let database: TestDatabase | undefined;
   let server: ApiServer;
 
   before(async () => {
-    buildServer(outdir);
+    if (ownBuild) buildServer(outdir);
     let env: Record<string, string> = { SECRETS_KEY: randomBytes(32).toString('hex'), ADMIN_TOKEN: randomBytes(32).toString('base64url'), WORKER: 'off', LOG_LEVEL: 'warn' };
     if (engine === 'postgres') {
       database = await createTestDatabase('postgres');
@@ -37,7 +39,7 @@ describe(`the compiled server (${engine})`, { timeout: 120_000 }, () => {
     await killAll();
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(outdir, { recursive: true, force: true });
+    if (ownBuild) rmSync(outdir, { recursive: true, force: true });
   });
 
   it('has the PGlite initdb child beside the database module, as database.ts runs it', () => {
