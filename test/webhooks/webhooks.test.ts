@@ -467,7 +467,8 @@ describe('webhooks (DESIGN §8)', () => {
       settings: { concurrency: 1, perEndpoint: 1, timeoutMs: 1000, pollMs: 50 },
     });
     assert.equal(await stalled.tick(), 1);
-    clock.advance(60_000);
+    // Just past A's lease (its 1 s bound and the 2 s margin): no other test's retry becomes due.
+    clock.advance(3_001);
     // Worker B claims the lapsed lease and delivers.
     assert.equal(await deliver(), 1);
     answerA({ delivered: false, statusCode: 500, durationMs: 60_000, error: 'HTTP 500: late', bytesRead: 6 });
