@@ -89,9 +89,9 @@ export default tseslint.config(
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
   },
-  // Plain JavaScript run by node itself (the build, which runs before dist/ exists), Node's globals.
+  // Plain JavaScript run by node itself (the build, before dist/ exists; the bench's GC preload).
   {
-    files: ['scripts/*.mjs'],
+    files: ['scripts/*.mjs', 'bench/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
