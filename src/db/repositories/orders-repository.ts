@@ -59,12 +59,15 @@ const FULL_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').se
 const PARTNER_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').select(PARTNER_ORDER_COLUMNS), 'partner_order');
 
 /**
- * The same, read as the response writes it (timestamps as ISO text, NUMERIC as its JSON number:
- * PARTNER_ORDER_WIRE_SELECT): GET /partner/orders/{id} parses no Date or decimal per row only to
- * write it back.
+ * The view's columns as the response writes them (timestamps as ISO text, NUMERIC as its JSON
+ * number: PARTNER_ORDER_WIRE_SELECT), as Kysely selections: GET /partner/orders/{id} and the
+ * list select these, so neither parses a Date or decimal per row only to write it back.
  */
+export const PARTNER_ORDER_WIRE_SELECTIONS = PARTNER_ORDER_WIRE_SELECT.map(([column, expression]) => sql.raw<unknown>(expression).as(column));
+
+/** GET /partner/orders/{id}'s query over PARTNER_ORDER_WIRE_SELECTIONS. */
 const PARTNER_ORDER_WIRE = compilePartnerOrderQueries(
-  sqlBuilder.selectFrom('orders').select(PARTNER_ORDER_WIRE_SELECT.map(([column, expression]) => sql.raw<unknown>(expression).as(column))),
+  sqlBuilder.selectFrom('orders').select(PARTNER_ORDER_WIRE_SELECTIONS),
   'partner_order_wire',
 ) as unknown as PartnerOrderQueries<PartnerOrderWireRow>;
 

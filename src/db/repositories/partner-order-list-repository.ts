@@ -1,13 +1,9 @@
-import { sql, type ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import { searchSpellings } from '../../domain/order-search.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Database, Db } from '../schema/index.js';
-import {
-  PARTNER_ORDER_COLUMNS,
-  PARTNER_ORDER_WIRE_SELECT,
-  type PartnerOrderRow,
-  type PartnerOrderWireRow,
-} from '../views/partner-order-view.js';
+import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow, type PartnerOrderWireRow } from '../views/partner-order-view.js';
+import { PARTNER_ORDER_WIRE_SELECTIONS } from './orders-repository.js';
 
 /** A position in a partner's list: the last order of a page, in its (created_at, id) order. */
 export interface OrderListPosition {
@@ -83,7 +79,7 @@ export async function listPartnerOrders(
 }
 
 /**
- * The same page read as GET /partner/orders writes it (PARTNER_ORDER_WIRE_SELECT: timestamps as
+ * The same page read as GET /partner/orders writes it (PARTNER_ORDER_WIRE_SELECTIONS: timestamps as
  * ISO text, NUMERIC as its JSON number), so a page of orders parses no Date or decimal only to
  * write it back.
  */
@@ -93,8 +89,7 @@ export async function listPartnerOrdersWire(
   filter: PartnerOrderFilter,
   page: OrderListPage,
 ): Promise<PartnerOrderWireRow[]> {
-  const wireSelect = PARTNER_ORDER_WIRE_SELECT.map(([column, expression]) => sql.raw<unknown>(expression).as(column));
-  const rows = await filteredOrders(db, partnerId, filter, page).select(wireSelect).execute();
+  const rows = await filteredOrders(db, partnerId, filter, page).select(PARTNER_ORDER_WIRE_SELECTIONS).execute();
   return rows as unknown as PartnerOrderWireRow[];
 }
 
