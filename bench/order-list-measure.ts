@@ -3,14 +3,14 @@
  * bench partner one of them (bench/order-list-seed.ts), and four first pages of
  * GET /partner/orders (DESIGN §7.2) drawn in turn: unfiltered, by status, by coin_from, and a
  * search by recipient address. The ceiling, pgbench, runs the very selects the repository builds
- * for those four requests (partnerOrderListQuery, page size + 1 as the service asks), with the
+ * for those four requests (partnerOrderListWireQuery, page size + 1 as the service asks), with the
  * parameters written into the SQL.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/database.js';
-import { partnerOrderListQuery, type PartnerOrderFilter } from '../src/db/repositories/partner-order-list-repository.js';
+import { partnerOrderListWireQuery, type PartnerOrderFilter } from '../src/db/repositories/partner-order-list-repository.js';
 import { SEED_PARTNERS, seedOrders } from './order-list-seed.js';
 
 /** The page size the partner asks for (the API's default). */
@@ -46,7 +46,7 @@ export async function prepareOrderList(databaseUrl: string, partnerId: string): 
     const now = new Date();
     const scripts = await Promise.all(
       cases.map(async ([, filter], i) => {
-        const compiled = partnerOrderListQuery(handle.db, partnerId, { sandbox: false, ...filter }, { limit: PAGE + 1, now }).compile();
+        const compiled = partnerOrderListWireQuery(handle.db, partnerId, { sandbox: false, ...filter }, { limit: PAGE + 1, now }).compile();
         const file = path.join(dir, `list-${i}.sql`);
         await writeFile(file, `${withLiterals(compiled.sql, compiled.parameters)};\n`);
         return file;

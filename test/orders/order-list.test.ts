@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { CompiledQuery, sql } from 'kysely';
-import { partnerOrderListQuery } from '../../src/db/repositories/partner-order-list-repository.js';
+import { partnerOrderListQuery, partnerOrderListWireQuery } from '../../src/db/repositories/partner-order-list-repository.js';
 import { buildTestApp, ManualClock } from '../helpers/test-app.js';
 import { assertError } from '../rates/rates-helpers.js';
 import {
@@ -181,7 +181,7 @@ describe('GET /partner/orders', () => {
     assert.deepEqual(ids(await page(`search=${evm.slice(0, 41)}`)), []);
   });
 
-  it('a hex search plans as an exact one: each search column\'s index, no sequential scan (EXPLAIN)', async () => {
+  it('plans: a hex search as an exact one (each search column\'s index, no sequential scan), the page in the list index\'s order (EXPLAIN)', async () => {
     const eth = created.find((o) => o.coin_from === 'ETH');
     assert.ok(eth !== undefined);
     const evm = String(eth.deposit_address);
@@ -206,6 +206,10 @@ describe('GET /partner/orders', () => {
           const result = await tx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (costs off) ${compiled.sql}`, [...compiled.parameters]));
           plans[name ?? ''] = result.rows.map((row) => row['QUERY PLAN']).join('\n');
         }
+        // The page GET /partner/orders runs (the wire select), unfiltered.
+        const page = partnerOrderListWireQuery(tx, h.partner.id, { sandbox: false }, { limit: 21, now: h.clock.now() }).compile();
+        const pagePlan = await tx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (costs off) ${page.sql}`, [...page.parameters]));
+        plans.page = pagePlan.rows.map((row) => row['QUERY PLAN']).join('\n');
         throw rolledBack;
       }),
       (error) => error === rolledBack,
@@ -219,6 +223,12 @@ describe('GET /partner/orders', () => {
     // The same indexes as an exact (bech32) search's plan.
     const indexes = (text: string) => [...text.matchAll(/on (orders_\w+)/g)].map((match) => match[1]).sort();
     assert.deepEqual(indexes(hex), indexes(plans.exact ?? ''));
+    // The unfiltered page walks the list index in its order and stops at the page: no Sort of
+    // every order of the partner (the wire select names its to_char text created_at; an
+    // ORDER BY that meant that text sorted them all).
+    const page = plans.page ?? '';
+    assert.match(page, /Index Scan Backward using orders_partner_list_idx/, page);
+    assert.doesNotMatch(page, /Sort/, page);
   });
 
   it('never another partner\'s order: its own list, a search by id, a filter', async () => {
