@@ -90,7 +90,7 @@ export class WebhookWorker {
     const clock = deps.clock;
     new Gauge({
       name: 'webhook_queue_depth',
-      help: `Webhook deliveries due now and not yet delivered (refreshed every ${QUEUE_STATS_MS / 1000} s).`,
+      help: `Webhook deliveries due now and not yet delivered, of enabled endpoints (refreshed every ${QUEUE_STATS_MS / 1000} s).`,
       registers,
       collect() {
         this.set(current().due);
@@ -98,7 +98,7 @@ export class WebhookWorker {
     });
     new Gauge({
       name: 'webhook_queue_oldest_pending_seconds',
-      help: 'How long the most overdue webhook delivery has been due (0 when none is).',
+      help: 'How long the most overdue webhook delivery of an enabled endpoint has been due (0 when none is).',
       registers,
       collect() {
         const oldest = current().oldestDueAt;

@@ -3,12 +3,13 @@ import { after, before, describe, it, mock } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhook-events.js';
 import { createMetrics } from '../../src/metrics.js';
-import { WebhookSender } from '../../src/services/webhook-sender.js';
+import { WebhookSender, type SendOutcome } from '../../src/services/webhook-sender.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAdminCli } from '../helpers/admin-cli.js';
 import { runSecuritySuite, type SuitePartner } from '../helpers/security-suite.js';
+import { waitFor } from '../helpers/process/waits.js';
 import { ManualClock } from '../helpers/test-app.js';
 import { Decimal } from '../../src/domain/money.js';
 import {
@@ -16,6 +17,7 @@ import {
   BTC_CONFIRMATIONS,
   BTC_REFUND,
   createOrder,
+  ETH_RECIPIENT,
   fixedQuote,
   getOrder,
   setConfirmations,
@@ -43,6 +45,7 @@ interface Delivery {
   status: string;
   attempt: number;
   status_code: number | null;
+  duration_ms: number | null;
   error: string | null;
   last_attempt_at: string | null;
   next_attempt_at: string | null;
@@ -297,6 +300,7 @@ describe('webhooks (DESIGN §8)', () => {
       assert.equal(log?.attempt, i + 1);
       assert.equal(log?.status_code, 500);
       assert.equal(log?.error, 'HTTP 500: not now');
+      assert.ok(Number.isInteger(log?.duration_ms) && (log?.duration_ms ?? -1) >= 0, `attempt ${i + 1}: its duration, ms`);
       assert.equal(log?.next_attempt_at, new Date(clock.now().getTime() + delay).toISOString());
       clock.advance(delay - 1);
       assert.equal(await deliver(), 0, `attempt ${i + 2} is not due before its delay`);
@@ -484,30 +488,160 @@ describe('webhooks (DESIGN §8)', () => {
     assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
   });
 
-  it('a hanging receiver holds only its own slots: another endpoint is delivered meanwhile', async () => {
+  it('a hanging receiver holds only its own slots: another endpoint is delivered and the API answers meanwhile', async () => {
     receiver.hang('/hang');
     const slow = await addEndpoint('/hang');
     const fast = await addEndpoint('/fast');
     for (let i = 0; i < 6; i++) await ping(slow.id);
     await ping(fast.id);
+    const TIMEOUT_MS = 1500;
     const worker = h.t.app.runtime.webhookWorker.fork({
-      transport: new WebhookSender({ allowPrivate: true, timeoutMs: 300 }),
+      transport: new WebhookSender({ allowPrivate: true, timeoutMs: TIMEOUT_MS }),
       metrics: createMetrics(),
-      settings: { concurrency: 4, perEndpoint: 2, timeoutMs: 300, pollMs: 50 },
+      settings: { concurrency: 4, perEndpoint: 2, timeoutMs: TIMEOUT_MS, pollMs: 50 },
     });
     // The oldest due are the slow endpoint's: it gets its 2 slots, and the next claim skips it.
     assert.equal(await worker.tick(), 2);
     assert.equal(await worker.tick(), 1);
-    await worker.settled();
+    let hangEnded = false;
+    const settling = worker.settled().then(() => (hangEnded = true));
+    // While the receiver hangs, the other endpoint's delivery arrives and the API answers: neither waits for it.
+    await waitFor('the other endpoint delivered', () => receiver.on('/fast').length === 1, { timeoutMs: TIMEOUT_MS, intervalMs: 10 });
+    const listed = await api('GET', '/webhooks');
+    assert.equal(listed.statusCode, 200, listed.body);
+    assert.equal(hangEnded, false, 'both answered while the hanging attempts were still waiting');
+    await settling;
     assert.equal(receiver.on('/fast').length, 1);
     assert.equal(receiver.on('/hang').length, 2);
     const slowLog = await deliveries(slow.id);
-    assert.deepEqual(slowLog.filter((d) => d.attempt > 0).map((d) => d.error), ['timed out after 300 ms', 'timed out after 300 ms']);
+    const attempted = slowLog.filter((d) => d.attempt > 0);
+    assert.deepEqual(attempted.map((d) => d.error), [`timed out after ${TIMEOUT_MS} ms`, `timed out after ${TIMEOUT_MS} ms`]);
+    // The log's duration is the attempt's own: the whole timeout, give or take the timer's grain.
+    assert.ok(attempted.every((d) => (d.duration_ms ?? 0) >= TIMEOUT_MS - 5 && (d.duration_ms ?? Infinity) < TIMEOUT_MS + 2000), JSON.stringify(attempted));
     // The pings not attempted yet are in the log too, queued (attempt 0, pending, due now).
     const queued = slowLog.filter((d) => d.attempt === 0);
     assert.equal(queued.length, 4);
     assert.ok(queued.every((d) => d.status === 'pending' && d.status_code === null && d.last_attempt_at === null && d.next_attempt_at !== null));
     assert.equal((await deliveries(fast.id))[0]?.status, 'delivered');
     for (const endpoint of [slow, fast]) assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
+  it('workers claiming side by side (SKIP LOCKED) take each delivery once and never pass the per-endpoint cap together', async () => {
+    await deliver();
+    const targets = [await addEndpoint('/crowd-a'), await addEndpoint('/crowd-b'), await addEndpoint('/crowd-c')];
+    const queued: string[] = [];
+    for (const endpoint of targets) for (let i = 0; i < 8; i++) queued.push((await ping(endpoint.id)).event_id);
+    const PER_ENDPOINT = 2;
+    // A transport that holds every answer until the round ends: what a worker claimed stays leased meanwhile.
+    const inFlight = new Map<string, number>();
+    const peak = new Map<string, number>();
+    const sent: string[] = [];
+    const held: (() => void)[] = [];
+    const transport = {
+      send: (url: string, headers: Record<string, string>) => {
+        sent.push(headers['webhook-id'] ?? '');
+        const now = (inFlight.get(url) ?? 0) + 1;
+        inFlight.set(url, now);
+        peak.set(url, Math.max(peak.get(url) ?? 0, now));
+        return new Promise<SendOutcome>((resolve) =>
+          held.push(() => {
+            inFlight.set(url, (inFlight.get(url) ?? 1) - 1);
+            resolve({ delivered: true, statusCode: 204, durationMs: 1, error: null, bytesRead: 0 });
+          }),
+        );
+      },
+      close: () => undefined,
+    };
+    const workers = Array.from({ length: 6 }, () =>
+      h.t.app.runtime.webhookWorker.fork({ transport, metrics: createMetrics(), settings: { concurrency: 4, perEndpoint: PER_ENDPOINT, timeoutMs: 10_000, pollMs: 50 } }),
+    );
+    for (let round = 0; round < 40 && sent.length < queued.length; round++) {
+      // Every worker claims at the same moment; then the answers come and the leases are released.
+      await Promise.all(workers.map((worker) => worker.tick()));
+      for (const release of held.splice(0)) release();
+      await Promise.all(workers.map((worker) => worker.settled()));
+    }
+    assert.deepEqual([...sent].sort(), [...queued].sort(), 'every delivery was sent, and by one worker only');
+    for (const endpoint of targets) {
+      assert.equal(peak.get(endpoint.url), PER_ENDPOINT, `${endpoint.url}: ${PER_ENDPOINT} attempts at most at once, across the six workers`);
+      const log = await deliveries(endpoint.id);
+      assert.equal(log.length, 8);
+      assert.ok(log.every((line) => line.status === 'delivered' && line.attempt === 1), JSON.stringify(log));
+      assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+    }
+  });
+
+  it('an event commits with the move it reports or not at all (the outbox is in the move\'s transaction)', async () => {
+    await deliver();
+    // Earlier tests moved the clock days on: prices as of now, for the orders below.
+    await advance(h, 0);
+    const partner = await h.t.createPartner({ name: 'Outbox', max_open_orders: 1 });
+    const endpoint = await addEndpoint('/outbox', {}, partner.apiKey);
+    const order = await createOrder(h, {}, partner.apiKey);
+    // Order creation: a refused order (over the partner's open-order cap) leaves no event behind.
+    const refused = await h.t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { 'x-api-key': partner.apiKey, 'content-type': 'application/json' },
+      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.5, rate_type: 'float', recipient_address: ETH_RECIPIENT },
+    });
+    assert.equal(refused.statusCode, 422, refused.body);
+    assert.equal(await deliver(), 1);
+    assert.deepEqual(receiver.on('/outbox').map((r) => (JSON.parse(r.body) as EventBody).type), ['order.created']);
+
+    // A move whose transaction fails after the outbox write: neither the move nor its event stays.
+    await assert.rejects(
+      h.t.runtime.lifecycle.apply(order.id, 'cancel', {
+        actor: 'partner',
+        inTransaction: () => Promise.reject(new Error('a write after the outbox failed')),
+      }),
+      /a write after the outbox failed/,
+    );
+    assert.equal((await getOrder(h, order.id, partner.apiKey)).status, 'waiting_deposit');
+    assert.equal(await deliver(), 0, 'no event of a move that did not happen');
+    const stored = () =>
+      h.t.db.handle.db.selectFrom('webhook_events').select(['type']).where('order_id', '=', order.id).orderBy('created_at').execute();
+    assert.deepEqual((await stored()).map((e) => e.type), ['order.created']);
+
+    // The same move, committed: its event with it.
+    assert.equal((await h.t.runtime.lifecycle.apply(order.id, 'cancel', { actor: 'partner' })).ok, true);
+    assert.deepEqual((await stored()).map((e) => e.type), ['order.created', 'order.status_changed']);
+    assert.equal(await deliver(), 1);
+    const cancelled = JSON.parse(receiver.on('/outbox')[1]?.body ?? '{}') as EventBody;
+    assert.deepEqual([cancelled.type, cancelled.data.previous_status, cancelled.data.order?.status], ['order.status_changed', 'waiting_deposit', 'expired']);
+    assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`, undefined, partner.apiKey)).statusCode, 204);
+  });
+
+  it('the queue gauges: deliveries due and how long the oldest has waited, a disabled endpoint\'s apart', async () => {
+    await deliver();
+    const worker = h.t.app.runtime.webhookWorker;
+    const scrape = async () => (await h.t.operator({ method: 'GET', url: '/metrics' })).body;
+    const value = (metrics: string, line: string) => Number(new RegExp(`^${line.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+    await worker.refreshQueueStats();
+    const before = await scrape();
+    assert.equal(value(before, 'webhook_queue_depth'), 0);
+    assert.equal(value(before, 'webhook_queue_oldest_pending_seconds'), 0);
+    const deliveredBefore = value(before, 'webhook_deliveries_total{result="delivered"}');
+
+    const live = await addEndpoint('/gauge-live');
+    const off = await addEndpoint('/gauge-off');
+    await ping(live.id);
+    clock.advance(30_000);
+    await ping(live.id);
+    await ping(off.id);
+    assert.equal((await api('PATCH', `/webhooks/${off.id}`, { enabled: false })).statusCode, 200);
+    clock.advance(60_000);
+    await worker.refreshQueueStats();
+    const waiting = await scrape();
+    assert.equal(value(waiting, 'webhook_queue_depth'), 2, "the disabled endpoint's delivery is not the workers' queue");
+    assert.equal(value(waiting, 'webhook_queue_oldest_pending_seconds'), 90);
+
+    assert.equal(await deliver(), 2);
+    await worker.refreshQueueStats();
+    const drained = await scrape();
+    assert.equal(value(drained, 'webhook_queue_depth'), 0);
+    assert.equal(value(drained, 'webhook_queue_oldest_pending_seconds'), 0);
+    assert.equal(value(drained, 'webhook_deliveries_total{result="delivered"}'), deliveredBefore + 2);
+    for (const endpoint of [live, off]) assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
   });
 });

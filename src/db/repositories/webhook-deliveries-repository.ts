@@ -39,15 +39,17 @@ export interface ClaimLimits {
  * the same row; an endpoint that already holds `perEndpoint` live leases (a slow or hanging
  * receiver) gets none, and one claim gives no endpoint more than it has room for, so one
  * partner's backlog never takes the slots the others' deliveries need.
+ *
+ * The cap holds across workers claiming at the same moment: the claim also locks the endpoint
+ * rows of its candidates (FOR NO KEY UPDATE SKIP LOCKED: an endpoint another claim is leasing
+ * for is skipped, not waited for; order moves that add deliveries only take FOR KEY SHARE, so
+ * they never wait), and counts the endpoints' live leases again after that lock, in a statement
+ * that sees every claim committed before it. The first count, before any lock, only keeps the
+ * endpoints already full out of the candidates.
  */
 export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   return db.transaction().execute(async (tx) => {
-    const busy = await sql<{ endpoint_id: string; n: number }>`
-      select endpoint_id, count(*)::int as n from webhook_deliveries
-      where locked_until > ${now} group by endpoint_id
-    `.execute(tx);
-    const inFlight = new Map(busy.rows.map((row) => [row.endpoint_id, Number(row.n)]));
-    const saturated = [...inFlight].filter(([, n]) => n >= limits.perEndpoint).map(([id]) => id);
+    const saturated = [...(await liveLeases(tx, now))].filter(([, n]) => n >= limits.perEndpoint).map(([id]) => id);
     const candidates = await sql<Omit<ClaimedDelivery, 'lease_until'>>`
       select d.id, d.event_id, d.endpoint_id, d.attempts, ev.type, ev.payload,
         e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since
@@ -61,7 +63,10 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, li
       order by d.next_attempt_at
       limit ${limits.limit}
       for update of d skip locked
+      for no key update of e skip locked
     `.execute(tx);
+    if (candidates.rows.length === 0) return [];
+    const inFlight = await liveLeases(tx, now, [...new Set(candidates.rows.map((row) => row.endpoint_id))]);
     const chosen: ClaimedDelivery[] = [];
     for (const row of candidates.rows) {
       const held = inFlight.get(row.endpoint_id) ?? 0;
@@ -78,6 +83,16 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, li
     }
     return chosen;
   });
+}
+
+/** Live leases (attempts in flight) per endpoint: of every endpoint, or of those given. */
+async function liveLeases(tx: Db, now: Date, endpointIds?: readonly string[]): Promise<Map<string, number>> {
+  const busy = await sql<{ endpoint_id: string; n: number }>`
+    select endpoint_id, count(*)::int as n from webhook_deliveries
+    where locked_until > ${now} ${endpointIds === undefined ? sql`` : sql`and endpoint_id = any(${endpointIds}::uuid[])`}
+    group by endpoint_id
+  `.execute(tx);
+  return new Map(busy.rows.map((row) => [row.endpoint_id, Number(row.n)]));
 }
 
 /** One attempt, as the worker records it. */
@@ -242,7 +257,12 @@ export async function findDelivery(db: Db, id: string): Promise<DeliveryLogRow |
     .executeTakeFirst();
 }
 
-/** The queue as the metrics show it: deliveries due now, how late the most overdue is, and those waiting to retry. */
+/**
+ * The queue as the metrics show it: deliveries due now, how late the most overdue is, and those
+ * waiting to retry. Only enabled endpoints' deliveries are the workers' queue: those of a
+ * disabled endpoint wait, untouched, until it is enabled again, and counting them would make
+ * the queue look stuck (its oldest delivery ever older) while the workers keep up.
+ */
 export interface WebhookQueueStats {
   due: number;
   /** The earliest next_attempt_at among due deliveries; null when none is due. */
@@ -253,10 +273,12 @@ export interface WebhookQueueStats {
 export async function webhookQueueStats(db: Db, now: Date): Promise<WebhookQueueStats> {
   const row = await sql<{ due: number; oldest: Date | null; retrying: number }>`
     select
-      count(*) filter (where next_attempt_at <= ${now})::int as due,
-      min(next_attempt_at) filter (where next_attempt_at <= ${now}) as oldest,
-      count(*) filter (where next_attempt_at > ${now})::int as retrying
-    from webhook_deliveries where status = 'pending'
+      count(*) filter (where d.next_attempt_at <= ${now})::int as due,
+      min(d.next_attempt_at) filter (where d.next_attempt_at <= ${now}) as oldest,
+      count(*) filter (where d.next_attempt_at > ${now})::int as retrying
+    from webhook_deliveries d
+    join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
+    where d.status = 'pending'
   `.execute(db);
   const stats = row.rows[0];
   return { due: Number(stats?.due ?? 0), oldestDueAt: stats?.oldest ?? null, retrying: Number(stats?.retrying ?? 0) };
