@@ -399,7 +399,15 @@ describe('webhooks (DESIGN §8)', () => {
 
   it('in production refuses private and non-https targets at send time and logs each in the delivery log', async () => {
     // Endpoints stored while WEBHOOK_ALLOW_PRIVATE=true, then delivered by a production worker.
-    const targets = ['http://127.0.0.1:9/hook', 'https://127.0.0.1:9/hook', 'https://[::1]:9/hook', 'https://169.254.169.254/latest', 'https://internal.test/hook'];
+    const targets = [
+      'http://127.0.0.1:9/hook',
+      'http://[::1]:9/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'https://127.0.0.1:9/hook',
+      'https://[::1]:9/hook',
+      'https://169.254.169.254/latest',
+      'https://internal.test/hook',
+    ];
     const endpoints: Endpoint[] = [];
     for (const url of targets) {
       const res = await api('POST', '/webhooks', { url });
@@ -415,8 +423,11 @@ describe('webhooks (DESIGN §8)', () => {
     assert.equal(await production.drain(), targets.length);
     const errors = [];
     for (const endpoint of endpoints) errors.push((await deliveries(endpoint.id))[0]?.error);
+    const httpRefused = 'refused: the URL must be an https:// URL (http is allowed only with WEBHOOK_ALLOW_PRIVATE=true)';
     assert.deepEqual(errors, [
-      'refused: the URL must be an https:// URL (http is allowed only with WEBHOOK_ALLOW_PRIVATE=true)',
+      httpRefused,
+      httpRefused,
+      httpRefused,
       'refused: the URL points at 127.0.0.1, which is not a public address',
       'refused: the URL points at ::1, which is not a public address',
       'refused: the URL points at 169.254.169.254, which is not a public address',
