@@ -369,7 +369,14 @@ describe('webhooks (DESIGN §8)', () => {
     const listed = (await api('GET', '/webhooks')).json<{ webhooks: Endpoint[] }>().webhooks.find((e) => e.id === endpoint.id);
     assert.deepEqual([listed?.enabled, listed?.failing_since], [true, started]);
 
-    clock.advance(5 * 24 * 3600_000);
+    // A second short of 5 days failing: still enabled.
+    clock.advance(5 * 24 * 3600_000 - 1000);
+    await ping(endpoint.id);
+    await deliver();
+    const failing = (await api('GET', '/webhooks')).json<{ webhooks: Endpoint[] }>().webhooks.find((e) => e.id === endpoint.id);
+    assert.deepEqual([failing?.enabled, failing?.failing_since], [true, started]);
+
+    clock.advance(1000);
     await ping(endpoint.id);
     await deliver();
     const disabled = (await api('GET', '/webhooks')).json<{ webhooks: Endpoint[] }>().webhooks.find((e) => e.id === endpoint.id);
