@@ -85,6 +85,33 @@ export default tseslint.config(
     },
   },
   ...layers,
+  // The SDK's runtime code (issue 17) runs on Node 20+, in browsers and on edge runtimes: it
+  // imports its own files and its one dependency only (no Node built-in, `node:` or bare), and
+  // uses no Node global; fetch, Web Crypto, TextEncoder, atob/btoa are what it has.
+  {
+    files: ['packages/sdk/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [bareDecimal],
+          patterns: [
+            {
+              regex: '^(?!\\.{1,2}/|lossless-json$)',
+              message: "The SDK imports its own files and lossless-json only: it runs in browsers and edge runtimes, and a new runtime dependency is a decision (docs/decisions.md).",
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'Buffer', 'require', 'module', '__dirname', '__filename', 'global', 'setImmediate'].map((name) => ({
+          name,
+          message: 'A Node global: the SDK runs in browsers and edge runtimes too (fetch and Web Crypto only).',
+        })),
+      ],
+    },
+  },
   {
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
