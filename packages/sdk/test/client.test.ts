@@ -372,6 +372,35 @@ describe('SDK client against the server', () => {
       assert.equal(await countOrders(apiKey), 1);
     });
 
+    it('a 429 is retried on a call that is not idempotent too: the limiter refused it before it ran, so the order is cancelled once', async () => {
+      const { apiKey } = await freshPartner({ rate_limit_per_minute: 2 });
+      const creates: Headers[] = [];
+      const cancels: number[] = [];
+      const client = s.client({
+        apiKey,
+        fetch: async (input, init = {}) => {
+          const res = await fetch(input, init);
+          const { pathname } = new URL(urlOf(input));
+          if (pathname.endsWith('/partner/orders')) creates.push(new Headers(init.headers));
+          if (pathname.endsWith('/cancel')) cancels.push(res.status);
+          return res;
+        },
+      });
+      const first = await client.createOrder(BTC_TO_ETH);
+      const second = await client.createOrder(BTC_TO_ETH); // the key's budget for this minute is spent
+      assert.notEqual(first.id, second.id);
+      assert.notEqual(creates[0]?.get('idempotency-key'), creates[1]?.get('idempotency-key'), 'a new Idempotency-Key per create');
+      const waitsBefore = s.waits.length;
+      const cancelled = await client.cancelOrder(first.id);
+      // Had the refused try cancelled the order, the second would be a 409 (ConflictError).
+      assert.deepEqual(cancels, [429, 200], 'refused by the limiter, then done');
+      assert.equal(cancelled.status, 'expired');
+      assert.equal(cancelled.status_reason, 'cancelled');
+      const waited = s.waits.slice(waitsBefore);
+      assert.equal(waited.length, 1);
+      assert.ok((waited[0] ?? 0) >= 1000 && (waited[0] ?? 0) % 1000 === 0, `the Retry-After seconds: ${waited[0]}`);
+    });
+
     it('an answer lost on the way back: the retry gets the same order, and only one exists', async () => {
       const { apiKey } = await freshPartner();
       let lost = 0;
