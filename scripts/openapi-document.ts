@@ -2,7 +2,7 @@
  * The partner OpenAPI document exactly as the server serves it (GET /api/v1/openapi.json): the
  * whole app built on an in-memory PGlite, asked through `app.inject`. What the lint
  * (scripts/lint-openapi.ts) checks and what the SDK's types are generated from
- * (packages/sdk/scripts/generate.ts): both read the document a partner downloads, not the
+ * (scripts/sdk-generate.ts): both read the document a partner downloads, not the
  * route schemas, since the served one is what @fastify/swagger and the surface split made of them.
  *
  * `node --import tsx scripts/openapi-document.ts [file]` writes it to the file, or to stdout.

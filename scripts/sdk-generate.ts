@@ -4,8 +4,9 @@
  * - `openapi.ts`: the document's types, by openapi-typescript (paths, operations, schemas);
  * - `decimal-fields.ts`: the names of the properties the document types as `number`: decimal
  *   amounts, which the SDK reads and writes as exact decimal strings (integers stay numbers).
- * packages/sdk/test/generated-drift.test.ts fails when the committed files differ from what the
- * current server's document gives: run this script then.
+ * The drift test in packages/sdk/test/client.test.ts ("the committed generated types are what the
+ * served OpenAPI document gives") fails when the committed files differ from what the current
+ * server's document gives: run this script then.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
