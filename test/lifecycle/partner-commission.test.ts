@@ -3,7 +3,17 @@ import { after, before, describe, it } from 'node:test';
 import { findPartner } from '../../src/db/repositories/partners-repository.js';
 import { Decimal } from '../../src/domain/money.js';
 import { partnerCommission } from '../../src/domain/pricing/partner-commission.js';
-import { createOrder, depositAndRun, exactJson, fixedQuote, startHarness, storedOrder, type Harness, type OrderJson } from './lifecycle-helpers.js';
+import {
+  createOrder,
+  depositAndRun,
+  exactJson,
+  fixedQuote,
+  injectFault,
+  startHarness,
+  storedOrder,
+  type Harness,
+  type OrderJson,
+} from './lifecycle-helpers.js';
 // Imported here (not only through lifecycle-helpers) so the test runner runs this file on PostgreSQL too.
 import { ManualClock } from '../helpers/test-app.js';
 
@@ -101,6 +111,34 @@ describe('partner commission', () => {
     assert.equal(mine.commission_usd, result.commission.usd);
     assert.equal(mine.orders, '3');
     assert.deepEqual(mine.by_coin, result.commission.by_coin);
+  });
+
+  it('a payout that fails for good earns nothing: no partner_fee on the Order, and the stats are the sum of partner_fee over every order listed', async () => {
+    const before = await stats();
+    await injectFault(h, 'payout', 1, true);
+    const order = await createOrder(h, { amount_from: '0.3' });
+    const failed = await depositAndRun(h, order.id, 'failed');
+    assert.equal(failed.status_reason, 'payout_failed');
+    assert.equal(failed.partner_fee, null, 'a failed order shows no commission');
+    assert.notEqual((await storedOrder(h, order.id)).partner_fee, null, 'recorded at the exchange, kept for the operator');
+    const result = await stats();
+    assert.deepEqual(result.commission, before.commission, 'nothing earned, nothing counted');
+    assert.equal(result.orders_by_status.failed, String(Number(before.orders_by_status.failed) + 1));
+
+    // What a partner can check from its own Orders: every live order of the period (all were
+    // made and exchanged in it), their partner_fee summed, equals the stats to the last decimal.
+    const listed = await h.t.app.inject({ method: 'GET', url: '/api/v1/partner/orders?limit=100', headers: { 'x-api-key': h.partner.apiKey } });
+    assert.equal(listed.statusCode, 200, listed.body);
+    const page = exactJson<{ orders: OrderJson[]; next_cursor: string | null }>(listed);
+    assert.equal(page.next_cursor, null);
+    assert.ok(page.orders.some((listedOrder) => listedOrder.id === order.id && listedOrder.partner_fee === null));
+    const fees = page.orders.flatMap((listedOrder) => (listedOrder.partner_fee === null ? [] : [listedOrder.partner_fee as Fee]));
+    assert.equal(String(fees.length), result.commission.orders);
+    assert.equal(result.commission.usd, fees.reduce((sum, fee) => sum.plus(fee.usd), new Decimal(0)).toFixed());
+    assert.deepEqual(
+      result.commission.by_coin,
+      [{ coin: 'ETH', amount: fees.reduce((sum, fee) => sum.plus(fee.amount), new Decimal(0)).toFixed(), usd: result.commission.usd }],
+    );
   });
 
   it('the period: before the orders nothing; a reversed or unreadable period is 400', async () => {

@@ -54,9 +54,9 @@ function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
     // v1.1 (DESIGN §7.5): what the table offers now, and the refund hold's end.
     actions: actionsFor(status, orderContext(order, now)),
     refund_hold_until: order.refund_hold_until?.toISOString() ?? null,
-    // v1.1 (DESIGN §7.8): the commission recorded at the exchange moment.
+    // v1.1 (DESIGN §7.8): the commission recorded at the exchange moment; none on a failed order (nothing earned).
     partner_fee:
-      order.partner_fee === null || order.partner_fee_usd === null
+      order.status === 'failed' || order.partner_fee === null || order.partner_fee_usd === null
         ? null
         : { amount: new Decimal(order.partner_fee), coin: order.coin_to, usd: new Decimal(order.partner_fee_usd) },
   };
@@ -179,6 +179,9 @@ describe('GET /partner/orders/{order_id}: the same bytes as before', () => {
     assert.match(body, /"partner_fee":\{"amount":0\.0012,"coin":"ETH","usd":100\}/);
     clock.set(new Date('2026-06-15T12:00:00.001Z'));
     await assertSameBytes('hold lapsed');
+    // Failed after the exchange recorded its commission: nothing earned, the Order shows none.
+    await sql`update orders set status = 'failed', status_reason = 'payout_failed', refund_hold_until = null where id = ${order.id}`.execute(db());
+    assert.match(await assertSameBytes('failed after the exchange'), /"partner_fee":null\}$/);
     await sql`
       update orders set refund_hold_until = null, partner_fee = null, partner_fee_usd = null, volume_usd = null,
         exchanged_at = null, refund_address = null,

@@ -101,16 +101,28 @@ function listOf<Value extends string>(values: readonly Value[]): Kind<readonly V
   };
 }
 
-/** The partner's commission on an order (DESIGN §7.8), as its three columns hold it. */
+/** The partner's commission on an order (DESIGN §7.8), from the columns the exchange recorded it in, and the status. */
 interface FeeColumns {
+  status: OrderStatus;
   partner_fee: string | null;
   partner_fee_usd: string | null;
   coin_to: string;
 }
 
-/** `{"amount", "coin", "usd"}` once the exchange recorded it, else null; amounts exact. */
+/**
+ * Whether the Order shows the fee its exchange recorded: not before the exchange (nothing is
+ * recorded), nor once the order ended failed (its payout failed for good, or the operator failed
+ * it after the exchange): it earned nothing, so neither GET /partner/stats nor the operator's report counts it, and the sum of
+ * the partner_fee the Orders show equals their figure (DESIGN §7.8, issue 14). The columns keep
+ * what the exchange recorded.
+ */
+function earned(row: FeeColumns): row is FeeColumns & { partner_fee: string; partner_fee_usd: string } {
+  return row.status !== 'failed' && row.partner_fee !== null && row.partner_fee_usd !== null;
+}
+
+/** `{"amount", "coin", "usd"}` once the exchange recorded it (unless the order failed), else null; amounts exact. */
 const partnerFee: ViewField<FeeColumns> = {
-  columns: ['partner_fee', 'partner_fee_usd', 'coin_to'],
+  columns: ['status', 'partner_fee', 'partner_fee_usd', 'coin_to'],
   schema: Type.Union(
     [
       Type.Object(
@@ -126,22 +138,18 @@ const partnerFee: ViewField<FeeColumns> = {
     {
       description:
         'v1.1: the partner\'s commission on this order, recorded at the exchange moment (coin_to, and USD at that ' +
-        'moment\'s price); null before the exchange',
+        'moment\'s price); null before the exchange, and on a failed order (nothing earned: GET /partner/stats leaves ' +
+        'it out too)',
     },
   ),
   value: (row) =>
-    row.partner_fee === null || row.partner_fee_usd === null
-      ? null
-      : { amount: new DecimalText(row.partner_fee), coin: row.coin_to, usd: new DecimalText(row.partner_fee_usd) },
+    earned(row) ? { amount: new DecimalText(row.partner_fee), coin: row.coin_to, usd: new DecimalText(row.partner_fee_usd) } : null,
   json: (row) =>
-    row.partner_fee === null || row.partner_fee_usd === null
-      ? 'null'
-      : `{"amount":${decimalTextLiteral(row.partner_fee)},"coin":${writeString(row.coin_to)},"usd":${decimalTextLiteral(row.partner_fee_usd)}}`,
+    earned(row)
+      ? `{"amount":${decimalTextLiteral(row.partner_fee)},"coin":${writeString(row.coin_to)},"usd":${decimalTextLiteral(row.partner_fee_usd)}}`
+      : 'null',
   sql: { partner_fee: 'decimal', partner_fee_usd: 'decimal' },
-  wire: (row) =>
-    row.partner_fee === null || row.partner_fee_usd === null
-      ? 'null'
-      : `{"amount":${row.partner_fee},"coin":${writeString(row.coin_to)},"usd":${row.partner_fee_usd}}`,
+  wire: (row) => (earned(row) ? `{"amount":${row.partner_fee},"coin":${writeString(row.coin_to)},"usd":${row.partner_fee_usd}}` : 'null'),
 };
 
 function nullable<T>(kind: Kind<T>): Kind<T | null> {

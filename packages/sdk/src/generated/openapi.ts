@@ -492,7 +492,7 @@ export interface components {
             id: string;
             network_from: string;
             network_to: string;
-            /** @description v1.1: the partner's commission on this order, recorded at the exchange moment (coin_to, and USD at that moment's price); null before the exchange */
+            /** @description v1.1: the partner's commission on this order, recorded at the exchange moment (coin_to, and USD at that moment's price); null before the exchange, and on a failed order (nothing earned: GET /partner/stats leaves it out too) */
             partner_fee: {
                 /** @description the partner's markup share, in coin */
                 amount: number;
