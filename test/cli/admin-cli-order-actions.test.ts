@@ -3,8 +3,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { parse } from 'lossless-json';
+import { Decimal } from '../../src/domain/money.js';
 import { runAdminCli } from '../helpers/admin-cli.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import {
+  BTC_CONFIRMATIONS,
+  createOrder,
+  exactJson,
+  fixedQuote,
+  getOrder,
+  payoutRows,
+  setConfirmations,
+  simulateDeposit,
+  startHarness,
+  tickUntil,
+  type Harness,
+  type OrderJson,
+} from '../lifecycle/lifecycle-helpers.js';
 
 const RECIPIENT = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 const BTC_REFUND = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
@@ -114,5 +130,121 @@ describe('operator order actions: API and CLI', () => {
     assert.deepEqual(json.partners, []);
     const bad = await admin('commissions', 'report', '--from', 'yesterday');
     assert.notEqual(bad.code, 0);
+  });
+});
+
+/**
+ * The operator's continue and refund on held orders (DESIGN §7.5) through the CLI, driven end to
+ * end through the simulator and the worker, and the commission report with something in it:
+ * what the operator pays out is what the partner's GET /partner/stats answers, every decimal.
+ */
+describe('operator continue and refund, and the commission report: CLI end to end', () => {
+  let h: Harness;
+  let address: string;
+  let workDir: string;
+  const outputs: string[] = [];
+  let start: Date;
+
+  const admin = (...args: string[]) => runAdminCli(args, { DATA_DIR: workDir, ADMIN_API_URL: address, ADMIN_TOKEN: h.t.adminToken }, outputs);
+
+  /** The CLI's --json output, every number kept as its literal. */
+  async function adminJson<T>(...args: string[]): Promise<T> {
+    const run = await admin(...args, '--json');
+    assert.equal(run.code, 0, run.stderr);
+    return parse(run.stdout, null, (literal: string) => literal) as T;
+  }
+
+  async function actorsOf(id: string, reasons: string[]) {
+    const rows = await h.t.db.handle.db
+      .selectFrom('order_events')
+      .select(['reason', 'from_status', 'to_status', 'actor'])
+      .where('order_id', '=', id)
+      .where('reason', 'in', reasons)
+      .execute();
+    return rows.map((row) => `${row.reason ?? ''}:${row.from_status ?? ''}→${row.to_status}:${row.actor}`);
+  }
+
+  /** A fixed order 10 % short, inside the pair's limits at the float rate: its refund is held for a choice. */
+  async function heldOrder(): Promise<OrderJson> {
+    const order = await createOrder(h, { rate_type: 'fixed', quote_id: await fixedQuote(h, '0.5') });
+    await simulateDeposit(h, order.id, { amount: new Decimal(order.amount_from_expected).times('0.9').toFixed() });
+    await h.t.runtime.worker.tick();
+    await setConfirmations(h, order.id, BTC_CONFIRMATIONS);
+    await h.t.runtime.worker.tick();
+    const held = await getOrder(h, order.id);
+    assert.equal(held.status, 'refunding');
+    assert.deepEqual(held.actions, ['set_refund_address', 'continue', 'refund']);
+    return held;
+  }
+
+  before(async () => {
+    h = await startHarness({}, new ManualClock());
+    start = h.clock.now();
+    // A markup, so the continued order earns a commission (a partner is created with none).
+    const markup = await h.t.admin('PATCH', `/admin/v1/partners/${h.partner.id}`, { markup_bps: 137 });
+    assert.equal(markup.statusCode, 200, markup.body);
+    address = await h.t.app.listen({ port: 0, host: '127.0.0.1' });
+    workDir = mkdtempSync(path.join(tmpdir(), 'epa-cli-held-'));
+  });
+  after(async () => {
+    await h.t.close();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('orders continue: re-priced and exchanged, then completed; the audit row names the operator; a second continue is refused', async () => {
+    const held = await heldOrder();
+    const run = await admin('orders', 'continue', held.id);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, new RegExp(`^order ${held.id} \\(${held.short_id}\\) is now exchanging; actions: set_refund_address$`, 'm'));
+    const again = await admin('orders', 'continue', held.id);
+    assert.notEqual(again.code, 0);
+    assert.match(again.stderr, /continue is not possible now/);
+    await tickUntil(h, held.id, 'completed', 3);
+    assert.deepEqual((await payoutRows(h, held.id)).map((row) => row.kind), ['payout']);
+    assert.deepEqual(await actorsOf(held.id, ['continue']), ['continue:refunding→exchanging:operator']);
+  });
+
+  it('orders refund: the refund is requested at once and sent; continue is then refused', async () => {
+    const held = await heldOrder();
+    const refunding = await adminJson<{ status: string; actions: string[]; refund_hold_until: string | null }>('orders', 'refund', held.id);
+    assert.equal(refunding.status, 'refunding');
+    assert.deepEqual(refunding.actions, []);
+    assert.equal(refunding.refund_hold_until, null);
+    const late = await admin('orders', 'continue', held.id);
+    assert.notEqual(late.code, 0);
+    assert.match(late.stderr, /continue is not possible now/);
+    await tickUntil(h, held.id, 'refunded', 2);
+    assert.deepEqual((await payoutRows(h, held.id)).map((row) => row.kind), ['refund']);
+    assert.deepEqual(await actorsOf(held.id, ['refund']), ['refund:refunding→refunding:operator']);
+  });
+
+  it('commissions report: per partner, the figures of its GET /partner/stats for the period, every decimal', async () => {
+    // The continued order above completed: the only commission in this store.
+    const res = await h.t.app.inject({ method: 'GET', url: '/api/v1/partner/stats', headers: { 'x-api-key': h.partner.apiKey } });
+    assert.equal(res.statusCode, 200, res.body);
+    const stats = exactJson<{ volume_usd: string; commission: { orders: string; usd: string; by_coin: Array<{ coin: string; amount: string; usd: string }> } }>(res);
+    assert.equal(stats.commission.orders, '1');
+    assert.ok(new Decimal(stats.commission.usd).gt(0), stats.commission.usd);
+
+    const from = start.toISOString();
+    const report = await adminJson<{
+      partners: Array<{ partner_id: string; name: string | null; orders: string; volume_usd: string; commission_usd: string; by_coin: unknown[] }>;
+    }>('commissions', 'report', '--from', from);
+    assert.equal(report.partners.length, 1, JSON.stringify(report));
+    const [row] = report.partners;
+    assert.ok(row !== undefined);
+    assert.equal(row.partner_id, h.partner.id);
+    assert.equal(row.orders, '1');
+    assert.equal(row.volume_usd, stats.volume_usd);
+    assert.equal(row.commission_usd, stats.commission.usd);
+    assert.deepEqual(row.by_coin, stats.commission.by_coin);
+    const human = await admin('commissions', 'report', '--from', from);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, new RegExp(`^commission owed from ${from.replaceAll('.', '\\.')} to `, 'm'));
+    const line = human.stdout.split('\n').find((text) => text.startsWith(h.partner.id));
+    assert.ok(line !== undefined, human.stdout);
+    const [coin] = stats.commission.by_coin;
+    assert.ok(coin !== undefined);
+    assert.deepEqual(line.split(/\s{2,}/).slice(-4), ['1', stats.volume_usd, stats.commission.usd, `${coin.amount} ${coin.coin}`]);
   });
 });
