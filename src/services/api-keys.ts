@@ -127,6 +127,17 @@ export class ApiKeyService {
     return owned;
   }
 
+  /**
+   * The full text of `partnerId`'s unrevoked key `keyId`, opened from its sealed secret; undefined
+   * for another partner's key, a revoked or an unknown one. Only the cabinet's one-use reveal
+   * asks (the page a new key's form redirects to, once: migration 0032).
+   */
+  async openOwn(partnerId: string, keyId: string): Promise<string | undefined> {
+    const found = await findKeyWithPartner(this.db, keyId);
+    if (found === undefined || found.partner.id !== partnerId || found.key.revoked_at !== null) return undefined;
+    return `${keyId}.${this.box.open(found.key.secret_ciphertext, keyId)}`;
+  }
+
   /** Whether the key authenticated since the last flush (it was used within about a minute). */
   usedSinceFlush(keyId: string): boolean {
     return this.used.has(keyId);

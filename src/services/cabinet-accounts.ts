@@ -27,13 +27,15 @@ import {
   deleteSession,
   deleteUserSession,
   findSession,
+  insertReveal,
   insertSession,
   listUserSessions,
+  takeReveal,
   touchSession,
   type ListedSession,
   type SessionWithUser,
 } from '../db/repositories/cabinet-sessions-repository.js';
-import type { CabinetInvitationRow, CabinetUserRow } from '../db/schema/cabinet-accounts.js';
+import type { CabinetInvitationRow, CabinetRevealKind, CabinetUserRow } from '../db/schema/cabinet-accounts.js';
 import type { Database } from '../db/schema/index.js';
 import { matchTotp, newTotpSecret, totpUri } from '../domain/totp.js';
 import { hashPassword, passwordProblem, verifyPassword } from './cabinet-passwords.js';
@@ -56,6 +58,11 @@ const SECOND_FACTOR_WINDOW_MS = 5 * 60_000;
 /** last_seen_at is written at most this often per session (the idle timeout is in minutes). */
 const TOUCH_EVERY_MS = 60_000;
 const RECOVERY_CODES = 10;
+/**
+ * A reveal (a new secret shown once by the page a form's redirect leads to) lasts this long:
+ * the browser follows the redirect at once; a page opened later shows no secret.
+ */
+export const REVEAL_TTL_MS = 2 * 60_000;
 const TOTP_ISSUER = 'Exchange partner cabinet';
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
@@ -301,6 +308,21 @@ export class CabinetAccounts {
     const expected = Buffer.from(this.csrfToken(anchor));
     const given = Buffer.from(presented);
     return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /**
+   * Records that the page the form's redirect leads to may show `subject`'s new secret once, to
+   * this session only (migration 0032); returns the id the redirect names. Nothing secret is
+   * stored: the page opens the key's or endpoint's own sealed secret.
+   */
+  offerReveal(sessionId: string, kind: CabinetRevealKind, subject: string): Promise<string> {
+    const at = this.clock.now();
+    return insertReveal(this.db, { sessionId, kind, subject, at, expiresAt: new Date(at.getTime() + REVEAL_TTL_MS) });
+  }
+
+  /** Takes the session's reveal once: its subject, or undefined (used, expired, another session's, or no such id). */
+  takeReveal(sessionId: string, id: string, kind: CabinetRevealKind): Promise<string | undefined> {
+    return takeReveal(this.db, sessionId, id, kind, this.clock.now());
   }
 
   /** Starts TOTP enrolment: a new secret, not yet in force; the page shows it as a QR code. */

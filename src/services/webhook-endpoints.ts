@@ -156,6 +156,16 @@ export class WebhookEndpoints {
     return { endpoint, secret };
   }
 
+  /**
+   * The endpoint's current signing secret, opened from its sealed copy (another partner's
+   * endpoint is 404). Only the cabinet's one-use reveal asks: the page a create or rotate form
+   * redirects to shows it once (migration 0032).
+   */
+  async openSecret(id: string, partnerId: string): Promise<string> {
+    const endpoint = await this.get(id, partnerId);
+    return this.secrets.open(endpoint.secret, id);
+  }
+
   /** Queues a `ping` to the endpoint (whatever it subscribes to); returns its delivery. */
   async ping(id: string, partnerId: string): Promise<DeliveryLogRow> {
     const endpoint = await this.get(id, partnerId);

@@ -52,18 +52,7 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
       viewport: { width: 1280, height: 900 },
       permissions: ['clipboard-read', 'clipboard-write'],
     });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('console', (message) => {
-      // A page answered 4xx on purpose (refusals, 401 of a wrong password) logs "Failed to load
-      // resource" for the document itself; subresources are checked by status below.
-      if (/^Failed to load resource/.test(message.text())) return;
-      if (message.type() === 'error' || /Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('response', (response) => {
-      if (response.request().resourceType() !== 'document' && response.status() >= 400) problems.push(`${response.status()} for ${response.url()}`);
-    });
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page = watch(context.pages()[0] ?? (await context.newPage()));
   });
   after(async () => {
     await context?.close();
@@ -71,7 +60,23 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     await t.close();
   });
 
-  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  /** Every page's console errors, CSP refusals, failed subresources and script errors go to `problems`. */
+  function watch(watched: Page): Page {
+    watched.on('console', (message) => {
+      // A page answered 4xx on purpose (refusals, 401 of a wrong password) logs "Failed to load
+      // resource" for the document itself; subresources are checked by status below.
+      if (/^Failed to load resource/.test(message.text())) return;
+      if (message.type() === 'error' || /Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    watched.on('response', (response) => {
+      if (response.request().resourceType() !== 'document' && response.status() >= 400) problems.push(`${response.status()} for ${response.url()}`);
+    });
+    watched.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+    watched.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    return watched;
+  }
+
+  const shot = (name: string, on: Page = page) => on.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
   const api = (method: string, url: string, key: string, body?: unknown) =>
     fetch(`${origin}${url}`, {
       method,
@@ -82,6 +87,7 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
   let partnerId: string;
   let apiKey: string;
   let orderId: string;
+  let orderShortId: string;
 
   it('invitation → password → sign in', async () => {
     partnerId = (await t.createPartner({ name: 'Browser Partner' })).id;
@@ -122,13 +128,26 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     await page.getByText('Copied to the clipboard.').waitFor();
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), apiKey);
     await shot('keys-created');
-    // Reloading the keys page (a fresh GET: reloading the form's answer would post the form again).
-    await page.goto(`${origin}/cabinet/keys`);
+    // The form's answer was a redirect: the page showing the key is a GET of its own address.
+    const shownAt = page.url();
+    assert.match(new URL(shownAt).search, /^\?created=[0-9a-f-]{36}$/);
     const secret = apiKey.split('.')[1]!;
-    assert.ok(!(await page.content()).includes(secret), 'the secret is not in the page after it was shown');
+    // The browser's own reload of that page: the same GET again, nothing posted, no key.
+    const reloaded = await page.reload();
+    assert.equal(reloaded?.request().method(), 'GET');
+    assert.equal(reloaded?.status(), 200);
+    assert.equal(page.url(), shownAt);
+    await page.getByText('is not shown again').waitFor();
+    assert.ok(!(await page.content()).includes(secret), 'the secret is not in the page after a reload');
     assert.equal(await page.getByLabel('API key').count(), 0);
-    await page.getByRole('cell', { name: 'browser test', exact: true }).waitFor();
+    assert.equal(await page.getByRole('cell', { name: 'browser test', exact: true }).count(), 1, 'the reload made no second key');
     await shot('keys');
+    // Back to the list before the key, and forward again: no-store pages are asked anew, without it.
+    await page.goBack();
+    assert.ok(!(await page.content()).includes(secret), 'the secret is not in the page before it');
+    await page.goForward();
+    assert.equal(page.url(), shownAt);
+    assert.ok(!(await page.content()).includes(secret), 'the secret is not in the page after Back and Forward');
   });
 
   it('an order made with the key through the API appears in the list; its detail shows the timeline after a sandbox deposit', async () => {
@@ -136,6 +155,7 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     assert.equal(created.status, 201);
     const order = (await created.json()) as { id: string; short_id: string };
     orderId = order.id;
+    orderShortId = order.short_id;
     await page.getByRole('link', { name: 'Orders' }).click();
     await page.getByLabel('Sandbox orders').check();
     await page.getByRole('button', { name: 'Show orders' }).click();
@@ -151,7 +171,51 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     await shot('order-detail');
   });
 
+  let endpointPath: string;
+
+  it('webhooks: an endpoint with its secret shown once with a copy button, a test event in the delivery log, resend', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('URL').fill('http://127.0.0.1:9/browser-hook');
+    await page.getByLabel('Description (optional)').fill('browser test hook');
+    await page.getByLabel('order.created').check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = await page.getByLabel('Signing secret').inputValue();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/=]+$/);
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
+    await shot('webhook-created');
+    endpointPath = new URL(page.url()).pathname;
+    assert.match(endpointPath, /^\/cabinet\/webhooks\/[0-9a-f-]{36}$/);
+    const reloaded = await page.reload();
+    assert.equal(reloaded?.request().method(), 'GET');
+    await page.getByText('is not shown again').waitFor();
+    assert.ok(!(await page.content()).includes(secret), 'the signing secret is not in the page after a reload');
+    assert.equal(await page.getByLabel('Signing secret').count(), 0);
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText('A test event (ping) is on its way').waitFor();
+    await page.getByRole('button', { name: /^Resend ping / }).first().click();
+    await page.getByText('The delivery is sent again now').waitFor();
+    assert.ok((await page.locator('table tbody tr').count()) >= 1, 'the delivery log lists the ping');
+    await shot('webhook-deliveries');
+    await page.getByRole('link', { name: 'All endpoints' }).click();
+    await page.getByRole('link', { name: 'http://127.0.0.1:9/browser-hook' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'http://127.0.0.1:9/browser-hook' }).count(), 1, 'the reload added no second endpoint');
+    assert.ok(!(await page.content()).includes(secret));
+    await shot('webhooks');
+  });
+
   it('the overview, settings and account pages render; the settings form saves', async () => {
+    // A live order (a key the operator made): the overview counts live orders only, and charts them.
+    const liveKey = (await t.admin('POST', `/admin/v1/partners/${partnerId}/keys`)).json<{ api_key: string }>().api_key;
+    assert.equal((await api('POST', '/api/v1/partner/orders', liveKey, ORDER)).status, 201);
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('img', { name: /Orders created and completed per day/ }).waitFor();
+    const bars = await page.locator('svg.chart rect.created').evaluateAll((rects) => rects.map((rect) => Number((rect as { getAttribute(name: string): string | null }).getAttribute('height'))));
+    assert.equal(bars.length, 30);
+    assert.equal(bars.filter((height) => height > 0).length, 1, "today's bar");
+    await page.getByRole('link', { name: 'waiting deposit' }).waitFor();
+    await shot('overview-with-orders');
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel(/Markup in basis points/).fill('75');
     await page.getByRole('button', { name: 'Save markup' }).click();
@@ -170,7 +234,7 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     // Phone width: nothing overflows sideways.
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const url of ['/cabinet', '/cabinet/orders?sandbox=1', `/cabinet/orders/${orderId}`, '/cabinet/keys', '/cabinet/settings', '/cabinet/account']) {
+    for (const url of ['/cabinet', '/cabinet/orders?sandbox=1', `/cabinet/orders/${orderId}`, '/cabinet/keys', '/cabinet/webhooks', endpointPath, '/cabinet/settings', '/cabinet/account']) {
       await page.goto(`${origin}${url}`);
       // Expressions run in the page (this file has no DOM types).
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
@@ -181,9 +245,53 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
           .slice(0, 5)`,
       );
       assert.ok(overflow <= 0, `${url} scrolls sideways by ${overflow}px at 390px: ${wide.join(', ')}`);
+      // phone-overview, phone-orders, phone-order, phone-keys, phone-webhooks, phone-webhook, …
+      const name = url === '/cabinet' ? 'overview' : url === endpointPath ? 'webhook' : url === `/cabinet/orders/${orderId}` ? 'order' : new URL(url, origin).pathname.split('/')[2]!;
+      await shot(`phone-${name}`);
     }
-    await shot('phone-order-detail');
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('with JavaScript off, every page reads and a key is still created and shown once', async () => {
+    const plain = watch(await context.newPage());
+    try {
+      // What a browser with JavaScript turned off does (Playwright's javaScriptEnabled: false is this call).
+      await (await context.newCDPSession(plain)).send('Emulation.setScriptExecutionDisabled', { value: true });
+      const pages: Array<[string, string]> = [
+        ['/cabinet', 'Overview'],
+        ['/cabinet/orders?sandbox=1', 'Orders'],
+        [`/cabinet/orders/${orderId}`, 'Order '],
+        ['/cabinet/keys', 'API keys'],
+        ['/cabinet/webhooks', 'Webhooks'],
+        [endpointPath, 'Webhook endpoint'],
+        ['/cabinet/settings', 'Settings'],
+        ['/cabinet/account', 'Account'],
+      ];
+      for (const [url, heading] of pages) {
+        const res = await plain.goto(`${origin}${url}`);
+        assert.equal(res?.status(), 200, url);
+        await plain.getByRole('heading', { level: 1, name: heading }).waitFor();
+      }
+      // The sandbox order is listed, and its page holds the timeline and the QR code.
+      await plain.goto(`${origin}/cabinet/orders?sandbox=1`);
+      await plain.getByRole('link', { name: orderShortId }).click();
+      await plain.getByRole('heading', { name: 'Timeline' }).waitFor();
+      await plain.getByRole('img', { name: /QR code of the deposit/ }).waitFor();
+      await plain.goto(`${origin}/cabinet/keys`);
+      await plain.getByLabel('Label').fill('no script');
+      await plain.getByRole('button', { name: 'Create key' }).click();
+      const key = await plain.getByLabel('API key').inputValue();
+      assert.match(key, /^pk_test_[a-z0-9]+\.[A-Za-z0-9_-]{43}$/);
+      // The copy button needs the script: without it the button stays hidden and the field is there to select.
+      assert.equal(await plain.getByRole('button', { name: 'Copy key' }).count(), 0);
+      await shot('no-script-key-created', plain);
+      await plain.reload();
+      assert.ok(!(await plain.content()).includes(key.split('.')[1]!), 'the key is not shown again with JavaScript off either');
+      await plain.getByRole('button', { name: 'Revoke key no script' }).click();
+      await plain.getByText('The key is revoked').waitFor();
+    } finally {
+      await plain.close();
+    }
   });
 
   it('a form without its CSRF token is refused', async () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
-import { cabinetPerson, type CabinetClient } from '../helpers/cabinet-client.js';
+import { REVEAL_TTL_MS } from '../../src/services/cabinet-accounts.js';
+import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
 import { advance, createOrder, depositAndRun, exactJson, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 const PASSWORD = 'marble tundra whistle pepper';
@@ -34,13 +35,27 @@ describe('cabinet pages', () => {
   it('a sandbox key created with a label is shown once, listed with its last use, and works on the API', async () => {
     await client.get('/cabinet/keys');
     const created = await client.post('/cabinet/keys', { label: 'staging <server>', kind: 'sandbox' });
-    assert.equal(created.statusCode, 201, created.body);
-    apiKey = /id="new-key" value="(pk_test_[a-z0-9]+\.[A-Za-z0-9_-]{43})"/.exec(created.body)?.[1] ?? '';
+    // Post, redirect, get: the form's answer holds no key, so reloading the page never posts it again.
+    assert.equal(created.statusCode, 303, created.body);
+    const location = String(created.headers.location);
+    assert.match(location, /^\/cabinet\/keys\?created=[0-9a-f-]{36}$/);
+    assert.doesNotMatch(created.body, /pk_/);
+    const shown = await client.get(location);
+    assert.equal(shown.statusCode, 200);
+    apiKey = /id="new-key" value="(pk_test_[a-z0-9]+\.[A-Za-z0-9_-]{43})"/.exec(shown.body)?.[1] ?? '';
     assert.ok(apiKey !== '', 'the key is on the page');
-    assert.match(created.body, /staging &lt;server&gt;/, 'the label is escaped');
+    assert.match(shown.body, /Your new sandbox key “staging &lt;server&gt;”/, 'the label is escaped');
+    assert.match(shown.body, /<button type="button" data-copy="new-key" hidden>Copy key<\/button>/);
+    // The same page again (a reload), and the list: no secret.
+    const reloaded = await client.get(location);
+    assert.equal(reloaded.statusCode, 200);
+    assert.ok(!reloaded.body.includes(apiKey.split('.')[1]!), 'the secret is not shown on a reload');
+    assert.match(reloaded.body, /is not shown again/);
+    assert.doesNotMatch(reloaded.body, /id="new-key"/);
     const listed = await client.get('/cabinet/keys');
     assert.ok(!listed.body.includes(apiKey.split('.')[1]!), 'the secret is not shown again');
     assert.match(listed.body, /never/);
+    assert.equal([...listed.body.matchAll(/<td data-label="Label">staging &lt;server&gt;<\/td>/g)].length, 1, 'one key was made');
 
     const order = await t.app.inject({ method: 'POST', url: '/api/v1/partner/orders', headers: { authorization: `Bearer ${apiKey}` }, payload: SANDBOX_ORDER });
     assert.equal(order.statusCode, 201, order.body);
@@ -112,13 +127,23 @@ describe('cabinet pages', () => {
     assert.match(refused.body, /role="alert">url /);
     await client.get('/cabinet/webhooks');
     const created = await client.post('/cabinet/webhooks', { url: 'http://127.0.0.1:9/hook', description: 'orders <feed>', events: 'order.created' });
-    assert.equal(created.statusCode, 201, created.body);
-    const secret = /id="new-secret" value="(whsec_[A-Za-z0-9+/=]+)"/.exec(created.body)?.[1];
+    // Post, redirect, get: the endpoint's page shows its secret once.
+    assert.equal(created.statusCode, 303, created.body);
+    const location = String(created.headers.location);
+    const id = /^\/cabinet\/webhooks\/([0-9a-f-]{36})\?created=[0-9a-f-]{36}$/.exec(location)?.[1] ?? '';
+    assert.notEqual(id, '', location);
+    const shown = await client.get(location);
+    const secret = /id="new-secret" value="(whsec_[A-Za-z0-9+/=]+)"/.exec(shown.body)?.[1];
     assert.ok(secret !== undefined);
-    assert.match(created.body, /orders &lt;feed&gt;/);
+    assert.match(shown.body, /orders &lt;feed&gt;/);
+    // The secret shown is the one deliveries are signed with.
+    assert.equal(await t.runtime.webhooks.openSecret(id, partnerId), secret);
+    const reloaded = await client.get(location);
+    assert.ok(!reloaded.body.includes(secret), 'the secret is not shown on a reload');
+    assert.match(reloaded.body, /is not shown again/);
     const list = await client.get('/cabinet/webhooks');
     assert.ok(!list.body.includes(secret), 'the secret is not shown again');
-    const id = /href="\/cabinet\/webhooks\/([0-9a-f-]{36})"/.exec(list.body)?.[1] ?? '';
+    assert.equal((await t.runtime.webhooks.list(partnerId)).length, 1, 'one endpoint was added');
     await client.get(`/cabinet/webhooks/${id}`);
     const tested = await client.post(`/cabinet/webhooks/${id}/test`, {});
     assert.equal(tested.statusCode, 200, tested.body);
@@ -126,8 +151,13 @@ describe('cabinet pages', () => {
     const deliveryId = /action="\/cabinet\/webhooks\/deliveries\/([0-9a-f-]{36})\/resend"/.exec(tested.body)?.[1] ?? '';
     assert.equal((await client.post(`/cabinet/webhooks/deliveries/${deliveryId}/resend`, {})).statusCode, 200);
     const rotated = await client.post(`/cabinet/webhooks/${id}/rotate`, {});
-    const next = /id="new-secret" value="(whsec_[A-Za-z0-9+/=]+)"/.exec(rotated.body)?.[1];
+    assert.equal(rotated.statusCode, 303, rotated.body);
+    const rotatedPage = await client.get(String(rotated.headers.location));
+    const next = /id="new-secret" value="(whsec_[A-Za-z0-9+/=]+)"/.exec(rotatedPage.body)?.[1];
     assert.ok(next !== undefined && next !== secret);
+    assert.match(rotatedPage.body, /old secret keeps signing for 24 hours/);
+    assert.equal(await t.runtime.webhooks.openSecret(id, partnerId), next);
+    assert.ok(!(await client.get(String(rotated.headers.location))).body.includes(next), 'the new secret is not shown on a reload');
     assert.match((await client.post(`/cabinet/webhooks/${id}/disable`, {})).body, /State<\/dt><dd>disabled/);
     assert.match((await client.post(`/cabinet/webhooks/${id}/enable`, {})).body, /State<\/dt><dd>enabled/);
     const deleted = await client.post(`/cabinet/webhooks/${id}/delete`, {});
@@ -156,6 +186,41 @@ describe('cabinet pages', () => {
     assert.equal(again.statusCode, 409);
     assert.match(again.body, /not possible now/);
     assert.equal((await client.post(`/cabinet/orders/${id}/actions/launch`, {})).statusCode, 404);
+  });
+
+  it("a new key's reveal is the creating session's only, once, and briefly", async () => {
+    const create = async (label: string) => {
+      await client.get('/cabinet/keys');
+      const res = await client.post('/cabinet/keys', { label, kind: 'sandbox' });
+      assert.equal(res.statusCode, 303, res.body);
+      return String(res.headers.location);
+    };
+    // Another browser of the same person, and another partner's person: not theirs to see.
+    const sameTeam = new CabinetClient(t, '198.51.100.12');
+    await sameTeam.signIn('pages@cabinet.example', PASSWORD);
+    const stranger = (await cabinetPerson(t, { email: 'stranger@cabinet.example', password: PASSWORD, address: '198.51.100.13' })).client;
+    const location = await create('reveal once');
+    for (const other of [sameTeam, stranger]) {
+      const res = await other.get(location);
+      assert.equal(res.statusCode, 200);
+      assert.doesNotMatch(res.body, /id="new-key"/);
+      assert.match(res.body, /is not shown again/);
+    }
+    // Their tries did not use it up: the creating session still sees the key, once.
+    assert.match((await client.get(location)).body, /id="new-key" value="pk_test_/);
+    assert.doesNotMatch((await client.get(location)).body, /id="new-key"/);
+    // A reveal not taken in time shows nothing (last in this file: the clock's move leaves the prices stale).
+    const late = await create('reveal late');
+    clock.advance(REVEAL_TTL_MS);
+    assert.doesNotMatch((await client.get(late)).body, /id="new-key"/);
+    // A revoked key is not revealed either.
+    const revokedFirst = await create('revoked before shown');
+    const keyId = /<td data-label="Label">revoked before shown<\/td>\s*<td data-label="Key id" class="mono">(pk_test_[a-z0-9]+)</.exec((await client.get('/cabinet/keys')).body)?.[1] ?? '';
+    assert.notEqual(keyId, '');
+    assert.equal((await client.post(`/cabinet/keys/${keyId}/revoke`, {})).statusCode, 303);
+    assert.doesNotMatch((await client.get(revokedFirst)).body, /id="new-key"/);
+    // Malformed ids are no reveal.
+    assert.match((await client.get('/cabinet/keys?created=nonsense')).body, /is not shown again/);
   });
 });
 

@@ -5,6 +5,7 @@ import { runCabinetSecuritySuite, type CabinetSuiteRoute } from '../helpers/secu
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 
 const PASSWORD = 'granite meadow falcon ribbon';
+const NEW_PASSWORD = 'lichen harbor quartz tangle';
 
 /**
  * Every cabinet route against the shared security suite (test/helpers/security-suite.ts): no
@@ -74,7 +75,12 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
       keys: (await t.admin('GET', `/admin/v1/partners/${ownerId}/keys`)).body,
       partner: (await t.admin('GET', `/admin/v1/partners/${ownerId}`)).json<{ markup_bps: number }>().markup_bps,
       endpoints: (await t.runtime.webhooks.list(ownerId)).map((e) => [e.id, e.url, e.enabled, e.previous_secret_expires_at?.toISOString() ?? null]),
-      order: (await t.admin('GET', `/admin/v1/orders/${orderId}`)).json<{ status: string; version?: number }>().status,
+      order: (({ status, refund_address }) => [status, refund_address])((await t.admin('GET', `/admin/v1/orders/${orderId}`)).json<{ status: string; refund_address: string | null }>()),
+      person: await t.db.handle.db
+        .selectFrom('cabinet_users')
+        .select(['password_hash', 'totp_secret_sealed', 'totp_enabled_at'])
+        .where('email', '=', 'owner@suite.example')
+        .executeTakeFirstOrThrow(),
       deliveries: (await t.runtime.webhooks.deliveries(endpointId, ownerId, { limit: 100 }).catch(() => [])).map((d) => [d.id, d.status, d.attempt, d.next_attempt_at?.toISOString() ?? null]),
     }),
   };
@@ -91,18 +97,31 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     { method: 'GET', path: '/cabinet/webhooks', ownerStatus: 200, namesResource: false },
     { method: 'GET', path: `/cabinet/webhooks/${endpointId}`, ownerStatus: 200, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/test`, ownerStatus: 200, namesResource: true },
-    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/rotate`, ownerStatus: 200, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/rotate`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/disable`, ownerStatus: 200, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/enable`, ownerStatus: 200, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/deliveries/${deliveryId}/resend`, ownerStatus: 200, namesResource: true },
     { method: 'POST', path: '/cabinet/settings', fields: { markup_bps: '40' }, ownerStatus: 200, namesResource: false },
-    { method: 'POST', path: '/cabinet/keys', fields: { label: 'suite', kind: 'sandbox' }, ownerStatus: 201, namesResource: false },
+    { method: 'POST', path: '/cabinet/keys', fields: { label: 'suite', kind: 'sandbox' }, ownerStatus: 303, namesResource: false },
+    { method: 'POST', path: '/cabinet/webhooks', fields: { url: 'http://127.0.0.1:9/suite-hook' }, ownerStatus: 303, namesResource: false },
+    { method: 'POST', path: '/cabinet/account/totp', ownerStatus: 200, namesResource: false },
+    // A wrong code (the enrolment the route above began stays pending).
+    { method: 'POST', path: '/cabinet/account/totp/confirm', fields: { code: 'x' }, ownerStatus: 400, namesResource: false },
+    { method: 'POST', path: '/cabinet/account/totp/disable', fields: { password: PASSWORD }, ownerStatus: 200, namesResource: false },
+    {
+      method: 'POST',
+      path: `/cabinet/orders/${orderId}/actions/set_refund_address`,
+      fields: { refund_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' },
+      ownerStatus: 303,
+      namesResource: true,
+    },
     { method: 'POST', path: `/cabinet/orders/${orderId}/actions/cancel`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/keys/${keyId}/revoke`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/delete`, ownerStatus: 200, namesResource: true },
     { method: 'POST', path: `/cabinet/account/sessions/${ownerSecondSessionId}/revoke`, ownerStatus: 303, namesResource: true },
     // Last: the owner's success ends the owner's other sessions.
     { method: 'POST', path: '/cabinet/account/sessions/revoke-others', ownerStatus: 303, namesResource: false },
+    { method: 'POST', path: '/cabinet/account/password', fields: { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD }, ownerStatus: 303, namesResource: false },
   ];
-  runCabinetSecuritySuite('every route', target, ROUTES, 22);
+  runCabinetSecuritySuite('every route', target, ROUTES, 28);
 });

@@ -261,6 +261,15 @@ export function runSecuritySuite(name: string, target: SecurityTarget): void {
   });
 }
 
+/** Headers every cabinet answer carries (issue 16: a strict CSP on every page; no-store). */
+const CABINET_HEADERS: Record<string, RegExp> = {
+  'content-security-policy':
+    /^default-src 'self';.*form-action 'self';.*frame-ancestors 'none';.*object-src 'none';.*script-src 'self';.*script-src-attr 'none';.*style-src 'self'$/,
+  'x-content-type-options': /^nosniff$/,
+  'referrer-policy': /^no-referrer$/,
+  'cache-control': /^no-store$/,
+};
+
 /** One cabinet route, for the owner's resources. */
 export interface CabinetSuiteRoute {
   method: 'GET' | 'POST';
@@ -342,6 +351,13 @@ export function runCabinetSecuritySuite(name: string, target: CabinetSecurityTar
 
         const owner = await send(target.owner());
         assert.equal(owner.statusCode, ownerStatus, `${method} ${path} by the owner: ${owner.statusCode} ${owner.body.slice(0, 300)}`);
+        // Every answer of the cabinet, refusals and redirects too: the strict CSP, the other
+        // security headers, and kept by no cache.
+        for (const [who, res] of [['no session', anonymous], ['another partner', other], ['the owner', owner]] as const) {
+          for (const [header, pattern] of Object.entries(CABINET_HEADERS)) {
+            assert.match(String(res.headers[header]), pattern, `${header} of ${method} ${path} for ${who}`);
+          }
+        }
       });
     }
   });

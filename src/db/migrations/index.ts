@@ -25,6 +25,7 @@ import * as m0026 from './0026-sandbox-addresses.js';
 import * as m0027 from './0027-cabinet-sessions-and-resets.js';
 import * as m0028 from './0028-create-partner-order-outbox.js';
 import * as m0029 from './0029-sandbox-open-order-cap.js';
+import * as m0032 from './0032-cabinet-reveals.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0027-cabinet-sessions-and-resets': m0027,
   '0028-create-partner-order-outbox': m0028,
   '0029-sandbox-open-order-cap': m0029,
+  '0032-cabinet-reveals': m0032,
 };

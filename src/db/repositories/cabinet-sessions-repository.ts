@@ -1,4 +1,4 @@
-import type { CabinetSessionRow, NewCabinetSession } from '../schema/cabinet-accounts.js';
+import type { CabinetRevealKind, CabinetSessionRow, NewCabinetSession } from '../schema/cabinet-accounts.js';
 import type { Db } from '../schema/index.js';
 import type { PartnerStatus } from '../schema/partners.js';
 
@@ -88,4 +88,34 @@ export async function deleteUserSession(db: Db, userId: string, id: string, keep
     .returning('id')
     .executeTakeFirst();
   return deleted !== undefined;
+}
+
+/**
+ * A one-use reveal of `subject` for the session (migration 0032); the session's reveals past
+ * their time go at the same moment. Returns the reveal's id, which the redirect names.
+ */
+export async function insertReveal(db: Db, reveal: { sessionId: string; kind: CabinetRevealKind; subject: string; at: Date; expiresAt: Date }): Promise<string> {
+  await db.deleteFrom('cabinet_reveals').where('session_id', '=', reveal.sessionId).where('expires_at', '<=', reveal.at).execute();
+  const row = await db
+    .insertInto('cabinet_reveals')
+    .values({ session_id: reveal.sessionId, kind: reveal.kind, subject: reveal.subject, created_at: reveal.at, expires_at: reveal.expiresAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/**
+ * Takes (deletes) the session's reveal `id` of `kind`: its subject while it has not expired at
+ * `now`, else undefined. A second take of the same id finds nothing; another session's id is
+ * never found.
+ */
+export async function takeReveal(db: Db, sessionId: string, id: string, kind: CabinetRevealKind, now: Date): Promise<string | undefined> {
+  const row = await db
+    .deleteFrom('cabinet_reveals')
+    .where('id', '=', id)
+    .where('session_id', '=', sessionId)
+    .where('kind', '=', kind)
+    .returning(['subject', 'expires_at'])
+    .executeTakeFirst();
+  return row !== undefined && row.expires_at > now ? row.subject : undefined;
 }

@@ -59,6 +59,24 @@ export interface CabinetPasswordResetTable {
   created_at: Timestamp;
 }
 
+/**
+ * A secret a form just created, to be shown once by the page its redirect leads to (migration
+ * 0032): names the key or endpoint whose sealed secret that page opens, never the secret.
+ */
+export interface CabinetRevealTable {
+  id: Generated<string>;
+  /** The session that created it: only that session's page may take it; gone with the session. */
+  session_id: string;
+  kind: CabinetRevealKind;
+  /** The key id (api_key) or the webhook endpoint id (webhook_secret). */
+  subject: string;
+  created_at: Timestamp;
+  /** After this it shows nothing (the redirect is followed at once). */
+  expires_at: Timestamp;
+}
+
+export type CabinetRevealKind = 'api_key' | 'webhook_secret';
+
 /** One-use codes that stand in for a TOTP code when the authenticator is lost. */
 export interface CabinetRecoveryCodeTable {
   user_id: string;

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiKeyTable, ApiKeyUseTable } from './api-keys.js';
-import type { CabinetInvitationTable, CabinetPasswordResetTable, CabinetRecoveryCodeTable, CabinetSessionTable, CabinetUserTable } from './cabinet-accounts.js';
+import type { CabinetInvitationTable, CabinetPasswordResetTable, CabinetRecoveryCodeTable, CabinetRevealTable, CabinetSessionTable, CabinetUserTable } from './cabinet-accounts.js';
 import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
@@ -38,6 +38,7 @@ export interface Database {
   cabinet_sessions: CabinetSessionTable;
   cabinet_recovery_codes: CabinetRecoveryCodeTable;
   cabinet_password_resets: CabinetPasswordResetTable;
+  cabinet_reveals: CabinetRevealTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

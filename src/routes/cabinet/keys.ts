@@ -1,27 +1,29 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
 import { listPartnerKeysForCabinet } from '../../db/repositories/api-keys-repository.js';
-import type { IssuedKey } from '../../services/api-keys.js';
 import { html } from './html.js';
 import { csrfField, errorPage, page, time } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
 const KEY_ID = /^pk_[a-z0-9_]{4,61}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const LABEL_MAX = 64;
 
 /**
- * The partner's API keys (DESIGN §9): create a live or sandbox key with a label, shown once in
- * the answer to the form (the page is no-store, and the key is never written anywhere a later
- * request can read it); list with last use; revoke (another partner's key id is a 404).
+ * The partner's API keys (DESIGN §9): create a live or sandbox key with a label; the form's
+ * answer is a redirect (post, redirect, get) to the list with a one-use reveal, and that page
+ * shows the key once, with a copy button: a reload (or Back, or any later request) shows no key
+ * and never posts the form again. List with last use; revoke (another partner's key id is a 404).
  */
-export function registerCabinetKeys(app: App, { database, apiKeys }: Services, sessions: CabinetSessions): void {
-  const keysPage = async (session: CabinetSession, options: { issued?: IssuedKey & { label: string }; notice?: string; problem?: string } = {}) => {
+export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Services, sessions: CabinetSessions): void {
+  const keysPage = async (session: CabinetSession, options: { issued?: { key_id: string; api_key: string }; notice?: string; problem?: string } = {}) => {
     const keys = await listPartnerKeysForCabinet(database.db, session.partnerId);
     const { issued } = options;
+    const listed = issued === undefined ? undefined : keys.find((key) => key.key_id === issued.key_id);
     const shown = issued === undefined
       ? ''
       : html`<section class="secret" aria-labelledby="new-key-title">
-<h2 id="new-key-title">Your new ${issued.sandbox ? 'sandbox' : 'live'} key “${issued.label}”</h2>
+<h2 id="new-key-title">Your new ${listed?.sandbox === true ? 'sandbox' : 'live'} key “${listed?.label ?? issued.key_id}”</h2>
 <p>Copy it now and keep it in your server's secrets: it is shown only this once.</p>
 <label>API key <input type="text" id="new-key" value="${issued.api_key}" readonly spellcheck="false" autocomplete="off"></label>
 <p><button type="button" data-copy="new-key" hidden>Copy key</button> <span id="new-key-status" role="status"></span></p>
@@ -58,7 +60,7 @@ ${keys.length === 0
 <td data-label="Created">${time(key.created_at)}</td>
 <td data-label="Last used">${lastUsed(key)}</td>
 <td data-label="State">${key.revoked_at === null
-    ? html`<form method="post" action="/cabinet/keys/${key.key_id}/revoke" class="inline">${csrfField(session.csrf)}<button type="submit" class="danger" aria-label="Revoke key ${key.label ?? key.key_id}">Revoke</button></form>`
+    ? html`<form method="post" action="/cabinet/keys/${key.key_id}/revoke" class="inline">${csrfField(session.csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> key ${key.label ?? key.key_id}</span></button></form>`
     : html`revoked ${time(key.revoked_at)}`}</td>
 </tr>`,
 )}</tbody>
@@ -68,8 +70,16 @@ ${keys.length === 0
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 
   app.get('/cabinet/keys', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
-    const done = (request.query as Record<string, unknown>).done;
-    return send(reply, await keysPage(sessionOf(request), { notice: done === 'revoked' ? 'The key is revoked: requests with it get 401 from now on.' : undefined }));
+    const session = sessionOf(request);
+    const { done, created } = request.query as Record<string, unknown>;
+    if (typeof created === 'string') {
+      // The page a new key's form redirected to: the key once, then never again.
+      const keyId = UUID.test(created) ? await cabinet.accounts.takeReveal(session.found.session.id, created, 'api_key') : undefined;
+      const apiKey = keyId === undefined ? undefined : await apiKeys.openOwn(session.partnerId, keyId);
+      if (keyId !== undefined && apiKey !== undefined) return send(reply, await keysPage(session, { issued: { key_id: keyId, api_key: apiKey } }));
+      return send(reply, await keysPage(session, { notice: 'A new key is shown only once, on the page right after it is created: it is not shown again. If you did not copy it, revoke it and create another.' }));
+    }
+    return send(reply, await keysPage(session, { notice: done === 'revoked' ? 'The key is revoked: requests with it get 401 from now on.' : undefined }));
   });
 
   app.post('/cabinet/keys', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
@@ -80,7 +90,8 @@ ${keys.length === 0
       return send(reply, await keysPage(session, { problem: `Give the key a label (at most ${LABEL_MAX} characters) and choose its kind.` }), 400);
     }
     const issued = await apiKeys.issue(session.partnerId, { sandbox: kind === 'sandbox', label });
-    return send(reply, await keysPage(session, { issued: { ...issued, label } }), 201);
+    const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'api_key', issued.key_id);
+    return reply.redirect(`/cabinet/keys?created=${reveal}`, 303);
   });
 
   app.post('/cabinet/keys/:key_id/revoke', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {

@@ -28,10 +28,12 @@ function endpointState(endpoint: WebhookEndpointRow): string {
 /**
  * The partner's webhooks (DESIGN §8 and §9), through the webhooks service the partner API uses
  * (WebhookEndpoints, scoped to the partner: another partner's endpoint or delivery is a 404):
- * endpoints with their secret shown once, the delivery log, resend, test, rotate, disable,
- * delete.
+ * endpoints, the delivery log, resend, test, rotate, disable, delete. Adding an endpoint and
+ * rotating its secret answer with a redirect to the endpoint's page and a one-use reveal (as a
+ * new API key does): that page shows the signing secret once; a reload shows none and neither
+ * adds another endpoint nor rotates again.
  */
-export function registerCabinetWebhooks(app: App, { webhooks }: Services, sessions: CabinetSessions): void {
+export function registerCabinetWebhooks(app: App, { webhooks, cabinet }: Services, sessions: CabinetSessions): void {
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
   /** A refusal of the service as a page: its message is written for the partner. */
   const refusal = (reply: FastifyReply, error: unknown, render: (problem: string) => Promise<string>) => {
@@ -40,15 +42,14 @@ export function registerCabinetWebhooks(app: App, { webhooks }: Services, sessio
     return render(error.message).then((body) => send(reply, body, error.status));
   };
 
-  const listPage = async (session: CabinetSession, options: { secret?: string; problem?: string; notice?: string } = {}) => {
+  const listPage = async (session: CabinetSession, options: { problem?: string; notice?: string } = {}) => {
     const endpoints = await webhooks.list(session.partnerId);
     return page({
       title: 'Webhooks',
       session,
       active: '/cabinet/webhooks',
       notice: options.notice,
-      body: html`${options.secret === undefined ? '' : secretBox('Your new endpoint', options.secret)}
-<h2>Your endpoints</h2>
+      body: html`<h2>Your endpoints</h2>
 ${endpoints.length === 0
   ? html`<p>No endpoints yet: add one to be told of every order's changes.</p>`
   : html`<div class="table-wrap"><table class="responsive">
@@ -76,7 +77,7 @@ ${endpoints.length === 0
     });
   };
 
-  const detailPage = async (session: CabinetSession, id: string, options: { secret?: string; notice?: string; problem?: string } = {}) => {
+  const detailPage = async (session: CabinetSession, id: string, options: { secret?: { title: string; value: string }; notice?: string; problem?: string } = {}) => {
     const endpoint = await webhooks.get(id, session.partnerId);
     const deliveries = await webhooks.deliveries(id, session.partnerId, { limit: DELIVERIES_SHOWN });
     const action = (path: string, label: string, style = '') =>
@@ -86,7 +87,7 @@ ${endpoints.length === 0
       session,
       active: '/cabinet/webhooks',
       notice: options.notice,
-      body: html`${options.secret === undefined ? '' : secretBox('Your new signing secret', options.secret)}
+      body: html`${options.secret === undefined ? '' : secretBox(options.secret.title, options.secret.value)}
 ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
 <dl class="facts">
 <dt>URL</dt><dd class="mono">${endpoint.url}</dd>
@@ -109,7 +110,7 @@ ${deliveries.length === 0
 <td data-label="Attempt" class="num">${delivery.attempt === 0 ? 'queued' : delivery.attempt}</td>
 <td data-label="Answer">${delivery.attempted_at === null ? '—' : html`${time(delivery.attempted_at)}: ${delivery.status_code ?? 'no answer'}${delivery.duration_ms === null ? '' : html` in ${delivery.duration_ms} ms`}${delivery.error === null ? '' : html`, ${delivery.error}`}`}</td>
 <td data-label="Next attempt">${time(delivery.next_attempt_at)}</td>
-<td data-label="Resend"><form method="post" action="/cabinet/webhooks/deliveries/${delivery.id}/resend" class="inline">${csrfField(session.csrf)}<button type="submit" class="secondary" aria-label="Resend ${delivery.event_type} ${delivery.event_id}">Resend</button></form></td>
+<td data-label="Resend"><form method="post" action="/cabinet/webhooks/deliveries/${delivery.id}/resend" class="inline">${csrfField(session.csrf)}<button type="submit" class="secondary">Resend<span class="visually-hidden"> ${delivery.event_type} ${delivery.event_id}</span></button></form></td>
 </tr>`,
 )}</tbody></table></div>`}
 <p><a href="/cabinet/webhooks">All endpoints</a></p>`,
@@ -136,17 +137,35 @@ ${deliveries.length === 0
         events: picked.length === 0 ? null : picked,
         description: description === '' ? null : description.slice(0, 200),
       });
-      return send(reply, await listPage(session, { secret: created.secret }), 201);
+      const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'webhook_secret', created.endpoint.id);
+      return reply.redirect(`/cabinet/webhooks/${created.endpoint.id}?created=${reveal}`, 303);
     } catch (error) {
       return refusal(reply, error, (problem) => listPage(session, { problem }));
     }
   });
 
+  /** The pages a create or rotate form redirected to: the signing secret once, then never again. */
+  const REVEALS = {
+    created: { title: 'Your new endpoint', notice: 'The endpoint is added.' },
+    rotated: { title: 'Your new signing secret', notice: 'The old secret keeps signing for 24 hours beside the new one.' },
+  } as const;
+  const revealed = async (session: CabinetSession, id: string, query: Record<string, unknown>) => {
+    for (const [name, words] of Object.entries(REVEALS)) {
+      const reveal = query[name];
+      if (typeof reveal !== 'string') continue;
+      const subject = UUID.test(reveal) ? await cabinet.accounts.takeReveal(session.found.session.id, reveal, 'webhook_secret') : undefined;
+      if (subject === id) return { secret: { title: words.title, value: await webhooks.openSecret(id, session.partnerId) }, notice: words.notice };
+      return { notice: 'A signing secret is shown only once, on the page right after it is made: it is not shown again. If you did not copy it, rotate it.' };
+    }
+    return {};
+  };
+
   app.get('/cabinet/webhooks/:id', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const id = idOf(request.params);
     if (id === undefined) return notFound(reply);
     try {
-      return send(reply, await detailPage(sessionOf(request), id));
+      const session = sessionOf(request);
+      return send(reply, await detailPage(session, id, await revealed(session, id, request.query as Record<string, unknown>)));
     } catch (error) {
       return refusal(reply, error, (problem) => Promise.resolve(errorPage('Webhook endpoint', problem)));
     }
@@ -157,7 +176,6 @@ ${deliveries.length === 0
       await webhooks.ping(id, session.partnerId);
       return { notice: 'A test event (ping) is on its way: its delivery is listed below.' };
     },
-    rotate: async (session: CabinetSession, id: string) => ({ secret: (await webhooks.rotateSecret(id, session.partnerId)).secret, notice: 'The old secret keeps signing for 24 hours beside the new one.' }),
     disable: async (session: CabinetSession, id: string) => {
       await webhooks.update(id, session.partnerId, { enabled: false });
       return { notice: 'The endpoint is disabled: its deliveries wait.' };
@@ -167,6 +185,19 @@ ${deliveries.length === 0
       return { notice: 'The endpoint is enabled.' };
     },
   } as const;
+
+  app.post('/cabinet/webhooks/:id/rotate', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const id = idOf(request.params);
+    if (id === undefined) return notFound(reply);
+    try {
+      await webhooks.rotateSecret(id, session.partnerId);
+    } catch (error) {
+      return refusal(reply, error, (problem) => detailPage(session, id, { problem }));
+    }
+    const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'webhook_secret', id);
+    return reply.redirect(`/cabinet/webhooks/${id}?rotated=${reveal}`, 303);
+  });
 
   for (const [name, run] of Object.entries(ACTIONS)) {
     app.post(`/cabinet/webhooks/:id/${name}`, { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
