@@ -135,6 +135,10 @@ describe('cabinet accounts', () => {
     const saved = await client.post('/cabinet/settings', { markup_bps: '120' });
     assert.equal(saved.statusCode, 200);
     assert.match(saved.body, /now 120 basis points/);
+    // Sign-out is a change too: a forged one (no token, or from another site) signs nobody out.
+    assert.equal((await client.post('/cabinet/logout', {}, { csrf: null })).statusCode, 403);
+    assert.equal((await client.post('/cabinet/logout', {}, { headers: { 'sec-fetch-site': 'cross-site' } })).statusCode, 403);
+    assert.equal((await client.get('/cabinet')).statusCode, 200, 'still signed in');
     // The login form has its own token, bound to a pre-session cookie.
     const stranger = new CabinetClient(t, '198.51.100.41');
     const noForm = await stranger.post('/cabinet/login', { email: 'csrf@forms.example', password: PASSWORD });
@@ -198,6 +202,8 @@ describe('cabinet accounts', () => {
     assert.equal(first.headers.location, '/cabinet/login/code');
     assert.equal((await next.get('/cabinet/keys')).headers.location, '/cabinet/login/code');
     await next.get('/cabinet/login/code');
+    // The code form has the session's CSRF token too.
+    assert.equal((await next.post('/cabinet/login/code', { code: totpCode(secret, totpStep(clock.now())) }, { csrf: null })).statusCode, 403);
     const used = totpCode(secret, totpStep(clock.now()));
     assert.equal((await next.post('/cabinet/login/code', { code: used })).statusCode, 401, 'the enrolment code was used already');
     clock.advance(30_000);
