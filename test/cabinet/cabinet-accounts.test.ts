@@ -49,6 +49,10 @@ describe('cabinet accounts', () => {
     const set = await client.post(invitationPath(url), { password: PASSWORD, confirm: PASSWORD });
     assert.equal(set.statusCode, 303);
     assert.equal(set.headers.location, '/cabinet/login?done=password-set');
+    // Kept as argon2id with OWASP's parameters (19 MiB, 2 passes, 1 lane), never in clear.
+    const stored = await t.db.handle.db.selectFrom('cabinet_users').select('password_hash').where('email', '=', 'ana@invited.example').executeTakeFirstOrThrow();
+    assert.match(stored.password_hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
+    assert.ok(!stored.password_hash.includes(PASSWORD));
     // Used: the link shows nothing any more, and setting a password again fails.
     assert.equal((await client.get(invitationPath(url))).statusCode, 404);
     assert.equal((await client.post(invitationPath(url), { password: PASSWORD, confirm: PASSWORD })).statusCode, 404);
