@@ -257,11 +257,13 @@ describe('cabinet overview: commission', () => {
     assert.match(empty.body, /No commission on live orders/);
 
     // One order exchanged 3 days ago, two today (one of them sandbox, never counted).
-    await depositAndRun(h, (await createOrder(h, { amount_from: '0.12345678' })).id, 'completed');
+    const exchanged = (await createOrder(h, { amount_from: '0.12345678' })).id;
+    await depositAndRun(h, exchanged, 'completed');
     await advance(h, 3 * 86_400_000);
     await depositAndRun(h, (await createOrder(h, { amount_from: '1.00000001' })).id, 'completed');
     const sandboxKey = (await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/keys`, { sandbox: true })).json<{ api_key: string }>().api_key;
-    await depositAndRun(h, (await createOrder(h, {}, sandboxKey)).id, 'completed');
+    const sandboxOrder = (await createOrder(h, {}, sandboxKey)).id;
+    await depositAndRun(h, sandboxOrder, 'completed');
 
     // Three days idle ended the session.
     await client.signIn('commission@cabinet.example', PASSWORD);
@@ -282,5 +284,23 @@ describe('cabinet overview: commission', () => {
     assert.equal((await stats(1)).commission.orders, '1');
     assert.equal((await stats(7)).commission.orders, '2');
     assert.match(overview.body, /<dt>Commission<\/dt><dd>[0-9.]+ USD<\/dd>/);
+
+    // The live order's page links its addresses and transactions to the coins' explorers (the catalog's URLs).
+    const live = (await h.t.admin('GET', `/admin/v1/orders/${exchanged}`)).json<{ deposit_address: string; recipient_address: string; deposit_txid: string; payout_txid: string }>();
+    const detail = await client.get(`/cabinet/orders/${exchanged}`);
+    assert.equal(detail.statusCode, 200);
+    for (const url of [
+      `https://mempool.space/address/${live.deposit_address}`,
+      `https://etherscan.io/address/${live.recipient_address}`,
+      `https://mempool.space/tx/${live.deposit_txid}`,
+      `https://etherscan.io/tx/${live.payout_txid}`,
+    ]) {
+      assert.ok(detail.body.includes(`<a class="mono" href="${url}" rel="noopener noreferrer">`), `a link to ${url}`);
+    }
+    // A sandbox order is on no public chain: its page links to no explorer.
+    const sandboxDetail = await client.get(`/cabinet/orders/${sandboxOrder}`);
+    assert.equal(sandboxDetail.statusCode, 200);
+    assert.match(sandboxDetail.body, /<dt>Deposit transaction<\/dt><dd><span class="mono">/);
+    assert.doesNotMatch(sandboxDetail.body, /href="https:/);
   });
 });

@@ -34,7 +34,7 @@ function explorerLink(template: string | null | undefined, placeholder: '{txid}'
 /**
  * GET /cabinet/orders/{id} (UUID or short id): the order as GET /partner/orders/{id} reads it
  * (OrderService.get: another partner's order is not found, 404), its event timeline, the
- * deposit QR code and explorer links.
+ * deposit QR code and explorer links (live orders: a sandbox order is on no public chain).
  */
 export function registerCabinetOrderDetail(app: App, { database, clock, orders, orderActions, catalog }: Services, sessions: CabinetSessions): void {
   /** The session's partner's order, or undefined (another partner's order is not found either). */
@@ -55,8 +55,11 @@ export function registerCabinetOrderDetail(app: App, { database, clock, orders, 
     const events = await listOrderEvents(database.db, order.id);
     const now = clock.now();
     const status = statusAt(order.status, order.expires_at, now);
-    const from = catalog.all().find((row) => row.coin === order.coin_from && row.network === order.network_from);
-    const to = catalog.all().find((row) => row.coin === order.coin_to && row.network === order.network_to);
+    // A sandbox order lives on the simulator: its transactions and deposit address are on no
+    // public chain, so it links to no explorer (its values are shown as text).
+    const catalogRow = (coin: string, network: string) => (order.sandbox ? undefined : catalog.all().find((row) => row.coin === coin && row.network === network));
+    const from = catalogRow(order.coin_from, order.network_from);
+    const to = catalogRow(order.coin_to, order.network_to);
     const qr = await QRCode.toString(order.deposit_uri ?? order.deposit_address, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     const body = html`<dl class="facts">
 <dt>Status</dt><dd>${statusWords(status)}${order.status_reason === null ? '' : html` (${order.status_reason})`}</dd>
