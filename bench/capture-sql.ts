@@ -262,7 +262,7 @@ function literal(value: unknown): string {
  * (`'HH24:MI'` → `E'HH24\x3aMI'`: the same value), since pgbench takes ":name" anywhere in a
  * command for a variable (the order read's to_char format, issue 18).
  */
-function colonFree(text: string): string {
+export function colonFree(text: string): string {
   return text.replace(/'((?:[^']|'')*)'/g, (whole, inner: string) =>
     inner.includes(':') ? `E'${inner.replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}'` : whole,
   );

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/database.js';
 import { partnerOrderListWireQuery, type PartnerOrderFilter } from '../src/db/repositories/partner-order-list-repository.js';
+import { colonFree } from './capture-sql.js';
 import { SEED_PARTNERS, seedOrders } from './order-list-seed.js';
 
 /** The page size the partner asks for (the API's default). */
@@ -48,7 +49,8 @@ export async function prepareOrderList(databaseUrl: string, partnerId: string): 
       cases.map(async ([, filter], i) => {
         const compiled = partnerOrderListWireQuery(handle.db, partnerId, { sandbox: false, ...filter }, { limit: PAGE + 1, now }).compile();
         const file = path.join(dir, `list-${i}.sql`);
-        await writeFile(file, `${withLiterals(compiled.sql, compiled.parameters)};\n`);
+        // The wire select's to_char formats hold colons, which pgbench would read as variables.
+        await writeFile(file, `${colonFree(withLiterals(compiled.sql, compiled.parameters))};\n`);
         return file;
       }),
     );
