@@ -42,7 +42,9 @@ export interface ClaimLimits {
  *
  * Known limit: the count is taken before the claim leases, so workers claiming at the same
  * moment can together give one endpoint more than `perEndpoint` (at most one claim's worth
- * each). docs/decisions.md, "Webhooks", says why it stays so for now.
+ * each). Each process still gives an endpoint at most `perEndpoint` of its own slots (its own
+ * leases are committed before its next count), which is the isolation the cap is for.
+ * docs/decisions.md, "Webhooks", says why it stays so for now.
  */
 export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   return db.transaction().execute(async (tx) => {
