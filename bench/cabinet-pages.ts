@@ -38,7 +38,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/db/database.js';
 import type { NewOrder } from '../src/db/schema/orders.js';
 import { createPartner } from '../test/helpers/process/http-client.js';
-import { chromiumExecutable } from '../test/helpers/requirements.js';
+import { CHROMIUM_ARGS, chromiumExecutable } from '../test/helpers/requirements.js';
 import { DAY_MS, seedOrders } from './order-list-seed.js';
 import { planCpus, type RunningServer, startServer } from './server.js';
 
@@ -277,7 +277,7 @@ async function browserTimes(server: RunningServer, client: Browserless): Promise
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: executable,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [...CHROMIUM_ARGS, '--disable-quic', '--no-first-run'],
     viewport: { width: 1280, height: 900 },
   });
   try {

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { SESSION_IDLE_MS } from '../../src/services/cabinet-accounts.js';
-import { chromiumExecutable, chromiumSkip } from '../helpers/requirements.js';
+import { CHROMIUM_ARGS, chromiumExecutable, chromiumSkip } from '../helpers/requirements.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 
 /** Screenshots of every page, for a person to look at (ignored by git). */
@@ -48,7 +48,7 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: chromiumExecutable(),
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [...CHROMIUM_ARGS, '--disable-quic', '--no-first-run'],
       viewport: { width: 1280, height: 900 },
       permissions: ['clipboard-read', 'clipboard-write'],
     });

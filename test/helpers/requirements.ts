@@ -59,6 +59,12 @@ export function chromiumExecutable(): string | undefined {
   return undefined;
 }
 
+/**
+ * The flags every headless Chromium of the tests and benches starts with: no sandbox (CI runs
+ * as root), no GPU, and no traffic of its own (updates, sync, background fetches).
+ */
+export const CHROMIUM_ARGS: readonly string[] = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
 /** The browser tests (docs page under the CSP), driven by playwright-core. */
 export function chromiumSkip(): string | false {
   return skipUnless(chromiumExecutable() !== undefined, 'chromium (not on PATH)', 'install Debian\'s `chromium` package (`apt-get install -y chromium`)');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
-import { chromiumExecutable, chromiumSkip } from '../helpers/requirements.js';
+import { CHROMIUM_ARGS, chromiumExecutable, chromiumSkip } from '../helpers/requirements.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -18,7 +18,7 @@ describe('the docs page under the Content-Security-Policy, in Chromium', { skip:
     browser = await chromium.launch({
       executablePath: chromiumExecutable(),
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [...CHROMIUM_ARGS],
     });
   });
   after(async () => {

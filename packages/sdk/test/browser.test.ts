@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import type * as Sdk from '../src/index.js';
-import { chromiumExecutable, chromiumSkip } from '../../../test/helpers/requirements.js';
+import { CHROMIUM_ARGS, chromiumExecutable, chromiumSkip } from '../../../test/helpers/requirements.js';
 import { startServerForChildProcess, type ChildProcessServer } from './sdk-server.js';
 
 /**
@@ -35,7 +35,7 @@ describe('the SDK in a browser (Chromium): fetch and Web Crypto only', { skip: c
     browser = await chromium.launch({
       executablePath: chromiumExecutable(),
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [...CHROMIUM_ARGS],
     });
   });
   after(async () => {

@@ -2,6 +2,7 @@ import QRCode from 'qrcode';
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
 import { listPartnerCabinetUsers } from '../../db/repositories/cabinet-accounts-repository.js';
+import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { PASSWORD_MIN_LENGTH } from '../../services/cabinet-passwords.js';
 import { html, trusted } from './html.js';
 import { csrfField, page, time } from './layout.js';
@@ -15,7 +16,6 @@ const NOTICES: Readonly<Record<string, string>> = {
   'password-changed': 'Your password is changed, and every other session is signed out.',
 };
 
-const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface AccountPageParts {
   notice?: string | undefined;
@@ -130,7 +130,7 @@ ${twoFactor}
     const session = sessionOf(request);
     const { id } = request.params as { id: string };
     // Only the person's own other sessions: anyone else's id (another person, another partner) is 404.
-    if (!SESSION_ID.test(id) || !(await cabinet.accounts.endSession(session.userId, id, session.token))) {
+    if (!CANONICAL_UUID_PATTERN.test(id) || !(await cabinet.accounts.endSession(session.userId, id, session.token))) {
       return send(reply, await accountPage(session, { notice: 'No such session of yours: it may have ended already.' }), 404);
     }
     return reply.redirect('/cabinet/account?done=session-ended', 303);

@@ -1,12 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
 import { listPartnerKeysForCabinet } from '../../db/repositories/api-keys-repository.js';
+import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { html } from './html.js';
 import { csrfField, errorPage, page, time } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
 const KEY_ID = /^pk_[a-z0-9_]{4,61}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const LABEL_MAX = 64;
 
 /**
@@ -74,7 +74,7 @@ ${keys.length === 0
     const { done, created } = request.query as Record<string, unknown>;
     if (typeof created === 'string') {
       // The page a new key's form redirected to: the key once, then never again.
-      const keyId = UUID.test(created) ? await cabinet.accounts.takeReveal(session.found.session.id, created, 'api_key') : undefined;
+      const keyId = CANONICAL_UUID_PATTERN.test(created) ? await cabinet.accounts.takeReveal(session.found.session.id, created, 'api_key') : undefined;
       const apiKey = keyId === undefined ? undefined : await apiKeys.openOwn(session.partnerId, keyId);
       if (keyId !== undefined && apiKey !== undefined) return send(reply, await keysPage(session, { issued: { key_id: keyId, api_key: apiKey } }));
       return send(reply, await keysPage(session, { notice: 'A new key is shown only once, on the page right after it is created: it is not shown again. If you did not copy it, revoke it and create another.' }));

@@ -1,13 +1,13 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
 import type { WebhookEndpointRow } from '../../db/schema/webhooks.js';
+import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from '../../domain/webhook-events.js';
 import { ApiError } from '../../errors.js';
 import { html, type Html } from './html.js';
 import { csrfField, errorPage, page, time } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DELIVERIES_SHOWN = 50;
 
 /** The secret of a new or rotated endpoint, shown once as an API key is. */
@@ -118,7 +118,7 @@ ${deliveries.length === 0
   };
   const idOf = (params: unknown): string | undefined => {
     const id = (params as { id?: string }).id;
-    return id !== undefined && UUID.test(id) ? id : undefined;
+    return id !== undefined && CANONICAL_UUID_PATTERN.test(id) ? id : undefined;
   };
   const notFound = (reply: FastifyReply) => send(reply, errorPage('Not found', 'There is no webhook endpoint or delivery of yours with this id.'), 404);
 
@@ -153,7 +153,7 @@ ${deliveries.length === 0
     for (const [name, words] of Object.entries(REVEALS)) {
       const reveal = query[name];
       if (typeof reveal !== 'string') continue;
-      const subject = UUID.test(reveal) ? await cabinet.accounts.takeReveal(session.found.session.id, reveal, 'webhook_secret') : undefined;
+      const subject = CANONICAL_UUID_PATTERN.test(reveal) ? await cabinet.accounts.takeReveal(session.found.session.id, reveal, 'webhook_secret') : undefined;
       if (subject === id) return { secret: { title: words.title, value: await webhooks.openSecret(id, session.partnerId) }, notice: words.notice };
       return { notice: 'A signing secret is shown only once, on the page right after it is made: it is not shown again. If you did not copy it, rotate it.' };
     }
