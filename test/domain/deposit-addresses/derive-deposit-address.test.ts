@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
   HD_ACCOUNT_PATHS,
   HD_FORMATS,
@@ -82,6 +83,19 @@ void describe('deriveDepositAddress — watch-only derivation equals full privat
       }
     });
   }
+
+  void it('equals @scure/bip32\'s own public derivation over random indexes (both parities of y)', () => {
+    // The child key is encoded here from one affine conversion (derive-deposit-address.ts);
+    // @scure/bip32 derives the same child from the same xpub with noble's own encoder.
+    fc.assert(
+      fc.property(fc.constantFrom(...HD_FORMATS), fc.integer({ min: 0, max: 2_147_483_647 }), (format, index) => {
+        const account = parseAccountXpub(format, accountXpub(HD_ACCOUNT_PATHS[format], XPUB));
+        const reference = account.deriveChild(0).deriveChild(index).publicKey!;
+        assert.equal(deriveDepositAddress(format, account, index), encode[format](reference));
+      }),
+      { numRuns: 200 },
+    );
+  });
 
   void it('derived addresses carry each network prefix and differ per index', () => {
     const prefixes = { bitcoin: /^bc1q/, litecoin: /^ltc1q/, dogecoin: /^D/, evm: /^0x[0-9a-fA-F]{40}$/, tron: /^T/ };
