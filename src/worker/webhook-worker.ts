@@ -67,6 +67,12 @@ export class WebhookWorker {
   private stopped = true;
   private loopDone: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /**
+   * An attempt ended since the last claim began. Set by the attempt itself, so an end that
+   * comes while the loop is claiming (not waiting, `wake` unset) is not lost: the loop claims
+   * again instead of sleeping out its poll with free slots.
+   */
+  private slotFreed = false;
   private statsTimer: NodeJS.Timeout | undefined;
   private stats: WebhookQueueStats = { due: 0, oldestDueAt: null, retrying: 0 };
   readonly results: Counter<'result'>;
@@ -135,6 +141,7 @@ export class WebhookWorker {
         .catch((error: unknown) => this.deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt not recorded'))
         .finally(() => {
           this.inFlight.delete(attempt);
+          this.slotFreed = true;
           this.wake?.();
         });
       this.inFlight.add(attempt);
@@ -186,15 +193,18 @@ export class WebhookWorker {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       let started = 0;
+      this.slotFreed = false;
       try {
         started = await this.tick();
       } catch (error) {
         this.deps.logger.error({ err: error }, 'webhook claim failed');
       }
       if (this.stopped) break;
-      // Claim again at once while there was work and room; else wait for a free slot or the poll.
+      // Claim again at once while there was work and room, or when a slot was freed during the
+      // claim; else wait for a free slot or the poll. Without the second case a claim that took
+      // as long as the attempts left every slot idle until the poll (bench/README.md, webhooks).
       const full = this.inFlight.size >= this.deps.settings.concurrency;
-      if (started > 0 && !full) continue;
+      if ((started > 0 && !full) || this.slotFreed) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.deps.settings.pollMs);
         timer.unref();

@@ -506,6 +506,45 @@ describe('webhooks (DESIGN §8)', () => {
     assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
   });
 
+  it('attempts that end while the worker is claiming are followed by a claim at once, not by the poll', async () => {
+    const endpoint = await addEndpoint('/claiming');
+    for (let i = 0; i < 6; i++) await ping(endpoint.id);
+    const answers: (() => void)[] = [];
+    const worker = h.t.app.runtime.webhookWorker.fork({
+      transport: {
+        send: () => new Promise((resolve) => answers.push(() => resolve({ delivered: true, statusCode: 204, durationMs: 1, error: null, bytesRead: 0 }))),
+        close: () => undefined,
+      },
+      metrics: createMetrics(),
+      // A poll far longer than this test: only a claim made when a slot frees can deliver in time.
+      settings: { concurrency: 4, perEndpoint: 2, timeoutMs: 2000, pollMs: 600_000 },
+    });
+    // The race, made certain: a claim finds the endpoint's 2 slots taken (0 claimed), and both
+    // attempts end before that claim returns, so no one is waiting to be woken by them.
+    const claim = worker.tick.bind(worker);
+    worker.tick = async () => {
+      const started = await claim();
+      if (started === 0) {
+        for (const answer of answers.splice(0)) answer();
+        await worker.settled();
+      }
+      return started;
+    };
+    worker.start();
+    try {
+      await waitFor('all 6 pings delivered', async () => {
+        const log = await deliveries(endpoint.id);
+        return log.length === 6 && log.every((d) => d.status === 'delivered');
+      }, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
+    } finally {
+      await worker.stop();
+    }
+    assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
   it('a hanging receiver holds only its own slots: another endpoint is delivered and the API answers meanwhile', async () => {
     receiver.hang('/hang');
     const slow = await addEndpoint('/hang');
