@@ -3,7 +3,7 @@ import { after, before, describe, it, mock } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhook-events.js';
 import { createMetrics } from '../../src/metrics.js';
-import { WebhookSender } from '../../src/services/webhook-sender.js';
+import { WebhookSender, type SendOutcome } from '../../src/services/webhook-sender.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -581,6 +581,51 @@ describe('webhooks (DESIGN §8)', () => {
     assert.ok(queued.every((d) => d.status === 'pending' && d.status_code === null && d.last_attempt_at === null && d.next_attempt_at !== null));
     assert.equal((await deliveries(fast.id))[0]?.status, 'delivered');
     for (const endpoint of [slow, fast]) assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+  });
+
+  it('workers claiming side by side (SKIP LOCKED) take each delivery once and never pass the per-endpoint cap together', async () => {
+    await deliver();
+    const targets = [await addEndpoint('/crowd-a'), await addEndpoint('/crowd-b'), await addEndpoint('/crowd-c')];
+    const queued: string[] = [];
+    for (const endpoint of targets) for (let i = 0; i < 8; i++) queued.push((await ping(endpoint.id)).event_id);
+    const PER_ENDPOINT = 2;
+    // A transport that holds every answer until the round ends: what a worker claimed stays leased meanwhile.
+    const inFlight = new Map<string, number>();
+    const peak = new Map<string, number>();
+    const sent: string[] = [];
+    const held: (() => void)[] = [];
+    const transport = {
+      send: (url: string, headers: Record<string, string>) => {
+        sent.push(headers['webhook-id'] ?? '');
+        const now = (inFlight.get(url) ?? 0) + 1;
+        inFlight.set(url, now);
+        peak.set(url, Math.max(peak.get(url) ?? 0, now));
+        return new Promise<SendOutcome>((resolve) =>
+          held.push(() => {
+            inFlight.set(url, (inFlight.get(url) ?? 1) - 1);
+            resolve({ delivered: true, statusCode: 204, durationMs: 1, error: null, bytesRead: 0 });
+          }),
+        );
+      },
+      close: () => undefined,
+    };
+    const workers = Array.from({ length: 6 }, () =>
+      h.t.app.runtime.webhookWorker.fork({ transport, metrics: createMetrics(), settings: { concurrency: 4, perEndpoint: PER_ENDPOINT, timeoutMs: 10_000, pollMs: 50 } }),
+    );
+    for (let round = 0; round < 40 && sent.length < queued.length; round++) {
+      // Every worker claims at the same moment; then the answers come and the leases are released.
+      await Promise.all(workers.map((worker) => worker.tick()));
+      for (const release of held.splice(0)) release();
+      await Promise.all(workers.map((worker) => worker.settled()));
+    }
+    assert.deepEqual([...sent].sort(), [...queued].sort(), 'every delivery was sent, and by one worker only');
+    for (const endpoint of targets) {
+      assert.equal(peak.get(endpoint.url), PER_ENDPOINT, `${endpoint.url}: ${PER_ENDPOINT} attempts at most at once, across the six workers`);
+      const log = await deliveries(endpoint.id);
+      assert.equal(log.length, 8);
+      assert.ok(log.every((line) => line.status === 'delivered' && line.attempt === 1), JSON.stringify(log));
+      assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
+    }
   });
 
   it('an event commits with the move it reports or not at all (the outbox is in the move\'s transaction)', async () => {

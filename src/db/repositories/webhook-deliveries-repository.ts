@@ -40,20 +40,16 @@ export interface ClaimLimits {
  * receiver) gets none, and one claim gives no endpoint more than it has room for, so one
  * partner's backlog never takes the slots the others' deliveries need.
  *
- * Known limit: the count is taken before the claim leases, so workers claiming at the same
- * moment can together give one endpoint more than `perEndpoint` (at most one claim's worth
- * each). Each process still gives an endpoint at most `perEndpoint` of its own slots (its own
- * leases are committed before its next count), which is the isolation the cap is for.
- * docs/decisions.md, "Webhooks", says why it stays so for now.
+ * The cap holds across workers claiming at the same moment: the claim also locks the endpoint
+ * rows of its candidates (FOR NO KEY UPDATE SKIP LOCKED: an endpoint another claim is leasing
+ * for is skipped, not waited for; order moves that add deliveries only take FOR KEY SHARE, so
+ * they never wait), and counts the endpoints' live leases again after that lock, in a statement
+ * that sees every claim committed before it. The first count, before any lock, only keeps the
+ * endpoints already full out of the candidates.
  */
 export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   return db.transaction().execute(async (tx) => {
-    const busy = await sql<{ endpoint_id: string; n: number }>`
-      select endpoint_id, count(*)::int as n from webhook_deliveries
-      where locked_until > ${now} group by endpoint_id
-    `.execute(tx);
-    const inFlight = new Map(busy.rows.map((row) => [row.endpoint_id, Number(row.n)]));
-    const saturated = [...inFlight].filter(([, n]) => n >= limits.perEndpoint).map(([id]) => id);
+    const saturated = [...(await liveLeases(tx, now))].filter(([, n]) => n >= limits.perEndpoint).map(([id]) => id);
     const candidates = await sql<Omit<ClaimedDelivery, 'lease_until'>>`
       select d.id, d.event_id, d.endpoint_id, d.attempts, ev.type, ev.payload,
         e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since
@@ -67,7 +63,10 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, li
       order by d.next_attempt_at
       limit ${limits.limit}
       for update of d skip locked
+      for no key update of e skip locked
     `.execute(tx);
+    if (candidates.rows.length === 0) return [];
+    const inFlight = await liveLeases(tx, now, [...new Set(candidates.rows.map((row) => row.endpoint_id))]);
     const chosen: ClaimedDelivery[] = [];
     for (const row of candidates.rows) {
       const held = inFlight.get(row.endpoint_id) ?? 0;
@@ -84,6 +83,16 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, li
     }
     return chosen;
   });
+}
+
+/** Live leases (attempts in flight) per endpoint: of every endpoint, or of those given. */
+async function liveLeases(tx: Db, now: Date, endpointIds?: readonly string[]): Promise<Map<string, number>> {
+  const busy = await sql<{ endpoint_id: string; n: number }>`
+    select endpoint_id, count(*)::int as n from webhook_deliveries
+    where locked_until > ${now} ${endpointIds === undefined ? sql`` : sql`and endpoint_id = any(${endpointIds}::uuid[])`}
+    group by endpoint_id
+  `.execute(tx);
+  return new Map(busy.rows.map((row) => [row.endpoint_id, Number(row.n)]));
 }
 
 /** One attempt, as the worker records it. */
