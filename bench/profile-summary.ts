@@ -38,8 +38,11 @@ function originOf(url: string, functionName: string): string {
   const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (modules?.[1] !== undefined) return modules[1];
   if (url.startsWith('node:')) return 'node internals';
-  const src = /\/(src|bench)\//.exec(url);
-  if (src !== null) return `our ${src[1]}`;
+  // The server runs compiled (dist/ mirrors src/, scripts/build.mjs); the tests' copies are dist-*/.
+  const src = /\/(src|bench|dist(?:-[^/]+)?)\//.exec(url);
+  if (src !== null) return src[1] === 'bench' ? 'our bench' : 'our src';
+  // PGlite's engine: the one WebAssembly module these servers load.
+  if (url.startsWith('wasm://')) return 'WebAssembly';
   return path.basename(url);
 }
 
@@ -72,7 +75,7 @@ export async function summariseProfile(file: string, top = 15, windows?: readonl
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)') idleUs += us;
     const origin = originOf(url, functionName);
-    const short = url === '' ? '' : ` ${url.replace(/^file:\/\/.*?\/(node_modules|src|bench)\//, '$1/')}:${lineNumber + 1}`;
+    const short = url === '' ? '' : ` ${url.replace(/^file:\/\/.*?\/(node_modules|src|bench|dist(?:-[^/]+)?)\//, '$1/')}:${lineNumber + 1}`;
     const key = `${functionName || '(anonymous)'}${short}`;
     const frame = frames.get(key) ?? { frame: key, origin, ms: 0, share: 0 };
     frame.ms += us / 1000;
