@@ -532,13 +532,11 @@ describe('webhooks (DESIGN §8)', () => {
     };
     worker.start();
     try {
-      await waitFor('all 6 pings delivered', async () => {
+      const allDelivered = async () => {
         const log = await deliveries(endpoint.id);
         return log.length === 6 && log.every((d) => d.status === 'delivered');
-      }, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-      });
+      };
+      await waitFor('all 6 pings delivered', allDelivered, { timeoutMs: 10_000, intervalMs: 20 });
     } finally {
       await worker.stop();
     }
