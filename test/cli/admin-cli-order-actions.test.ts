@@ -8,18 +8,13 @@ import { Decimal } from '../../src/domain/money.js';
 import { runAdminCli } from '../helpers/admin-cli.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import {
-  BTC_CONFIRMATIONS,
-  createOrder,
   exactJson,
-  fixedQuote,
-  getOrder,
   payoutRows,
-  setConfirmations,
-  simulateDeposit,
   startHarness,
   tickUntil,
   type Harness,
   type OrderJson,
+  shortFixedOrder,
 } from '../lifecycle/lifecycle-helpers.js';
 
 const RECIPIENT = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -166,12 +161,7 @@ describe('operator continue and refund, and the commission report: CLI end to en
 
   /** A fixed order 10 % short, inside the pair's limits at the float rate: its refund is held for a choice. */
   async function heldOrder(): Promise<OrderJson> {
-    const order = await createOrder(h, { rate_type: 'fixed', quote_id: await fixedQuote(h, '0.5') });
-    await simulateDeposit(h, order.id, { amount: new Decimal(order.amount_from_expected).times('0.9').toFixed() });
-    await h.t.runtime.worker.tick();
-    await setConfirmations(h, order.id, BTC_CONFIRMATIONS);
-    await h.t.runtime.worker.tick();
-    const held = await getOrder(h, order.id);
+    const held = await shortFixedOrder(h);
     assert.equal(held.status, 'refunding');
     assert.deepEqual(held.actions, ['set_refund_address', 'continue', 'refund']);
     return held;

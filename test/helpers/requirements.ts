@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Browser } from 'playwright-core';
 
 /**
  * What a suite needs from outside Node.js, as a node:test `skip` option.
@@ -64,6 +65,15 @@ export function chromiumExecutable(): string | undefined {
  * as root), no GPU, and no traffic of its own (updates, sync, background fetches).
  */
 export const CHROMIUM_ARGS: readonly string[] = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/**
+ * A headless Chromium with CHROMIUM_ARGS, for the tests that drive a page. playwright-core is
+ * loaded here on first use, so the many tests that only ask `chromiumSkip()` never load it.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({ executablePath: chromiumExecutable(), headless: true, args: [...CHROMIUM_ARGS] });
+}
 
 /** The browser tests (docs page under the CSP), driven by playwright-core. */
 export function chromiumSkip(): string | false {

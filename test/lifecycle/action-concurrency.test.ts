@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Decimal } from '../../src/domain/money.js';
 import {
-  BTC_CONFIRMATIONS,
   createOrder,
-  fixedQuote,
   getOrder,
-  setConfirmations,
   simulateDeposit,
   startHarness,
   type Harness,
   type OrderJson,
+  shortFixedOrder,
 } from './lifecycle-helpers.js';
 // Imported here (not only through lifecycle-helpers) so the test runner runs this file on PostgreSQL too.
 import { ManualClock } from '../helpers/test-app.js';
@@ -29,12 +26,7 @@ describe('order actions under concurrency', () => {
   after(() => h.t.close());
 
   async function heldOrder(): Promise<OrderJson> {
-    const order = await createOrder(h, { rate_type: 'fixed', quote_id: await fixedQuote(h, '0.5') });
-    await simulateDeposit(h, order.id, { amount: new Decimal(order.amount_from_expected).times('0.9').toFixed() });
-    await h.t.runtime.worker.tick();
-    await setConfirmations(h, order.id, BTC_CONFIRMATIONS);
-    await h.t.runtime.worker.tick();
-    const held = await getOrder(h, order.id);
+    const held = await shortFixedOrder(h);
     assert.deepEqual(held.actions, ['set_refund_address', 'continue', 'refund']);
     return held;
   }

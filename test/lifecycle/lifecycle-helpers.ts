@@ -132,6 +132,20 @@ export async function setConfirmations(h: Harness, id: string, count: number): P
   await adminOk(h, `/admin/v1/simulator/orders/${id}/confirmations`, { count });
 }
 
+/**
+ * A fixed-rate order paid 10 % short and confirmed, as read after the worker's two ticks: off
+ * its rate but inside the pair's limits at the float rate, so it is refunding, its refund held
+ * for the partner's choice (continue or refund) unless REFUND_HOLD_MINUTES=0.
+ */
+export async function shortFixedOrder(h: Harness): Promise<OrderJson> {
+  const order = await createOrder(h, { rate_type: 'fixed', quote_id: await fixedQuote(h, '0.5') });
+  await simulateDeposit(h, order.id, { amount: new Decimal(order.amount_from_expected).times('0.9').toFixed() });
+  await h.t.runtime.worker.tick();
+  await setConfirmations(h, order.id, BTC_CONFIRMATIONS);
+  await h.t.runtime.worker.tick();
+  return getOrder(h, order.id);
+}
+
 export async function dropDeposit(h: Harness, id: string): Promise<void> {
   await adminOk(h, `/admin/v1/simulator/orders/${id}/drop-deposit`);
 }

@@ -21,6 +21,7 @@ import {
   tickUntil,
   type Harness,
   type OrderJson,
+  shortFixedOrder,
 } from './lifecycle-helpers.js';
 // Imported here (not only through lifecycle-helpers) so the test runner runs this file on PostgreSQL too.
 import { ManualClock } from '../helpers/test-app.js';
@@ -308,15 +309,10 @@ describe('order actions with REFUND_HOLD_MINUTES=0', () => {
   after(() => h.t.close());
 
   it('a fixed-rate mismatch inside the limits is refunded at once', async () => {
-    const order = await createOrder(h, { rate_type: 'fixed', quote_id: await fixedQuote(h, '0.5') });
-    await simulateDeposit(h, order.id, { amount: new Decimal(order.amount_from_expected).times('0.9').toFixed() });
-    await h.t.runtime.worker.tick();
-    await setConfirmations(h, order.id, BTC_CONFIRMATIONS);
-    await h.t.runtime.worker.tick();
-    const refunding = await getOrder(h, order.id);
+    const refunding = await shortFixedOrder(h);
     assert.equal(refunding.status, 'refunding');
     assert.equal(refunding.refund_hold_until, null);
     assert.deepEqual(refunding.actions, []);
-    await tickUntil(h, order.id, 'refunded', 1);
+    await tickUntil(h, refunding.id, 'refunded', 1);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM_ARGS, chromiumExecutable, chromiumSkip } from '../helpers/requirements.js';
+import type { Browser } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../helpers/requirements.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -15,11 +15,7 @@ describe('the docs page under the Content-Security-Policy, in Chromium', { skip:
   before(async () => {
     t = await buildTestApp({ env: { WORKER: 'off' } });
     origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: chromiumExecutable(),
-      headless: true,
-      args: [...CHROMIUM_ARGS],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

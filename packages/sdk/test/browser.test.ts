@@ -3,10 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import type * as Sdk from '../src/index.js';
-import { CHROMIUM_ARGS, chromiumExecutable, chromiumSkip } from '../../../test/helpers/requirements.js';
+import { chromiumSkip, launchChromium } from '../../../test/helpers/requirements.js';
 import { startServerForChildProcess, type ChildProcessServer } from './sdk-server.js';
 
 /**
@@ -32,11 +32,7 @@ describe('the SDK in a browser (Chromium): fetch and Web Crypto only', { skip: c
   let browser: Browser;
   before(async () => {
     server = await startServerForChildProcess();
-    browser = await chromium.launch({
-      executablePath: chromiumExecutable(),
-      headless: true,
-      args: [...CHROMIUM_ARGS],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
