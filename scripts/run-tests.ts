@@ -36,14 +36,18 @@ import type { Engine } from '../src/db/database.js';
 import { MISSING_TOOL } from '../test/helpers/requirements.js';
 import { adminDatabaseUrl, createTemplate, type DatabaseTemplate } from '../test/helpers/test-database.js';
 import { writeGroups } from './test-groups.js';
+import { importGraph } from './test-imports.js';
 import { parseReport, summarize, type PassSummary } from './test-report.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PASS_SCRIPT = path.join(REPO_ROOT, 'scripts/test-pass.ts');
 /** Where src/ is compiled for the run: directly in the repository root, as dist/ (gitignored). */
 const COMPILED_DIR = path.join(REPO_ROOT, 'dist-test');
-/** A test file that imports one of these gets a database, so it runs on both engines. */
-const DB_MARKERS = ['helpers/test-app.js', 'helpers/test-database.js'];
+/**
+ * A test file that imports one of these, directly or through any helper it imports, gets a
+ * database, so it runs on both engines (scripts/test-imports.ts).
+ */
+const DB_HELPERS = ['test/helpers/test-app.ts', 'test/helpers/test-database.ts'].map((file) => path.join(REPO_ROOT, file));
 /**
  * A test file that uses one of these starts processes (servers, the CLI, chain nodes): among
  * the longest and the heaviest at start-up. The PGlite pass starts them first, so it does not
@@ -178,7 +182,15 @@ const sources = new Map(
   (targets.length > 0 ? targets : DEFAULT_TARGETS).flatMap(findTests).map((file) => [path.resolve(file), readFileSync(file, 'utf8')] as const),
 );
 const startsProcesses = (file: string): boolean => PROCESS_MARKERS.some((marker) => sources.get(file)?.includes(marker));
-const usesDatabase = (file: string): boolean => DB_MARKERS.some((marker) => sources.get(file)?.includes(marker));
+const reachesDatabase = importGraph(DB_HELPERS, (file) => sources.get(file) ?? readFileSync(file, 'utf8'));
+/**
+ * A file may declare that its database is only scaffolding for what it tests (a line that starts
+ * `// test-engines: one`): it runs once, on either pass. The SDK's pack and browser tests
+ * start a server only to have something to call; what they check is the package and the bundle.
+ */
+const ONE_ENGINE_TAG = /^\/\/ test-engines: one\b/m;
+const databaseFiles = new Set([...sources.keys()].filter((file) => reachesDatabase(file) && !ONE_ENGINE_TAG.test(sources.get(file) ?? '')));
+const usesDatabase = (file: string): boolean => databaseFiles.has(file);
 const byProcesses = (a: string, b: string): number => Number(startsProcesses(a)) - Number(startsProcesses(b));
 /**
  * Files without a database run once, on either pass. Those that also start processes (the
@@ -277,7 +289,9 @@ for (const { engine, summary, exitCode, ms } of results) {
   const silent = (passes.find((pass) => pass.engine === engine)?.files ?? []).filter((file) => !summary.reported.has(file));
   for (const file of silent) runFailures.push(`${engine}: ${relative(file)} reported no test (it did not run)`);
   const skipped = summary.skipped > 0 ? `, ${summary.skipped} skipped` : '';
-  console.log(`${engine}: ${summary.passed} passed, ${summary.failed} failed${skipped} in ${seconds(ms)}`);
+  const fileCount = passes.find((pass) => pass.engine === engine)?.files.length ?? 0;
+  const ran = fileCount - silent.length;
+  console.log(`${engine}: ${ran} of ${fileCount} test files ran: ${summary.passed} passed, ${summary.failed} failed${skipped} in ${seconds(ms)}`);
   console.log(`  slowest: ${summary.files.slice(0, 5).map((f) => `${short(f.file)} ${seconds(f.ms)}`).join(', ')}`);
   if (exitCode !== 0 && summary.failed === 0) runFailures.push(`the ${engine} pass exited with code ${exitCode} and reported no failed test: see its output above`);
 }

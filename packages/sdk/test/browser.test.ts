@@ -1,3 +1,4 @@
+// test-engines: one (scripts/run-tests.ts): the server is only something to call; the package and bundle are what is tested.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

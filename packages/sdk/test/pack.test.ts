@@ -1,3 +1,4 @@
+// test-engines: one (scripts/run-tests.ts): the server is only something to call; the package and bundle are what is tested.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
