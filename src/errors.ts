@@ -37,6 +37,8 @@ export class ApiError extends Error {
     detail: string,
     /** Extra documented body fields, e.g. min_amount and max_amount. */
     readonly extra?: Readonly<Record<string, unknown>>,
+    /** Response headers that go with the error, e.g. Retry-After on a 409 still in progress. */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(detail);
     this.name = 'ApiError';

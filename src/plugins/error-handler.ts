@@ -51,6 +51,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+      if (error.headers !== undefined) void reply.headers(error.headers);
       return sendError(reply, error.code, error.message, error.extra);
     }
     if (error.validation !== undefined) {

@@ -12,8 +12,15 @@ import { ApiError } from '../errors.js';
 
 /** Keys are kept this long per partner (DESIGN §3). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** A first request still unfinished after this long is taken to have died (crash) and may be retried. */
-const ABANDONED_AFTER_MS = 60 * 1000;
+/**
+ * A first request still unfinished after this long is taken to have died (a process killed
+ * mid-request) and its key may be retried: shorter than a client's request timeout (the SDK's is
+ * 30 s), so a client retrying after its own timeout finds the claim released rather than a 409.
+ * A first request that is only slow and completes after a retry took its claim over makes no
+ * second order: the database refuses to point a completed key at another order (migration
+ * 0043), and the later of the two answers the earlier one's order as a replay (OrderService).
+ */
+export const IDEMPOTENCY_CLAIM_LEASE_MS = 15 * 1000;
 
 export type IdempotencyClaim = { kind: 'new' } | { kind: 'replay'; orderId: string };
 
@@ -33,14 +40,14 @@ export class IdempotencyKeys {
     if (await claimIdempotencyKey(this.db, record)) return { kind: 'new' };
 
     const existing = await findIdempotencyKey(this.db, partnerId, key);
-    const staleBefore = new Date(now.getTime() - ABANDONED_AFTER_MS);
+    const staleBefore = new Date(now.getTime() - IDEMPOTENCY_CLAIM_LEASE_MS);
     const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
     if (existing === undefined || existing.created_at < expiredBefore) {
       // Expired (or purged between the two statements): start afresh.
       if (existing === undefined ? await claimIdempotencyKey(this.db, record) : await retakeIdempotencyKey(this.db, record, staleBefore, expiredBefore)) {
         return { kind: 'new' };
       }
-      throw new ApiError('conflict', 'a request with this Idempotency-Key is in progress');
+      throw inProgress(IDEMPOTENCY_CLAIM_LEASE_MS);
     }
     if (!existing.request_hash.equals(record.request_hash)) {
       throw new ApiError('unprocessable', 'this Idempotency-Key was used with a different request body');
@@ -49,7 +56,7 @@ export class IdempotencyKeys {
     if (existing.created_at < staleBefore && (await retakeIdempotencyKey(this.db, record, staleBefore, expiredBefore))) {
       return { kind: 'new' };
     }
-    throw new ApiError('conflict', 'a request with this Idempotency-Key is in progress');
+    throw inProgress(existing.created_at.getTime() + IDEMPOTENCY_CLAIM_LEASE_MS - now.getTime());
   }
 
   release(partnerId: string, key: string): Promise<void> {
@@ -59,6 +66,17 @@ export class IdempotencyKeys {
   purgeExpired(): Promise<number> {
     return purgeIdempotencyKeysBefore(this.db, new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS));
   }
+}
+
+/** 409 with Retry-After: the whole seconds until the claim's lease ends (at least 1). */
+function inProgress(leftMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(leftMs / 1000));
+  return new ApiError(
+    'conflict',
+    `a request with this Idempotency-Key is in progress; retry in ${seconds} s`,
+    undefined,
+    { 'retry-after': String(seconds) },
+  );
 }
 
 function hashBody(body: Buffer): Buffer {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Decimal } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import { createPartnerOrder, OpenOrdersOverCap, type NewOrderRow, type OrderCreation } from '../db/repositories/order-creation-repository.js';
+import { createPartnerOrder, IdempotencyKeyCompleted, OpenOrdersOverCap, type NewOrderRow, type OrderCreation } from '../db/repositories/order-creation-repository.js';
 import {
   findPartnerOrderView,
   findPartnerOrderWire,
@@ -79,27 +79,32 @@ export class OrderService {
   ): Promise<CreateOrderResult> {
     if (idempotency !== undefined) {
       const claim = await this.idempotency.claim(partner.id, idempotency.key, idempotency.body);
-      if (claim.kind === 'replay') {
-        const order = await findPartnerOrderView(this.db, partner.id, { id: claim.orderId });
-        if (order === undefined) throw new Error(`idempotency record points at missing order ${claim.orderId}`);
-        // Keys are per partner, so a live key could replay a sandbox key's request: answering it
-        // with a test order would have real funds sent to an order that never runs live.
-        if (order.sandbox !== input.sandbox) {
-          throw new ApiError(
-            'unprocessable',
-            `this Idempotency-Key was used by a ${order.sandbox ? 'sandbox' : 'live'} key for order ${order.id}: use another key`,
-          );
-        }
-        return { order, replayed: true };
-      }
+      if (claim.kind === 'replay') return { order: await this.replay(partner, input, claim.orderId), replayed: true };
     }
     try {
       const order = await this.createNew(partner, input, idempotency?.key);
       return { order, replayed: false };
     } catch (error) {
+      // The first request with this key outlived its claim's lease and completed meanwhile (its
+      // process was slow, not gone): nothing of this one was written; it answers that order.
+      if (error instanceof IdempotencyKeyCompleted) return { order: await this.replay(partner, input, error.orderId), replayed: true };
       if (idempotency !== undefined) await this.idempotency.release(partner.id, idempotency.key);
       throw error;
     }
+  }
+
+  private async replay(partner: PartnerRow, input: CreateOrderInput, orderId: string): Promise<PartnerOrderRow> {
+    const order = await findPartnerOrderView(this.db, partner.id, { id: orderId });
+    if (order === undefined) throw new Error(`idempotency record points at missing order ${orderId}`);
+    // Keys are per partner, so a live key could replay a sandbox key's request: answering it
+    // with a test order would have real funds sent to an order that never runs live.
+    if (order.sandbox !== input.sandbox) {
+      throw new ApiError(
+        'unprocessable',
+        `this Idempotency-Key was used by a ${order.sandbox ? 'sandbox' : 'live'} key for order ${order.id}: use another key`,
+      );
+    }
+    return order;
   }
 
   /**
@@ -393,7 +398,7 @@ function createdOrderView(order: NewOrderRow): PartnerOrderRow {
 }
 
 function certainlyRefused(error: unknown): boolean {
-  if (error instanceof OpenOrdersOverCap) return true;
+  if (error instanceof OpenOrdersOverCap || error instanceof IdempotencyKeyCompleted) return true;
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && code.startsWith('23');
 }

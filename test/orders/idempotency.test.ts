@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import { assertError } from '../rates/rates-helpers.js';
+import { IDEMPOTENCY_CLAIM_LEASE_MS, type IdempotencyKeys } from '../../src/services/idempotency.js';
 
 /**
  * `Idempotency-Key` on POST /partner/orders (DESIGN §3): same key and same body replay the
@@ -192,26 +193,41 @@ describe('POST /partner/orders: Idempotency-Key', () => {
         .execute();
     };
 
-    it('same key and body: 409, nothing stored, the record kept', async () => {
+    it('same key and body: 409 with Retry-After (the seconds left of its lease), nothing stored, the record kept', async () => {
       const key = freshKey();
       await inFlight(acme, key, 0);
       const orders = await count('orders');
-      for (let i = 0; i < 2; i++) assertError(await post(acme, body, key), 409, 'conflict');
+      for (let i = 0; i < 2; i++) {
+        const res = await post(acme, body, key);
+        assertError(res, 409, 'conflict');
+        assert.equal(res.headers['retry-after'], String(IDEMPOTENCY_CLAIM_LEASE_MS / 1000), 'a fresh claim: the whole lease');
+      }
       assert.equal(await count('orders'), orders);
       const row = await keyRow(acme, key);
       assert.ok(row !== undefined);
       assert.equal(row.order_id, null);
     });
 
-    it('at 60 s it is still in flight: 409', async () => {
-      const key = freshKey();
-      await inFlight(acme, key, 60_000);
-      assertError(await post(acme, body, key), 409, 'conflict');
+    it('the claim lease is shorter than a client\'s request timeout (the SDK gives up after 30 s)', () => {
+      assert.ok(IDEMPOTENCY_CLAIM_LEASE_MS <= 15_000, `${IDEMPOTENCY_CLAIM_LEASE_MS} ms`);
     });
 
-    it('older than 60 s it is taken to have died: the request proceeds (201) and completes the key', async () => {
+    it('at the end of its lease it is still in flight: 409, Retry-After counts down, never 0', async () => {
       const key = freshKey();
-      await inFlight(acme, key, 60_001);
+      await inFlight(acme, key, IDEMPOTENCY_CLAIM_LEASE_MS - 4_500);
+      const res = await post(acme, body, key);
+      assertError(res, 409, 'conflict');
+      assert.equal(res.headers['retry-after'], '5');
+      const last = freshKey();
+      await inFlight(acme, last, IDEMPOTENCY_CLAIM_LEASE_MS);
+      const atEnd = await post(acme, body, last);
+      assertError(atEnd, 409, 'conflict');
+      assert.equal(atEnd.headers['retry-after'], '1');
+    });
+
+    it('older than its lease it is taken to have died: the request proceeds (201) and completes the key', async () => {
+      const key = freshKey();
+      await inFlight(acme, key, IDEMPOTENCY_CLAIM_LEASE_MS + 1);
       const res = await post(acme, body, key);
       assert.equal(res.statusCode, 201, res.body);
       assert.equal(res.headers['idempotent-replayed'], undefined);
@@ -221,6 +237,41 @@ describe('POST /partner/orders: Idempotency-Key', () => {
       const replay = await post(acme, body, key);
       assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.equal(replay.json<Order>().id, res.json<Order>().id);
+    });
+
+    it('a first request that outlives its lease and completes after the retry took over makes no second order: the retry replays it', async () => {
+      const key = freshKey();
+      await inFlight(acme, key, IDEMPOTENCY_CLAIM_LEASE_MS + 1);
+      // The first request (still alive, only slow) completes the key with its order right after
+      // the retry took the claim over, before the retry writes its own order.
+      const first = await post(acme, { ...BTC_ETH, amount_from: 0.3 }, freshKey());
+      assert.equal(first.statusCode, 201, first.body);
+      const idempotency = (t.runtime.orders as unknown as { idempotency: IdempotencyKeys }).idempotency;
+      const claim = idempotency.claim.bind(idempotency);
+      idempotency.claim = async (...args) => {
+        idempotency.claim = claim;
+        const taken = await claim(...args);
+        await t.db.handle.db.updateTable('idempotency_keys').set({ order_id: first.json<Order>().id }).where('partner_id', '=', acme.id).where('key', '=', key).execute();
+        return taken;
+      };
+      const orders = await count('orders');
+      const retry = await post(acme, body, key);
+      assert.equal(retry.statusCode, 201, retry.body);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.equal(retry.json<Order>().id, first.json<Order>().id);
+      assert.equal(await count('orders'), orders, 'the retry wrote no order of its own');
+      assert.equal((await keyRow(acme, key))?.order_id, first.json<Order>().id);
+    });
+
+    it('a completed key is never pointed at another order (the database refuses it)', async () => {
+      const key = freshKey();
+      const a = await post(acme, BTC_ETH, key);
+      const b = await post(acme, BTC_ETH, freshKey());
+      await assert.rejects(
+        t.db.handle.db.updateTable('idempotency_keys').set({ order_id: b.json<Order>().id }).where('partner_id', '=', acme.id).where('key', '=', key).execute(),
+        /idempotency_key_completed/,
+      );
+      assert.equal((await keyRow(acme, key))?.order_id, a.json<Order>().id);
     });
 
     it('another body on an in-flight key: 422', async () => {

@@ -57,6 +57,16 @@ export class OpenOrdersOverCap extends Error {
   }
 }
 
+/**
+ * The function's refusal: the order's Idempotency-Key was completed meanwhile with another order
+ * (a first request that outlived its claim's lease, migration 0043); nothing is written.
+ */
+export class IdempotencyKeyCompleted extends Error {
+  constructor(readonly orderId: string) {
+    super(`the Idempotency-Key was completed with order ${orderId}`);
+  }
+}
+
 const CREATE: CompiledQuery<PartnerOrderRow> = preparedQuery(
   'create_partner_order',
   `select ${PARTNER_ORDER_COLUMNS.map((column) => `"${column}"`).join(', ')} ` +
@@ -66,7 +76,8 @@ const CREATE: CompiledQuery<PartnerOrderRow> = preparedQuery(
 /**
  * Writes the order and its outbox rows (one statement: atomic alone, or in the caller's
  * transaction when it passes one, as a pool address claimed first needs). Throws
- * OpenOrdersOverCap when the partner is at its cap (nothing is written), or the database's
+ * OpenOrdersOverCap when the partner is at its cap (nothing is written), IdempotencyKeyCompleted
+ * when its key was completed meanwhile with another order (nothing is written), or the database's
  * error (a unique violation names its constraint: orders_short_id_key, orders_quote_id_key).
  */
 export async function createPartnerOrder(db: Db, creation: OrderCreation): Promise<PartnerOrderRow> {
@@ -90,6 +101,7 @@ export async function createPartnerOrder(db: Db, creation: OrderCreation): Promi
   } catch (error) {
     const e = error as { code?: string; message?: string; detail?: string };
     if (e.code === 'P0001' && e.message === 'open_orders_limit') throw new OpenOrdersOverCap(Number(e.detail));
+    if (e.code === 'P0001' && e.message === 'idempotency_key_completed') throw new IdempotencyKeyCompleted(e.detail ?? '');
     throw error;
   }
 }
