@@ -5,6 +5,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import type { Metrics } from './metrics.js';
+import type { Drain } from './plugins/drain.js';
 import type { PartnerAuthHooks } from './plugins/partner-auth.js';
 import type { AttemptLimit } from './plugins/rate-limit.js';
 import type { ApiKeyService } from './services/api-keys.js';
@@ -54,6 +55,8 @@ export interface Services {
   readonly webhookWorker: WebhookWorker;
   /** The partner cabinet's accounts and sessions, and its sign-in throttles (DESIGN §9). */
   readonly cabinet: CabinetServices;
+  /** Set when a graceful stop begins: /readyz turns 503 and connections close (src/plugins/drain.ts). */
+  readonly drain: Drain;
 }
 
 export interface CabinetServices {

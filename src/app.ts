@@ -11,6 +11,7 @@ import { frameworkErrorHandler, installErrorHandler } from './plugins/error-hand
 import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
 import { createMetrics } from './metrics.js';
 import { installRequestMetrics } from './plugins/metrics.js';
+import { Drain, installDrain } from './plugins/drain.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installCallerIdentification, partnerAuthHooks } from './plugins/partner-auth.js';
 import { createRateLimits } from './plugins/rate-limit.js';
@@ -35,6 +36,8 @@ import { SecretBox } from './services/secret-box.js';
 declare module 'fastify' {
   interface FastifyInstance {
     runtime: Runtime;
+    /** The graceful stop's first phase (src/plugins/drain.ts); src/server.ts begins it. */
+    drain: Drain;
   }
 }
 import { AdminCurrency } from './routes/admin/currency-view.js';
@@ -104,8 +107,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const signatureNonces = createSignatureNonces({ redisUrl: config.redisUrl, databaseUrl: config.databaseUrl, db: database.db, clock, log: logger });
   app.addHook('onReady', () => signatureNonces.connected(1000));
   app.addHook('onClose', () => signatureNonces.close());
+  const drain = new Drain();
+  app.decorate('drain', drain);
+  installDrain(app, drain);
   const services: Services = {
     config,
+    drain,
     database,
     clock,
     metrics,

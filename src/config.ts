@@ -16,6 +16,24 @@ export interface Config {
   readonly dataDir: string;
   /** How long a new PostgreSQL connection may take before the request needing it fails (503), ms. */
   readonly databaseConnectTimeoutMs: number;
+  /**
+   * `DATABASE_START_TIMEOUT_MS`: at start, how long an unreachable PostgreSQL is tried again
+   * (with backoff, one log line per attempt) before the process gives up and exits 1; 0 tries
+   * once. Default 60000: a database restarted with the service, or a container started before
+   * its database, is waited for.
+   */
+  readonly databaseStartTimeoutMs: number;
+  /**
+   * `SHUTDOWN_DELAY_MS`: on SIGTERM, how long /readyz answers 503 (and every response closes its
+   * connection) while requests are still served, before the listener stops accepting: the load
+   * balancer's time to notice and send traffic elsewhere. Default 5000; 0 stops at once.
+   */
+  readonly shutdownDelayMs: number;
+  /**
+   * `SHUTDOWN_TIMEOUT_MS`: after the delay, how long in-flight requests and the workers' current
+   * steps may take to finish before the process exits anyway (code 1). Default 10000.
+   */
+  readonly shutdownTimeoutMs: number;
   /** Redis connection string for the shared rate limiter; unset means in-process memory. */
   readonly redisUrl: string | undefined;
   /** How long a request waits on the Redis rate limiter before it passes unchecked (fail open), ms. */
@@ -212,6 +230,9 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
+    databaseStartTimeoutMs: integer(env, 'DATABASE_START_TIMEOUT_MS', 60_000, 0, 3_600_000),
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 5000, 0, 300_000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 600_000),
     redisUrl,
     rateLimitRedisTimeoutMs: integer(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 100, 10, 10_000),
     secretsKey,

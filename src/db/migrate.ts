@@ -13,7 +13,10 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    // No migration ran (the database could not be reached, or the lock not taken): the error
+    // itself says what happened; "migration unknown failed" said nothing.
+    if (failed === undefined) throw error instanceof Error ? error : new Error('migrating failed', { cause: error });
     throw new Error(`migration ${failed} failed`, { cause: error });
   }
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);

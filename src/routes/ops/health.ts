@@ -28,7 +28,7 @@ const Ready = Type.Object(
  * or not, nothing more: errors, heights, lags and node hosts are the operator's
  * (GET /admin/v1/health).
  */
-export function registerHealth(app: App, { database, config, clock }: Services): void {
+export function registerHealth(app: App, { database, config, clock, drain }: Services): void {
   const readiness = new Readiness(database, config.chainRpcUrls, clock);
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness', operationId: 'getHealth', security: [], response: { 200: Health } } }, async () => ({ status: 'ok' }));
 
@@ -43,6 +43,8 @@ export function registerHealth(app: App, { database, config, clock }: Services):
         ...(chainNames.length === 0 ? {} : { chains: Object.fromEntries(chainNames.map((chain) => [chain, report.chains[chain]?.ok === true])) }),
       };
       if (!report.ready) return reply.code(503).send({ ready: false, checks: { database: false }, detail: 'database unreachable' });
+      // A graceful stop has begun (SIGTERM): still serving, but the load balancer should move on.
+      if (drain.draining) return reply.code(503).send({ ready: false, checks, detail: 'shutting down' });
       return { ready: true, checks };
     },
   );

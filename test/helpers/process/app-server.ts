@@ -68,7 +68,7 @@ export function buildServer(outdir = DIST_DIR): void {
 }
 
 export interface ApiServer extends ManagedProcess {
-  /** Origin the server listens on, as it wrote it to DATA_DIR/api-url. */
+  /** Origin the server listens on, as it wrote it to DATA_DIR/api-url (the operator listener's with ADMIN_PORT). */
   readonly url: string;
   readonly port: number;
   readonly dataDir: string;
@@ -95,23 +95,35 @@ export interface StartServerOptions extends NodeProcessOptions {
 }
 
 /**
- * Starts `src/server.ts` (or the compiled `server.js`) and resolves once it listens and /healthz answers 200. A stale
- * `api-url` left by a killed predecessor is removed first, so the wait sees this life's file.
- * A server that exits while starting fails at once, with its last output.
+ * Spawns `src/server.ts` (or the compiled `server.js`, see StartServerOptions.compiledDir) with
+ * PORT 0 unless given and DATA_DIR `dataDir`, and returns at once, without waiting for it to
+ * listen (a test of the start itself watches its output; startServer waits). A stale `api-url`
+ * left by a killed predecessor is removed first.
  */
-export async function startServer(options: StartServerOptions): Promise<ApiServer> {
-  const apiUrlFile = path.join(options.dataDir, API_URL_FILE);
-  rmSync(apiUrlFile, { force: true });
+export function spawnServer(options: Omit<StartServerOptions, 'timeoutMs'>): ManagedProcess {
+  rmSync(path.join(options.dataDir, API_URL_FILE), { force: true });
   const port = options.env.PORT ?? '0';
   let entry = SERVER_ENTRY;
-  let env: Record<string, string> = { ...options.env, PORT: port, DATA_DIR: options.dataDir };
+  // SHUTDOWN_DELAY_MS 0 unless given: no load balancer waits on a test's server, and every test
+  // stops its servers (the shutdown test sets its own).
+  let env: Record<string, string> = { SHUTDOWN_DELAY_MS: '0', ...options.env, PORT: port, DATA_DIR: options.dataDir };
   // Under `npm test`, the run's compiled src/ (test/helpers/compiled-src.ts) unless told otherwise.
   const compiledDir = options.compiledDir ?? COMPILED_DIR;
   if (compiledDir !== undefined) {
     entry = path.join(compiledDir, 'server.js');
     env = { ...env, NODE_OPTIONS: `${npmStartNodeOptions()} ${options.env.NODE_OPTIONS ?? ''}`.trim() };
   }
-  const proc = spawnNode(options.name ?? `server:${port}`, entry, env, options);
+  return spawnNode(options.name ?? `server:${port}`, entry, env, options);
+}
+
+/**
+ * Starts `src/server.ts` (or the compiled `server.js`) and resolves once it listens and /healthz answers 200. A stale
+ * `api-url` left by a killed predecessor is removed first, so the wait sees this life's file.
+ * A server that exits while starting fails at once, with its last output.
+ */
+export async function startServer(options: StartServerOptions): Promise<ApiServer> {
+  const apiUrlFile = path.join(options.dataDir, API_URL_FILE);
+  const proc = spawnServer(options);
   const url = await waitUntilReady(
     proc,
     async () => {
@@ -119,7 +131,10 @@ export async function startServer(options: StartServerOptions): Promise<ApiServe
       const origin = readFileSync(apiUrlFile, 'utf8').trim();
       if (origin === '') return false;
       const res = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(2000) });
-      return res.status === 200 && origin;
+      // With ADMIN_PORT, api-url names the operator listener, which answers only the operator
+      // surface (404 for /healthz): an answer at all says it listens.
+      const answered = res.status === 200 || (options.env.ADMIN_PORT !== undefined && res.status === 404);
+      return answered && origin;
     },
     { timeoutMs: options.timeoutMs ?? 60_000 },
   );
