@@ -11,6 +11,7 @@ const OPTIONS = {
   email: { type: 'string' },
   'markup-bps': { type: 'string' },
   'rate-limit': { type: 'string' },
+  'max-open-orders': { type: 'string' },
   active: { type: 'string' },
   deposit: { type: 'string' },
   withdraw: { type: 'string' },
@@ -72,6 +73,26 @@ export function wholeNumber(label: string, raw: string): number {
     throw new UsageError(`${label} must be a whole number, got "${raw}"`);
   }
   return value;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * A moment for the API's date-time parameters: a date (`2026-01-01`, the start of that day in
+ * UTC) or an ISO 8601 date-time with its offset, sent as the API's own ISO form.
+ */
+export function momentFlag(name: FlagName, raw: string): string {
+  const problem = new UsageError(`--${name} must be a date (YYYY-MM-DD) or an ISO 8601 date-time with an offset (2026-01-01T12:00:00Z), got "${raw}"`);
+  if (DATE.test(raw)) {
+    const day = new Date(`${raw}T00:00:00.000Z`);
+    // 2026-02-30 parses as a day in March: the round trip refuses it.
+    if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== raw) throw problem;
+    return day.toISOString();
+  }
+  const moment = DATE_TIME.test(raw) ? new Date(raw) : undefined;
+  if (moment === undefined || Number.isNaN(moment.getTime())) throw problem;
+  return moment.toISOString();
 }
 
 export function booleanFlag(name: FlagName, raw: string): boolean {

@@ -1,3 +1,4 @@
+import { momentFlag } from './admin-args.js';
 import { asList, asRecord, printResponse, type Command } from './admin-command.js';
 import { cell, table } from './admin-table.js';
 
@@ -9,8 +10,8 @@ export const commissionCommands: readonly Command[] = [
     flags: ['from', 'to'],
     async run(context, _args, flags) {
       const query = new URLSearchParams();
-      if (flags.from !== undefined) query.set('from', flags.from);
-      if (flags.to !== undefined) query.set('to', flags.to);
+      if (flags.from !== undefined) query.set('from', momentFlag('from', flags.from));
+      if (flags.to !== undefined) query.set('to', momentFlag('to', flags.to));
       const text = query.toString();
       const response = await context.api.send('GET', `/admin/v1/commissions${text === '' ? '' : `?${text}`}`);
       printResponse(context, response, (body) => {

@@ -5,19 +5,30 @@ import { asList, asRecord, printResponse, text, type ApiRecord, type Command, ty
 import { UsageError } from './admin-errors.js';
 import { cell, fields, table } from './admin-table.js';
 
-const PARTNER_FIELDS = ['id', 'name', 'status', 'markup_bps', 'rate_limit_per_minute', 'created_at'];
+const PARTNER_FIELDS = ['id', 'name', 'status', 'markup_bps', 'rate_limit_per_minute', 'max_open_orders', 'created_at'];
 /** The API's largest page: `partners list` walks every page so nobody is silently left out. */
 const PAGE_SIZE = 500;
 
 const partnerPath = (id: string) => `/admin/v1/partners/${encodeURIComponent(id)}`;
 const showPartner = (body: unknown) => fields(asRecord(body), PARTNER_FIELDS);
 
-/** markup_bps and rate_limit_per_minute from the flags that were given. */
-function settings(flags: Flags): Record<string, number> {
-  const body: Record<string, number> = {};
+/**
+ * The partner's settings from the flags that were given: every field POST and PATCH
+ * /admin/v1/partners take besides name and status (a flag for each; a new field gets its own).
+ */
+function settings(flags: Flags): Record<string, number | null> {
+  const body: Record<string, number | null> = {};
   if (flags['markup-bps'] !== undefined) body.markup_bps = integerFlag('markup-bps', flags['markup-bps']);
   if (flags['rate-limit'] !== undefined) body.rate_limit_per_minute = integerFlag('rate-limit', flags['rate-limit']);
+  if (flags['max-open-orders'] !== undefined) body.max_open_orders = maxOpenOrders(flags['max-open-orders']);
   return body;
+}
+
+/** `--max-open-orders N`, or `default` for null: the server's MAX_OPEN_ORDERS_PER_PARTNER. */
+function maxOpenOrders(raw: string): number | null {
+  if (raw === 'default') return null;
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--max-open-orders must be a whole number or "default" (the server's MAX_OPEN_ORDERS_PER_PARTNER), got "${raw}"`);
+  return integerFlag('max-open-orders', raw);
 }
 
 function setStatus(status: 'active' | 'suspended', effect: string): Command['run'] {
@@ -51,8 +62,8 @@ async function listPartners(context: CommandContext): Promise<void> {
   }
   context.print(
     table(
-      ['ID', 'NAME', 'STATUS', 'MARKUP_BPS', 'RATE_LIMIT/MIN', 'CREATED_AT'],
-      partners.map((p) => [p.id, p.name, p.status, p.markup_bps, p.rate_limit_per_minute, p.created_at].map(cell)),
+      ['ID', 'NAME', 'STATUS', 'MARKUP_BPS', 'RATE_LIMIT/MIN', 'MAX_OPEN_ORDERS', 'CREATED_AT'],
+      partners.map((p) => [p.id, p.name, p.status, p.markup_bps, p.rate_limit_per_minute, p.max_open_orders ?? 'default', p.created_at].map(cell)),
     ),
   );
 }
@@ -61,7 +72,7 @@ export const partnerCommands: readonly Command[] = [
   {
     words: ['partners', 'create'],
     args: [],
-    flags: ['name', 'markup-bps', 'rate-limit'],
+    flags: ['name', 'markup-bps', 'rate-limit', 'max-open-orders'],
     async run(context, _args, flags) {
       if (flags.name === undefined) throw new UsageError('partners create needs --name <name>');
       const response = await context.api.send('POST', '/admin/v1/partners', { name: flags.name, ...settings(flags) });
@@ -100,11 +111,11 @@ export const partnerCommands: readonly Command[] = [
   {
     words: ['partners', 'update'],
     args: ['<partner-id>'],
-    flags: ['markup-bps', 'rate-limit'],
+    flags: ['markup-bps', 'rate-limit', 'max-open-orders'],
     async run(context, [id = ''], flags) {
       const changes = settings(flags);
       if (Object.keys(changes).length === 0) {
-        throw new UsageError('partners update needs --markup-bps and/or --rate-limit');
+        throw new UsageError('partners update needs at least one of --markup-bps, --rate-limit, --max-open-orders');
       }
       printResponse(context, await context.api.send('PATCH', partnerPath(id), changes), showPartner);
     },

@@ -16,7 +16,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * URL: --url > ADMIN_API_URL > DATA_DIR/api-url (written by the server when it listens)
- * > http://127.0.0.1:$PORT. Token: --token > ADMIN_TOKEN > DATA_DIR/admin-token. This is the
+ * > http://127.0.0.1:$ADMIN_PORT when ADMIN_PORT is set (the operator listener: the public port
+ * answers 404 for the operator API there) > http://127.0.0.1:$PORT. Token: --token > ADMIN_TOKEN > DATA_DIR/admin-token. This is the
  * server's own lookup order, so on the embedded default the CLI needs no configuration.
  */
 export async function resolveTarget(
@@ -34,6 +35,7 @@ export async function resolveTarget(
   if (flagUrl !== undefined) url = { value: flagUrl, source: '--url' };
   else if (envUrl !== undefined) url = { value: envUrl, source: 'ADMIN_API_URL' };
   else if (fileUrl !== undefined) url = { value: fileUrl, source: urlFile };
+  else if (nonEmpty(env.ADMIN_PORT) !== undefined) url = { value: `http://127.0.0.1:${nonEmpty(env.ADMIN_PORT)}`, source: `ADMIN_PORT, as ${urlFile} is missing` };
   else url = { value: `http://127.0.0.1:${nonEmpty(env.PORT) ?? '3000'}`, source: `the PORT default, as ${urlFile} is missing` };
 
   const flagToken = nonEmpty(given.token);

@@ -2,12 +2,16 @@
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
 Partners
-  partners create --name <name> [--markup-bps N] [--rate-limit N]
+  partners create --name <name> [--markup-bps N] [--rate-limit N] [--max-open-orders N]
+                                       --rate-limit: requests per minute per key;
+                                       --max-open-orders: orders awaiting a deposit at once
+                                       (default: the server's MAX_OPEN_ORDERS_PER_PARTNER)
   partners list
   partners show <partner-id>
   partners suspend <partner-id>        keys of a suspended partner get 403
   partners activate <partner-id>
-  partners update <partner-id> [--markup-bps N] [--rate-limit N]
+  partners update <partner-id> [--markup-bps N] [--rate-limit N] [--max-open-orders N|default]
+                                       default: back to the server's MAX_OPEN_ORDERS_PER_PARTNER
   partners invite <partner-id> --email <address>
                                        prints a one-use cabinet link (72 h) that sets the
                                        person's password: send it to them
@@ -46,9 +50,11 @@ Orders
                                        until its refund is requested
 
 Commission (DESIGN 7.8)
-  commissions report [--from T] [--to T]
-                                       owed per partner over [from, to) (ISO 8601; default the
-                                       last 30 days): orders, volume, commission in USD and per coin
+  commissions report [--from DATE] [--to DATE]
+                                       owed per partner over [from, to): a date (2026-01-01,
+                                       from 00:00 UTC) or an ISO 8601 date-time with its offset;
+                                       default the last 30 days. Orders, volume, commission in
+                                       USD and per coin
 
 Simulator (simulated chains and exchange)
   simulator deposit <order-id> [--amount X] [--txid T]
@@ -78,7 +84,8 @@ Options
                    keys revoke prints {"key_id":...,"revoked":true}, the API answers 204;
                    pools load over several batches prints one summed document)
   --url <origin>   API origin; default ADMIN_API_URL, then DATA_DIR/api-url (written by
-                   npm start), then http://127.0.0.1:$PORT (PORT default 3000)
+                   npm start), then http://127.0.0.1:$ADMIN_PORT when ADMIN_PORT is set, else
+                   http://127.0.0.1:$PORT (PORT default 3000)
   --token <token>  admin token; default ADMIN_TOKEN, then DATA_DIR/admin-token
   -h, --help       this text
 

@@ -198,6 +198,53 @@ describe('admin CLI', () => {
     }
   });
 
+  it('partners create and update take every partner field the API has: --max-open-orders (default: the server\'s)', async () => {
+    const created = await adminJson<{ id: string; max_open_orders: number | null; rate_limit_per_minute: number }>(
+      'partners', 'create', '--name', 'Capped', '--max-open-orders', '7', '--rate-limit', '90',
+    );
+    assert.equal(created.max_open_orders, 7);
+    assert.equal(created.rate_limit_per_minute, 90);
+    const raised = await adminJson<{ max_open_orders: number | null }>('partners', 'update', created.id, '--max-open-orders', '12');
+    assert.equal(raised.max_open_orders, 12);
+    const shown = await admin('partners', 'show', created.id);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /max_open_orders\s+12/);
+    const listed = await admin('partners', 'list');
+    assert.match(listed.stdout, /MAX_OPEN_ORDERS/);
+    assert.match(listed.stdout, new RegExp(`${created.id}.*\\b12\\b`));
+    const cleared = await adminJson<{ max_open_orders: number | null }>('partners', 'update', created.id, '--max-open-orders', 'default');
+    assert.equal(cleared.max_open_orders, null);
+    const bad = await admin('partners', 'update', created.id, '--max-open-orders', 'lots');
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /--max-open-orders must be a whole number or "default"/);
+    const help = await cli(['--help'], {});
+    assert.match(help.stdout, /partners create --name <name> .*--max-open-orders N/);
+    assert.match(help.stdout, /partners update <partner-id> .*--max-open-orders N\|default/);
+  });
+
+  it('commissions report takes --from and --to as dates, as its help says, or as date-times', async () => {
+    const byDate = await admin('commissions', 'report', '--from', '2020-01-01', '--to', '2020-02-01');
+    assert.equal(byDate.code, 0, byDate.stderr);
+    assert.match(byDate.stdout, /^commission owed from 2020-01-01T00:00:00\.000Z to 2020-02-01T00:00:00\.000Z: none$/m);
+    const byTime = await admin('commissions', 'report', '--from', '2020-01-01T12:00:00+02:00', '--to', '2020-01-15T08:30Z');
+    assert.equal(byTime.code, 0, byTime.stderr);
+    assert.match(byTime.stdout, /^commission owed from 2020-01-01T10:00:00\.000Z to 2020-01-15T08:30:00\.000Z: none$/m);
+    for (const bad of ['yesterday', '2020-13-01', '2020-02-30']) {
+      const run = await admin('commissions', 'report', '--from', bad);
+      assert.equal(run.code, 2, `${bad}: ${run.stderr}`);
+      assert.match(run.stderr, /--from must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time/);
+    }
+    const help = await cli(['--help'], {});
+    assert.match(help.stdout, /commissions report \[--from DATE\] \[--to DATE\]/);
+  });
+
+  it('with no api-url in DATA_DIR, it goes to ADMIN_PORT (the operator listener), not the public PORT', async () => {
+    const port = new URL(address).port;
+    const run = await cli(['partners', 'list', '--json'], { ADMIN_PORT: port, PORT: String(await closedPort()), ADMIN_TOKEN: t.adminToken });
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(Array.isArray(JSON.parse(run.stdout)));
+  });
+
   it('as a process: exit 0, 1 and 2, output on stdout and errors on stderr', async () => {
     const env = { DATA_DIR: emptyDataDir, ADMIN_API_URL: address, ADMIN_TOKEN: t.adminToken };
     const [created, failed, mistaken] = await Promise.all([
