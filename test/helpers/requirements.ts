@@ -47,6 +47,11 @@ export function redisServerSkip(): string | false {
   return skipUnless(onPath('redis-server'), 'redis-server (not on PATH)', 'install Debian\'s `redis-server` package (`apt-get install -y redis-server`)');
 }
 
+/** The systemd units in ops/, checked by `systemd-analyze verify` (test/ops/systemd-units.test.ts). */
+export function systemdAnalyzeSkip(): string | false {
+  return skipUnless(onPath('systemd-analyze'), 'systemd-analyze (not on PATH)', 'install Debian\'s `systemd` package (`apt-get install -y systemd`; .ci/run does this)');
+}
+
 /** Where a Chromium executable is on PATH (`chromium`, Debian's package, or `chromium-browser`). */
 export function chromiumExecutable(): string | undefined {
   for (const command of ['chromium', 'chromium-browser']) {
