@@ -31,16 +31,13 @@ export interface PasswordLink {
 /**
  * GET shows the form, POST checks CSRF (the pre-session token), the link, the confirmation and
  * the password's strength, then completes. The link's token is a credential until used, and the
- * path carries it: the request line is logged without it.
+ * path carries it: the request line is logged without it (src/logger.ts).
  */
 export function registerPasswordLink(app: App, sessions: CabinetSessions, link: PasswordLink): void {
   const route = `/cabinet/${link.path}/:token`;
-  const options = {
-    schema: { hide: true },
-    logSerializers: {
-      req: (request: FastifyRequest) => ({ method: request.method, url: `/cabinet/${link.path}/[redacted]`, host: request.host, remoteAddress: request.ip }),
-    },
-  };
+  // The request line is logged without the token by the logger's own `req` serializer
+  // (redactUrl in src/logger.ts), on this route and on any 404 under it.
+  const options = { schema: { hide: true } };
   const form = (request: FastifyRequest, reply: FastifyReply, token: string, email: string, problem?: string) =>
     page({
       title: link.title,
