@@ -90,6 +90,10 @@ export type PasswordResetState =
 
 export type PasswordChangeResult = { ok: true } | { ok: false; problem: string; wrongPassword: boolean };
 
+export type TotpConfirmResult =
+  | { ok: true; codes: string[] }
+  | { ok: false; problem: 'not-pending' | 'wrong-code' | 'wrong-password' };
+
 export type SignInResult =
   | { ok: true; token: string; secondFactor: boolean }
   | { ok: false; problem: 'invalid' | 'inactive' };
@@ -341,27 +345,37 @@ export class CabinetAccounts {
   }
 
   /**
-   * Confirms enrolment with a first code: two-factor is on, other sessions of the person end,
-   * and the recovery codes are returned (shown once; only their hashes are kept).
+   * Confirms enrolment with a first code and the person's current password (issue 26.10: the
+   * holder of a stolen session cannot turn two-factor on and so lock the owner out): two-factor
+   * is on, other sessions of the person end, and the recovery codes are returned (shown once;
+   * only their hashes are kept). The code is checked first, so a mistyped code costs no argon2
+   * work and is no password guess.
    */
-  async confirmTotp(userId: string, code: string, keepSession: string): Promise<string[] | undefined> {
+  async confirmTotp(userId: string, code: string, password: string, keepSession: string): Promise<TotpConfirmResult> {
     const user = await findCabinetUser(this.db, userId);
-    if (user?.totp_secret_sealed == null || user.totp_enabled_at !== null) return undefined;
+    if (user?.totp_secret_sealed == null || user.totp_enabled_at !== null) return { ok: false, problem: 'not-pending' };
     const now = this.clock.now();
     const step = matchTotp(this.box.open(user.totp_secret_sealed, `totp:${userId}`), code, now, null);
-    if (step === undefined) return undefined;
+    if (step === undefined) return { ok: false, problem: 'wrong-code' };
+    if (!(await verifyPassword(user.password_hash, password))) return { ok: false, problem: 'wrong-password' };
     const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
     await this.db.transaction().execute(async (tx) => {
       await enableTotp(tx, userId, step, codes.map((c) => sha256(normalRecoveryCode(c))), now);
       await deleteOtherSessions(tx, userId, sha256(keepSession));
     });
-    return codes;
+    return { ok: true, codes };
   }
 
-  /** Turns two-factor off, on the person's password. */
-  async disableTotp(userId: string, password: string): Promise<boolean> {
+  /**
+   * Turns two-factor off, on the person's password and a current code or an unused recovery
+   * code (issue 26.9: the password alone, which a stolen session may have guessed or phished,
+   * is not enough). The code is checked only once the password is right, and a code is used up
+   * as at sign-in. False when either is wrong, or two-factor is not on.
+   */
+  async disableTotp(userId: string, password: string, code: string): Promise<boolean> {
     const user = await findCabinetUser(this.db, userId);
     if (user === undefined || !(await verifyPassword(user.password_hash, password))) return false;
+    if (!(await this.secondFactorMatches(user, code))) return false;
     await disableTotp(this.db, userId, this.clock.now());
     return true;
   }
