@@ -20,8 +20,8 @@ export interface PasswordLink {
   invalidProblem: string;
   /** The link's state: the person's email while it can still be used. */
   open: (token: string) => Promise<({ ok: true; email: string }) | { ok: false; problem: string }>;
-  /** Sets the password and uses the link up. */
-  complete: (token: string, password: string) => Promise<Outcome>;
+  /** Sets the password and uses the link up; `ip` is the browser's address (a reset's use is recorded with it). */
+  complete: (token: string, password: string, ip: string) => Promise<Outcome>;
   /** Where the browser goes once the password is set (a 303). */
   done: string;
   /** Ends the browser's own session too (its cookie) once the password is set. */
@@ -79,7 +79,7 @@ export function registerPasswordLink(app: App, sessions: CabinetSessions, link: 
     if (state === undefined) return reply;
     const password = formField(request, 'password') ?? '';
     if (password !== formField(request, 'confirm')) return html400(reply, form(request, reply, state.token, state.email, 'The two passwords differ.'));
-    const completed = await link.complete(state.token, password);
+    const completed = await link.complete(state.token, password, request.ip);
     if (!completed.ok) return html400(reply, form(request, reply, state.token, state.email, completed.problem));
     if (link.endSession === true) sessions.end(request, reply);
     return reply.redirect(link.done, 303);
