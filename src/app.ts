@@ -41,7 +41,7 @@ declare module 'fastify' {
   }
 }
 import { AdminCurrency } from './routes/admin/currency-view.js';
-import { KeyListing, Partner } from './routes/admin/admin-schemas.js';
+import { CabinetPerson, KeyListing, Partner } from './routes/admin/admin-schemas.js';
 import { WEBHOOK_SCHEMAS } from './routes/webhook-views.js';
 
 export interface AppDeps {
@@ -134,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installCallerIdentification(app, apiKeys, rateLimits);
   rateLimits.install();
   const openApiDocuments = await installOpenApi(app);
-  for (const schema of [CurrencySchema, OrderSchema, Partner, KeyListing, AdminCurrency]) app.addSchema(schema);
+  for (const schema of [CurrencySchema, OrderSchema, Partner, KeyListing, CabinetPerson, AdminCurrency]) app.addSchema(schema);
   for (const schema of WEBHOOK_SCHEMAS) app.addSchema(schema);
 
   registerV1Routes(app, services);

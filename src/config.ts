@@ -97,8 +97,9 @@ export interface Config {
 export interface CabinetConfig {
   /**
    * `PUBLIC_URL`: the origin partners reach the service at (`https://exchange.example`), without
-   * a trailing slash; invitation links are built from it. Unset: from the request that asked
-   * for the invitation. An https URL also marks the cookies Secure.
+   * a trailing slash; invitation and password reset links are built from it. Unset: from the
+   * request that asked for the link, unless ADMIN_PORT is set (that request came through the
+   * operator listener: the link is refused). An https URL also marks the cookies Secure.
    */
   readonly publicUrl: string | undefined;
   /**

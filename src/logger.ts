@@ -9,6 +9,8 @@ export function loggerOptions(level: LogLevel): LoggerOptions {
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // Replaces Fastify's own `req` serializer (a pino instance's serializers win over it).
+    serializers: { req: requestForLog },
   };
 }
 
@@ -26,5 +28,49 @@ const REDACTED_PATHS = PREFIXES.flatMap((prefix) => [
   ...CREDENTIAL_HEADERS.map((header) => `${prefix}headers${header.startsWith('[') ? header : `.${header}`}`),
   ...CREDENTIAL_FIELDS.map((field) => `${prefix}${field}`),
 ]);
+
+/**
+ * Paths whose rest is a one-time token (a credential until used): the cabinet's invitation and
+ * password reset links. Matched case-blind on the percent-decoded path, so a 404 on a near
+ * spelling (`/CABINET/INVITATION/…`, `/cabinet/%69nvitation/…`) is redacted as well.
+ */
+const TOKEN_PATH = /^\/cabinet\/(invitation|password-reset)\//i;
+/** Any path or query piece shaped like the 256-bit tokens this service makes (43 base64url characters, or longer). */
+const TOKEN_SHAPED = /[A-Za-z0-9_-]{43,}/g;
+
+/**
+ * A request URL as logged (issue 26.11): what follows a token path's prefix is dropped (its
+ * query too), and anything else shaped like a token is replaced, wherever it sits.
+ */
+export function redactUrl(url: string): string {
+  let path = url;
+  try {
+    path = decodeURIComponent(url);
+  } catch {
+    // not valid percent-encoding: matched as sent
+  }
+  const prefix = TOKEN_PATH.exec(path);
+  if (prefix !== null) return `/cabinet/${(prefix[1] ?? '').toLowerCase()}/[redacted]`;
+  return url.replace(TOKEN_SHAPED, '[redacted]');
+}
+
+/** The request as every log line shows it (Fastify's fields), its URL redacted. */
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number } | null;
+}
+
+function requestForLog(request: LoggedRequest): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: typeof request.url === 'string' ? redactUrl(request.url) : request.url,
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
 
 export type LogDestination = DestinationStream;

@@ -6,6 +6,7 @@ import { UsageError } from './admin-errors.js';
 import { keyCommands } from './admin-keys.js';
 import { orderCommands } from './admin-orders.js';
 import { partnerCommands } from './admin-partners.js';
+import { peopleCommands } from './admin-people.js';
 import { poolCommands } from './admin-pools.js';
 import { priceCommands } from './admin-prices.js';
 import { simulatorCommands } from './admin-simulator.js';
@@ -13,6 +14,7 @@ import { webhookCommands } from './admin-webhooks.js';
 
 const COMMANDS: readonly Command[] = [
   ...partnerCommands,
+  ...peopleCommands,
   ...keyCommands,
   ...currencyCommands,
   ...priceCommands,

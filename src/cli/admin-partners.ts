@@ -133,17 +133,21 @@ export const partnerCommands: readonly Command[] = [
       });
     },
   },
-  {
-    words: ['partners', 'reset-password'],
-    args: ['<partner-id>'],
-    flags: ['email'],
-    async run(context, [id = ''], flags) {
-      if (flags.email === undefined) throw new UsageError('partners reset-password needs --email <address>');
-      const response = await context.api.send('POST', `${partnerPath(id)}/password-resets`, { email: flags.email });
-      printResponse(context, response, (body) => {
-        const reset = asRecord(body);
-        return `password reset for ${flags.email ?? ''} (one use, until ${text(reset, 'expires_at')}; earlier links no longer work):\n${text(reset, 'url')}\n\nsend this link to the person: it sets a new cabinet password and signs out all their sessions`;
-      });
-    },
-  },
+  ...(['reset-password', 'password-reset'] as const).map(
+    (action): Command => ({
+      words: ['partners', action],
+      args: ['<partner-id>'],
+      flags: ['email', 'clear-2fa'],
+      async run(context, [id = ''], flags) {
+        if (flags.email === undefined) throw new UsageError(`partners ${action} needs --email <address>`);
+        const clear = flags['clear-2fa'] === true;
+        const response = await context.api.send('POST', `${partnerPath(id)}/password-resets`, { email: flags.email, ...(clear ? { clear_2fa: true } : {}) });
+        printResponse(context, response, (body) => {
+          const reset = asRecord(body);
+          const effect = clear ? 'sets a new cabinet password, clears their two-factor and signs out all their sessions' : 'sets a new cabinet password and signs out all their sessions';
+          return `password reset for ${flags.email ?? ''} (one use, until ${text(reset, 'expires_at')}; earlier links no longer work):\n${text(reset, 'url')}\n\nsend this link to the person: it ${effect}`;
+        });
+      },
+    }),
+  ),
 ];

@@ -15,9 +15,22 @@ Partners
   partners invite <partner-id> --email <address>
                                        prints a one-use cabinet link (72 h) that sets the
                                        person's password: send it to them
-  partners reset-password <partner-id> --email <address>
+  partners reset-password <partner-id> --email <address> [--clear-2fa]
                                        prints a one-use link (1 h) that sets a new password and
-                                       signs out all the person's sessions: send it to them
+                                       signs out all the person's sessions: send it to them;
+                                       --clear-2fa: using it also clears their two-factor
+                                       (recorded); partners password-reset is the same command
+
+Cabinet people (every action here is recorded)
+  people list <partner-id>             each person's id, email, two-factor, live sessions
+  people clear-2fa <partner-id> <person-id>
+                                       the next sign-in asks for the password only
+  people end-sessions <partner-id> <person-id>
+                                       signs the person out everywhere
+  people remove <partner-id> <person-id>
+                                       the account goes, its sessions with it
+  people actions <partner-id> [--limit N]
+                                       what was done to the partner's people, newest first
 
 API keys
   keys create <partner-id> [--sandbox]

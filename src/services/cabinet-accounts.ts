@@ -1,19 +1,25 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import {
   advanceTotpStep,
   countUnusedRecoveryCodes,
+  deleteCabinetUser,
   disableTotp,
   enableTotp,
   findCabinetUser,
   findCabinetUserByEmail,
   findInvitation,
+  findPartnerPerson,
   findPasswordReset,
+  insertAccountAction,
   insertCabinetUser,
   insertInvitation,
   insertPasswordReset,
+  listAccountActions,
+  listPartnerPeople,
   setPasswordHash,
+  type ListedPerson,
   setPendingTotpSecret,
   useInvitation,
   usePasswordReset,
@@ -22,6 +28,7 @@ import {
 } from '../db/repositories/cabinet-accounts-repository.js';
 import {
   completeSecondFactor,
+  deleteAllUserSessions,
   deleteExpiredSessions,
   deleteOtherSessions,
   deleteSession,
@@ -35,7 +42,14 @@ import {
   type ListedSession,
   type SessionWithUser,
 } from '../db/repositories/cabinet-sessions-repository.js';
-import type { CabinetInvitationRow, CabinetRevealKind, CabinetUserRow } from '../db/schema/cabinet-accounts.js';
+import type {
+  CabinetAccountAction,
+  CabinetAccountActionRow,
+  CabinetInvitationRow,
+  CabinetRevealKind,
+  CabinetUserRow,
+  NewCabinetAccountAction,
+} from '../db/schema/cabinet-accounts.js';
 import type { Database } from '../db/schema/index.js';
 import { matchTotp, newTotpSecret, totpUri } from '../domain/totp.js';
 import { hashPassword, passwordProblem, verifyPassword } from './cabinet-passwords.js';
@@ -85,10 +99,14 @@ export type InvitationState =
   | { ok: false; problem: string };
 
 export type PasswordResetState =
-  | { ok: true; id: string; userId: string; email: string }
+  | { ok: true; id: string; userId: string; email: string; partnerId: string; clearTotp: boolean }
   | { ok: false; problem: string };
 
 export type PasswordChangeResult = { ok: true } | { ok: false; problem: string; wrongPassword: boolean };
+
+export type TotpConfirmResult =
+  | { ok: true; codes: string[] }
+  | { ok: false; problem: 'not-pending' | 'wrong-code' | 'wrong-password' };
 
 export type SignInResult =
   | { ok: true; token: string; secondFactor: boolean }
@@ -252,15 +270,22 @@ export class CabinetAccounts {
    * (undefined when the partner has nobody with it). Earlier unused links of the person are
    * voided: only the newest works.
    */
-  async issuePasswordReset(partnerId: string, email: string, baseUrl: string): Promise<{ url: string; expiresAt: Date } | undefined> {
+  async issuePasswordReset(
+    partnerId: string,
+    email: string,
+    baseUrl: string,
+    options: { clearTwoFactor?: boolean; ip?: string } = {},
+  ): Promise<{ url: string; expiresAt: Date } | undefined> {
     const user = await findCabinetUserByEmail(this.db, normalEmail(email));
     if (user === undefined || user.partner_id !== partnerId) return undefined;
     const secret = token();
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + PASSWORD_RESET_TTL_MS);
+    const clear = options.clearTwoFactor === true;
     await this.db.transaction().execute(async (tx) => {
       await voidPasswordResets(tx, user.id, now);
-      await insertPasswordReset(tx, { user_id: user.id, token_hash: sha256(secret), expires_at: expiresAt, created_at: now });
+      await insertPasswordReset(tx, { user_id: user.id, token_hash: sha256(secret), expires_at: expiresAt, created_at: now, clear_totp: clear });
+      await insertAccountAction(tx, { ...this.operatorAction(user, 'password_reset_issued', options.ip, now), clear_2fa: clear });
     });
     return { url: `${baseUrl}/cabinet/password-reset/${secret}`, expiresAt };
   }
@@ -270,15 +295,17 @@ export class CabinetAccounts {
     if (reset === undefined || reset.used_at !== null || reset.expires_at <= this.clock.now()) {
       return { ok: false, problem: 'This password reset link is not valid: it was used already, has expired, was replaced by a newer one, or was mistyped. Ask the operator for a new one.' };
     }
-    return { ok: true, id: reset.id, userId: reset.user_id, email: reset.email };
+    return { ok: true, id: reset.id, userId: reset.user_id, email: reset.email, partnerId: reset.partner_id, clearTotp: reset.clear_totp };
   }
 
   /**
    * Sets a new password from a reset link: the link is used up, every session of the person
    * ends (whoever held one may be why the password was reset), and TOTP enrolment stays, so
-   * signing in afterwards still asks for the second factor.
+   * signing in afterwards still asks for the second factor, unless the operator issued the link
+   * with clear_2fa: then two-factor is cleared as the link is used, so an authenticator a thief
+   * enrolled meanwhile goes too (issue 26.10). The use is recorded.
    */
-  async resetPassword(secret: string, password: string): Promise<{ ok: true } | { ok: false; problem: string }> {
+  async resetPassword(secret: string, password: string, ip?: string): Promise<{ ok: true } | { ok: false; problem: string }> {
     const state = await this.openPasswordReset(secret);
     if (!state.ok) return state;
     const weak = passwordProblem(password, state.email);
@@ -288,8 +315,13 @@ export class CabinetAccounts {
     return this.db.transaction().execute(async (tx) => {
       if (!(await usePasswordReset(tx, state.id, now))) return { ok: false as const, problem: 'This password reset link was used already.' };
       await setPasswordHash(tx, state.userId, passwordHash, now);
-      await deleteOtherSessions(tx, state.userId, undefined);
+      const ended = await deleteAllUserSessions(tx, state.userId);
       await voidPasswordResets(tx, state.userId, now);
+      if (state.clearTotp) await disableTotp(tx, state.userId, now);
+      await insertAccountAction(tx, {
+        partner_id: state.partnerId, person_id: state.userId, email: state.email, action: 'password_reset_used', actor: 'person',
+        clear_2fa: state.clearTotp, sessions_ended: ended, ip: ip ?? null, at: now,
+      });
       return { ok: true as const };
     });
   }
@@ -341,29 +373,108 @@ export class CabinetAccounts {
   }
 
   /**
-   * Confirms enrolment with a first code: two-factor is on, other sessions of the person end,
-   * and the recovery codes are returned (shown once; only their hashes are kept).
+   * Confirms enrolment with a first code and the person's current password (issue 26.10: the
+   * holder of a stolen session cannot turn two-factor on and so lock the owner out): two-factor
+   * is on, other sessions of the person end, and the recovery codes are returned (shown once;
+   * only their hashes are kept). The code is checked first, so a mistyped code costs no argon2
+   * work and is no password guess.
    */
-  async confirmTotp(userId: string, code: string, keepSession: string): Promise<string[] | undefined> {
+  async confirmTotp(userId: string, code: string, password: string, keepSession: string): Promise<TotpConfirmResult> {
     const user = await findCabinetUser(this.db, userId);
-    if (user?.totp_secret_sealed == null || user.totp_enabled_at !== null) return undefined;
+    if (user?.totp_secret_sealed == null || user.totp_enabled_at !== null) return { ok: false, problem: 'not-pending' };
     const now = this.clock.now();
     const step = matchTotp(this.box.open(user.totp_secret_sealed, `totp:${userId}`), code, now, null);
-    if (step === undefined) return undefined;
+    if (step === undefined) return { ok: false, problem: 'wrong-code' };
+    if (!(await verifyPassword(user.password_hash, password))) return { ok: false, problem: 'wrong-password' };
     const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
     await this.db.transaction().execute(async (tx) => {
       await enableTotp(tx, userId, step, codes.map((c) => sha256(normalRecoveryCode(c))), now);
       await deleteOtherSessions(tx, userId, sha256(keepSession));
     });
-    return codes;
+    return { ok: true, codes };
   }
 
-  /** Turns two-factor off, on the person's password. */
-  async disableTotp(userId: string, password: string): Promise<boolean> {
+  /**
+   * Turns two-factor off, on the person's password and a current code or an unused recovery
+   * code (issue 26.9: the password alone, which a stolen session may have guessed or phished,
+   * is not enough). The code is checked only once the password is right, and a code is used up
+   * as at sign-in. False when either is wrong, or two-factor is not on.
+   */
+  async disableTotp(userId: string, password: string, code: string): Promise<boolean> {
     const user = await findCabinetUser(this.db, userId);
     if (user === undefined || !(await verifyPassword(user.password_hash, password))) return false;
+    if (!(await this.secondFactorMatches(user, code))) return false;
     await disableTotp(this.db, userId, this.clock.now());
     return true;
+  }
+
+  /** The partner's people for the operator (issue 26.10): two-factor and live sessions each. */
+  people(partnerId: string): Promise<ListedPerson[]> {
+    const now = this.clock.now();
+    return listPartnerPeople(this.db, partnerId, now, new Date(now.getTime() - SESSION_IDLE_MS));
+  }
+
+  /** The partner's recorded account actions (migration 0039), newest first. */
+  accountActions(partnerId: string, limit: number): Promise<CabinetAccountActionRow[]> {
+    return listAccountActions(this.db, partnerId, limit);
+  }
+
+  /**
+   * The operator clears a person's two-factor (a lost authenticator, or one a thief enrolled):
+   * the secret and the recovery codes go, and the next sign-in asks for the password only.
+   * Recorded. Undefined when the partner has no such person.
+   */
+  async clearTwoFactor(partnerId: string, personId: string, ip: string | undefined): Promise<ListedPerson | undefined> {
+    return this.onPerson(partnerId, personId, async (tx, user, now) => {
+      await disableTotp(tx, user.id, now);
+      await insertAccountAction(tx, { ...this.operatorAction(user, 'clear_2fa', ip, now), clear_2fa: true });
+    });
+  }
+
+  /** The operator signs the person out everywhere (every session, pending second factor or not). Recorded. */
+  async endSessionsOf(partnerId: string, personId: string, ip: string | undefined): Promise<ListedPerson | undefined> {
+    return this.onPerson(partnerId, personId, async (tx, user, now) => {
+      const ended = await deleteAllUserSessions(tx, user.id);
+      await insertAccountAction(tx, { ...this.operatorAction(user, 'end_sessions', ip, now), sessions_ended: ended });
+    });
+  }
+
+  /**
+   * The operator removes the person: the account, its sessions, recovery codes and reset links
+   * go; the record keeps who it was. False when the partner has no such person.
+   */
+  async removePerson(partnerId: string, personId: string, ip: string | undefined): Promise<boolean> {
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (tx) => {
+      const user = await findPartnerPerson(tx, partnerId, personId);
+      if (user === undefined) return false;
+      const ended = await deleteAllUserSessions(tx, user.id);
+      await deleteCabinetUser(tx, user.id);
+      await insertAccountAction(tx, { ...this.operatorAction(user, 'remove_person', ip, now), clear_2fa: user.totp_enabled_at !== null, sessions_ended: ended });
+      return true;
+    });
+  }
+
+  /** Runs `change` on the partner's person in a transaction, then lists them as they are now. */
+  private async onPerson(
+    partnerId: string,
+    personId: string,
+    change: (tx: Transaction<Database>, user: CabinetUserRow, now: Date) => Promise<void>,
+  ): Promise<ListedPerson | undefined> {
+    const now = this.clock.now();
+    const done = await this.db.transaction().execute(async (tx) => {
+      const user = await findPartnerPerson(tx, partnerId, personId);
+      if (user === undefined) return false;
+      await change(tx, user, now);
+      return true;
+    });
+    if (!done) return undefined;
+    return (await this.people(partnerId)).find((person) => person.id === personId);
+  }
+
+  /** An operator action's row, before what differs per action. */
+  private operatorAction(user: CabinetUserRow, action: CabinetAccountAction, ip: string | undefined, at: Date): NewCabinetAccountAction {
+    return { partner_id: user.partner_id, person_id: user.id, email: user.email, action, actor: 'operator', clear_2fa: false, sessions_ended: null, ip: ip ?? null, at };
   }
 
   unusedRecoveryCodes(userId: string): Promise<number> {

@@ -1,6 +1,7 @@
 import { hash, verify } from '@node-rs/argon2';
 import { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { adjacencyGraphs, dictionary } from '@zxcvbn-ts/language-common';
+import { WorkGate } from './work-gate.js';
 
 /**
  * Cabinet passwords: argon2id with OWASP's minimum parameters (19 MiB, 2 passes, 1 lane), in
@@ -9,6 +10,18 @@ import { adjacencyGraphs, dictionary } from '@zxcvbn-ts/language-common';
  * the event loop for that long (docs/decisions.md, "Partner cabinet").
  */
 const ARGON2 = { memoryCost: 19_456, timeCost: 2, parallelism: 1, outputLen: 32 } as const;
+
+/**
+ * argon2 work at once in this process, and waiting (issue 26.9): every hash and verification
+ * runs through this gate, so a flood of password checks (from any number of addresses, each
+ * within its sign-in budget) holds at most 2 of libuv's 4 pool threads and 2 × 19 MiB, and
+ * the API's own use of the pool (DNS lookups, file reads, crypto) is never starved. Past 2
+ * running and 8 waiting the check is refused at once (WorkGateFull: the cabinet answers 429
+ * with Retry-After) instead of piling up (docs/decisions.md, Partner cabinet).
+ */
+export const PASSWORD_WORK_CONCURRENCY = 2;
+export const PASSWORD_WORK_QUEUE = 8;
+export const passwordWork = new WorkGate(PASSWORD_WORK_CONCURRENCY, PASSWORD_WORK_QUEUE, 'password checks');
 
 /** ASVS 2.1.1 and 2.1.2: at least 12 characters; at least 64 allowed (we allow 128). */
 export const PASSWORD_MIN_LENGTH = 12;
@@ -29,7 +42,7 @@ export function passwordProblem(password: string, email: string): string | undef
 }
 
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, ARGON2);
+  return passwordWork.run(() => hash(password, ARGON2));
 }
 
 /**
@@ -41,9 +54,11 @@ let dummyHash: Promise<string> | undefined;
 /** Whether `password` matches `stored`; with no stored hash, does the same work and says no. */
 export async function verifyPassword(stored: string | undefined, password: string): Promise<boolean> {
   if (stored === undefined) {
+    // Made once per process, outside the gate (a refusal must not be remembered as the hash).
     dummyHash ??= hash('not a real password, only work', ARGON2);
-    await verify(await dummyHash, password).catch(() => false);
+    const dummy = await dummyHash;
+    await passwordWork.run(() => verify(dummy, password).catch(() => false));
     return false;
   }
-  return verify(stored, password).catch(() => false);
+  return passwordWork.run(() => verify(stored, password).catch(() => false));
 }

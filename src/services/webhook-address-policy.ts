@@ -45,17 +45,57 @@ for (const [network, prefix] of [
   NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
 
-/** Whether an IP address (v4, v6, or v4 mapped into v6) is a public one. */
+/** Whether an IP address (v4, v6, or a v6 form that carries a v4) is a public one. */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped?.[1] !== undefined) return isPublicAddress(mapped[1]);
-    // ::ffff:0:0/96 written in hex, and the v4-compatible ::/96: refuse rather than decode.
-    if (/^::(ffff:)?[0-9a-f]{1,4}:[0-9a-f]{1,4}$/i.test(address)) return false;
+  if (family === 4) return !NOT_PUBLIC.check(address, 'ipv4');
+  const groups = ipv6Groups(address);
+  if (groups === undefined) return false;
+  // A v6 form that carries a v4 reaches that v4 (the kernel, a NAT64 gateway or a 6to4 relay
+  // unwraps it): it is judged by the v4 it carries (issue 26.11).
+  const carried = carriedIpv4(groups);
+  if (carried !== undefined && !isPublicAddress(carried.address)) return false;
+  // The mapped, translated and compatible forms are the v4 itself; NAT64 and 6to4 stay refused
+  // whole below (NOT_PUBLIC), whatever they carry.
+  if (carried?.sameHost === true) return true;
+  return !NOT_PUBLIC.check(groups.map((group) => group.toString(16)).join(':'), 'ipv6');
+}
+
+/** The eight 16-bit groups of an IPv6 address that isIP accepted (a zone id ignored, a trailing dotted quad read). */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const zone = text.indexOf('%');
+  if (zone >= 0) text = text.slice(0, zone);
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted !== null) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  return !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string | undefined): number[] => (part === undefined || part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)));
+  const head = parse(halves[0]);
+  const tail = parse(halves[1]);
+  const groups = halves.length === 2 ? [...head, ...Array<number>(8 - head.length - tail.length).fill(0), ...tail] : head;
+  return groups.length === 8 && groups.every((group) => Number.isInteger(group) && group >= 0 && group <= 0xffff) ? groups : undefined;
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, if it has one of the forms that carry one:
+ * IPv4-mapped `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96` and IPv4-compatible `::/96`
+ * (the same host: `sameHost`), NAT64 `64:ff9b::/96` (RFC 6052) and 6to4 `2002::/16` (RFC 3056).
+ */
+function carriedIpv4(groups: readonly number[]): { address: string; sameHost: boolean } | undefined {
+  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
+  const v4 = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+  const zeros = (count: number) => groups.slice(0, count).every((group) => group === 0);
+  if (zeros(5) && g5 === 0xffff) return { address: v4(g6, g7), sameHost: true };
+  if (zeros(4) && g4 === 0xffff && g5 === 0) return { address: v4(g6, g7), sameHost: true };
+  if (zeros(6)) return { address: v4(g6, g7), sameHost: true };
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return { address: v4(g6, g7), sameHost: false };
+  if (g0 === 0x2002) return { address: v4(g1 ?? 0, g2 ?? 0), sameHost: false };
+  return undefined;
 }
 
 /** One resolved address. */

@@ -194,7 +194,7 @@ describe('cabinet accounts', () => {
     assert.ok(secret !== undefined && base32nopad.decode(secret).length === 20);
     const wrong = await client.post('/cabinet/account/totp/confirm', { code: '000000' === totpCode(secret, totpStep(clock.now())) ? '111111' : '000000' });
     assert.equal(wrong.statusCode, 400);
-    const on = await client.post('/cabinet/account/totp/confirm', { code: totpCode(secret, totpStep(clock.now())) });
+    const on = await client.post('/cabinet/account/totp/confirm', { code: totpCode(secret, totpStep(clock.now())), password: PASSWORD });
     assert.equal(on.statusCode, 200, on.body);
     const codes = [...on.body.matchAll(/<li>([a-z0-9]{5}-[a-z0-9]{5})<\/li>/g)].map((match) => match[1]!);
     assert.equal(codes.length, 10);

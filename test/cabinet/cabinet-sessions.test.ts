@@ -162,7 +162,7 @@ describe('cabinet sessions and passwords', () => {
     await client.get('/cabinet/account');
     const enrol = await client.post('/cabinet/account/totp', {});
     const secret = /Key: <span class="mono">([A-Z2-7 ]+)<\/span>/.exec(enrol.body)?.[1]?.replace(/ /g, '') ?? '';
-    assert.equal((await client.post('/cabinet/account/totp/confirm', { code: totpCode(secret, totpStep(clock.now())) })).statusCode, 200);
+    assert.equal((await client.post('/cabinet/account/totp/confirm', { code: totpCode(secret, totpStep(clock.now())), password: PASSWORD })).statusCode, 200);
 
     // The API: unknown partner, another partner's person, no such person, a bad email.
     const stranger = await cabinetPerson(t, { email: 'stranger@reset.example', password: PASSWORD, address: '198.51.100.161' });

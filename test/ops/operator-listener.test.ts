@@ -70,4 +70,37 @@ describe('ADMIN_PORT: the operator surface on a listener of its own', () => {
       await closeOperator(operator.server);
     }
   });
+
+  it('cabinet links are never built from the operator listener: without PUBLIC_URL they are refused (issue 26.11)', async () => {
+    const { id } = await t.createPartner({ name: 'Linked' });
+    for (const path of ['invitations', 'password-resets']) {
+      const res = await t.admin('POST', `/admin/v1/partners/${id}/${path}`, { email: 'linked@admin-port.example' });
+      assert.equal(res.statusCode, 409, `${path}: ${res.body}`);
+      assert.equal(res.json<{ code: string }>().code, 'conflict');
+      assert.match(res.json<{ detail: string }>().detail, /PUBLIC_URL/);
+    }
+    // Nothing was made: no invitation row for a link nobody received.
+    const rows = await t.db.handle.db.selectFrom('cabinet_invitations').select('id').where('email', '=', 'linked@admin-port.example').execute();
+    assert.deepEqual(rows, []);
+  });
+});
+
+describe('ADMIN_PORT with PUBLIC_URL: cabinet links point where partners are', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ env: { WORKER: 'off', ADMIN_PORT: '0', PUBLIC_URL: 'https://partners.example' } });
+  });
+  after(() => t.close());
+
+  it('an invitation link is built from PUBLIC_URL, whatever listener the operator used', async () => {
+    const { id } = await t.createPartner({ name: 'Linked' });
+    const res = await t.operator({
+      method: 'POST',
+      url: `/admin/v1/partners/${id}/invitations`,
+      headers: { authorization: `Bearer ${t.adminToken}`, host: '10.0.0.5:9001' },
+      payload: { email: 'linked@public-url.example' },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.match(res.json<{ url: string }>().url, /^https:\/\/partners\.example\/cabinet\/invitation\/[A-Za-z0-9_-]{43}$/);
+  });
 });

@@ -57,6 +57,12 @@ export async function deleteOtherSessions(db: Db, userId: string, keep: Buffer |
   await query.execute();
 }
 
+/** Every session of the user (the operator ends them): how many there were. */
+export async function deleteAllUserSessions(db: Db, userId: string): Promise<number> {
+  const deleted = await db.deleteFrom('cabinet_sessions').where('user_id', '=', userId).returning('id').execute();
+  return deleted.length;
+}
+
 /** Sessions past their absolute end (the idle ones are refused when read, and go here later). */
 export async function deleteExpiredSessions(db: Db, before: Date): Promise<void> {
   await db.deleteFrom('cabinet_sessions').where('expires_at', '<=', before).execute();

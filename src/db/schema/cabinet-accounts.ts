@@ -57,7 +57,27 @@ export interface CabinetPasswordResetTable {
   /** Used, or voided by a newer link or a password change. */
   used_at: Timestamp | null;
   created_at: Timestamp;
+  /** Using the link also clears the person's two-factor enrolment (the operator's `clear_2fa`, migration 0039). Default false. */
+  clear_totp: Generated<boolean>;
 }
+
+/** What the operator did to a cabinet person, or a reset link's use (migration 0039); no foreign key to the person: it outlives them. */
+export interface CabinetAccountActionTable {
+  id: Generated<string>;
+  partner_id: string;
+  person_id: string;
+  email: string;
+  action: CabinetAccountAction;
+  actor: 'operator' | 'person';
+  /** The action clears two-factor (clear_2fa; a reset link issued with it, cleared on use; that link's use). */
+  clear_2fa: boolean;
+  /** Sessions the action ended; null when it ends none. */
+  sessions_ended: number | null;
+  ip: string | null;
+  at: Timestamp;
+}
+
+export type CabinetAccountAction = 'clear_2fa' | 'end_sessions' | 'remove_person' | 'password_reset_issued' | 'password_reset_used';
 
 /**
  * A secret a form just created, to be shown once by the page its redirect leads to (migration
@@ -90,3 +110,5 @@ export type CabinetInvitationRow = Selectable<CabinetInvitationTable>;
 export type CabinetSessionRow = Selectable<CabinetSessionTable>;
 export type NewCabinetSession = Insertable<CabinetSessionTable>;
 export type CabinetPasswordResetRow = Selectable<CabinetPasswordResetTable>;
+export type CabinetAccountActionRow = Selectable<CabinetAccountActionTable>;
+export type NewCabinetAccountAction = Insertable<CabinetAccountActionTable>;

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiKeyTable, ApiKeyUseTable } from './api-keys.js';
-import type { CabinetInvitationTable, CabinetPasswordResetTable, CabinetRecoveryCodeTable, CabinetRevealTable, CabinetSessionTable, CabinetUserTable } from './cabinet-accounts.js';
+import type { CabinetAccountActionTable, CabinetInvitationTable, CabinetPasswordResetTable, CabinetRecoveryCodeTable, CabinetRevealTable, CabinetSessionTable, CabinetUserTable } from './cabinet-accounts.js';
 import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
@@ -39,6 +39,7 @@ export interface Database {
   cabinet_recovery_codes: CabinetRecoveryCodeTable;
   cabinet_password_resets: CabinetPasswordResetTable;
   cabinet_reveals: CabinetRevealTable;
+  cabinet_account_actions: CabinetAccountActionTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

@@ -55,6 +55,24 @@ export const KeyListing = Type.Object(
   { $id: 'AdminKey', additionalProperties: false },
 );
 
+/** A person of a partner's cabinet, as the operator sees them (issue 26.10). */
+export const CabinetPerson = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'the person_id of the routes under /people' }),
+    email: Type.String({ description: 'what the person signs in with' }),
+    two_factor: Type.Boolean({ description: 'TOTP two-factor is on: signing in asks for a code' }),
+    sessions: Type.Integer({ minimum: 0, description: 'sessions live now (signed in, not past either timeout)' }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'AdminCabinetPerson', additionalProperties: false },
+);
+
+export function cabinetPersonView(person: { id: string; email: string; totp_enabled_at: Date | null; sessions: number; created_at: Date }) {
+  return { id: person.id, email: person.email, two_factor: person.totp_enabled_at !== null, sessions: person.sessions, created_at: person.created_at.toISOString() };
+}
+
+export const PartnerPersonParams = Type.Object({ id: Type.String({ format: 'uuid' }), person_id: Type.String({ format: 'uuid' }) });
+
 /**
  * Free text an operator types: no NUL (PostgreSQL text cannot hold it) and no unpaired UTF-16
  * surrogate (not valid Unicode: jsonb refuses it). Either was a 500 before.

@@ -4,6 +4,7 @@ import { findPartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
 import { EMAIL_PATTERN } from '../../services/cabinet-accounts.js';
 import { errorResponses } from '../schemas.js';
+import { cabinetLinkBase } from './cabinet-link-base.js';
 import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
 
 const Invitation = Type.Object(
@@ -16,8 +17,8 @@ const Invitation = Type.Object(
 
 /**
  * POST /admin/v1/partners/{id}/invitations (DESIGN §9): invites a person of the partner to the
- * cabinet. The link is built from PUBLIC_URL, or from this request's own origin when unset
- * (then it is right only if the operator reaches the service where partners do).
+ * cabinet. The link is built on cabinetLinkBase: PUBLIC_URL, or this request's own origin when one
+ * listener serves both surfaces; with ADMIN_PORT and no PUBLIC_URL it is refused (409).
  */
 export function registerInvitePartnerUser(app: App, { database, cabinet, config }: Services): void {
   app.post(
@@ -39,7 +40,7 @@ export function registerInvitePartnerUser(app: App, { database, cabinet, config 
       const partner = await findPartner(database.db, request.params.id);
       if (partner === undefined) throw new ApiError('not_found', 'partner not found');
       if (await cabinet.accounts.emailTaken(request.body.email)) throw new ApiError('conflict', 'a cabinet account with this email exists already');
-      const base = config.cabinet.publicUrl ?? `${request.protocol}://${request.host}`;
+      const base = cabinetLinkBase(config, request);
       const invitation = await cabinet.accounts.invite(partner.id, request.body.email, base);
       // The link is a credential until used: no cache keeps it.
       return reply

@@ -4,6 +4,7 @@ import { findPartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
 import { EMAIL_PATTERN } from '../../services/cabinet-accounts.js';
 import { errorResponses } from '../schemas.js';
+import { cabinetLinkBase } from './cabinet-link-base.js';
 import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
 
 const PasswordReset = Type.Object(
@@ -18,8 +19,10 @@ const PasswordReset = Type.Object(
  * POST /admin/v1/partners/{id}/password-resets (issue 16): a password reset link for a person of
  * the partner's cabinet. There is no e-mail sending: like an invitation, the operator passes the
  * link on. One use, one hour; a newer link voids the earlier ones; using it signs out every
- * session of the person and keeps their two-factor enrolment. Built from PUBLIC_URL, or from
- * this request's own origin when unset.
+ * session of the person and keeps their two-factor enrolment, unless `clear_2fa` is set: then
+ * using it clears two-factor too (issue 26.10). Issuing and using it are recorded
+ * (GET …/account-actions). Built on cabinetLinkBase (PUBLIC_URL;
+ * refused with ADMIN_PORT and no PUBLIC_URL).
  */
 export function registerPartnerUserPasswordReset(app: App, { database, cabinet, config }: Services): void {
   app.post(
@@ -31,17 +34,25 @@ export function registerPartnerUserPasswordReset(app: App, { database, cabinet, 
         security: adminSecurity,
         params: PartnerIdParams,
         body: Type.Object(
-          { email: Type.String({ minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN.source, description: 'the email the person signs in with' }) },
+          {
+            email: Type.String({ minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN.source, description: 'the email the person signs in with' }),
+            clear_2fa: Type.Optional(
+              Type.Boolean({
+                default: false,
+                description: "using the link also clears the person's two-factor (an authenticator lost, or enrolled by whoever took the account); recorded",
+              }),
+            ),
+          },
           { additionalProperties: false },
         ),
-        response: { 201: PasswordReset, ...errorResponses(400, 401, 404, 415, 500) },
+        response: { 201: PasswordReset, ...errorResponses(400, 401, 404, 409, 415, 500) },
       },
     },
     async (request, reply) => {
       const partner = await findPartner(database.db, request.params.id);
       if (partner === undefined) throw new ApiError('not_found', 'partner not found');
-      const base = config.cabinet.publicUrl ?? `${request.protocol}://${request.host}`;
-      const reset = await cabinet.accounts.issuePasswordReset(partner.id, request.body.email, base);
+      const base = cabinetLinkBase(config, request);
+      const reset = await cabinet.accounts.issuePasswordReset(partner.id, request.body.email, base, { clearTwoFactor: request.body.clear_2fa === true, ip: request.ip });
       if (reset === undefined) throw new ApiError('not_found', 'this partner has no cabinet account with this email');
       // The link is a credential until used: no cache keeps it.
       return reply.code(201).header('cache-control', 'no-store').send({ url: reset.url, expires_at: reset.expiresAt.toISOString() });

@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
 import { listPartnerCabinetUsers } from '../../db/repositories/cabinet-accounts-repository.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
@@ -29,11 +29,36 @@ interface AccountPageParts {
  * The person's account: their sign-in sessions (ASVS 3.3.4: each listed with when it began, was
  * last seen and its browser, this one marked; any other, or all others, can be signed out), the
  * password change (the current one asked, other sessions signed out), optional TOTP two-factor
- * (enrol with a QR code and a first code, then ten recovery codes shown once; turn off with the
- * password) and the partner's people.
+ * (enrol with a QR code, a first code and the password, then ten recovery codes shown once; turn
+ * off with the password and a code) and the partner's people. Every password check here spends
+ * the sign-in throttles.
  */
 export function registerCabinetAccount(app: App, { cabinet, database }: Services, sessions: CabinetSessions): void {
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
+
+  /**
+   * Every password check of a signed-in person (password change, two-factor on and off) is a
+   * guess to whoever holds a stolen session: it spends the sign-in budgets of the account and
+   * of the address before it runs, as at sign-in (issue 26.9). Refused: the seconds to wait
+   * (Retry-After is set). Allowed: `giveBack` returns the attempt when the check passed or was
+   * no guess.
+   */
+  const spendGuess = async (request: FastifyRequest, reply: FastifyReply, session: CabinetSession): Promise<{ retry: number } | { giveBack: () => void }> => {
+    const account = accountKey(session.found.email);
+    const decisions = [await cabinet.signInPerAddress.attempt(request.ip), await cabinet.signInPerAccount.attempt(account)];
+    if (decisions.some((decision) => !decision.allowed)) {
+      const retry = Math.max(0, ...decisions.map((decision) => (decision.allowed ? 0 : decision.retryAfterSeconds)));
+      reply.header('retry-after', String(retry));
+      return { retry };
+    }
+    return {
+      giveBack: () => {
+        cabinet.signInPerAddress.succeeded(request.ip);
+        cabinet.signInPerAccount.succeeded(account);
+      },
+    };
+  };
+  const tooMany = (retry: number) => `Too many wrong passwords. Wait ${retry} seconds, then try again.`;
 
   const accountPage = async (session: CabinetSession, parts: AccountPageParts = {}) => {
     const { notice, totpProblem: problem, passwordProblem } = parts;
@@ -46,6 +71,7 @@ export function registerCabinetAccount(app: App, { cabinet, database }: Services
   ${csrfField(session.csrf)}
   ${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
   <label>Your password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
+  <label>Code from your authenticator app, or a recovery code <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="32"></label>
   <button type="submit" class="danger">Turn off two-factor sign-in</button>
 </form>`
       : html`<p>Two-factor sign-in is <strong>off</strong>. With it on, signing in also asks for a code from an authenticator app.</p>
@@ -108,7 +134,7 @@ ${twoFactor}
       active: '/cabinet/account',
       body: html`<ol>
 <li>Scan this code with an authenticator app (or type the key below into it).</li>
-<li>Type the 6-digit code the app shows.</li>
+<li>Type the 6-digit code the app shows, and your password.</li>
 </ol>
 <figure class="qr" role="img" aria-label="QR code of your two-factor key">${trusted(qr)}</figure>
 <p>Key: <span class="mono">${enrolment.secret.replace(/(.{4})/g, '$1 ').trim()}</span></p>
@@ -116,6 +142,8 @@ ${twoFactor}
   ${csrfField(session.csrf)}
   ${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
   <label>Code from the app <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="12"></label>
+  <input type="email" name="email" autocomplete="username" value="${session.found.email}" hidden readonly>
+  <label>Your password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
   <button type="submit">Turn on two-factor sign-in</button>
 </form>`,
     });
@@ -147,26 +175,12 @@ ${twoFactor}
     const problem = async (text: string, status: number) => accountPage(session, { passwordProblem: text }).then((body) => send(reply, body, status));
     const next = formField(request, 'password') ?? '';
     if (next !== formField(request, 'confirm')) return problem('The two new passwords differ.', 400);
-    // The current password is a guess to whoever holds a stolen session: guesses spend the
-    // sign-in budget of the account and of the address, as at sign-in.
-    const account = accountKey(session.found.email);
-    const decisions = [await cabinet.signInPerAddress.attempt(request.ip), await cabinet.signInPerAccount.attempt(account)];
-    const retry = Math.max(0, ...decisions.map((decision) => (decision.allowed ? 0 : decision.retryAfterSeconds)));
-    if (decisions.some((decision) => !decision.allowed)) {
-      reply.header('retry-after', String(retry));
-      return problem(`Too many wrong passwords. Wait ${retry} seconds, then try again.`, 429);
-    }
+    const guess = await spendGuess(request, reply, session);
+    if ('retry' in guess) return problem(tooMany(guess.retry), 429);
     const changed = await cabinet.accounts.changePassword(session.userId, formField(request, 'current') ?? '', next, session.token);
-    if (!changed.ok) {
-      // A weak new password is no wrong guess: the attempt is given back.
-      if (!changed.wrongPassword) {
-        cabinet.signInPerAddress.succeeded(request.ip);
-        cabinet.signInPerAccount.succeeded(account);
-      }
-      return problem(changed.problem, 400);
-    }
-    cabinet.signInPerAddress.succeeded(request.ip);
-    cabinet.signInPerAccount.succeeded(account);
+    // A weak new password is no wrong guess: the attempt is given back.
+    if (changed.ok || !changed.wrongPassword) guess.giveBack();
+    if (!changed.ok) return problem(changed.problem, 400);
     return reply.redirect('/cabinet/account?done=password-changed', 303);
   });
 
@@ -178,12 +192,21 @@ ${twoFactor}
 
   app.post('/cabinet/account/totp/confirm', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    const codes = await cabinet.accounts.confirmTotp(session.userId, formField(request, 'code') ?? '', session.token);
-    if (codes === undefined) {
+    const again = async (problem: string, status: number) => {
       const pending = await cabinet.accounts.pendingTotp(session.userId, session.found.email);
       if (pending === undefined) return send(reply, await accountPage(session), 409);
-      return send(reply, await enrolPage(session, pending, 'That code is not right: check the app and try the next one.'), 400);
+      return send(reply, await enrolPage(session, pending, problem), status);
+    };
+    const guess = await spendGuess(request, reply, session);
+    if ('retry' in guess) return again(tooMany(guess.retry), 429);
+    const confirmed = await cabinet.accounts.confirmTotp(session.userId, formField(request, 'code') ?? '', formField(request, 'password') ?? '', session.token);
+    // Only a wrong password was a guess.
+    if (confirmed.ok || confirmed.problem !== 'wrong-password') guess.giveBack();
+    if (!confirmed.ok) {
+      if (confirmed.problem === 'not-pending') return send(reply, await accountPage(session), 409);
+      return again(confirmed.problem === 'wrong-code' ? 'That code is not right: check the app and try the next one.' : 'Your password is not right.', 400);
     }
+    const { codes } = confirmed;
     return send(
       reply,
       page({
@@ -199,9 +222,12 @@ ${twoFactor}
 
   app.post('/cabinet/account/totp/disable', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    if (!(await cabinet.accounts.disableTotp(session.userId, formField(request, 'password') ?? ''))) {
-      return send(reply, await accountPage(session, { totpProblem: 'Wrong password.' }), 400);
+    const guess = await spendGuess(request, reply, session);
+    if ('retry' in guess) return send(reply, await accountPage(session, { totpProblem: tooMany(guess.retry) }), 429);
+    if (!(await cabinet.accounts.disableTotp(session.userId, formField(request, 'password') ?? '', formField(request, 'code') ?? ''))) {
+      return send(reply, await accountPage(session, { totpProblem: 'Wrong password or code.' }), 400);
     }
+    guess.giveBack();
     return send(reply, await accountPage({ ...session, found: { ...session.found, totpEnabled: false } }, { notice: 'Two-factor sign-in is off.' }));
   });
 }

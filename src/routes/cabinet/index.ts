@@ -1,10 +1,12 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { App, Services } from '../../app-types.js';
+import { WorkGateFull } from '../../services/work-gate.js';
 import { registerCabinetAccount } from './account.js';
 import { registerCabinetAssets } from './assets.js';
 import { registerCabinetInvitation } from './invitation.js';
 import { registerCabinetKeys } from './keys.js';
+import { errorPage } from './layout.js';
 import { registerCabinetLogin } from './login.js';
 import { registerCabinetOrderDetail } from './order-detail.js';
 import { registerCabinetOrders } from './orders.js';
@@ -35,6 +37,16 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     cabinet.addHook('onSend', (request, reply, payload, done) => {
       if (!request.url.startsWith('/cabinet/assets/')) reply.header('cache-control', 'no-store');
       done(null, payload);
+    });
+    // The password work of this process is full (src/services/cabinet-passwords.ts): a page
+    // that says so, 429 with Retry-After; every other error goes on to the app's handler.
+    cabinet.setErrorHandler((error, _request, reply) => {
+      if (!(error instanceof WorkGateFull)) throw error;
+      return reply
+        .code(429)
+        .header('retry-after', String(error.retryAfterSeconds))
+        .type('text/html; charset=utf-8')
+        .send(errorPage('Busy', 'Too many passwords are being checked right now. Wait a second, then try again.'));
     });
     const sessions = new CabinetSessions(services.cabinet, services.config.cabinet.publicUrl);
     registerCabinetAssets(cabinet);

@@ -20,8 +20,8 @@ export interface PasswordLink {
   invalidProblem: string;
   /** The link's state: the person's email while it can still be used. */
   open: (token: string) => Promise<({ ok: true; email: string }) | { ok: false; problem: string }>;
-  /** Sets the password and uses the link up. */
-  complete: (token: string, password: string) => Promise<Outcome>;
+  /** Sets the password and uses the link up; `ip` is the browser's address (a reset's use is recorded with it). */
+  complete: (token: string, password: string, ip: string) => Promise<Outcome>;
   /** Where the browser goes once the password is set (a 303). */
   done: string;
   /** Ends the browser's own session too (its cookie) once the password is set. */
@@ -31,16 +31,13 @@ export interface PasswordLink {
 /**
  * GET shows the form, POST checks CSRF (the pre-session token), the link, the confirmation and
  * the password's strength, then completes. The link's token is a credential until used, and the
- * path carries it: the request line is logged without it.
+ * path carries it: the request line is logged without it (src/logger.ts).
  */
 export function registerPasswordLink(app: App, sessions: CabinetSessions, link: PasswordLink): void {
   const route = `/cabinet/${link.path}/:token`;
-  const options = {
-    schema: { hide: true },
-    logSerializers: {
-      req: (request: FastifyRequest) => ({ method: request.method, url: `/cabinet/${link.path}/[redacted]`, host: request.host, remoteAddress: request.ip }),
-    },
-  };
+  // The request line is logged without the token by the logger's own `req` serializer
+  // (redactUrl in src/logger.ts), on this route and on any 404 under it.
+  const options = { schema: { hide: true } };
   const form = (request: FastifyRequest, reply: FastifyReply, token: string, email: string, problem?: string) =>
     page({
       title: link.title,
@@ -82,7 +79,7 @@ export function registerPasswordLink(app: App, sessions: CabinetSessions, link: 
     if (state === undefined) return reply;
     const password = formField(request, 'password') ?? '';
     if (password !== formField(request, 'confirm')) return html400(reply, form(request, reply, state.token, state.email, 'The two passwords differ.'));
-    const completed = await link.complete(state.token, password);
+    const completed = await link.complete(state.token, password, request.ip);
     if (!completed.ok) return html400(reply, form(request, reply, state.token, state.email, completed.problem));
     if (link.endSession === true) sessions.end(request, reply);
     return reply.redirect(link.done, 303);

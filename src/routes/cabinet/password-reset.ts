@@ -8,7 +8,8 @@ import type { CabinetSessions } from './session.js';
  * is no e-mail sending, the operator passes the link on): its page sets a new password, checked
  * like an invitation's. Using it signs out every session of the person and keeps their TOTP
  * enrolment: the next sign-in still asks for the second factor. The browser that used the link
- * may hold a session of its own (now ended): its cookie goes too.
+ * may hold a session of its own (now ended): its cookie goes too. A link the operator issued with
+ * clear_2fa clears the person's two-factor as it is used (issue 26.10).
  */
 export function registerCabinetPasswordReset(app: App, { cabinet }: Services, sessions: CabinetSessions): void {
   registerPasswordLink(app, sessions, {
@@ -19,7 +20,7 @@ export function registerCabinetPasswordReset(app: App, { cabinet }: Services, se
     invalidTitle: 'Reset link not valid',
     invalidProblem: 'This password reset link is not valid.',
     open: (token) => cabinet.accounts.openPasswordReset(token),
-    complete: (token, password) => cabinet.accounts.resetPassword(token, password),
+    complete: (token, password, ip) => cabinet.accounts.resetPassword(token, password, ip),
     done: '/cabinet/login?done=password-reset',
     endSession: true,
   });

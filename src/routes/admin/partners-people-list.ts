@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Services } from '../../app-types.js';
+import { findPartner } from '../../db/repositories/partners-repository.js';
+import { ApiError } from '../../errors.js';
+import { errorResponses } from '../schemas.js';
+import { PartnerIdParams, adminSecurity, cabinetPersonView } from './admin-schemas.js';
+
+/**
+ * GET /admin/v1/partners/{id}/people (issue 26.10): the people of the partner's cabinet, oldest
+ * first, each with its id (what the routes under /people/{person_id} take), two-factor and live
+ * sessions; never a password hash or a secret.
+ */
+export function registerListPartnerPeople(app: App, { database, cabinet }: Services): void {
+  app.get(
+    '/admin/v1/partners/:id/people',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "The people of a partner's cabinet",
+        security: adminSecurity,
+        params: PartnerIdParams,
+        response: { 200: Type.Array(Type.Ref('AdminCabinetPerson')), ...errorResponses(400, 401, 404, 500) },
+      },
+    },
+    async (request) => {
+      const partner = await findPartner(database.db, request.params.id);
+      if (partner === undefined) throw new ApiError('not_found', 'partner not found');
+      return (await cabinet.accounts.people(partner.id)).map(cabinetPersonView);
+    },
+  );
+}
