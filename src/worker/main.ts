@@ -20,12 +20,21 @@ async function main(): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel));
   const database = await openConfiguredDatabase(config);
   const runtime = await createRuntime({ config, database, clock: systemClock, logger, metrics: createMetrics() });
-  runtime.worker.start();
-  runtime.webhookWorker.start();
+  // What keeps this process alive until a signal (issue 36.2): every timer of the loops is
+  // unref'd (an API process must be able to close with them pending), so once PostgreSQL cut
+  // the pool's sockets the event loop was empty and the worker exited with code 0 and no word
+  // while orders stalled. The loops log a lost database and retry with backoff; only a signal
+  // or a fatal error ends the process.
+  const keepAlive = setInterval(() => undefined, 60_000);
+  process.on('uncaughtException', (error) => fatal(logger, error));
+  process.on('unhandledRejection', (error) => fatal(logger, error));
+  runtime.worker.start('separate');
+  runtime.webhookWorker.start('separate');
   logger.info('lifecycle worker running');
   logger.info('webhook worker running');
 
   const shutdown = (signal: string) => {
+    clearInterval(keepAlive);
     logger.info({ signal }, 'worker shutting down');
     setTimeout(() => process.exit(1), 10_000).unref();
     void runtime
@@ -35,6 +44,12 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+/** A bug nobody caught: said at fatal level, and the process ends non-zero for its supervisor to restart. */
+function fatal(logger: pino.Logger, error: unknown): never {
+  logger.fatal({ err: error }, 'worker stopped by an unexpected error');
+  process.exit(1);
 }
 
 main().catch((error: unknown) => {

@@ -26,6 +26,7 @@ import * as m0027 from './0027-cabinet-sessions-and-resets.js';
 import * as m0028 from './0028-create-partner-order-outbox.js';
 import * as m0029 from './0029-sandbox-open-order-cap.js';
 import * as m0032 from './0032-cabinet-reveals.js';
+import * as m0041 from './0041-worker-heartbeats.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0028-create-partner-order-outbox': m0028,
   '0029-sandbox-open-order-cap': m0029,
   '0032-cabinet-reveals': m0032,
+  '0041-worker-heartbeats': m0041,
 };
