@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { ConfigError } from './config.js';
+import { serveClusterMetrics } from './metrics-cluster.js';
 
 /** Most API processes WEB_CONCURRENCY may ask for. */
 const MAX_PROCESSES = 64;
@@ -65,5 +66,7 @@ export function runApiCluster(processes: number): void {
   };
   process.once('SIGTERM', () => stop(0));
   process.once('SIGINT', () => stop(0));
+  // A scrape of any process answers for all of them (src/metrics-cluster.ts).
+  serveClusterMetrics();
   for (let slot = 0; slot < processes; slot++) fork(slot);
 }

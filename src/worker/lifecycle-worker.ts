@@ -123,6 +123,7 @@ export class LifecycleWorker {
       name: 'worker_lag_seconds',
       help: 'Age of the oldest order step that is due and not yet done (exported by processes that run lifecycle passes).',
       registers: [],
+      aggregator: 'max',
     });
   }
 

@@ -7,6 +7,7 @@ import { withEmbeddedSecrets } from '../embedded-secrets.js';
 import { loggerOptions } from '../logger.js';
 import { createMetrics } from '../metrics.js';
 import { createRuntime } from '../runtime.js';
+import { listenWorkerMetrics } from './metrics-listener.js';
 
 /**
  * `npm run worker`: the lifecycle worker without the HTTP API, for production, where any number
@@ -19,7 +20,12 @@ async function main(): Promise<void> {
   }
   const logger = pino(loggerOptions(config.logLevel));
   const database = await openConfiguredDatabase(config);
-  const runtime = await createRuntime({ config, database, clock: systemClock, logger, metrics: createMetrics() });
+  const metrics = createMetrics();
+  const runtime = await createRuntime({ config, database, clock: systemClock, logger, metrics });
+  // WORKER_METRICS_PORT: this process's own metrics (the API's /metrics has none of the worker's).
+  const metricsServer =
+    config.operator.workerMetrics === undefined ? undefined : await listenWorkerMetrics(metrics, config.operator.workerMetrics, config.operator.metricsToken);
+  if (metricsServer !== undefined) logger.info({ metrics: `${metricsServer.url.origin}/metrics` }, 'worker metrics listening');
   // What keeps this process alive until a signal (issue 36.2): every timer of the loops is
   // unref'd (an API process must be able to close with them pending), so once PostgreSQL cut
   // the pool's sockets the event loop was empty and the worker exited with code 0 and no word
@@ -37,6 +43,7 @@ async function main(): Promise<void> {
     clearInterval(keepAlive);
     logger.info({ signal }, 'worker shutting down');
     setTimeout(() => process.exit(1), 10_000).unref();
+    metricsServer?.server.close();
     void runtime
       .close()
       .then(() => database.close())

@@ -101,6 +101,8 @@ export class WebhookWorker {
       name: 'webhook_queue_depth',
       help: `Webhook deliveries due now and not yet delivered, of enabled endpoints (refreshed every ${QUEUE_STATS_MS / 1000} s).`,
       registers,
+      // The same queue seen from every process: across a cluster its depth, not a sum.
+      aggregator: 'max',
       collect() {
         this.set(current().due);
       },
@@ -109,6 +111,8 @@ export class WebhookWorker {
       name: 'webhook_queue_oldest_pending_seconds',
       help: 'How long the most overdue webhook delivery of an enabled endpoint has been due (0 when none is).',
       registers,
+      // The same queue seen from every process: across a cluster its depth, not a sum.
+      aggregator: 'max',
       collect() {
         const oldest = current().oldestDueAt;
         this.set(oldest === null ? 0 : Math.max(0, (clock.now().getTime() - oldest.getTime()) / 1000));
@@ -118,6 +122,8 @@ export class WebhookWorker {
       name: 'webhook_deliveries_retrying',
       help: 'Webhook deliveries waiting for their next scheduled attempt.',
       registers,
+      // The same queue seen from every process: across a cluster its depth, not a sum.
+      aggregator: 'max',
       collect() {
         this.set(current().retrying);
       },
