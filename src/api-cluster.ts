@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { ConfigError } from './config.js';
+import { serveClusterMetrics } from './metrics-cluster.js';
 
 /** Most API processes WEB_CONCURRENCY may ask for. */
 const MAX_PROCESSES = 64;
@@ -90,5 +91,7 @@ export function runApiCluster(processes: number, { workerStopMs, apiUrlFile }: C
   };
   process.once('SIGTERM', () => stop(0, 'SIGTERM'));
   process.once('SIGINT', () => stop(0, 'SIGINT'));
+  // A scrape of any process answers for all of them (src/metrics-cluster.ts).
+  serveClusterMetrics();
   for (let slot = 0; slot < processes; slot++) fork(slot);
 }

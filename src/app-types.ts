@@ -12,6 +12,7 @@ import type { ApiKeyService } from './services/api-keys.js';
 import type { CabinetAccounts } from './services/cabinet-accounts.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { PriceBook } from './pricing/price-book.js';
+import type { Readiness } from './services/readiness.js';
 import type { QuoteService } from './services/quote-service.js';
 import type { OrderService } from './services/order-service.js';
 import type { OrderActions } from './services/order-actions.js';
@@ -53,6 +54,8 @@ export interface Services {
   /** Webhook endpoints and delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;
   readonly webhookWorker: WebhookWorker;
+  /** Readiness and its details, for /readyz and GET /admin/v1/health. */
+  readonly readiness: Readiness;
   /** The partner cabinet's accounts and sessions, and its sign-in throttles (DESIGN §9). */
   readonly cabinet: CabinetServices;
   /** Set when a graceful stop begins: /readyz turns 503 and connections close (src/plugins/drain.ts). */

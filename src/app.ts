@@ -31,6 +31,7 @@ import { installSurfaceSplit } from './operator-listener.js';
 import { installResponseHeaders } from './plugins/security-headers.js';
 import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, registerCabinet } from './routes/cabinet/index.js';
 import { CabinetAccounts } from './services/cabinet-accounts.js';
+import { Readiness } from './services/readiness.js';
 import { SecretBox } from './services/secret-box.js';
 
 declare module 'fastify' {
@@ -118,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics,
     partnerAuth: partnerAuthHooks(apiKeys, { nonces: signatureNonces, clock }),
     adminAuthAttempts: rateLimits.attempts('admin-auth', config.limits.adminAuthFailuresPerMinute),
+    readiness: new Readiness({ database, chainRpcUrls: config.chainRpcUrls, clock, pingRedis: rateLimits.pingStore }),
     cabinet: {
       accounts: new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
       signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),

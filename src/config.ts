@@ -133,6 +133,12 @@ export interface OperatorConfig {
    * loopback with no proxy header. Unset: only loopback scrapes are answered.
    */
   readonly metricsToken: string | undefined;
+  /**
+   * `WORKER_METRICS_PORT` (and `WORKER_METRICS_HOST`, default 127.0.0.1): where `npm run worker`
+   * serves its own /metrics (worker_lag_seconds, payouts, webhooks, its pool), under the same
+   * METRICS_TOKEN rule. Unset: the worker serves no metrics. Ignored by the API process.
+   */
+  readonly workerMetrics: { readonly host: string; readonly port: number } | undefined;
 }
 
 export interface LifecycleConfig {
@@ -288,11 +294,12 @@ function parseOperator(env: Env): OperatorConfig {
   if (metricsToken !== undefined && !/^[A-Za-z0-9_-]{32,256}$/.test(metricsToken)) {
     throw new ConfigError('METRICS_TOKEN', 'must be 32 to 256 characters of A-Z a-z 0-9 _ -');
   }
+  const workerMetrics = parseWorkerMetrics(env);
   const host = optional(env, 'ADMIN_HOST');
   const rawPort = optional(env, 'ADMIN_PORT');
   if (rawPort === undefined) {
     if (host !== undefined) throw new ConfigError('ADMIN_HOST', 'needs ADMIN_PORT (the operator listener)');
-    return Object.freeze({ listener: undefined, metricsToken });
+    return Object.freeze({ listener: undefined, metricsToken, workerMetrics });
   }
   const port = integer(env, 'ADMIN_PORT', 0, 0, 65535);
   if (port !== 0 && port === integer(env, 'PORT', 3000, 0, 65535)) {
@@ -301,7 +308,19 @@ function parseOperator(env: Env): OperatorConfig {
   if (host !== undefined && isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
     throw new ConfigError('ADMIN_HOST', 'must be an IP address or a host name');
   }
-  return Object.freeze({ listener: Object.freeze({ host: host ?? '127.0.0.1', port }), metricsToken });
+  return Object.freeze({ listener: Object.freeze({ host: host ?? '127.0.0.1', port }), metricsToken, workerMetrics });
+}
+
+function parseWorkerMetrics(env: Env): OperatorConfig['workerMetrics'] {
+  const host = optional(env, 'WORKER_METRICS_HOST');
+  if (optional(env, 'WORKER_METRICS_PORT') === undefined) {
+    if (host !== undefined) throw new ConfigError('WORKER_METRICS_HOST', 'needs WORKER_METRICS_PORT (the worker\'s metrics listener)');
+    return undefined;
+  }
+  if (host !== undefined && isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
+    throw new ConfigError('WORKER_METRICS_HOST', 'must be an IP address or a host name');
+  }
+  return Object.freeze({ host: host ?? '127.0.0.1', port: integer(env, 'WORKER_METRICS_PORT', 0, 0, 65535) });
 }
 
 function parsePublicUrl(raw: string | undefined): string | undefined {

@@ -7,7 +7,7 @@ import { SimulatedPayoutSender } from './chains/simulator/simulated-payout-sende
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import type { Metrics } from './metrics.js';
+import { registerBuildInfo, registerPoolMetrics, type Metrics } from './metrics.js';
 import { createPriceBook } from './pricing/create-price-book.js';
 import type { PriceBook } from './pricing/price-book.js';
 import { ApiKeyService } from './services/api-keys.js';
@@ -67,6 +67,9 @@ export interface RuntimeDeps {
 export async function createRuntime({ config, database, clock, logger, metrics }: RuntimeDeps): Promise<Runtime> {
   if (config.secretsKey === undefined) throw new Error('SECRETS_KEY must be resolved before building the runtime');
   const db = database.db;
+  registerBuildInfo(metrics);
+  const poolStats = database.poolStats?.bind(database);
+  if (poolStats !== undefined) registerPoolMetrics(metrics, poolStats);
   const catalog = new CurrencyCatalog(db, config.cacheRefreshMs, (error) => logger.error({ err: error }, 'catalog refresh failed'));
   await catalog.start();
   const prices = createPriceBook({

@@ -135,10 +135,14 @@ describe('OpenAPI document, docs and operations endpoints', () => {
     assert.deepEqual(res.json(), { status: 'ok' });
   });
 
-  it('GET /readyz is 200 {ready: true} with the database check', async () => {
+  it('GET /readyz is 200 {ready: true} with the database check and the workers (issue 36.2)', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { ready: true, checks: { database: true } });
+    const body = res.json<{ ready: boolean; checks: { database: boolean; workers: boolean } }>();
+    assert.deepEqual(Object.keys(body.checks).sort(), ['database', 'workers'], 'no redis check without REDIS_URL');
+    assert.equal(body.ready, true);
+    assert.equal(body.checks.database, true);
+    assert.equal(typeof body.checks.workers, 'boolean');
   });
 
   it('GET /admin/v1/health has the details /readyz keeps to itself, behind the admin token', async () => {
@@ -149,6 +153,10 @@ describe('OpenAPI document, docs and operations endpoints', () => {
     assert.equal(body.database.ok, true);
     assert.equal(typeof body.database.ping_ms, 'number');
     assert.deepEqual(body.chains, {});
+    const more = res.json<{ redis: unknown; workers: unknown[]; workers_ok: boolean }>();
+    assert.equal(more.redis, null, 'no REDIS_URL');
+    assert.ok(Array.isArray(more.workers));
+    assert.equal(typeof more.workers_ok, 'boolean');
     assert.equal((await t.app.inject({ method: 'GET', url: '/admin/v1/health' })).statusCode, 401);
   });
 

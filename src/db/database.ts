@@ -10,6 +10,7 @@ import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { preparedName } from './prepared-statements.js';
 import type { Database } from './schema/index.js';
+import type { PoolStats } from '../metrics.js';
 import { TYPE_PARSERS } from './type-parsers.js';
 
 export type Engine = 'pglite' | 'postgres';
@@ -51,6 +52,8 @@ export interface DatabaseHandle {
   readonly engine: Engine;
   /** True when a trivial query answers within the timeout. */
   ping(timeoutMs?: number): Promise<boolean>;
+  /** The PostgreSQL pool's counts (for its gauges); undefined on PGlite, which has no pool. */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
 }
 
@@ -99,6 +102,7 @@ function openPostgres(url: string, poolSize = 10, connectTimeoutMs = CONNECT_TIM
     db,
     engine: 'postgres',
     ping: (timeoutMs) => ping(db, timeoutMs),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolSize }),
     close: () => db.destroy(),
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import type { Clock } from '../clock.js';
 import {
+  MemoryRateLimiter,
   RATE_LIMIT_WINDOW_SECONDS,
   createRateLimiter,
   type RateLimitDecision,
@@ -78,6 +79,8 @@ export interface RateLimits {
   attempts(name: string, perMinute: number): AttemptLimit;
   /** Adds the counting `onRequest` hook; call it after the caller identification's hook. */
   install(): void;
+  /** Pings the shared store (Redis) within `timeoutMs`; undefined when counting is in-process (no REDIS_URL). */
+  readonly pingStore: ((timeoutMs: number) => Promise<boolean>) | undefined;
 }
 
 /**
@@ -208,11 +211,20 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     app.addHook('onClose', () => limiter.close());
   }
 
+  /**
+   * The security throttles' store when the shared one cannot answer (issue 36.4): an attempt the
+   * store left unchecked is counted here instead, so a Redis outage never opens the admin token
+   * or the cabinet sign-in to unlimited guessing (rate-limiter-flexible's `insuranceLimiter`, in
+   * our own memory store so the app's clock drives it). Per process, so N processes allow N
+   * budgets during the outage: bounded, unlike failing open. Request budgets stay fail-open.
+   */
+  const insurance = new MemoryRateLimiter(options.clock);
+
   function attempts(name: string, perMinute: number): AttemptLimit {
-    const decide = (decision: RateLimitDecision): AttemptDecision => {
+    const decided = (decision: RateLimitDecision, bucket: string): AttemptDecision => {
       if (decision.status === 'unchecked') {
         failures.inc({ reason: decision.reason });
-        return { allowed: true, remaining: undefined };
+        return decided(insurance.consume(bucket, perMinute), bucket);
       }
       return decision.status === 'allowed'
         ? { allowed: true, remaining: decision.remaining }
@@ -220,12 +232,16 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     };
     return {
       attempt(address) {
-        const decision = limiter.consume(`${name}:${address}`, perMinute);
-        return decision instanceof Promise ? decision.then(decide) : decide(decision);
+        const bucket = `${name}:${address}`;
+        const decision = limiter.consume(bucket, perMinute);
+        return decision instanceof Promise ? decision.then((settled) => decided(settled, bucket)) : decided(decision, bucket);
       },
       succeeded(address) {
-        const refunded = limiter.refund(`${name}:${address}`, perMinute);
+        const bucket = `${name}:${address}`;
+        const refunded = limiter.refund(bucket, perMinute);
         if (refunded instanceof Promise) refunded.catch(() => undefined);
+        // Whichever store counted the attempt, it is given back (a refund of nothing is nothing).
+        insurance.refund(bucket);
       },
     };
   }
@@ -238,6 +254,7 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
       return limiter.exhausted(bucket.id, bucket.limit);
     },
     install,
+    pingStore: limiter.ping === undefined ? undefined : (timeoutMs) => limiter.ping?.(timeoutMs) ?? Promise.resolve(false),
   };
 }
 

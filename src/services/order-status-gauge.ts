@@ -29,6 +29,8 @@ export class OrderStatusGauge {
       help: `Live orders (sandbox ones left out) in each status, recounted every ${ORDER_STATUS_REFRESH_MS / 1000} s.`,
       labelNames: ['status'],
       registers: [metrics.registry],
+      // Every process counts the same table: across a WEB_CONCURRENCY cluster the count, not a sum.
+      aggregator: 'max',
       collect() {
         const counts = current();
         for (const status of ORDER_STATUSES) this.set({ status }, counts.get(status) ?? 0);

@@ -14,10 +14,13 @@ import { redisReady } from './redis-ready.js';
  *
  * The Redis store never throws and never makes a request wait on a dead or slow Redis: a call
  * that cannot be answered within `timeoutMs` comes back `unchecked`, and the caller lets the
- * request through (fail OPEN). There is deliberately no in-process "insurance" limiter: a
- * per-process count during an outage would hand every process its own budget (N times the
- * limit) while looking authoritative; letting requests through, counted in metrics and logged,
- * is the honest degradation the design asks for.
+ * request through (fail OPEN). Request budgets have deliberately no in-process "insurance"
+ * limiter: a per-process count during an outage would hand every process its own budget (N
+ * times the limit) while looking authoritative; letting requests through, counted in metrics and
+ * logged, is the honest degradation the design asks for. The security throttles (failed admin
+ * tokens, cabinet sign-ins) are the exception: for them an unchecked attempt falls back to an
+ * in-process count (plugins/rate-limit.ts, `attempts`), since unlimited guessing is worse than
+ * N budgets (issue 36.4).
  */
 export interface RateLimiter {
   /** Counts one request against `bucket`, whose budget per window is `limit`. Never rejects. */
@@ -37,6 +40,11 @@ export interface RateLimiter {
   connected(withinMs: number): Promise<void>;
   /** Releases connections; the limiter is unusable afterwards. */
   close(): Promise<void>;
+  /**
+   * Whether the shared store (Redis) answers a PING within `timeoutMs`; absent for the in-process
+   * store, which has nothing to reach (readiness reports Redis only when REDIS_URL is set).
+   */
+  ping?(timeoutMs: number): Promise<boolean>;
 }
 
 export type RateLimitDecision =
@@ -269,6 +277,21 @@ export class RedisRateLimiter implements RateLimiter {
       await Promise.race([this.limiter(limit).reward(bucket, 1).then(() => undefined), timeout]);
     } catch {
       // A refund lost to a failing store only leaves one attempt counted until the window ends.
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async ping(timeoutMs: number): Promise<boolean> {
+    if (this.closed || this.client.status !== 'ready') return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.client.ping().then((answer) => answer === 'PONG'), timeout]);
+    } catch {
+      return false;
     } finally {
       clearTimeout(timer);
     }

@@ -24,6 +24,8 @@ import type { Metrics } from '../metrics.js';
 import type { CurrencyCatalog } from '../services/currency-catalog.js';
 import type { OrderLifecycle } from '../services/order-lifecycle.js';
 import type { QuoteService } from '../services/quote-service.js';
+import type { WorkerMode } from '../db/schema/worker-heartbeats.js';
+import { retryDelayMs, WorkerHeartbeat } from './heartbeat.js';
 
 export interface WorkerSettings {
   /** A fixed order proceeds when received is within this percent of the expected amount. Default 0.5. */
@@ -70,7 +72,7 @@ export interface WorkerDeps {
   sandbox: SandboxAdapters;
   clock: Clock;
   metrics: Metrics;
-  logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   settings: WorkerSettings;
 }
 
@@ -95,6 +97,9 @@ export class LifecycleWorker {
   private stopped = true;
   private readonly payoutFailures: Counter<'kind'>;
   private readonly lag: Gauge;
+  /** Whether `lag` is in the registry yet: only a process that runs passes exports it. */
+  private lagExported = false;
+  private heartbeat: WorkerHeartbeat | undefined;
   private readonly poolReleased: Counter<'chain'>;
   /** Clock time of the last pool release pass; the first tick runs one. */
   private lastPoolRelease = Number.NEGATIVE_INFINITY;
@@ -112,22 +117,48 @@ export class LifecycleWorker {
       labelNames: ['chain'],
       registers: [deps.metrics.registry],
     });
+    // Registered by the first pass (measureLag), not here: an API process with WORKER=off
+    // builds this worker but never runs it, and exported a lag of 0 forever (issue 36.2).
     this.lag = new Gauge({
       name: 'worker_lag_seconds',
-      help: 'Age of the oldest order step that is due and not yet done.',
-      registers: [deps.metrics.registry],
+      help: 'Age of the oldest order step that is due and not yet done (exported by processes that run lifecycle passes).',
+      registers: [],
+      aggregator: 'max',
     });
   }
 
-  start(): void {
+  /**
+   * Runs passes until stop(). A failed pass (the database gone, a bug) is logged at error level
+   * and the next one waits longer (doubling from WORKER_INTERVAL_MS up to 10 s), so an outage
+   * gives a few lines, not one per interval; the pool reconnects by itself, and the first pass
+   * that succeeds again says so. After each good pass the loop's heartbeat row is moved on
+   * (`mode`: how this process runs the worker, shown by GET /admin/v1/health).
+   */
+  start(mode: WorkerMode = 'in-process'): void {
     if (!this.stopped) return;
     this.stopped = false;
+    const heartbeat = new WorkerHeartbeat(this.deps.db, this.deps.clock, 'lifecycle', mode);
+    this.heartbeat = heartbeat;
+    let failures = 0;
     const loop = (): void => {
       this.running = this.tick()
-        .catch((error: unknown) => this.deps.logger.error({ err: error }, 'worker pass failed'))
+        .then(() => heartbeat.beat())
+        .then(
+          () => {
+            if (failures > 0) this.deps.logger.info({ failed_passes: failures }, 'lifecycle worker running again after failed passes');
+            failures = 0;
+          },
+          (error: unknown) => {
+            failures += 1;
+            this.deps.logger.error(
+              { err: error, failed_passes: failures, retry_in_ms: retryDelayMs(this.deps.settings.intervalMs, failures) },
+              'worker pass failed',
+            );
+          },
+        )
         .finally(() => {
           this.running = undefined;
-          if (!this.stopped) this.timer = setTimeout(loop, this.deps.settings.intervalMs).unref();
+          if (!this.stopped) this.timer = setTimeout(loop, retryDelayMs(this.deps.settings.intervalMs, failures)).unref();
         });
     };
     loop();
@@ -137,6 +168,7 @@ export class LifecycleWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await this.heartbeat?.stopped();
   }
 
   /** One full pass; tests call it directly instead of waiting for the timer. */
@@ -450,6 +482,10 @@ export class LifecycleWorker {
   private async measureLag(): Promise<void> {
     const now = this.deps.clock.now();
     const since = await oldestDueSince(this.deps.db, DUE_STATUSES);
+    if (!this.lagExported) {
+      this.deps.metrics.registry.registerMetric(this.lag);
+      this.lagExported = true;
+    }
     this.lag.set(since === null ? 0 : Math.max(0, (now.getTime() - since.getTime()) / 1000));
   }
 }

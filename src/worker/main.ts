@@ -7,6 +7,7 @@ import { withEmbeddedSecrets } from '../embedded-secrets.js';
 import { loggerOptions } from '../logger.js';
 import { createMetrics } from '../metrics.js';
 import { createRuntime } from '../runtime.js';
+import { listenWorkerMetrics } from './metrics-listener.js';
 
 /**
  * `npm run worker`: the lifecycle worker without the HTTP API, for production, where any number
@@ -19,20 +20,35 @@ async function main(): Promise<void> {
   }
   const logger = pino(loggerOptions(config.logLevel));
   const database = await openConfiguredDatabase(config, (attempt) => logger.warn(startAttemptMessage(attempt)));
-  const runtime = await createRuntime({ config, database, clock: systemClock, logger, metrics: createMetrics() });
-  runtime.worker.start();
-  runtime.webhookWorker.start();
+  const metrics = createMetrics();
+  const runtime = await createRuntime({ config, database, clock: systemClock, logger, metrics });
+  // WORKER_METRICS_PORT: this process's own metrics (the API's /metrics has none of the worker's).
+  const metricsServer =
+    config.operator.workerMetrics === undefined ? undefined : await listenWorkerMetrics(metrics, config.operator.workerMetrics, config.operator.metricsToken);
+  if (metricsServer !== undefined) logger.info({ metrics: `${metricsServer.url.origin}/metrics` }, 'worker metrics listening');
+  // What keeps this process alive until a signal (issue 36.2): every timer of the loops is
+  // unref'd (an API process must be able to close with them pending), so once PostgreSQL cut
+  // the pool's sockets the event loop was empty and the worker exited with code 0 and no word
+  // while orders stalled. The loops log a lost database and retry with backoff; only a signal
+  // or a fatal error ends the process.
+  const keepAlive = setInterval(() => undefined, 60_000);
+  process.on('uncaughtException', (error) => fatal(logger, error));
+  process.on('unhandledRejection', (error) => fatal(logger, error));
+  runtime.worker.start('separate');
+  runtime.webhookWorker.start('separate');
   logger.info('lifecycle worker running');
   logger.info('webhook worker running');
 
   // Each worker finishes the step it is in (an order's move, a webhook attempt), then exits;
   // SHUTDOWN_TIMEOUT_MS bounds it.
   const shutdown = (signal: string) => {
+    clearInterval(keepAlive);
     logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'worker shutting down: finishing the current step');
     setTimeout(() => {
       logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'worker shutdown did not finish in time (SHUTDOWN_TIMEOUT_MS): exiting');
       process.exit(1);
     }, config.shutdownTimeoutMs).unref();
+    metricsServer?.server.close();
     void runtime
       .close()
       .then(() => database.close())
@@ -47,6 +63,12 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+/** A bug nobody caught: said at fatal level, and the process ends non-zero for its supervisor to restart. */
+function fatal(logger: pino.Logger, error: unknown): never {
+  logger.fatal({ err: error }, 'worker stopped by an unexpected error');
+  process.exit(1);
 }
 
 main().catch((error: unknown) => {

@@ -20,6 +20,8 @@ import { afterFailedAttempt, failingTooLong } from '../domain/webhook-events.js'
 import type { Metrics } from '../metrics.js';
 import type { SecretBox } from '../services/secret-box.js';
 import type { SendOutcome } from '../services/webhook-sender.js';
+import type { WorkerMode } from '../db/schema/worker-heartbeats.js';
+import { retryDelayMs, WorkerHeartbeat } from './heartbeat.js';
 
 export interface WebhookWorkerSettings {
   /** Attempts in flight at once in this process. */
@@ -74,6 +76,7 @@ export class WebhookWorker {
    */
   private slotFreed = false;
   private statsTimer: NodeJS.Timeout | undefined;
+  private heartbeat: WorkerHeartbeat | undefined;
   private stats: WebhookQueueStats = { due: 0, oldestDueAt: null, retrying: 0 };
   readonly results: Counter<'result'>;
   private readonly duration: Histogram;
@@ -98,6 +101,8 @@ export class WebhookWorker {
       name: 'webhook_queue_depth',
       help: `Webhook deliveries due now and not yet delivered, of enabled endpoints (refreshed every ${QUEUE_STATS_MS / 1000} s).`,
       registers,
+      // The same queue seen from every process: across a cluster its depth, not a sum.
+      aggregator: 'max',
       collect() {
         this.set(current().due);
       },
@@ -106,6 +111,8 @@ export class WebhookWorker {
       name: 'webhook_queue_oldest_pending_seconds',
       help: 'How long the most overdue webhook delivery of an enabled endpoint has been due (0 when none is).',
       registers,
+      // The same queue seen from every process: across a cluster its depth, not a sum.
+      aggregator: 'max',
       collect() {
         const oldest = current().oldestDueAt;
         this.set(oldest === null ? 0 : Math.max(0, (clock.now().getTime() - oldest.getTime()) / 1000));
@@ -115,6 +122,8 @@ export class WebhookWorker {
       name: 'webhook_deliveries_retrying',
       help: 'Webhook deliveries waiting for their next scheduled attempt.',
       registers,
+      // The same queue seen from every process: across a cluster its depth, not a sum.
+      aggregator: 'max',
       collect() {
         this.set(current().retrying);
       },
@@ -171,10 +180,12 @@ export class WebhookWorker {
     return this.stats;
   }
 
-  start(): void {
+  /** `mode`: how this process runs the worker, for its heartbeat row (GET /admin/v1/health). */
+  start(mode: WorkerMode = 'in-process'): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.loopDone = this.loop();
+    this.heartbeat = new WorkerHeartbeat(this.deps.db, this.deps.clock, 'webhook', mode);
+    this.loopDone = this.loop(this.heartbeat);
     const refresh = () => void this.refreshQueueStats().catch((error: unknown) => this.deps.logger.error({ err: error }, 'webhook queue count failed'));
     refresh();
     this.statsTimer = setInterval(refresh, QUEUE_STATS_MS).unref();
@@ -187,17 +198,31 @@ export class WebhookWorker {
     this.wake?.();
     await this.loopDone;
     await this.settled();
+    await this.heartbeat?.stopped();
     this.deps.transport.close();
   }
 
-  private async loop(): Promise<void> {
+  /**
+   * Claims until stopped. A failed claim (the database gone) is logged at error level and the
+   * next waits longer, doubling from the poll up to 10 s, so an outage gives a few lines; the
+   * first claim that succeeds again says so. Good claims move the heartbeat row on.
+   */
+  private async loop(heartbeat: WorkerHeartbeat): Promise<void> {
+    let failures = 0;
     while (!this.stopped) {
       let started = 0;
       this.slotFreed = false;
       try {
         started = await this.tick();
+        await heartbeat.beat();
+        if (failures > 0) this.deps.logger.info({ failed_claims: failures }, 'webhook worker claiming again after failed claims');
+        failures = 0;
       } catch (error) {
-        this.deps.logger.error({ err: error }, 'webhook claim failed');
+        failures += 1;
+        this.deps.logger.error(
+          { err: error, failed_claims: failures, retry_in_ms: retryDelayMs(this.deps.settings.pollMs, failures) },
+          'webhook claim failed',
+        );
       }
       if (this.stopped) break;
       // Claim again at once while there was work and room, or when a slot was freed during the
@@ -206,7 +231,7 @@ export class WebhookWorker {
       const full = this.inFlight.size >= this.deps.settings.concurrency;
       if ((started > 0 && !full) || this.slotFreed) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.deps.settings.pollMs);
+        const timer = setTimeout(resolve, retryDelayMs(this.deps.settings.pollMs, failures));
         timer.unref();
         this.wake = () => {
           clearTimeout(timer);

@@ -53,7 +53,7 @@ describe('crash between steps', () => {
       sandbox: { watcher: { name: 'none', watches: () => false, poll: () => Promise.resolve([]) }, exchanger: new SimulatedExchanger(db), payouts },
       clock: h.clock,
       metrics: createMetrics(),
-      logger: { error: () => undefined, warn: () => undefined },
+      logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
       settings: {
         fixedTolerancePct: new Decimal('0.5'),
         leaseMs: LEASE_MS,

@@ -30,6 +30,9 @@ describe('lifecycle metrics on /metrics', () => {
     for (const status of ['waiting_deposit', 'confirming', 'exchanging', 'sending', 'completed', 'expired', 'refunding', 'refunded', 'failed']) {
       assert.equal(await metricValue(h, `orders_by_status{status="${status}"}`), 0, status);
     }
+    // No pass has run in this process yet (WORKER=off): no lag is exported (issue 36.2: it read 0 forever).
+    assert.equal(await metricValue(h, 'worker_lag_seconds'), undefined);
+    await t.runtime.worker.tick();
     assert.equal(await metricValue(h, 'worker_lag_seconds'), 0);
   });
 

@@ -44,6 +44,7 @@ export function createChainWatchers(config: Config, db: Db, clock: Clock, metric
       help: 'Last block scanned by the chain watcher, by chain.',
       labelNames: ['chain'] as const,
       registers: [metrics.registry],
+      aggregator: 'max',
     }),
   };
   return chains.map((chain) => {

@@ -27,6 +27,7 @@ import * as m0028 from './0028-create-partner-order-outbox.js';
 import * as m0029 from './0029-sandbox-open-order-cap.js';
 import * as m0032 from './0032-cabinet-reveals.js';
 import * as m0039 from './0039-cabinet-operator-actions.js';
+import * as m0041 from './0041-worker-heartbeats.js';
 import * as m0043 from './0043-idempotency-key-completed-once.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
@@ -59,5 +60,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0029-sandbox-open-order-cap': m0029,
   '0032-cabinet-reveals': m0032,
   '0039-cabinet-operator-actions': m0039,
+  '0041-worker-heartbeats': m0041,
   '0043-idempotency-key-completed-once': m0043,
 };

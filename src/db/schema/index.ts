@@ -9,6 +9,7 @@ import type { PartnerTable } from './partners.js';
 import type { PayoutTable, SimulatedDepositTable, SimulatedSendTable, SimulatorFaultTable } from './payouts.js';
 import type { SignatureNonceTable } from './signature-nonces.js';
 import type { StaticPriceTable } from './static-prices.js';
+import type { WorkerHeartbeatTable } from './worker-heartbeats.js';
 import type { WebhookDeliveryAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from './webhooks.js';
 
 /** Every table the service owns; one file per table beside this one. */
@@ -40,6 +41,7 @@ export interface Database {
   cabinet_password_resets: CabinetPasswordResetTable;
   cabinet_reveals: CabinetRevealTable;
   cabinet_account_actions: CabinetAccountActionTable;
+  worker_heartbeats: WorkerHeartbeatTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { Readiness } from '../../services/readiness.js';
 
 const Health = Type.Object({ status: Type.String() });
 const Ready = Type.Object(
@@ -9,6 +8,10 @@ const Ready = Type.Object(
     checks: Type.Object(
       {
         database: Type.Boolean(),
+        /** Present with REDIS_URL. Informational: never fails readiness. */
+        redis: Type.Optional(Type.Boolean()),
+        /** A lifecycle and a webhook worker loop each ticked within 60 s. Informational: never fails readiness. */
+        workers: Type.Boolean(),
         /** One entry per CHAIN_<CHAIN>_RPC_URL, by chain name. Informational: never fails readiness. */
         chains: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
       },
@@ -28,8 +31,7 @@ const Ready = Type.Object(
  * or not, nothing more: errors, heights, lags and node hosts are the operator's
  * (GET /admin/v1/health).
  */
-export function registerHealth(app: App, { database, config, clock, drain }: Services): void {
-  const readiness = new Readiness(database, config.chainRpcUrls, clock);
+export function registerHealth(app: App, { readiness, drain }: Services): void {
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness', operationId: 'getHealth', security: [], response: { 200: Health } } }, async () => ({ status: 'ok' }));
 
   app.get(
@@ -40,9 +42,11 @@ export function registerHealth(app: App, { database, config, clock, drain }: Ser
       const chainNames = Object.keys(report.chains);
       const checks = {
         database: report.database.ok,
+        ...(report.redis === null ? {} : { redis: report.redis.ok }),
+        workers: report.workers_ok,
         ...(chainNames.length === 0 ? {} : { chains: Object.fromEntries(chainNames.map((chain) => [chain, report.chains[chain]?.ok === true])) }),
       };
-      if (!report.ready) return reply.code(503).send({ ready: false, checks: { database: false }, detail: 'database unreachable' });
+      if (!report.ready) return reply.code(503).send({ ready: false, checks, detail: 'database unreachable' });
       // A graceful stop has begun (SIGTERM): still serving, but the load balancer should move on.
       if (drain.draining) return reply.code(503).send({ ready: false, checks, detail: 'shutting down' });
       return { ready: true, checks };

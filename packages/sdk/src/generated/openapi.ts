@@ -2837,6 +2837,8 @@ export interface operations {
                                 [key: string]: boolean;
                             };
                             database: boolean;
+                            redis?: boolean;
+                            workers: boolean;
                         };
                         detail?: string;
                         ready: boolean;
@@ -2855,6 +2857,8 @@ export interface operations {
                                 [key: string]: boolean;
                             };
                             database: boolean;
+                            redis?: boolean;
+                            workers: boolean;
                         };
                         detail?: string;
                         ready: boolean;
