@@ -26,6 +26,8 @@ import * as m0027 from './0027-cabinet-sessions-and-resets.js';
 import * as m0028 from './0028-create-partner-order-outbox.js';
 import * as m0029 from './0029-sandbox-open-order-cap.js';
 import * as m0032 from './0032-cabinet-reveals.js';
+import * as m0033 from './0033-order-markup.js';
+import * as m0034 from './0034-order-final-amounts.js';
 import * as m0043 from './0043-idempotency-key-completed-once.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
@@ -57,5 +59,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0028-create-partner-order-outbox': m0028,
   '0029-sandbox-open-order-cap': m0029,
   '0032-cabinet-reveals': m0032,
+  '0033-order-markup': m0033,
+  '0034-order-final-amounts': m0034,
   '0043-idempotency-key-completed-once': m0043,
 };
