@@ -21,6 +21,11 @@ export interface FixedQuoteClaim {
   rate: Decimal;
   /** The exact net rate an order locks. */
   exactRate: Decimal;
+  /**
+   * The partner's markup it was priced with, bps: what an order locking it stores (DESIGN §10.1).
+   * Undefined only in a token of the previous format (`fq1`), which did not carry it.
+   */
+  markupBps: number | undefined;
   /** Unix ms after which no order may lock it. */
   expiresAtMs: number;
 }
@@ -50,18 +55,25 @@ export function quoteSigningKeys(config: {
 /** Why a presented quote_id is not a quote this service can honour. */
 export type QuoteTokenProblem = 'malformed' | 'forged';
 
-const PREFIX = 'fq1';
+/**
+ * The token formats: `fq2` carries the markup (issue 26.1); `fq1`, the previous one, still opens
+ * (a quote issued by the previous release during a rolling deploy), without it. Each has its own
+ * MAC context, so a payload signed as one never opens as the other.
+ */
+const FORMATS = {
+  fq2: { context: 'fixed quote v2|', fields: 11 },
+  fq1: { context: 'fixed quote v1|', fields: 10 },
+} as const;
+type Format = keyof typeof FORMATS;
+const PREFIX: Format = 'fq2';
 /** HMAC-SHA256 cut to 128 bits, as the list cursor's: forging one is a 2^-128 guess. */
 const MAC_BYTES = 16;
-/** Domain separation: a MAC made for anything else under the same key is never a valid quote. */
-const MAC_CONTEXT = 'fixed quote v1|';
-const FIELD_COUNT = 10;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DECIMAL = /^[0-9]{1,40}(\.[0-9]{1,120})?$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /**
- * Signs and opens fixed-quote tokens: `fq1.<payload>.<mac>`, the payload the claim's fields as
+ * Signs and opens fixed-quote tokens: `fq2.<payload>.<mac>`, the payload the claim's fields as
  * text (base64url), the MAC HMAC-SHA256 over the prefix and payload under the signing key.
  * The payload is not secret (it is what the quote response shows, plus ids); the MAC makes it
  * unforgeable, so a token opens only as it was issued. A token made under the previous key
@@ -75,7 +87,7 @@ export class FixedQuoteTokens {
   }
 
   /** A new token for `claim` without its id (a fresh UUID); returns both. */
-  issue(claim: Omit<FixedQuoteClaim, 'id'>): { id: string; token: string } {
+  issue(claim: Omit<FixedQuoteClaim, 'id' | 'markupBps'> & { markupBps: number }): { id: string; token: string } {
     const id = randomUUID();
     const payload = Buffer.from(
       [
@@ -89,9 +101,10 @@ export class FixedQuoteTokens {
         claim.rate.toFixed(),
         claim.exactRate.toFixed(),
         String(claim.expiresAtMs),
+        String(claim.markupBps),
       ].join('|'),
     ).toString('base64url');
-    return { id, token: `${PREFIX}.${payload}.${mac(this.keys.current, payload).toString('base64url')}` };
+    return { id, token: `${PREFIX}.${payload}.${mac(PREFIX, this.keys.current, payload).toString('base64url')}` };
   }
 
   /**
@@ -100,29 +113,30 @@ export class FixedQuoteTokens {
    */
   open(token: string): FixedQuoteClaim | QuoteTokenProblem {
     const parts = token.split('.');
-    if (parts.length !== 3 || parts[0] !== PREFIX) return 'malformed';
-    const [, payload = '', sent = ''] = parts;
+    const [format = '', payload = '', sent = ''] = parts;
+    if (parts.length !== 3 || !(format in FORMATS)) return 'malformed';
     if (!BASE64URL.test(payload) || !BASE64URL.test(sent)) return 'malformed';
     const presented = Buffer.from(sent, 'base64url');
     if (presented.length !== MAC_BYTES) return 'malformed';
-    if (!this.verifying.some((key) => timingSafeEqual(mac(key, payload), presented))) return 'forged';
+    if (!this.verifying.some((key) => timingSafeEqual(mac(format as Format, key, payload), presented))) return 'forged';
     // Signed by us, so well formed unless the format changed under the same prefix (a bug).
-    const claim = parseClaim(Buffer.from(payload, 'base64url').toString('utf8'));
+    const claim = parseClaim(format as Format, Buffer.from(payload, 'base64url').toString('utf8'));
     if (claim === undefined) throw new Error('a signed fixed-quote token does not parse');
     return claim;
   }
 }
 
-function mac(key: Buffer, payload: string): Buffer {
-  return createHmac('sha256', key).update(MAC_CONTEXT).update(payload).digest().subarray(0, MAC_BYTES);
+function mac(format: Format, key: Buffer, payload: string): Buffer {
+  return createHmac('sha256', key).update(FORMATS[format].context).update(payload).digest().subarray(0, MAC_BYTES);
 }
 
-function parseClaim(text: string): FixedQuoteClaim | undefined {
+function parseClaim(format: Format, text: string): FixedQuoteClaim | undefined {
   const fields = text.split('|');
-  if (fields.length !== FIELD_COUNT) return undefined;
-  const [id, partnerId, fromId, toId, amountFrom, amountTo, requested, rate, exactRate, expires] = fields as [
-    string, string, string, string, string, string, string, string, string, string,
+  if (fields.length !== FORMATS[format].fields) return undefined;
+  const [id, partnerId, fromId, toId, amountFrom, amountTo, requested, rate, exactRate, expires, markup] = fields as [
+    string, string, string, string, string, string, string, string, string, string, string | undefined,
   ];
+  if (markup !== undefined && !/^[0-9]{1,5}$/.test(markup)) return undefined;
   const uuids = [id, fromId, toId, ...(partnerId === '' ? [] : [partnerId])];
   const decimals = [amountFrom, amountTo, rate, exactRate, ...(requested === '' ? [] : [requested])];
   if (!uuids.every((value) => UUID.test(value)) || !decimals.every((value) => DECIMAL.test(value)) || !/^[0-9]{1,15}$/.test(expires)) {
@@ -138,6 +152,7 @@ function parseClaim(text: string): FixedQuoteClaim | undefined {
     amountToRequested: requested === '' ? undefined : new Decimal(requested),
     rate: new Decimal(rate),
     exactRate: new Decimal(exactRate),
+    markupBps: markup === undefined ? undefined : Number(markup),
     expiresAtMs: Number(expires),
   };
 }

@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import { findOrder } from '../db/repositories/orders-repository.js';
+import { findPartner } from '../db/repositories/partners-repository.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
-import { checkRecipient } from '../domain/addresses/recipient-check.js';
 import { ACTION_EVENTS, type OrderAction } from '../domain/order-lifecycle.js';
 import { ApiError } from '../errors.js';
 import type { CurrencyCatalog } from './currency-catalog.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
+import { checkRefundAddress } from './refund-address.js';
 
 /** An action as asked for (DESIGN §7.5); only set_refund_address carries anything. */
 export type ActionRequest =
@@ -44,10 +45,25 @@ export class OrderActions {
             data: { refund_address: request.refundAddress, refund_address_tag: request.refundAddressTag ?? null },
             actor,
           })
-        : await this.lifecycle.apply(order.id, event, { ...(request.action === 'cancel' ? { reason: 'cancelled' } : {}), actor });
+        : request.action === 'continue'
+          ? await this.lifecycle.apply(order.id, event, { changes: { markup_bps: await this.markupNow(order.id) }, actor })
+          : await this.lifecycle.apply(order.id, event, { ...(request.action === 'cancel' ? { reason: 'cancelled' } : {}), actor });
     if (result.ok) return result.order;
     if (result.reason === 'order not found') throw new ApiError('not_found', 'order not found');
     throw new ApiError('conflict', `${actionName(request.action)} is not possible now: ${result.reason}`);
+  }
+
+  /**
+   * The markup a continued order is priced with again (DESIGN §10.1): `continue` re-prices the
+   * order at the float rate, as a new order would be, so with its partner's markup now; stored
+   * with the move, the exchange applies it and partner_fee comes from it, whatever the markup is
+   * by the time the exchange runs.
+   */
+  private async markupNow(orderId: string): Promise<number | undefined> {
+    const order = await findOrder(this.db, orderId);
+    if (order === undefined) return undefined;
+    const partner = await findPartner(this.db, order.partner_id);
+    return partner?.markup_bps ?? order.markup_bps;
   }
 
   /** The refund address checked as order creation checks it, with its tag where the deposit chain routes by memo. */
@@ -60,19 +76,7 @@ export class OrderActions {
     if (order === undefined) throw new ApiError('not_found', 'order not found');
     const from = this.catalog.byId(order.currency_from_id);
     if (from === undefined) throw new Error(`currency ${order.currency_from_id} of an order is not in the catalog`);
-    const checked = checkRecipient(from, address, tag);
-    if (!checked.ok) {
-      switch (checked.problem) {
-        case 'invalid_address':
-          throw new ApiError('bad_request', `refund_address is not a valid ${from.network} address: ${checked.reason}`);
-        case 'memo_not_used':
-          throw new ApiError('bad_request', `refund_address_tag: ${from.network} does not use a memo`);
-        case 'invalid_tag':
-          throw new ApiError('bad_request', `refund_address_tag is not valid: ${checked.reason}`);
-        case 'memo_required':
-          throw new ApiError('bad_request', `refund_address_tag is required: a refund on ${from.network} needs a memo or destination tag`);
-      }
-    }
+    checkRefundAddress(from, address, tag);
     return { refund_address: address, refund_address_tag: tag ?? null };
   }
 }

@@ -13,7 +13,6 @@ import {
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
-import { validateAddress } from '../domain/addresses/index.js';
 import { checkRecipient } from '../domain/addresses/recipient-check.js';
 import { depositPaymentUri } from '../domain/payment-uri.js';
 import type { RateType } from '../domain/pricing/index.js';
@@ -23,6 +22,7 @@ import type { DepositAddressAllocator, ReservedAddress } from './deposit-address
 import type { IdempotencyKeys } from './idempotency.js';
 import type { FixedQuoteClaim } from './fixed-quote-tokens.js';
 import type { PricedQuote, QuoteService } from './quote-service.js';
+import { checkRefundAddress } from './refund-address.js';
 import { newWebhookMessageId, orderEventBody } from './webhook-outbox.js';
 
 /** Every order's deposit window (spec §8). */
@@ -45,6 +45,8 @@ export interface CreateOrderInput {
   recipientAddress: string;
   recipientAddressTag?: string | undefined;
   refundAddress?: string | undefined;
+  /** The refund address's memo or tag: required with it where the deposit chain routes by memo. */
+  refundAddressTag?: string | undefined;
   quoteId?: string | undefined;
   /**
    * From the key that authenticated the request, never from the body: a sandbox key's order
@@ -214,6 +216,7 @@ export class OrderService {
       rate_quoted: priced.rate.toFixed(),
       exact_rate: priced.exactRate.toFixed(),
       quote_id: input.quoteId ?? null,
+      markup_bps: priced.markupBps,
       deposit_address: deposit.address,
       deposit_address_tag: deposit.tag,
       deposit_uri: depositPaymentUri({
@@ -228,6 +231,7 @@ export class OrderService {
       recipient_address: input.recipientAddress,
       recipient_address_tag: input.recipientAddressTag ?? null,
       refund_address: input.refundAddress ?? null,
+      refund_address_tag: input.refundAddress === undefined ? null : (input.refundAddressTag ?? null),
       deposit_txid: null,
       deposit_confirmations: null,
       deposit_confirmations_required: priced.from.min_confirmations,
@@ -319,7 +323,15 @@ export class OrderService {
     }
     const limits = this.quotes.pricePair(from, to, { amount: quote.amountFrom, rateType: 'fixed', partner });
     return {
-      priced: { ...limits, amountFrom: quote.amountFrom, amountTo: quote.amountTo, rate: quote.rate, exactRate: quote.exactRate },
+      priced: {
+        ...limits,
+        amountFrom: quote.amountFrom,
+        amountTo: quote.amountTo,
+        rate: quote.rate,
+        exactRate: quote.exactRate,
+        // The order earns the markup its quote was priced with, not the partner's now (issue 26.1).
+        markupBps: this.quotes.fixedQuoteMarkup(quote, partner),
+      },
       quoteId: quote.id,
     };
   }
@@ -347,10 +359,9 @@ function checkAddresses(from: CurrencyRow, to: CurrencyRow, input: CreateOrderIn
         throw new ApiError('bad_request', `recipient_address_tag is required: ${to.network} needs a memo or destination tag`);
     }
   }
-  if (input.refundAddress !== undefined) {
-    const refund = validateAddress(from.address_format, input.refundAddress);
-    if (!refund.ok) throw new ApiError('bad_request', `refund_address is not a valid ${from.network} address: ${refund.reason}`);
-  }
+  // The refund address's rule is the PUT's (issue 26.3): its tag checked, and required on memo chains.
+  if (input.refundAddress !== undefined) checkRefundAddress(from, input.refundAddress, input.refundAddressTag);
+  else if (input.refundAddressTag !== undefined) throw new ApiError('bad_request', 'refund_address_tag is given without refund_address');
 }
 
 /** The database refused the order's statement and wrote nothing (the cap, or a constraint of class 23). */
@@ -369,6 +380,7 @@ function createdOrderView(order: NewOrderRow): PartnerOrderRow {
     status: order.status,
     expires_at: order.expires_at,
     created_at: order.created_at,
+    updated_at: order.updated_at,
     coin_from: order.coin_from,
     network_from: order.network_from,
     coin_to: order.coin_to,
@@ -381,6 +393,7 @@ function createdOrderView(order: NewOrderRow): PartnerOrderRow {
     deposit_address_tag: order.deposit_address_tag ?? null,
     deposit_uri: order.deposit_uri ?? null,
     recipient_address: order.recipient_address,
+    recipient_address_tag: order.recipient_address_tag ?? null,
     deposit_txid: order.deposit_txid ?? null,
     deposit_confirmations: order.deposit_confirmations ?? null,
     deposit_confirmations_required: order.deposit_confirmations_required,
@@ -394,6 +407,9 @@ function createdOrderView(order: NewOrderRow): PartnerOrderRow {
     refund_hold_until: null,
     partner_fee: null,
     partner_fee_usd: null,
+    amount_to_final: null,
+    rate_final: null,
+    amount_refunded: null,
   };
 }
 

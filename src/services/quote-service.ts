@@ -35,6 +35,11 @@ export interface QuoteRequest {
   rateType: RateType;
   /** The calling partner; its markup applies, else the default markup. */
   partner?: PartnerRow | undefined;
+  /**
+   * The markup to price with instead, in bps: an order's stored one (DESIGN §10.1), when the
+   * exchange prices a float order again.
+   */
+  markupBps?: number | undefined;
 }
 
 /** A priced pair: what a quote response and an order are built from. */
@@ -48,6 +53,8 @@ export interface PricedQuote {
   rate: Decimal;
   /** Exact net rate (up to 40 significant digits): what a fixed order locks. */
   exactRate: Decimal;
+  /** The partner's markup it was priced with, bps: what an order made from it stores (DESIGN §10.1). */
+  markupBps: number;
   minAmount: Decimal;
   maxAmount: Decimal;
   /** The same limits in coin_to: the payouts at minAmount and maxAmount (rounded down). */
@@ -129,7 +136,11 @@ export class QuoteService {
   }
 
   /** Prices a resolved pair: limits, rate and amount_to, or the 400/422 amount outcomes. */
-  pricePair(from: CurrencyRow, to: CurrencyRow, request: Pick<QuoteRequest, 'amount' | 'amountTo' | 'rateType' | 'partner'>): PricedQuote {
+  pricePair(
+    from: CurrencyRow,
+    to: CurrencyRow,
+    request: Pick<QuoteRequest, 'amount' | 'amountTo' | 'rateType' | 'partner' | 'markupBps'>,
+  ): PricedQuote {
     const result = this.tryPricePair(from, to, request);
     if (result.ok) return result;
     switch (result.reason) {
@@ -165,14 +176,14 @@ export class QuoteService {
   tryPricePair(
     from: CurrencyRow,
     to: CurrencyRow,
-    request: Pick<QuoteRequest, 'amount' | 'amountTo' | 'rateType' | 'partner'>,
+    request: Pick<QuoteRequest, 'amount' | 'amountTo' | 'rateType' | 'partner' | 'markupBps'>,
   ): PairPriceResult {
     const fromTerms = terms(from);
     const priceFromUsd = this.prices.getPriceUsd(from.price_symbol);
     if (priceFromUsd === undefined) return { ok: false, reason: 'no_price', coin: from.coin };
     const priceToUsd = this.prices.getPriceUsd(to.price_symbol);
     if (priceToUsd === undefined) return { ok: false, reason: 'no_price', coin: to.coin };
-    const markupBps = request.partner?.markup_bps ?? this.settings.defaultMarkupBps;
+    const markupBps = request.markupBps ?? request.partner?.markup_bps ?? this.settings.defaultMarkupBps;
     // One quote gives both the outcome and the limits. Without an amount the source minimum is
     // quoted, and the pair's (larger) minimum when the destination side raises it.
     const amount = request.amount ?? fromTerms.minAmount;
@@ -202,6 +213,7 @@ export class QuoteService {
       amountTo: result.amountTo,
       rate: result.rate,
       exactRate: result.exactRate,
+      markupBps,
       minAmount: result.minAmount,
       maxAmount: result.maxAmount,
       minAmountTo: offered.minAmountTo,
@@ -239,9 +251,19 @@ export class QuoteService {
       amountToRequested: amountToAsked,
       rate: quote.rate,
       exactRate: quote.exactRate,
+      markupBps: quote.markupBps,
       expiresAtMs: this.clock.now().getTime() + ttl * 1000,
     });
     return { id: token, expiresIn: ttl };
+  }
+
+  /**
+   * The markup a fixed quote was priced with, which an order locking it stores (DESIGN §10.1): the
+   * one in its token; a token of the previous format carries none, and was priced with the default
+   * markup when asked without a key, else with the partner's (taken as it is now).
+   */
+  fixedQuoteMarkup(claim: FixedQuoteClaim, partner: PartnerRow): number {
+    return claim.markupBps ?? (claim.partnerId === null ? this.settings.defaultMarkupBps : partner.markup_bps);
   }
 
   /** What a fixed quote's id promises, if this service signed it (expiry and match are the caller's to check). */

@@ -18,6 +18,7 @@ import { findPayoutRequest, markPayoutFailed, markPayoutSent } from '../db/repos
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
+import { floorRatio } from '../domain/pricing/exact-decimal.js';
 import { partnerCommission } from '../domain/pricing/partner-commission.js';
 import { decideExchange, holdsRefund, type ExchangeDecision, type RefusalReason } from '../domain/exchange-decision.js';
 import type { Metrics } from '../metrics.js';
@@ -340,7 +341,12 @@ export class LifecycleWorker {
     }
     const amount = floorToPlaces(amountTo, to.decimals);
     await lifecycle.apply(order.id, 'exchange_filled', {
-      changes: { amount_to_final: amount.toFixed(), ...(await this.commission(order, from, to, received)) },
+      changes: {
+        amount_to_final: amount.toFixed(),
+        // DESIGN §10.1: for display, rounded down as rate_quoted is.
+        rate_final: received.isZero() ? null : floorRatio(amount, received, to.decimals).toFixed(),
+        ...(await this.commission(order, from, to, received)),
+      },
       data: { amount_to: amount.toFixed() },
       outbox: {
         kind: 'payout',
@@ -354,7 +360,8 @@ export class LifecycleWorker {
 
   /**
    * Gathers what the exchange decision needs (for a float order, the pair priced at the received
-   * amount now, with the partner's markup) and makes it: domain/exchange-decision.ts.
+   * amount now, with the markup stored on the order: DESIGN §10.1) and makes it:
+   * domain/exchange-decision.ts.
    */
   private async decide(order: OrderRow, from: CurrencyRow, to: CurrencyRow, received: Decimal): Promise<ExchangeDecision> {
     // A continued order (DESIGN §7.5) is re-priced at the float rate, whatever it was created as.
@@ -368,10 +375,10 @@ export class LifecycleWorker {
         tolerancePct: this.deps.settings.fixedTolerancePct,
       });
     }
-    const partner = await findPartner(this.deps.db, order.partner_id);
     return decideExchange({
       rateType: 'float',
-      priced: this.deps.quotes.tryPricePair(from, to, { amount: received, rateType: 'float', partner }),
+      // The markup of its creation, or of its continue (issue 26.1), not the partner's now.
+      priced: this.deps.quotes.tryPricePair(from, to, { amount: received, rateType: 'float', markupBps: order.markup_bps }),
       attempts: order.attempts,
       maxAttempts: this.deps.settings.maxAttempts,
     });
@@ -379,9 +386,10 @@ export class LifecycleWorker {
 
   /**
    * The partner's markup share of this exchange (DESIGN §7.8), recorded with the move into
-   * sending: in coin_to and in USD at this moment's prices, with the partner's markup now (the
-   * markup a float order was just priced with). Without a price now (the exchange went ahead on
-   * a locked rate) nothing is recorded rather than a wrong figure.
+   * sending: in coin_to and in USD at this moment's prices, with the markup the order was priced
+   * with (stored on it, DESIGN §10.1: its quote's, its creation's or its continue's), never the
+   * partner's markup now. Without a price now (the exchange went ahead on a locked rate) nothing
+   * is recorded rather than a wrong figure.
    */
   private async commission(
     order: OrderRow,
@@ -391,9 +399,8 @@ export class LifecycleWorker {
   ): Promise<{ partner_fee: string; partner_fee_usd: string; volume_usd: string; exchanged_at: Date } | Record<string, never>> {
     const priceFromUsd = this.deps.prices.getPriceUsd(from.price_symbol);
     const priceToUsd = this.deps.prices.getPriceUsd(to.price_symbol);
-    const partner = await findPartner(this.deps.db, order.partner_id);
-    if (priceFromUsd === undefined || priceToUsd === undefined || partner === undefined) return {};
-    const share = partnerCommission({ received, priceFromUsd, priceToUsd, markupBps: partner.markup_bps, toDecimals: to.decimals });
+    if (priceFromUsd === undefined || priceToUsd === undefined) return {};
+    const share = partnerCommission({ received, priceFromUsd, priceToUsd, markupBps: order.markup_bps, toDecimals: to.decimals });
     return {
       partner_fee: share.amount.toFixed(),
       partner_fee_usd: share.usd.toFixed(),
@@ -404,8 +411,8 @@ export class LifecycleWorker {
 
   /**
    * Until when a refused exchange is held for the partner's choice (domain holdsRefund): only if
-   * the received amount is within the pair's limits at the float rate now, the rate `continue`
-   * would exchange it at. Undefined: the refund proceeds at once.
+   * the received amount is within the pair's limits at the float rate now, with the partner's
+   * markup now: the rate `continue` would exchange it at. Undefined: the refund proceeds at once.
    */
   private async refundHold(
     order: OrderRow,
@@ -460,7 +467,8 @@ export class LifecycleWorker {
     }
     const sentAt = this.deps.clock.now();
     await this.deps.lifecycle.apply(order.id, kind === 'payout' ? 'payout_sent' : 'refund_sent', {
-      changes: kind === 'payout' ? { payout_txid: txid } : { refund_txid: txid },
+      // What the refund sent, exactly its row's amount (DESIGN §10.1); the payout's is amount_to_final already.
+      changes: kind === 'payout' ? { payout_txid: txid } : { refund_txid: txid, amount_refunded: request.amount },
       data: { txid },
       inTransaction: (tx) => markPayoutSent(tx, request.id, txid, sentAt),
     });

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import { REVEAL_TTL_MS } from '../../src/services/cabinet-accounts.js';
 import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
-import { advance, createOrder, depositAndRun, exactJson, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
+import { advance, createOrder, depositAndRun, exactJson, getOrder, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 const PASSWORD = 'marble tundra whistle pepper';
 const SANDBOX_ORDER = {
@@ -297,6 +297,16 @@ describe('cabinet overview: commission', () => {
     ]) {
       assert.ok(detail.body.includes(`<a class="mono" href="${url}" rel="noopener noreferrer">`), `a link to ${url}`);
     }
+    // What was paid and where a refund would go (DESIGN §10.1, issue 26.2), as the Order shows them.
+    const paid = await getOrder(h, exchanged);
+    assert.ok(typeof paid.amount_to_final === 'string' && typeof paid.rate_final === 'string', 'paid out');
+    assert.ok(
+      detail.body.includes(`<dt>Paid out</dt><dd>${paid.amount_to_final} ETH at ${paid.rate_final} ETH per BTC</dd>`),
+      'the page shows amount_to_final and rate_final',
+    );
+    assert.match(detail.body, /<dt>Refunded<\/dt><dd>—<\/dd>/);
+    assert.ok(detail.body.includes(`https://mempool.space/address/${String(paid.refund_address)}`), 'the refund address');
+    assert.match(detail.body, /<dt>Last change<\/dt><dd>/);
     // A sandbox order is on no public chain: its page links to no explorer.
     const sandboxDetail = await client.get(`/cabinet/orders/${sandboxOrder}`);
     assert.equal(sandboxDetail.statusCode, 200);

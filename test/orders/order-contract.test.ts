@@ -39,6 +39,8 @@ const SPEC_KEYS = [
 const EXTENSION_KEYS = ['amount_from_received', 'refund_txid', 'status_reason'];
 /** Partner API v1.1 (DESIGN §7): additive fields, set at creation. */
 const V11_KEYS = ['deposit_uri', 'sandbox', 'actions', 'refund_hold_until', 'partner_fee'];
+/** DESIGN §10.1 (issue 26.2): what was paid and where, null until it happens or when not given. */
+const PAID_KEYS = ['updated_at', 'amount_to_final', 'rate_final', 'amount_refunded', 'recipient_address_tag', 'refund_address', 'refund_address_tag'];
 
 type Order = Record<string, unknown> & {
   id: string;
@@ -89,13 +91,14 @@ describe('POST /partner/orders: the Order contract', () => {
     });
 
     it('answers 201 with exactly the spec 2.3 keys plus the documented extensions', () => {
-      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS].sort());
+      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS].sort());
       // A live key's order (DESIGN §7.6).
       assert.equal(order.sandbox, false);
       for (const key of EXTENSION_KEYS) assert.equal(order[key], null, key);
-      // Echoed request fields outside the shape are not returned (spec 2.3).
-      assert.ok(!('recipient_address_tag' in order));
-      assert.ok(!('refund_address' in order));
+      // Nothing paid yet, no tag and no refund address given; updated_at is the creation.
+      for (const key of PAID_KEYS.filter((name) => name !== 'updated_at')) assert.equal(order[key], null, key);
+      assert.equal(order.updated_at, order.created_at);
+      // Echoed request fields outside the shape are not returned (spec 2.3; DESIGN §10.1 adds the addresses).
       assert.ok(!('quote_id' in order));
     });
 
@@ -213,9 +216,10 @@ describe('POST /partner/orders: the Order contract', () => {
     assert.equal(order.network_to, 'ETH');
   });
 
-  it('a valid refund_address is accepted, stored and not echoed', async () => {
+  it('a valid refund_address is accepted, stored and shown (DESIGN §10.1)', async () => {
     const order = created(await postOrder(t, partner.apiKey, { ...BTC_ETH, refund_address: BTC_ADDRESS }));
-    assert.ok(!('refund_address' in order));
+    assert.equal(order.refund_address, BTC_ADDRESS);
+    assert.equal(order.refund_address_tag, null);
     const row = await db().selectFrom('orders').select('refund_address').where('id', '=', order.id).executeTakeFirstOrThrow();
     assert.equal(row.refund_address, BTC_ADDRESS);
   });
@@ -306,7 +310,7 @@ describe('POST /partner/orders: the Order contract', () => {
     assert.ok(order.deposit_address_tag !== null);
     assert.match(order.deposit_address_tag, /^[1-9][0-9]*$/);
     assert.equal(order.recipient_address, XRP_ADDRESS);
-    assert.ok(!('recipient_address_tag' in order));
+    assert.equal(order.recipient_address_tag, '12345', 'shown (DESIGN §10.1)');
     const row = await db().selectFrom('orders').select('recipient_address_tag').where('id', '=', order.id).executeTakeFirstOrThrow();
     assert.equal(row.recipient_address_tag, '12345');
   });

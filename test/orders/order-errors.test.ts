@@ -197,6 +197,25 @@ describe('POST /partner/orders: refusals', () => {
       assert.equal(ok.statusCode, 201, ok.body);
     });
 
+    it('refund_address_tag (issue 26.3): checked as the refund-address PUT checks it, required with an XRP refund address', async () => {
+      const fromXrp = { ...BTC_ETH, coin_from: 'XRP', network_from: 'XRP', amount_from: 100, refund_address: XRP_ADDRESS };
+      await refused(fromXrp, 400, 'bad_request', { detail: /refund_address_tag is required/ });
+      await refused({ ...fromXrp, refund_address_tag: null }, 400, 'bad_request', { detail: /refund_address_tag is required/ });
+      for (const tag of ['abc', '-1', '01', '4294967296']) {
+        await refused({ ...fromXrp, refund_address_tag: tag }, 400, 'bad_request', { detail: /refund_address_tag/ });
+      }
+      // A tag where the source uses none, and a tag with no refund address.
+      await refused({ ...BTC_ETH, refund_address: BTC_ADDRESS, refund_address_tag: '123' }, 400, 'bad_request', { detail: /refund_address_tag/ });
+      await refused({ ...BTC_ETH, refund_address_tag: '123' }, 400, 'bad_request', { detail: /refund_address_tag/ });
+      // With a valid tag the order is made, and shows where a refund would go.
+      const ok = await post({ ...fromXrp, refund_address_tag: '4294967295' });
+      assert.equal(ok.statusCode, 201, ok.body);
+      const order = ok.json<{ refund_address: string | null; refund_address_tag: string | null; actions: string[] }>();
+      assert.equal(order.refund_address, XRP_ADDRESS);
+      assert.equal(order.refund_address_tag, '4294967295');
+      assert.deepEqual(order.actions, ['cancel', 'set_refund_address']);
+    });
+
     it('a tag for a network without memos', async () => {
       await refused({ ...BTC_ETH, recipient_address_tag: '123' }, 400, 'bad_request', { detail: /recipient_address_tag/ });
     });

@@ -43,6 +43,7 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   status: fc.constantFrom(...ORDER_STATUSES),
   created_at: time,
   expires_at: time,
+  updated_at: time,
   coin_from: text,
   network_from: text,
   coin_to: text,
@@ -55,6 +56,7 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   deposit_address_tag: fc.option(text),
   deposit_uri: fc.option(text),
   recipient_address: text,
+  recipient_address_tag: fc.option(text),
   deposit_txid: fc.option(text),
   deposit_confirmations: fc.option(count),
   deposit_confirmations_required: count,
@@ -68,6 +70,9 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   refund_hold_until: fc.option(time),
   partner_fee: fc.option(numeric),
   partner_fee_usd: fc.option(numeric),
+  amount_to_final: fc.option(numeric),
+  rate_final: fc.option(numeric),
+  amount_refunded: fc.option(numeric),
 });
 
 function validator() {
@@ -99,6 +104,7 @@ describe('the partner order view: one definition, schema and writer derived from
         ...order,
         created_at: order.created_at.toISOString(),
         expires_at: order.expires_at.toISOString(),
+        updated_at: order.updated_at.toISOString(),
         refund_hold_until: order.refund_hold_until?.toISOString() ?? null,
         amount_from_expected: decimalTextLiteral(order.amount_from_expected),
         amount_to_expected: decimalTextLiteral(order.amount_to_expected),
@@ -106,6 +112,9 @@ describe('the partner order view: one definition, schema and writer derived from
         amount_from_received: decimal(order.amount_from_received),
         partner_fee: decimal(order.partner_fee),
         partner_fee_usd: decimal(order.partner_fee_usd),
+        amount_to_final: decimal(order.amount_to_final),
+        rate_final: decimal(order.rate_final),
+        amount_refunded: decimal(order.amount_refunded),
       };
     };
     // Times near one another, so expiry and hold fall on either side of now (and on it).
@@ -146,9 +155,11 @@ describe('the partner order view: one definition, schema and writer derived from
     assert.equal(OrderSchema.additionalProperties, false);
     // Each field of this view shows its own column, and no other column is read (status reads
     // expires_at as well, which is a field too), except the computed ones: `actions` (from the
-    // status and the refund address and hold columns) and `partner_fee` (amount, usd, coin_to).
+    // status and the refund address and hold columns) and `partner_fee` (amount, usd, coin_to);
+    // amount_to_final and rate_final read payout_txid as well, a field too (DESIGN §10.1 made
+    // refund_address and refund_address_tag fields of their own).
     const computed = new Set(['actions', 'partner_fee']);
-    const extra = ['refund_address', 'refund_address_tag', 'partner_fee', 'partner_fee_usd'];
+    const extra = ['partner_fee', 'partner_fee_usd'];
     assert.deepEqual([...PARTNER_ORDER_COLUMNS].sort(), [...names.filter((name) => !computed.has(name)), ...extra].sort());
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Decimal } from '../../src/domain/money.js';
 import { FixedQuoteTokens, quoteSigningKeys, type FixedQuoteClaim } from '../../src/services/fixed-quote-tokens.js';
@@ -122,14 +122,16 @@ describe('fixed quotes', () => {
     for (let at = 0; at < mac.length - 1; at++) {
       assert.equal(t.runtime.quotes.openFixedQuote(`${prefix}.${payload}.${flip(mac, at)}`), 'forged', `mac flipped at ${at}`);
     }
-    for (const shape of ['', 'fq1', `fq2.${payload}.${mac}`, `${prefix}.${payload}`, `${prefix}.${payload}.${mac}.x`, `${prefix}.${payload}.${mac}AA`, `${prefix}.${payload}!.${mac}`, '00000000-0000-4000-8000-000000000000']) {
+    // Another version's prefix on this payload: fq1's MAC context is another, so it is forged there.
+    assert.equal(t.runtime.quotes.openFixedQuote(`fq1.${payload}.${mac}`), 'forged');
+    for (const shape of ['', 'fq2', `fq3.${payload}.${mac}`, `${prefix}.${payload}`, `${prefix}.${payload}.${mac}.x`, `${prefix}.${payload}.${mac}AA`, `${prefix}.${payload}!.${mac}`, '00000000-0000-4000-8000-000000000000']) {
       assert.equal(t.runtime.quotes.openFixedQuote(shape), 'malformed', shape);
     }
   });
 
   it('key rotation: a token signed under the previous key still opens; one under an unknown key does not', () => {
     const [oldKey, newKey, strangerKey] = [randomBytes(32), randomBytes(32), randomBytes(32)];
-    const claim: Omit<FixedQuoteClaim, 'id'> = {
+    const claim: Omit<FixedQuoteClaim, 'id'> & { markupBps: number } = {
       partnerId,
       currencyFromId: ids.get('BTC/BTC') ?? '',
       currencyToId: ids.get('ETH/ETH') ?? '',
@@ -138,6 +140,7 @@ describe('fixed quotes', () => {
       amountToRequested: new Decimal('12.3'),
       rate: new Decimal('24.691357802469135782'),
       exactRate: new Decimal('24.69135780246913578246913578246913578246'),
+      markupBps: 137,
       expiresAtMs: clock.now().getTime() + TTL_MS,
     };
     const before = new FixedQuoteTokens({ current: oldKey }).issue(claim);
@@ -152,6 +155,40 @@ describe('fixed quotes', () => {
     // Once the previous key is dropped (after FIXED_QUOTE_TTL_SECONDS), old tokens no longer open.
     assert.equal(new FixedQuoteTokens({ current: newKey }).open(before.token), 'forged');
     assert.equal(new FixedQuoteTokens({ current: strangerKey, previous: newKey }).open(before.token), 'forged');
+  });
+
+  it('a token of the previous format (fq1, no markup) still opens, without a markup; the markup is signed in fq2 (issue 26.1)', () => {
+    const key = randomBytes(32);
+    const fields = [
+      '00000000-0000-4000-8000-000000000001', partnerId, ids.get('BTC/BTC') ?? '', ids.get('ETH/ETH') ?? '',
+      '0.5', '12.3', '', '24.6', '24.61', String(clock.now().getTime() + TTL_MS),
+    ];
+    const payload = Buffer.from(fields.join('|')).toString('base64url');
+    const mac = createHmac('sha256', key).update('fixed quote v1|').update(payload).digest().subarray(0, 16).toString('base64url');
+    const opened = new FixedQuoteTokens({ current: key }).open(`fq1.${payload}.${mac}`);
+    assert.ok(typeof opened === 'object', 'the fq1 token opens');
+    assert.equal(opened.markupBps, undefined);
+    assert.ok(opened.amountFrom.eq('0.5'));
+    // An fq2 token carries its markup, and a payload with another markup does not open.
+    const tokens = new FixedQuoteTokens({ current: key });
+    const issued = tokens.issue({
+      partnerId: null,
+      currencyFromId: fields[2] ?? '',
+      currencyToId: fields[3] ?? '',
+      amountFrom: new Decimal('0.5'),
+      amountTo: new Decimal('12.3'),
+      amountToRequested: undefined,
+      rate: new Decimal('24.6'),
+      exactRate: new Decimal('24.61'),
+      markupBps: 0,
+      expiresAtMs: clock.now().getTime() + TTL_MS,
+    });
+    const reopened = tokens.open(issued.token);
+    assert.ok(typeof reopened === 'object');
+    assert.equal(reopened.markupBps, 0);
+    const [prefix, body = '', sent = ''] = issued.token.split('.');
+    const raised = Buffer.from(Buffer.from(body, 'base64url').toString('utf8').replace(/\|0$/, '|300')).toString('base64url');
+    assert.equal(tokens.open(`${prefix}.${raised}.${sent}`), 'forged');
   });
 
   it('QUOTE_SIGNING_KEY unset: derived from SECRETS_KEY, so processes sharing it agree; set, it wins', () => {

@@ -144,5 +144,5 @@ export async function currencyIds(t: TestApp): Promise<Map<string, string>> {
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A fixed quote's id: `fq1.<payload>.<16-byte MAC>`, both base64url (src/services/fixed-quote-tokens.ts). */
-export const QUOTE_ID = /^fq1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/;
+/** A fixed quote's id: `fq2.<payload>.<16-byte MAC>`, both base64url (src/services/fixed-quote-tokens.ts). */
+export const QUOTE_ID = /^fq2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/;

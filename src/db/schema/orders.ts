@@ -27,6 +27,13 @@ export interface OrderTable {
   /** The exact net rate; a fixed order is exchanged at it. */
   exact_rate: Numeric;
   quote_id: string | null;
+  /**
+   * The partner's markup this order is priced with, in bps (DESIGN §10.1, migration 0033): a fixed
+   * order's is its quote's, a float order's the one at creation (applied again at the exchange),
+   * a continued order's the one of that re-pricing. partner_fee is computed from it. Internal (not
+   * in the Order). Left out of an insert, the partner's markup at that moment (a trigger).
+   */
+  markup_bps: ColumnType<number, number | undefined, number>;
   deposit_address: string;
   deposit_address_tag: string | null;
   /** The deposit's payment URI (BIP-21, EIP-681, ...), fixed at creation; null where the chain has none. */
@@ -49,8 +56,15 @@ export interface OrderTable {
   amount_from_received: Numeric | null;
   payout_txid: string | null;
   refund_txid: string | null;
-  /** What the exchange filled, in coin_to: what the payout sends. */
+  /** What the exchange filled, in coin_to: what the payout sends (the Order shows it once sent). */
   amount_to_final: Numeric | null;
+  /**
+   * amount_to_final / amount_from_received rounded down to coin_to's decimals, stored with it at
+   * the exchange (DESIGN §10.1, for display; the Order shows it once the payout is sent).
+   */
+  rate_final: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Exactly what the refund sent, in coin_from: the refund row's amount, stored when it is sent. */
+  amount_refunded: ColumnType<string | null, string | null | undefined, string | null>;
   /**
    * The partner's markup share (DESIGN §7.8), in coin_to, recorded at the exchange moment with
    * its USD value and the exchange's USD volume at that moment's prices (USD to 8 places,

@@ -152,6 +152,32 @@ const partnerFee: ViewField<FeeColumns> = {
   wire: (row) => (earned(row) ? `{"amount":${row.partner_fee},"coin":${writeString(row.coin_to)},"usd":${row.partner_fee_usd}}` : 'null'),
 };
 
+/**
+ * What the payout sent (DESIGN §10.1), shown once it is sent: the exchange stores the amount it
+ * filled (`amount_to_final`, the payout row's amount) and the rate it makes (`rate_final`), and
+ * the payout's txid says it left. Before that, or when the payout failed, null.
+ */
+function whenPaidOut(name: 'amount_to_final' | 'rate_final', description: string): ViewField<Pick<OrderRow, 'amount_to_final' | 'rate_final' | 'payout_txid'>> {
+  const sent = (row: { payout_txid: string | null }): boolean => row.payout_txid !== null;
+  return {
+    columns: [name, 'payout_txid'],
+    schema: Type.Union([Type.Number(), Type.Null()], { description }),
+    value: (row) => {
+      const value = row[name];
+      return sent(row) && value !== null ? new DecimalText(value) : null;
+    },
+    json: (row) => {
+      const value = row[name];
+      return sent(row) && value !== null ? decimalTextLiteral(value) : 'null';
+    },
+    sql: { [name]: 'decimal' },
+    wire: (row) => {
+      const value = row[name];
+      return sent(row) && value !== null ? value : 'null';
+    },
+  };
+}
+
 function nullable<T>(kind: Kind<T>): Kind<T | null> {
   return {
     schema: (options) => Type.Union([kind.schema(), Type.Null()], options),
@@ -229,6 +255,7 @@ const FIELDS = {
   ),
   created_at: column('created_at', time),
   expires_at: column('expires_at', time, { description: '30 minutes after creation' }),
+  updated_at: column('updated_at', time, { description: 'v1.1: when the order last changed (any move, action or deposit update)' }),
   coin_from: column('coin_from', text),
   network_from: column('network_from', text),
   coin_to: column('coin_to', text),
@@ -237,6 +264,15 @@ const FIELDS = {
   amount_to_expected: column('amount_to_expected', decimal, { description: 'amount the recipient is expected to receive' }),
   rate_type: column('rate_type', oneOf(['float', 'fixed'] as const)),
   rate_quoted: column('rate_quoted', decimal, { description: 'coin_to per 1 coin_from quoted at creation, net of fees' }),
+  amount_to_final: whenPaidOut(
+    'amount_to_final',
+    'v1.1: exactly what the payout sent, in coin_to (equal to the payout, to the last decimal); null until the payout is sent. ' +
+      'It differs from amount_to_expected when the deposit differed (float), or after continue',
+  ),
+  rate_final: whenPaidOut(
+    'rate_final',
+    'v1.1: amount_to_final / amount_from_received, rounded down to coin_to\'s decimals, for display; null until the payout is sent',
+  ),
   deposit_address: column('deposit_address', text),
   deposit_address_tag: column('deposit_address_tag', nullable(text), { description: 'memo or tag, null when none' }),
   deposit_uri: column('deposit_uri', nullable(text), {
@@ -245,6 +281,11 @@ const FIELDS = {
       'ripple: with dt, SEP-0007, ton://transfer), amount and tag included; null where the chain has none',
   }),
   recipient_address: column('recipient_address', text),
+  recipient_address_tag: column('recipient_address_tag', nullable(text), { description: 'v1.1: the recipient\'s memo or tag, null when none' }),
+  refund_address: column('refund_address', nullable(text), {
+    description: 'v1.1: where a refund goes (set at creation or by PUT …/refund-address); null when none',
+  }),
+  refund_address_tag: column('refund_address_tag', nullable(text), { description: 'v1.1: the refund address\'s memo or tag, null when none' }),
   deposit_txid: column('deposit_txid', nullable(text)),
   deposit_confirmations: column('deposit_confirmations', nullable(integer)),
   deposit_confirmations_required: column('deposit_confirmations_required', integer),
@@ -253,6 +294,9 @@ const FIELDS = {
     description: 'extension: what the deposit actually brought; null until a deposit is detected',
   }),
   refund_txid: column('refund_txid', nullable(text), { description: 'extension: refund transaction hash' }),
+  amount_refunded: column('amount_refunded', nullable(decimal), {
+    description: 'v1.1: exactly what the refund sent, in coin_from (equal to the refund, to the last decimal); null until a refund is sent',
+  }),
   status_reason: column('status_reason', nullable(text), {
     description:
       'extension: why the order went to refunding or failed (amount_below_min, amount_above_max, ' +

@@ -66,11 +66,15 @@ export function registerCabinetOrderDetail(app: App, { database, clock, orders, 
 <dt>Order id</dt><dd class="mono">${order.id}</dd>
 <dt>Created</dt><dd>${time(order.created_at)}</dd>
 <dt>Expires</dt><dd>${time(order.expires_at)}</dd>
+<dt>Last change</dt><dd>${time(order.updated_at)}</dd>
 <dt>Send</dt><dd>${amount(order.amount_from_expected)} ${order.coin_from} (${order.network_from})</dd>
 <dt>Receive</dt><dd>${amount(order.amount_to_expected)} ${order.coin_to} (${order.network_to}), ${order.rate_type} rate</dd>
 <dt>Received</dt><dd>${order.amount_from_received === null ? '—' : html`${amount(order.amount_from_received)} ${order.coin_from}`}</dd>
+<dt>Paid out</dt><dd>${order.amount_to_final === null || order.payout_txid === null ? '—' : html`${amount(order.amount_to_final)} ${order.coin_to}${order.rate_final === null ? '' : html` at ${amount(order.rate_final)} ${order.coin_to} per ${order.coin_from}`}`}</dd>
+<dt>Refunded</dt><dd>${order.amount_refunded === null ? '—' : html`${amount(order.amount_refunded)} ${order.coin_from}`}</dd>
 <dt>Deposit address</dt><dd>${explorerLink(from?.explorer_address_url, '{address}', order.deposit_address)}${order.deposit_address_tag === null ? '' : html` tag <span class="mono">${order.deposit_address_tag}</span>`}</dd>
-<dt>Recipient</dt><dd>${explorerLink(to?.explorer_address_url, '{address}', order.recipient_address)}</dd>
+<dt>Recipient</dt><dd>${explorerLink(to?.explorer_address_url, '{address}', order.recipient_address)}${order.recipient_address_tag === null ? '' : html` tag <span class="mono">${order.recipient_address_tag}</span>`}</dd>
+<dt>Refund address</dt><dd>${order.refund_address === null ? '—' : html`${explorerLink(from?.explorer_address_url, '{address}', order.refund_address)}${order.refund_address_tag === null ? '' : html` tag <span class="mono">${order.refund_address_tag}</span>`}`}</dd>
 <dt>Deposit transaction</dt><dd>${explorerLink(from?.explorer_tx_url, '{txid}', order.deposit_txid)}${order.deposit_confirmations === null ? '' : html` (${order.deposit_confirmations} of ${order.deposit_confirmations_required} confirmations)`}</dd>
 <dt>Payout transaction</dt><dd>${explorerLink(to?.explorer_tx_url, '{txid}', order.payout_txid)}</dd>
 <dt>Refund transaction</dt><dd>${explorerLink(from?.explorer_tx_url, '{txid}', order.refund_txid)}</dd>

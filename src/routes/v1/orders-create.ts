@@ -33,6 +33,10 @@ const Body = Type.Object(
     recipient_address: Type.String({ minLength: 1, maxLength: 128, description: 'wallet receiving the payout' }),
     recipient_address_tag: OptionalText('memo or tag, required where the destination network needs one'),
     refund_address: OptionalText('address for a refund if the exchange fails'),
+    refund_address_tag: OptionalText(
+      'v1.1: the refund address\'s memo or tag: required with refund_address where the source network needs one (XRP, XLM, …), ' +
+        'refused where it uses none; checked as PUT …/refund-address checks it',
+    ),
     quote_id: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], {
         description:
@@ -127,6 +131,7 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
           recipientAddress: body.recipient_address,
           recipientAddressTag: body.recipient_address_tag ?? undefined,
           refundAddress: body.refund_address ?? undefined,
+          refundAddressTag: body.refund_address_tag ?? undefined,
           quoteId: body.quote_id ?? undefined,
           sandbox: request.sandbox === true,
         },

@@ -466,8 +466,12 @@ export interface components {
             amount_from_expected: number;
             /** @description extension: what the deposit actually brought; null until a deposit is detected */
             amount_from_received: number | null;
+            /** @description v1.1: exactly what the refund sent, in coin_from (equal to the refund, to the last decimal); null until a refund is sent */
+            amount_refunded: number | null;
             /** @description amount the recipient is expected to receive */
             amount_to_expected: number;
+            /** @description v1.1: exactly what the payout sent, in coin_to (equal to the payout, to the last decimal); null until the payout is sent. It differs from amount_to_expected when the deposit differed (float), or after continue */
+            amount_to_final: number | null;
             coin_from: string;
             coin_to: string;
             /** Format: date-time */
@@ -502,10 +506,18 @@ export interface components {
                 usd: number;
             } | null;
             payout_txid: string | null;
+            /** @description v1.1: amount_to_final / amount_from_received, rounded down to coin_to's decimals, for display; null until the payout is sent */
+            rate_final: number | null;
             /** @description coin_to per 1 coin_from quoted at creation, net of fees */
             rate_quoted: number;
             rate_type: "float" | "fixed";
             recipient_address: string;
+            /** @description v1.1: the recipient's memo or tag, null when none */
+            recipient_address_tag: string | null;
+            /** @description v1.1: where a refund goes (set at creation or by PUT …/refund-address); null when none */
+            refund_address: string | null;
+            /** @description v1.1: the refund address's memo or tag, null when none */
+            refund_address_tag: string | null;
             /** @description v1.1: while a refund is held for a choice (actions continue and refund), when the hold ends and the refund proceeds by itself (REFUND_HOLD_MINUTES after the exchange was refused); null otherwise */
             refund_hold_until: string | null;
             /** @description extension: refund transaction hash */
@@ -517,6 +529,11 @@ export interface components {
             status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
             /** @description extension: why the order went to refunding or failed (amount_below_min, amount_above_max, fixed_rate_mismatch, late_deposit, exchange_failed, payout_failed, operator) */
             status_reason: string | null;
+            /**
+             * Format: date-time
+             * @description v1.1: when the order last changed (any move, action or deposit update)
+             */
+            updated_at: string;
         };
         WebhookDelivery: {
             /** @description this attempt's number, 1 the first (0: not attempted yet); for ping and retry, the attempts made so far */
@@ -941,6 +958,8 @@ export interface operations {
                     recipient_address_tag?: string | null;
                     /** @description address for a refund if the exchange fails */
                     refund_address?: string | null;
+                    /** @description v1.1: the refund address's memo or tag: required with refund_address where the source network needs one (XRP, XLM, …), refused where it uses none; checked as PUT …/refund-address checks it */
+                    refund_address_tag?: string | null;
                 };
             };
         };
