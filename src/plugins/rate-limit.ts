@@ -78,6 +78,13 @@ export interface RateLimits {
   attempts(name: string, perMinute: number): AttemptLimit;
   /** Adds the counting `onRequest` hook; call it after the caller identification's hook. */
   install(): void;
+  /**
+   * Spends one request of a partner's shared budget (the `partner` bucket all its keys count
+   * against: `perKeyLimit` times PARTNER_RATE_LIMIT_KEYS a minute) for something done outside
+   * the API on the partner's behalf: the cabinet's actions (issue 26.7), so a session is no
+   * way around the partner's rate limit. `allowed: false`: over budget, answer 429.
+   */
+  partnerRequest(partnerId: string, perKeyLimit: number): AttemptDecision | Promise<AttemptDecision>;
 }
 
 /**
@@ -147,10 +154,11 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     const caller = request.caller;
     if (caller?.kind !== 'partner') return [addressBucket(request)];
     const perKey = caller.partner.rate_limit_per_minute;
-    return [
-      { policy: 'key', id: `key:${caller.keyId}`, limit: perKey },
-      { policy: 'partner', id: `partner:${caller.partner.id}`, limit: perKey * options.partnerKeysBudget },
-    ];
+    return [{ policy: 'key', id: `key:${caller.keyId}`, limit: perKey }, partnerBucket(caller.partner.id, perKey)];
+  }
+  /** The budget all of a partner's keys (and its cabinet's actions) share. */
+  function partnerBucket(partnerId: string, perKey: number): Bucket {
+    return { policy: 'partner', id: `partner:${partnerId}`, limit: perKey * options.partnerKeysBudget };
   }
 
   /** Writes the fields; true when the request may go on (false: a 429 was sent). */
@@ -208,16 +216,18 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     app.addHook('onClose', () => limiter.close());
   }
 
+  /** A store's verdict as an attempt's; a store that failed lets the attempt through (fail open). */
+  const decide = (decision: RateLimitDecision): AttemptDecision => {
+    if (decision.status === 'unchecked') {
+      failures.inc({ reason: decision.reason });
+      return { allowed: true, remaining: undefined };
+    }
+    return decision.status === 'allowed'
+      ? { allowed: true, remaining: decision.remaining }
+      : { allowed: false, retryAfterSeconds: resetSeconds(decision) };
+  };
+
   function attempts(name: string, perMinute: number): AttemptLimit {
-    const decide = (decision: RateLimitDecision): AttemptDecision => {
-      if (decision.status === 'unchecked') {
-        failures.inc({ reason: decision.reason });
-        return { allowed: true, remaining: undefined };
-      }
-      return decision.status === 'allowed'
-        ? { allowed: true, remaining: decision.remaining }
-        : { allowed: false, retryAfterSeconds: resetSeconds(decision) };
-    };
     return {
       attempt(address) {
         const decision = limiter.consume(`${name}:${address}`, perMinute);
@@ -232,6 +242,11 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
 
   return {
     attempts,
+    partnerRequest(partnerId, perKeyLimit) {
+      const bucket = partnerBucket(partnerId, perKeyLimit);
+      const decision = limiter.consume(bucket.id, bucket.limit);
+      return decision instanceof Promise ? decision.then(decide) : decide(decision);
+    },
     addressExhausted(request) {
       if (isExempt(request)) return false;
       const bucket = addressBucket(request);
