@@ -7,7 +7,7 @@ import type { DatabaseHandle } from './db/database.js';
 import type { Metrics } from './metrics.js';
 import type { Drain } from './plugins/drain.js';
 import type { PartnerAuthHooks } from './plugins/partner-auth.js';
-import type { AttemptLimit } from './plugins/rate-limit.js';
+import type { AttemptDecision, AttemptLimit } from './plugins/rate-limit.js';
 import type { ApiKeyService } from './services/api-keys.js';
 import type { CabinetAccounts } from './services/cabinet-accounts.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
@@ -68,4 +68,6 @@ export interface CabinetServices {
   readonly signInPerAddress: AttemptLimit;
   /** Failed sign-ins per account (the email typed, or the person at the code step). */
   readonly signInPerAccount: AttemptLimit;
+  /** One request of the partner's shared rate-limit budget, spent by a cabinet action (issue 26.7). */
+  readonly partnerBudget: (partnerId: string, perKeyLimit: number) => AttemptDecision | Promise<AttemptDecision>;
 }

@@ -124,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       accounts: new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
       signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
       signInPerAccount: rateLimits.attempts('cabinet-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
+      partnerBudget: (partnerId, perKeyLimit) => rateLimits.partnerRequest(partnerId, perKeyLimit),
     },
     ...runtime,
   };

@@ -120,6 +120,19 @@ export interface LimitsConfig {
   readonly partnerKeysBudget: number;
   /** Failed operator-token attempts per client address per minute before 429: `ADMIN_AUTH_FAILURES_PER_MINUTE`, default 10. */
   readonly adminAuthFailuresPerMinute: number;
+  /**
+   * Unrevoked keys a partner may have of each kind, live and sandbox counted apart:
+   * `MAX_API_KEYS_PER_PARTNER`, default 20. Past it a new key is refused (409 `conflict` on the
+   * operator API, a form error in the cabinet) until one is revoked: key creation stays cheap
+   * to ask for, so it is bounded like the rest (issue 26.7).
+   */
+  readonly apiKeysPerPartner: number;
+  /**
+   * The share of a chain's deposit-address pool one partner may hold at once, percent:
+   * `POOL_SHARE_PCT`, default 20 (DESIGN §10.3). Held: bound to the partner's orders that have
+   * seen no deposit, open or ended and still watched for a late deposit. At least one address.
+   */
+  readonly poolSharePct: number;
 }
 
 export interface OperatorConfig {
@@ -271,6 +284,8 @@ export function loadConfig(env: Env = process.env): Config {
     limits: Object.freeze({
       partnerKeysBudget: integer(env, 'PARTNER_RATE_LIMIT_KEYS', 2, 1, 100),
       adminAuthFailuresPerMinute: integer(env, 'ADMIN_AUTH_FAILURES_PER_MINUTE', 10, 1, 10_000),
+      apiKeysPerPartner: integer(env, 'MAX_API_KEYS_PER_PARTNER', 20, 1, 10_000),
+      poolSharePct: integer(env, 'POOL_SHARE_PCT', 20, 1, 100),
     }),
     cabinet: Object.freeze({
       publicUrl: parsePublicUrl(optional(env, 'PUBLIC_URL')),

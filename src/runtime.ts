@@ -98,8 +98,12 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     logger.warn('deposit addresses come from a generated DEMO wallet (see README): never send real funds to them');
   }
   const idempotency = new IdempotencyKeys(db, clock);
-  const depositAddresses = new DepositAddressAllocator(db, wallets, metrics, (error) =>
-    logger.error({ err: error }, 'drawing or deriving deposit addresses ahead failed'),
+  const depositAddresses = new DepositAddressAllocator(
+    db,
+    wallets,
+    metrics,
+    (error) => logger.error({ err: error }, 'drawing or deriving deposit addresses ahead failed'),
+    config.limits.poolSharePct,
   );
   const orders = new OrderService(
     db,
@@ -167,7 +171,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     idempotency.purgeExpired().catch((error: unknown) => logger.error({ err: error }, 'purge of expired idempotency keys failed'));
   }, 600_000).unref();
 
-  const apiKeys = new ApiKeyService(db, new SecretBox(config.secretsKey), clock, config.cacheRefreshMs, authChanges);
+  const apiKeys = new ApiKeyService(db, new SecretBox(config.secretsKey), clock, config.cacheRefreshMs, authChanges, config.limits.apiKeysPerPartner);
   // The cabinet's "last used" of each key, to the minute (ApiKeyService.flushUses).
   const flushKeyUses = (): Promise<void> =>
     apiKeys.flushUses().catch((error: unknown) => logger.error({ err: error }, 'recording API key uses failed'));

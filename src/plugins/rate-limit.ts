@@ -81,6 +81,13 @@ export interface RateLimits {
   install(): void;
   /** Pings the shared store (Redis) within `timeoutMs`; undefined when counting is in-process (no REDIS_URL). */
   readonly pingStore: ((timeoutMs: number) => Promise<boolean>) | undefined;
+  /**
+   * Spends one request of a partner's shared budget (the `partner` bucket all its keys count
+   * against: `perKeyLimit` times PARTNER_RATE_LIMIT_KEYS a minute) for something done outside
+   * the API on the partner's behalf: the cabinet's actions (issue 26.7), so a session is no
+   * way around the partner's rate limit. `allowed: false`: over budget, answer 429.
+   */
+  partnerRequest(partnerId: string, perKeyLimit: number): AttemptDecision | Promise<AttemptDecision>;
 }
 
 /**
@@ -150,10 +157,11 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     const caller = request.caller;
     if (caller?.kind !== 'partner') return [addressBucket(request)];
     const perKey = caller.partner.rate_limit_per_minute;
-    return [
-      { policy: 'key', id: `key:${caller.keyId}`, limit: perKey },
-      { policy: 'partner', id: `partner:${caller.partner.id}`, limit: perKey * options.partnerKeysBudget },
-    ];
+    return [{ policy: 'key', id: `key:${caller.keyId}`, limit: perKey }, partnerBucket(caller.partner.id, perKey)];
+  }
+  /** The budget all of a partner's keys (and its cabinet's actions) share. */
+  function partnerBucket(partnerId: string, perKey: number): Bucket {
+    return { policy: 'partner', id: `partner:${partnerId}`, limit: perKey * options.partnerKeysBudget };
   }
 
   /** Writes the fields; true when the request may go on (false: a 429 was sent). */
@@ -212,6 +220,21 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
   }
 
   /**
+   * A store's verdict as an attempt's; a store that failed lets the attempt through (fail open:
+   * request budgets, such as the cabinet's partner requests; the security throttles below count
+   * such an attempt in-process instead).
+   */
+  const decide = (decision: RateLimitDecision): AttemptDecision => {
+    if (decision.status === 'unchecked') {
+      failures.inc({ reason: decision.reason });
+      return { allowed: true, remaining: undefined };
+    }
+    return decision.status === 'allowed'
+      ? { allowed: true, remaining: decision.remaining }
+      : { allowed: false, retryAfterSeconds: resetSeconds(decision) };
+  };
+
+  /**
    * The security throttles' store when the shared one cannot answer (issue 36.4): an attempt the
    * store left unchecked is counted here instead, so a Redis outage never opens the admin token
    * or the cabinet sign-in to unlimited guessing (rate-limiter-flexible's `insuranceLimiter`, in
@@ -222,13 +245,9 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
 
   function attempts(name: string, perMinute: number): AttemptLimit {
     const decided = (decision: RateLimitDecision, bucket: string): AttemptDecision => {
-      if (decision.status === 'unchecked') {
-        failures.inc({ reason: decision.reason });
-        return decided(insurance.consume(bucket, perMinute), bucket);
-      }
-      return decision.status === 'allowed'
-        ? { allowed: true, remaining: decision.remaining }
-        : { allowed: false, retryAfterSeconds: resetSeconds(decision) };
+      if (decision.status !== 'unchecked') return decide(decision);
+      failures.inc({ reason: decision.reason });
+      return decide(insurance.consume(bucket, perMinute));
     };
     return {
       attempt(address) {
@@ -248,6 +267,11 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
 
   return {
     attempts,
+    partnerRequest(partnerId, perKeyLimit) {
+      const bucket = partnerBucket(partnerId, perKeyLimit);
+      const decision = limiter.consume(bucket.id, bucket.limit);
+      return decision instanceof Promise ? decision.then(decide) : decide(decision);
+    },
     addressExhausted(request) {
       if (isExempt(request)) return false;
       const bucket = addressBucket(request);

@@ -2,7 +2,7 @@ import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import {
   findKeyWithPartner,
-  insertApiKey,
+  insertApiKeyCapped,
   listApiKeys,
   recordKeyUses,
   revokeApiKey,
@@ -15,6 +15,7 @@ import type { PartnerRow } from '../db/schema/partners.js';
 import { parseApiKey, SANDBOX_KEY_PREFIX } from '../domain/api-key-format.js';
 import { InProcessAuthChanges, type AuthChange, type AuthChangeFeed } from './auth-changes.js';
 import type { SecretBox } from './secret-box.js';
+import { ApiError } from '../errors.js';
 
 /** A key's full text, returned once at creation and never stored. */
 export interface IssuedKey {
@@ -74,6 +75,8 @@ export class ApiKeyService {
    * reused instead of read again per request. Changes (revocation, partner status, markup or
    * limit) go through `changes`: applied here at once, and in every other process as soon as
    * the feed delivers them (PostgreSQL NOTIFY, milliseconds); cacheMs only bounds a lost one.
+   * `keysPerKind` (config.limits.apiKeysPerPartner): unrevoked keys a partner may have of each
+   * kind, live and sandbox counted apart.
    */
   constructor(
     private readonly db: Db,
@@ -81,19 +84,22 @@ export class ApiKeyService {
     private readonly clock: Clock,
     private readonly cacheMs = 0,
     private readonly changes: AuthChangeFeed = new InProcessAuthChanges(),
+    private readonly keysPerKind = 20,
   ) {
     changes.subscribe((change) => this.apply(change));
   }
 
   /**
    * A new key; `sandbox` makes a `pk_test_` key whose orders never run live (DESIGN §7.6);
-   * `label` is the partner's name for it (the cabinet).
+   * `label` is the partner's name for it (the cabinet). 409 `conflict` when the partner already
+   * has `keysPerKind` unrevoked keys of that kind (issue 26.7): a key costs nothing to ask for,
+   * and each one is a row, a cache entry and a budget's worth of requests to watch.
    */
   async issue(partnerId: string, options: { sandbox?: boolean; label?: string } = {}): Promise<IssuedKey> {
     const sandbox = options.sandbox === true;
     const keyId = `${sandbox ? SANDBOX_KEY_PREFIX : 'pk_'}${randomBytes(10).toString('hex')}`;
     const secret = randomBytes(32).toString('base64url');
-    const row = await insertApiKey(this.db, {
+    const result = await insertApiKeyCapped(this.db, {
       key_id: keyId,
       partner_id: partnerId,
       secret_hash: sha256(secret),
@@ -101,7 +107,12 @@ export class ApiKeyService {
       revoked_at: null,
       sandbox,
       ...(options.label === undefined ? {} : { label: options.label }),
-    });
+    }, this.keysPerKind);
+    if ('refused' in result) {
+      const kind = sandbox ? 'sandbox' : 'live';
+      throw new ApiError('conflict', `the partner already has ${result.refused} active ${kind} keys, the most it may have (${this.keysPerKind}): revoke one it no longer uses, then create the new one`);
+    }
+    const row = result.inserted;
     // Random ids are not guessed in advance, but a process that saw this one as unknown forgets it.
     await this.changes.publish({ kind: 'key', keyId });
     return { key_id: keyId, api_key: `${keyId}.${secret}`, sandbox: row.sandbox, created_at: row.created_at };

@@ -1,5 +1,5 @@
 import { Counter } from 'prom-client';
-import { claimFreePoolAddress, drawDepositIndexes } from '../db/repositories/deposit-addresses-repository.js';
+import { claimFreePoolAddress, drawDepositIndexes, poolShareOf } from '../db/repositories/deposit-addresses-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
 import { deriveDepositAddress, sandboxDepositAddress } from '../domain/deposit-addresses/index.js';
@@ -33,6 +33,7 @@ export interface ReservedAddress {
  */
 export class DepositAddressAllocator {
   private readonly exhausted: Counter<'chain'>;
+  private readonly shareRefused: Counter<'chain'>;
   private readonly stocks = new Map<string, DepositAddressStock>();
 
   constructor(
@@ -40,10 +41,18 @@ export class DepositAddressAllocator {
     private readonly wallets: DepositWallets,
     metrics: Metrics,
     private readonly onError: (error: unknown) => void,
+    /** config.limits.poolSharePct: the percent of a chain's pool one partner may hold at once (DESIGN §10.3). */
+    private readonly poolSharePct = 20,
   ) {
     this.exhausted = new Counter({
       name: 'deposit_address_pool_exhausted_total',
       help: 'Orders refused because a chain had no free pool address, by chain.',
+      labelNames: ['chain'],
+      registers: [metrics.registry],
+    });
+    this.shareRefused = new Counter({
+      name: 'deposit_address_pool_share_refused_total',
+      help: "Orders refused because their partner already held its share of the chain's address pool (POOL_SHARE_PCT), by chain.",
       labelNames: ['chain'],
       registers: [metrics.registry],
     });
@@ -88,9 +97,26 @@ export class DepositAddressAllocator {
     return { chain: currency.chain, address, tag, strategy: 'sandbox', derivationIndex: null, poolRowId: null, stock: null, stocked: null };
   }
 
-  /** The oldest free pool address of the chain, locked for `tx` (422 when the pool is empty). */
-  async claimPool(tx: Db, currency: CurrencyRow): Promise<ReservedAddress> {
+  /**
+   * The oldest free pool address of the chain, locked for `tx`, for an order of `partnerId`.
+   * 422 when the pool is empty, or when the partner already holds its share of the pool
+   * (POOL_SHARE_PCT, at least one address; DESIGN §10.3): counting the addresses of its open
+   * orders and of its ended, unpaid ones still watched, so cancelling an order frees the
+   * open-order cap at once but not the address, and one partner can never take the addresses
+   * the others need (issue 26.5).
+   */
+  async claimPool(tx: Db, currency: CurrencyRow, partnerId: string): Promise<ReservedAddress> {
     const chain = currency.chain;
+    const { size, held } = await poolShareOf(tx, chain, partnerId);
+    const share = Math.max(1, Math.floor((size * this.poolSharePct) / 100));
+    if (held >= share) {
+      this.shareRefused.inc({ chain });
+      throw new ApiError(
+        'unprocessable',
+        `this account holds ${held} of the ${size} ${currency.coin} deposit addresses, the most one partner may hold at once (${this.poolSharePct} %): ` +
+          'an address returns 24 hours after its order ended unpaid; pay or let open orders expire first',
+      );
+    }
     const row = await claimFreePoolAddress(tx, chain);
     if (row === undefined) {
       this.exhausted.inc({ chain });

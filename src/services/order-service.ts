@@ -176,7 +176,7 @@ export class OrderService {
     try {
       if (stocked !== undefined) return await createPartnerOrder(this.db, this.creation(partner, input, priced, stocked, idempotencyKey, now));
       return await this.db.transaction().execute(async (tx: Db) => {
-        const deposit = await this.addresses.claimPool(tx, priced.from);
+        const deposit = await this.addresses.claimPool(tx, priced.from, partner.id);
         return createPartnerOrder(tx, this.creation(partner, input, priced, deposit, idempotencyKey, now));
       });
     } catch (error) {

@@ -36,6 +36,57 @@ export const junkText: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom('a', '9', 'é', '€', '\u0000', '💩'), fc.integer({ min: 100, max: 5_000 })).map(([c, n]) => c.repeat(n)) },
 );
 
+/**
+ * Characters no database column holds faithfully or no field means anything by (issue 26.8):
+ * NUL, the other C0 controls, DEL, C1 controls, and unpaired surrogates of both halves.
+ */
+export const hostileChar: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant('\u0000') },
+  { weight: 3, arbitrary: controlChar },
+  { weight: 1, arbitrary: fc.constantFrom('\u007f', '\u0085', '\u009b') },
+  { weight: 2, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)) },
+);
+
+/** `text` with one to three hostile characters put in at random places (start, middle, end). */
+export function withHostileChars(text: string): fc.Arbitrary<string> {
+  return fc
+    .array(fc.tuple(hostileChar, fc.nat()), { minLength: 1, maxLength: 3 })
+    .map((inserts) => insertChars(text, inserts));
+}
+
+/**
+ * Text as a query string carries it: percent-encoded UTF-8, and an unpaired surrogate as the
+ * three bytes WTF-8 gives it (%ED%A0%80), which no encoder makes but any client can send.
+ */
+export function encodeQueryText(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code >= 0xd800 && code <= 0xdfff) {
+      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    } else {
+      out += encodeURIComponent(char);
+    }
+  }
+  return out;
+}
+
+/**
+ * Date and date-time text that looks right and is not a time: month 13, day 45, February 30,
+ * April 31, hour 24, minute 61, a leap second, year 0, offsets past ±14:00, and real dates
+ * with a hostile character (issue 26.8).
+ */
+export const impossibleDate: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    '2024-13-45', '2024-13-45T00:00:00Z', '2024-02-30', '2024-02-30T12:00:00Z', '2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z',
+    '2024-00-10T00:00:00Z', '2024-01-00T00:00:00Z', '2024-12-31T24:00:00Z', '2024-12-31T23:61:00Z', '2024-12-31T23:59:61Z',
+    '2016-12-31T23:59:60Z', '0000-00-00T00:00:00Z', '0000-01-01', '+275760-09-13T00:00:00Z', '-000001-01-01T00:00:00Z',
+    '2024-06-01T00:00:00+25:00', '2024-06-01T00:00:00-99:99', '2024-6-1', '2024/06/01', '01/06/2024', '2024-06-01T', 'T00:00:00Z',
+    '99999-01-01T00:00:00Z', '2024-06-01T00:00:00.9999999999Z', '2024-W23-1', '2024-153',
+  ),
+  fc.constantFrom('2024-06-01', '2024-06-01T00:00:00Z').chain(withHostileChars),
+);
+
 /** Numbers as JSON source text: every form a client may send, including ones no float holds. */
 export const numberLiteral: fc.Arbitrary<string> = fc.oneof(
   fc.integer().map(String),
@@ -248,10 +299,12 @@ export const signatureChoice: fc.Arbitrary<SignatureChoice> = fc.oneof(
 );
 
 /** How one field of a JSON body is sent. */
-type FieldForm = 'plausible' | 'junk' | 'absent' | 'duplicate' | 'escaped-key';
+type FieldForm = 'plausible' | 'junk' | 'absent' | 'duplicate' | 'escaped-key' | 'hostile';
 
 const fieldForm: fc.Arbitrary<FieldForm> = fc.oneof(
   { weight: 45, arbitrary: fc.constant<FieldForm>('plausible') },
+  // The plausible value with hostile characters in it (a string), or a hostile string instead.
+  { weight: 4, arbitrary: fc.constant<FieldForm>('hostile') },
   { weight: 2, arbitrary: fc.constant<FieldForm>('junk') },
   { weight: 2, arbitrary: fc.constant<FieldForm>('absent') },
   { weight: 1, arbitrary: fc.constant<FieldForm>('duplicate') },
@@ -275,7 +328,7 @@ function escapedKey(key: string, at: number): string {
  */
 export function objectBody(plausible: fc.Arbitrary<Readonly<Record<string, string>>>, names: readonly string[]): fc.Arbitrary<string> {
   const perField = names.map((name) =>
-    fc.record({ form: fieldForm, other: jsonText, at: fc.nat(50), ws: whitespace }).map((choice) => (values: Readonly<Record<string, string>>) => {
+    fc.record({ form: fieldForm, other: jsonText, at: fc.nat(50), ws: whitespace, hostile: fc.array(fc.tuple(hostileChar, fc.nat()), { minLength: 1, maxLength: 3 }) }).map((choice) => (values: Readonly<Record<string, string>>) => {
       const key = JSON.stringify(name);
       // A plausible request may leave a field out (amount_from or amount_to: exactly one is sent).
       const given = values[name];
@@ -291,6 +344,8 @@ export function objectBody(plausible: fc.Arbitrary<Readonly<Record<string, strin
           return [`${key}:${value}`, `${key}:${choice.other}`];
         case 'escaped-key':
           return [`${escapedKey(name, choice.at)}:${value}`];
+        case 'hostile':
+          return [`${key}:${JSON.stringify(insertChars(plainString(value), choice.hostile))}`];
       }
     }),
   );
@@ -302,6 +357,24 @@ export function objectBody(plausible: fc.Arbitrary<Readonly<Record<string, strin
       const all = shuffleExtra ? [...extras, ...parts] : [...parts, ...extras];
       return `{${ws}${all.join(`,${ws}`)}${ws}}`;
     });
+}
+
+/** The string a JSON literal holds, or the literal's text itself when it holds another value. */
+function plainString(literal: string): string {
+  try {
+    const value: unknown = JSON.parse(literal);
+    return typeof value === 'string' ? value : literal;
+  } catch {
+    return literal;
+  }
+}
+
+/** Puts each character in at its place (modulo the length so far). */
+export function insertChars(text: string, inserts: ReadonlyArray<readonly [string, number]>): string {
+  return inserts.reduce((acc, [char, at]) => {
+    const i = at % (acc.length + 1);
+    return acc.slice(0, i) + char + acc.slice(i);
+  }, text);
 }
 
 /** A path segment that is not a plausible id: encoded junk, raw junk, broken escapes, huge. */

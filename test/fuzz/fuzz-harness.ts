@@ -34,9 +34,14 @@ import {
   anyAuth,
   contentType,
   decimalText,
+  encodeQueryText,
   extraHeaders,
   headerValue,
+  hostileChar,
   hugeHeaderValue,
+  impossibleDate,
+  insertChars,
+  withHostileChars,
   jsonText,
   junkQuery,
   junkSegment,
@@ -489,6 +494,13 @@ export function requestFor(spec: RouteSpec, ctx: FuzzContext): fc.Arbitrary<Fuzz
   const queryFields = (spec.query?.names ?? []).map(() =>
     fc.oneof(
       { weight: 40, arbitrary: fc.constant<QueryForm>((name, value) => `${name}=${encode(value)}`) },
+      // Issue 26.8: the plausible value with NUL, other controls or unpaired surrogates in it.
+      {
+        weight: 4,
+        arbitrary: fc
+          .array(fc.tuple(hostileChar, fc.nat()), { minLength: 1, maxLength: 3 })
+          .map<QueryForm>((inserts) => (name, value) => `${name}=${encodeQueryText(insertChars(value, inserts))}`),
+      },
       { weight: 2, arbitrary: fc.constant<QueryForm>(() => '') },
       { weight: 1, arbitrary: queryPart.map<QueryForm>((junk) => (name) => `${name}=${junk}`) },
       { weight: 1, arbitrary: queryPart.map<QueryForm>((junk) => (name, value) => `${name}=${encode(value)}&${name}=${junk}`) },
@@ -585,11 +597,18 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
   const amountLiteral = fc.oneof({ weight: 4, arbitrary: decimalText }, { weight: 1, arbitrary: numberLiteral }, { weight: 1, arbitrary: literal(decimalText) });
   const bool = fc.oneof({ weight: 5, arbitrary: fc.constantFrom('true', 'false') }, { weight: 1, arbitrary: fc.constantFrom('"true"', '1', '0', 'null') });
   const integerLiteral = (min: number, max: number) => fc.oneof({ weight: 5, arbitrary: fc.integer({ min, max }).map(String) }, { weight: 1, arbitrary: numberLiteral });
-  const text = (max: number) => fc.oneof({ weight: 3, arbitrary: literal(fc.string({ minLength: 1, maxLength: max })) }, { weight: 1, arbitrary: literal(junkText) });
+  const text = (max: number) =>
+    fc.oneof(
+      { weight: 3, arbitrary: literal(fc.string({ minLength: 1, maxLength: max })) },
+      { weight: 1, arbitrary: literal(junkText) },
+      { weight: 1, arbitrary: literal(fc.string({ minLength: 0, maxLength: Math.min(max, 40) }).chain(withHostileChars)) },
+    );
   const solAddress = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => base58.encode(bytes));
   const dateTime = fc.oneof(
     fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString()),
     fc.constantFrom('2026-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:60Z', '2026-02-30T00:00:00Z', '2026-01-01T00:00:00+14:00', '0001-01-01T00:00:00+01:00', '2026-01-01t00:00:00z', '2026-01-01'),
+    // Issue 26.8: dates that look right and are no time (2024-13-45, 24:00, …), or carry a NUL.
+    impossibleDate,
   );
   const limit = fc.oneof(fc.integer({ min: -5, max: 600 }).map(String), numberLiteral);
 
@@ -684,7 +703,11 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         coin_to: coin,
         created_after: dateTime,
         created_before: dateTime,
-        search: fc.oneof(fc.constantFrom(ids.orderId, ids.otherOrderId, ids.shortId, ETH_ADDRESS, BTC_ADDRESS), fc.string({ maxLength: 80 })),
+        search: fc.oneof(
+          fc.constantFrom(ids.orderId, ids.otherOrderId, ids.shortId, ETH_ADDRESS, BTC_ADDRESS),
+          fc.string({ maxLength: 80 }),
+          fc.constantFrom(ids.shortId, ETH_ADDRESS, '').chain(withHostileChars),
+        ),
         limit,
         cursor: fc.oneof(fc.base64String({ maxLength: 120 }), fc.string({ maxLength: 40 })),
         sandbox: fc.constantFrom('true', 'false', '1', 'yes', ''),

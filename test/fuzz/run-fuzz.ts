@@ -6,6 +6,8 @@
  *   npm run fuzz
  *   FUZZ_RUNS=20000 TEST_ENGINE=postgres npm run fuzz -- --only /admin/
  *   npm run fuzz -- --shard 1/2        (run half of the routes; start 2/2 in another shell)
+ *   npm run fuzz -- --only 'GET /api/v1/partner/orders$|POST /api/v1/partner/webhooks$'
+ *                                      (several routes, `|` between; a trailing `$` is an exact name)
  */
 import { describeStats, FuzzContext, fuzzRuns, fuzzSeed, routeSpecs, type RouteSpec, type Stats } from './fuzz-harness.js';
 
@@ -32,7 +34,7 @@ async function targets(): Promise<Target[]> {
   }));
   all.push({ name: '(unrouted) random methods and paths', run: (ctx) => ctx.fuzzUnrouted(RUNS, fuzzSeed()) });
   return all
-    .filter((target) => only === undefined || target.name.includes(only))
+    .filter((target) => only === undefined || only.split('|').some((part) => (part.endsWith('$') ? target.name === part.slice(0, -1) : target.name.includes(part))))
     .filter((_target, index) => index % shardCount === shardIndex - 1);
 }
 

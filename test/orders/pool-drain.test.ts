@@ -126,3 +126,106 @@ describe('pool drain: open orders capped per partner, ended orders give their po
     assert.equal((await pool()).available, released.available);
   });
 });
+
+/**
+ * Pool drain through cancel (issue 26.5): a cancelled order stopped counting toward the
+ * open-order cap at once but kept its pool address for the 24 h late-deposit watch, so ten
+ * create-and-cancel rounds emptied a 10-address pool and another partner's order got 422. A
+ * partner now holds at most POOL_SHARE_PCT (20 %) of a pool at once, open or ended and unpaid.
+ */
+describe('pool share: one partner holds at most POOL_SHARE_PCT of a pool, cancelled orders included', () => {
+  const clock = new ManualClock(new Date('2026-05-01T10:00:00.000Z'));
+  const POOL = 10;
+  const SHARE = 2; // 20 % of 10
+  let t: TestApp;
+  let attacker: { id: string; apiKey: string };
+  let others: Array<{ id: string; apiKey: string }>;
+  let amount: string;
+  before(async () => {
+    t = await buildTestApp({ clock, env: { WORKER: 'off', PRICE_POLL_SECONDS: '3600', PRICE_MAX_AGE_SECONDS: '86400' } });
+    // The demo pool, cut to its 10 oldest addresses.
+    const db = t.db.handle.db;
+    const keep = await db.selectFrom('deposit_addresses').select('id').where('chain', '=', 'SOL').orderBy('created_at').orderBy('id').limit(POOL).execute();
+    await db.deleteFrom('deposit_addresses').where('chain', '=', 'SOL').where('id', 'not in', keep.map((row) => row.id)).execute();
+    attacker = await t.createPartner({ name: 'Canceller' });
+    others = [];
+    for (let i = 0; i < 4; i++) others.push(await t.createPartner({ name: `Honest ${i}` }));
+    const rates = await t.app.inject({ method: 'GET', url: '/api/v1/partner/rates?coin_from=SOL&coin_to=ETH' });
+    amount = String(Number(rates.json<{ min_amount: number }>().min_amount) * 2);
+  });
+  after(() => t.close());
+
+  const solOrder = (apiKey: string): Promise<LightMyRequestResponse> =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      payload: `{"coin_from":"SOL","network_from":"SOL","coin_to":"ETH","network_to":"ETH","amount_from":${amount},"rate_type":"float","recipient_address":"${ETH_ADDRESS}"}`,
+    });
+  const cancel = (apiKey: string, id: string) =>
+    t.app.inject({ method: 'POST', url: `/api/v1/partner/orders/${id}/cancel`, headers: { authorization: `Bearer ${apiKey}` } });
+  const available = async () => (await t.admin('GET', '/admin/v1/address-pools/SOL')).json<{ available: number }>().available;
+
+  it('create-and-cancel rounds stop at the share: the cancelled orders still hold their addresses', async () => {
+    assert.equal(await available(), POOL);
+    const statuses: number[] = [];
+    let refusal = '';
+    for (let round = 0; round < 10; round++) {
+      const res = await solOrder(attacker.apiKey);
+      statuses.push(res.statusCode);
+      if (res.statusCode !== 201) {
+        refusal = res.body;
+        continue;
+      }
+      const cancelled = await cancel(attacker.apiKey, res.json<{ id: string }>().id);
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+    }
+    assert.deepEqual(statuses, [...Array<number>(SHARE).fill(201), ...Array<number>(10 - SHARE).fill(422)]);
+    const body = JSON.parse(refusal) as { code: string; detail: string };
+    assert.equal(body.code, 'unprocessable');
+    assert.match(body.detail, /holds 2 of the 10 SOL deposit addresses, the most one partner may hold at once \(20 %\)/);
+    assert.equal(await available(), POOL - SHARE);
+    const metrics = await t.operator({ method: 'GET', url: '/metrics' });
+    assert.match(metrics.body, /^deposit_address_pool_share_refused_total\{chain="SOL"\} 8$/m);
+  });
+
+  it("the others' orders still find addresses: each gets its own share, all at once", async () => {
+    const burst = await Promise.all(others.flatMap((partner) => Array.from({ length: SHARE + 2 }, () => solOrder(partner.apiKey))));
+    // Each partner got exactly its share, the pool is now exactly full, and nobody got another's.
+    assert.equal(burst.filter((res) => res.statusCode === 201).length, others.length * SHARE);
+    assert.equal(await available(), 0);
+    const held = await t.db.handle.db
+      .selectFrom('deposit_addresses as d')
+      .innerJoin('orders as o', 'o.id', 'd.order_id')
+      .select(['o.partner_id'])
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('d.chain', '=', 'SOL')
+      .groupBy('o.partner_id')
+      .execute();
+    assert.ok(held.every((row) => Number(row.n) === SHARE), JSON.stringify(held));
+  });
+
+  it('a paid order keeps its address but no longer counts against the share; ended unpaid ones count until the watch ends', async () => {
+    const partner = others[0]!;
+    const { id: paidId } = await t.db.handle.db
+      .selectFrom('orders')
+      .select('id')
+      .where('partner_id', '=', partner.id)
+      .where('status', '=', 'waiting_deposit')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    assert.equal((await t.admin('POST', `/admin/v1/simulator/orders/${paidId}/deposit`, {})).statusCode, 200);
+    await t.runtime.worker.tick();
+    // Its share has room again, but the pool is empty: the 422 is the pool's own.
+    const full = await solOrder(partner.apiKey);
+    assert.equal(full.statusCode, 422);
+    assert.match(full.json<{ detail: string }>().detail, /no deposit address is available/);
+    // 24 h after expiry the attacker's cancelled orders give their addresses back, and its share with them.
+    clock.advance(31 * MINUTE + 24 * HOUR);
+    await t.runtime.worker.tick();
+    assert.ok((await available()) >= 2 * SHARE);
+    await t.runtime.prices.refresh();
+    const again = await solOrder(attacker.apiKey);
+    assert.equal(again.statusCode, 201, again.body);
+  });
+});

@@ -7,6 +7,27 @@ export async function insertApiKey(db: Db, key: NewApiKey): Promise<ApiKeyRow> {
   return db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow();
 }
 
+/**
+ * Inserts `key` unless its partner already has `cap` unrevoked keys of its kind (live or
+ * sandbox): then nothing is written and the count is returned. The partner's row is locked
+ * for the count and the insert, so concurrent creations are counted one after the other and
+ * the cap holds; a partner that does not exist is left to the insert (its foreign key).
+ */
+export async function insertApiKeyCapped(db: Db, key: NewApiKey, cap: number): Promise<{ inserted: ApiKeyRow } | { refused: number }> {
+  return db.transaction().execute(async (tx) => {
+    await tx.selectFrom('partners').select('id').where('id', '=', key.partner_id).forNoKeyUpdate().execute();
+    const { n } = await tx
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('partner_id', '=', key.partner_id)
+      .where('sandbox', '=', key.sandbox ?? false)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    if (Number(n) >= cap) return { refused: Number(n) };
+    return { inserted: await insertApiKey(tx, key) };
+  });
+}
+
 export type KeyListing = Pick<ApiKeyRow, 'key_id' | 'sandbox' | 'created_at' | 'revoked_at'>;
 
 export async function listApiKeys(db: Db, partnerId: string): Promise<KeyListing[]> {

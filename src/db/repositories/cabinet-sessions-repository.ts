@@ -15,6 +15,8 @@ export interface SessionWithUser {
   totpEnabled: boolean;
   partnerName: string;
   partnerStatus: PartnerStatus;
+  /** The partner's per-key budget (`rate_limit_per_minute`): its cabinet's actions spend the partner's share of it. */
+  partnerRateLimit: number;
 }
 
 export async function findSession(db: Db, tokenHash: Buffer): Promise<SessionWithUser | undefined> {
@@ -24,13 +26,13 @@ export async function findSession(db: Db, tokenHash: Buffer): Promise<SessionWit
     .innerJoin('partners as p', 'p.id', 's.partner_id')
     .select([
       's.token_hash', 's.id', 's.user_agent', 's.user_id', 's.partner_id', 's.second_factor_pending', 's.created_at', 's.last_seen_at', 's.expires_at',
-      'u.email', 'u.totp_enabled_at', 'p.name', 'p.status',
+      'u.email', 'u.totp_enabled_at', 'p.name', 'p.status', 'p.rate_limit_per_minute',
     ])
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  const { email, totp_enabled_at, name, status, ...session } = row;
-  return { session, email, totpEnabled: totp_enabled_at !== null, partnerName: name, partnerStatus: status };
+  const { email, totp_enabled_at, name, status, rate_limit_per_minute, ...session } = row;
+  return { session, email, totpEnabled: totp_enabled_at !== null, partnerName: name, partnerStatus: status, partnerRateLimit: rate_limit_per_minute };
 }
 
 export async function touchSession(db: Db, tokenHash: Buffer, at: Date): Promise<void> {

@@ -44,6 +44,28 @@ export async function claimFreePoolAddress(db: Db, chain: string): Promise<{ id:
     .executeTakeFirst();
 }
 
+/**
+ * A partner's share of a chain's pool (DESIGN §10.3), for the caller's transaction: the pool's
+ * size and how many of its addresses the partner holds, bound to its orders that have seen no
+ * deposit (open, or ended and still watched for a late one: releaseEndedPoolAddresses frees
+ * them). The partner's row is locked first (FOR NO KEY UPDATE, as create_partner_order locks
+ * it), so a partner's concurrent orders count one after the other and the share holds.
+ */
+export async function poolShareOf(db: Db, chain: string, partnerId: string): Promise<{ size: number; held: number }> {
+  await db.selectFrom('partners').select('id').where('id', '=', partnerId).forNoKeyUpdate().execute();
+  const row = await db
+    .selectFrom('deposit_addresses as d')
+    .leftJoin('orders as o', 'o.id', 'd.order_id')
+    .select([
+      sql<string>`count(*)`.as('size'),
+      sql<string>`count(*) filter (where o.partner_id = ${partnerId} and o.deposit_txid is null)`.as('held'),
+    ])
+    .where('d.chain', '=', chain)
+    .where('d.strategy', '=', 'pool')
+    .executeTakeFirstOrThrow();
+  return { size: Number(row.size), held: Number(row.held) };
+}
+
 /** Whether the chain ever had any address (so a demo pool is seeded only once). */
 export async function hasDepositAddresses(db: Db, chain: string): Promise<boolean> {
   const row = await db.selectFrom('deposit_addresses').select('id').where('chain', '=', chain).limit(1).executeTakeFirst();

@@ -36,7 +36,8 @@ export function registerCreateKey(app: App, { database, apiKeys }: Services): vo
             { additionalProperties: false },
           ),
         ),
-        response: { 201: IssuedKey, ...errorResponses(400, 401, 404, 500) },
+        // 409: the partner has MAX_API_KEYS_PER_PARTNER unrevoked keys of the kind asked for.
+        response: { 201: IssuedKey, ...errorResponses(400, 401, 404, 409, 500) },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,7 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { App, Services } from '../../app-types.js';
+import { findUnstorableText } from '../../domain/storable-text.js';
 import { WorkGateFull } from '../../services/work-gate.js';
 import { registerCabinetAccount } from './account.js';
 import { registerCabinetAssets } from './assets.js';
@@ -47,6 +48,18 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
         .header('retry-after', String(error.retryAfterSeconds))
         .type('text/html; charset=utf-8')
         .send(errorPage('Busy', 'Too many passwords are being checked right now. Wait a second, then try again.'));
+    });
+    // A form field or query value no column can hold (NUL, other control characters, unpaired
+    // surrogates: domain/storable-text.ts) is a 400 page here, before any page reads it; it was
+    // a failed query (500) where it reached the database (issue 26.8).
+    cabinet.addHook('preValidation', async (request, reply) => {
+      const at = findUnstorableText(request.query) ?? findUnstorableText(request.body);
+      if (at === undefined) return;
+      const field = at.split('/')[1] ?? 'form';
+      return reply
+        .code(400)
+        .type('text/html; charset=utf-8')
+        .send(errorPage('Form not accepted', `The field “${field}” holds a character that cannot be stored (a control character such as NUL, or a broken one). Go back, remove it and try again.`));
     });
     const sessions = new CabinetSessions(services.cabinet, services.config.cabinet.publicUrl);
     registerCabinetAssets(cabinet);

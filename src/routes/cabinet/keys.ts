@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
 import { listPartnerKeysForCabinet } from '../../db/repositories/api-keys-repository.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
+import { ApiError } from '../../errors.js';
 import { html } from './html.js';
 import { csrfField, errorPage, page, time } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
@@ -82,19 +83,26 @@ ${keys.length === 0
     return send(reply, await keysPage(session, { notice: done === 'revoked' ? 'The key is revoked: requests with it get 401 from now on.' : undefined }));
   });
 
-  app.post('/cabinet/keys', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+  app.post('/cabinet/keys', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const label = (formField(request, 'label') ?? '').trim();
     const kind = formField(request, 'kind');
     if (label === '' || [...label].length > LABEL_MAX || (kind !== 'live' && kind !== 'sandbox')) {
       return send(reply, await keysPage(session, { problem: `Give the key a label (at most ${LABEL_MAX} characters) and choose its kind.` }), 400);
     }
-    const issued = await apiKeys.issue(session.partnerId, { sandbox: kind === 'sandbox', label });
+    let issued: Awaited<ReturnType<typeof apiKeys.issue>>;
+    try {
+      issued = await apiKeys.issue(session.partnerId, { sandbox: kind === 'sandbox', label });
+    } catch (error) {
+      // At the cap of unrevoked keys of the kind (MAX_API_KEYS_PER_PARTNER): said on the form.
+      if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
+      return send(reply, await keysPage(session, { problem: `You already have as many ${kind} keys as a partner may have: revoke one you no longer use, then create the new one.` }), 409);
+    }
     const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'api_key', issued.key_id);
     return reply.redirect(`/cabinet/keys?created=${reveal}`, 303);
   });
 
-  app.post('/cabinet/keys/:key_id/revoke', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+  app.post('/cabinet/keys/:key_id/revoke', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const { key_id } = request.params as { key_id: string };
     if (!KEY_ID.test(key_id) || !(await apiKeys.revokeOwn(session.partnerId, key_id))) {

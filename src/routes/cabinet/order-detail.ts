@@ -118,7 +118,7 @@ ${offered.includes('set_refund_address')
   });
 
   /** The order actions (DESIGN §7.5) through OrderActions, the service the partner API uses. */
-  app.post('/cabinet/orders/:order_id/actions/:action', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+  app.post('/cabinet/orders/:order_id/actions/:action', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const { order_id, action } = request.params as { order_id: string; action: string };
     const order = await ownOrder(session, order_id);

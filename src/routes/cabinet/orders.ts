@@ -22,6 +22,15 @@ interface Filters {
   search: string | undefined;
   sandbox: boolean;
   cursor: string | undefined;
+  /** A date field given that is no calendar day (2024-13-45): said on the page, 400, and left out. */
+  badDates: string[];
+}
+
+/** Whether `text` (YYYY-MM-DD) is a real day of the proleptic Gregorian calendar, year 1 or later. */
+function isCalendarDay(text: string): boolean {
+  if (!DATE.test(text)) return false;
+  const at = new Date(`${text}T00:00:00.000Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === text && at.getUTCFullYear() >= 1;
 }
 
 /** The form's fields as typed; anything malformed is left out (the form shows what applied). */
@@ -33,15 +42,25 @@ function readFilters(query: Record<string, unknown>): Filters {
     return pattern === undefined || pattern.test(trimmed) ? trimmed : undefined;
   };
   const status = text('status');
+  const badDates: string[] = [];
+  const day = (name: string, words: string): string | undefined => {
+    const value = text(name);
+    if (value === undefined || isCalendarDay(value)) return value;
+    // Date() rolls 2024-02-30 over into March and reads 2024-13-45 as no time at all (which
+    // failed the query: a 500); the form says so instead.
+    badDates.push(words);
+    return undefined;
+  };
   return {
     status: status !== undefined && isOrderStatus(status) ? status : undefined,
     coinFrom: text('coin_from', TICKER)?.toUpperCase(),
     coinTo: text('coin_to', TICKER)?.toUpperCase(),
-    from: text('from', DATE),
-    to: text('to', DATE),
+    from: day('from', 'Created from'),
+    to: day('to', 'Created to'),
     search: text('search')?.slice(0, 128),
     sandbox: query.sandbox === '1',
     cursor: text('cursor', /^[A-Za-z0-9_.-]{1,200}$/),
+    badDates,
   };
 }
 
@@ -93,7 +112,7 @@ export function registerCabinetOrders(app: App, { database, clock, config }: Ser
     const partner = await findPartner(database.db, session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     const filters = readFilters(request.query as Record<string, unknown>);
-    let problem: string | undefined;
+    let problem = filters.badDates.length === 0 ? undefined : `${filters.badDates.join(' and ')}: this is not a date (YYYY-MM-DD, e.g. 2024-05-31); it was left out.`;
     let result: Awaited<ReturnType<OrderList['list']>> = { orders: [], nextCursor: null };
     try {
       result = await list.list(partner, listQuery(filters));
@@ -132,6 +151,9 @@ ${result.orders.length === 0
 )}</tbody>
 </table></div>`}
 ${result.nextCursor === null ? '' : html`<p class="pager"><a href="/cabinet/orders?${filterQuery(filters, result.nextCursor)}" rel="next">Older orders</a></p>`}`;
-    return reply.type('text/html; charset=utf-8').send(page({ title: 'Orders', session, active: '/cabinet/orders', body }));
+    return reply
+      .code(filters.badDates.length === 0 ? 200 : 400)
+      .type('text/html; charset=utf-8')
+      .send(page({ title: 'Orders', session, active: '/cabinet/orders', body }));
   });
 }

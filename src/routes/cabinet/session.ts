@@ -114,6 +114,33 @@ export class CabinetSessions {
     request.cabinetSession = session;
   };
 
+  /**
+   * preHandler of a signed-in action that does what a partner API request does (create or
+   * revoke a key, add, test, rotate, enable, disable or delete a webhook endpoint, resend a
+   * delivery, act on an order, change a setting): `required`, then one request of the partner's
+   * shared budget (the `partner` bucket its keys count against, plugins/rate-limit.ts), so the
+   * cabinet is no way around the partner's rate limit (issue 26.7). Pages (GET) and the
+   * person's own account stay outside it. Over budget: a 429 page with Retry-After.
+   */
+  partnerAction = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    await this.required(request, reply);
+    const session = request.cabinetSession;
+    if (session === undefined || reply.sent) return;
+    const decision = await this.cabinet.partnerBudget(session.partnerId, session.found.partnerRateLimit);
+    if (decision.allowed) return;
+    request.cabinetSession = undefined;
+    return reply
+      .code(429)
+      .header('retry-after', String(decision.retryAfterSeconds))
+      .type('text/html; charset=utf-8')
+      .send(
+        errorPage(
+          'Too many requests',
+          `Your account has used its requests for this minute (the API and this cabinet share one budget). Nothing was changed: try again in ${decision.retryAfterSeconds} s.`,
+        ),
+      );
+  };
+
   /** CSRF: the session's token in the form, and no cross-site fetch metadata. */
   changeAllowed(request: FastifyRequest, session: CabinetSession): boolean {
     return crossSiteAllowed(request) && this.cabinet.accounts.csrfMatches(session.token, formField(request, '_csrf'));

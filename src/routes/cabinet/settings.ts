@@ -42,7 +42,7 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
     return reply.type('text/html; charset=utf-8').send(settingsPage(session, partner));
   });
 
-  app.post('/cabinet/settings', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+  app.post('/cabinet/settings', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const typed = (formField(request, 'markup_bps') ?? '').trim();
     const value = /^[0-9]{1,4}$/.test(typed) ? Number(typed) : NaN;

@@ -124,7 +124,7 @@ ${deliveries.length === 0
 
   app.get('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => send(reply, await listPage(sessionOf(request))));
 
-  app.post('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+  app.post('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const raw = (request.body as Record<string, unknown>).events;
     const picked = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((type): type is WebhookEventType =>
@@ -186,7 +186,7 @@ ${deliveries.length === 0
     },
   } as const;
 
-  app.post('/cabinet/webhooks/:id/rotate', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+  app.post('/cabinet/webhooks/:id/rotate', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
     if (id === undefined) return notFound(reply);
@@ -200,7 +200,7 @@ ${deliveries.length === 0
   });
 
   for (const [name, run] of Object.entries(ACTIONS)) {
-    app.post(`/cabinet/webhooks/:id/${name}`, { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    app.post(`/cabinet/webhooks/:id/${name}`, { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
       const session = sessionOf(request);
       const id = idOf(request.params);
       if (id === undefined) return notFound(reply);
@@ -212,7 +212,7 @@ ${deliveries.length === 0
     });
   }
 
-  app.post('/cabinet/webhooks/:id/delete', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+  app.post('/cabinet/webhooks/:id/delete', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
     if (id === undefined) return notFound(reply);
@@ -224,7 +224,7 @@ ${deliveries.length === 0
     }
   });
 
-  app.post('/cabinet/webhooks/deliveries/:id/resend', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+  app.post('/cabinet/webhooks/deliveries/:id/resend', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
     if (id === undefined) return notFound(reply);
