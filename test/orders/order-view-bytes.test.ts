@@ -30,6 +30,8 @@ function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
     status,
     created_at: order.created_at.toISOString(),
     expires_at: order.expires_at.toISOString(),
+    // v1.2 (DESIGN §10.1), added after the writer changed: the bytes before it, plus these fields.
+    updated_at: order.updated_at.toISOString(),
     coin_from: order.coin_from,
     network_from: order.network_from,
     coin_to: order.coin_to,
@@ -38,16 +40,22 @@ function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
     amount_to_expected: new Decimal(order.amount_to_expected),
     rate_type: order.rate_type,
     rate_quoted: new Decimal(order.rate_quoted),
+    amount_to_final: paidOut(order, order.amount_to_final),
+    rate_final: paidOut(order, order.rate_final),
     deposit_address: order.deposit_address,
     deposit_address_tag: order.deposit_address_tag,
     deposit_uri: order.deposit_uri,
     recipient_address: order.recipient_address,
+    recipient_address_tag: order.recipient_address_tag,
+    refund_address: order.refund_address,
+    refund_address_tag: order.refund_address_tag,
     deposit_txid: order.deposit_txid,
     deposit_confirmations: order.deposit_confirmations,
     deposit_confirmations_required: order.deposit_confirmations_required,
     payout_txid: order.payout_txid,
     amount_from_received: order.amount_from_received === null ? null : new Decimal(order.amount_from_received),
     refund_txid: order.refund_txid,
+    amount_refunded: order.amount_refunded === null ? null : new Decimal(order.amount_refunded),
     status_reason: order.status_reason,
     // v1.1 (DESIGN §7.6), added after the writer changed: the bytes before it, plus this field.
     sandbox: order.sandbox,
@@ -60,6 +68,11 @@ function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
         ? null
         : { amount: new Decimal(order.partner_fee), coin: order.coin_to, usd: new Decimal(order.partner_fee_usd) },
   };
+}
+
+/** What the payout sent: shown once its txid is stored (DESIGN §10.1), else null. */
+function paidOut(order: OrderRow, value: string | null): Decimal | null {
+  return order.payout_txid === null || value === null ? null : new Decimal(value);
 }
 
 /** toJson as it was. */

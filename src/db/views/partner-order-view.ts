@@ -255,7 +255,7 @@ const FIELDS = {
   ),
   created_at: column('created_at', time),
   expires_at: column('expires_at', time, { description: '30 minutes after creation' }),
-  updated_at: column('updated_at', time, { description: 'v1.1: when the order last changed (any move, action or deposit update)' }),
+  updated_at: column('updated_at', time, { description: 'v1.2: when the order last changed (any move, action or deposit update)' }),
   coin_from: column('coin_from', text),
   network_from: column('network_from', text),
   coin_to: column('coin_to', text),
@@ -266,12 +266,12 @@ const FIELDS = {
   rate_quoted: column('rate_quoted', decimal, { description: 'coin_to per 1 coin_from quoted at creation, net of fees' }),
   amount_to_final: whenPaidOut(
     'amount_to_final',
-    'v1.1: exactly what the payout sent, in coin_to (equal to the payout, to the last decimal); null until the payout is sent. ' +
+    'v1.2: exactly what the payout sent, in coin_to (equal to the payout, to the last decimal); null until the payout is sent. ' +
       'It differs from amount_to_expected when the deposit differed (float), or after continue',
   ),
   rate_final: whenPaidOut(
     'rate_final',
-    'v1.1: amount_to_final / amount_from_received, rounded down to coin_to\'s decimals, for display; null until the payout is sent',
+    'v1.2: amount_to_final / amount_from_received, rounded down to coin_to\'s decimals, for display; null until the payout is sent',
   ),
   deposit_address: column('deposit_address', text),
   deposit_address_tag: column('deposit_address_tag', nullable(text), { description: 'memo or tag, null when none' }),
@@ -281,11 +281,11 @@ const FIELDS = {
       'ripple: with dt, SEP-0007, ton://transfer), amount and tag included; null where the chain has none',
   }),
   recipient_address: column('recipient_address', text),
-  recipient_address_tag: column('recipient_address_tag', nullable(text), { description: 'v1.1: the recipient\'s memo or tag, null when none' }),
+  recipient_address_tag: column('recipient_address_tag', nullable(text), { description: 'v1.2: the recipient\'s memo or tag, null when none' }),
   refund_address: column('refund_address', nullable(text), {
-    description: 'v1.1: where a refund goes (set at creation or by PUT …/refund-address); null when none',
+    description: 'v1.2: where a refund goes (set at creation or by PUT …/refund-address); null when none',
   }),
-  refund_address_tag: column('refund_address_tag', nullable(text), { description: 'v1.1: the refund address\'s memo or tag, null when none' }),
+  refund_address_tag: column('refund_address_tag', nullable(text), { description: 'v1.2: the refund address\'s memo or tag, null when none' }),
   deposit_txid: column('deposit_txid', nullable(text)),
   deposit_confirmations: column('deposit_confirmations', nullable(integer)),
   deposit_confirmations_required: column('deposit_confirmations_required', integer),
@@ -295,7 +295,7 @@ const FIELDS = {
   }),
   refund_txid: column('refund_txid', nullable(text), { description: 'extension: refund transaction hash' }),
   amount_refunded: column('amount_refunded', nullable(decimal), {
-    description: 'v1.1: exactly what the refund sent, in coin_from (equal to the refund, to the last decimal); null until a refund is sent',
+    description: 'v1.2: exactly what the refund sent, in coin_from (equal to the refund, to the last decimal); null until a refund is sent',
   }),
   status_reason: column('status_reason', nullable(text), {
     description:

@@ -466,11 +466,11 @@ export interface components {
             amount_from_expected: number;
             /** @description extension: what the deposit actually brought; null until a deposit is detected */
             amount_from_received: number | null;
-            /** @description v1.1: exactly what the refund sent, in coin_from (equal to the refund, to the last decimal); null until a refund is sent */
+            /** @description v1.2: exactly what the refund sent, in coin_from (equal to the refund, to the last decimal); null until a refund is sent */
             amount_refunded: number | null;
             /** @description amount the recipient is expected to receive */
             amount_to_expected: number;
-            /** @description v1.1: exactly what the payout sent, in coin_to (equal to the payout, to the last decimal); null until the payout is sent. It differs from amount_to_expected when the deposit differed (float), or after continue */
+            /** @description v1.2: exactly what the payout sent, in coin_to (equal to the payout, to the last decimal); null until the payout is sent. It differs from amount_to_expected when the deposit differed (float), or after continue */
             amount_to_final: number | null;
             coin_from: string;
             coin_to: string;
@@ -506,17 +506,17 @@ export interface components {
                 usd: number;
             } | null;
             payout_txid: string | null;
-            /** @description v1.1: amount_to_final / amount_from_received, rounded down to coin_to's decimals, for display; null until the payout is sent */
+            /** @description v1.2: amount_to_final / amount_from_received, rounded down to coin_to's decimals, for display; null until the payout is sent */
             rate_final: number | null;
             /** @description coin_to per 1 coin_from quoted at creation, net of fees */
             rate_quoted: number;
             rate_type: "float" | "fixed";
             recipient_address: string;
-            /** @description v1.1: the recipient's memo or tag, null when none */
+            /** @description v1.2: the recipient's memo or tag, null when none */
             recipient_address_tag: string | null;
-            /** @description v1.1: where a refund goes (set at creation or by PUT …/refund-address); null when none */
+            /** @description v1.2: where a refund goes (set at creation or by PUT …/refund-address); null when none */
             refund_address: string | null;
-            /** @description v1.1: the refund address's memo or tag, null when none */
+            /** @description v1.2: the refund address's memo or tag, null when none */
             refund_address_tag: string | null;
             /** @description v1.1: while a refund is held for a choice (actions continue and refund), when the hold ends and the refund proceeds by itself (REFUND_HOLD_MINUTES after the exchange was refused); null otherwise */
             refund_hold_until: string | null;
@@ -531,7 +531,7 @@ export interface components {
             status_reason: string | null;
             /**
              * Format: date-time
-             * @description v1.1: when the order last changed (any move, action or deposit update)
+             * @description v1.2: when the order last changed (any move, action or deposit update)
              */
             updated_at: string;
         };
