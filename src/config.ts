@@ -79,6 +79,14 @@ export interface Config {
    * its node (src/chains/nodes) instead of the simulator.
    */
   readonly chainRpcUrls: Readonly<Record<string, string>>;
+  /**
+   * `SIMULATE_LIVE_PAYOUTS` (default false): with DATABASE_URL, live orders on a chain without a
+   * payout path (src/chains/payout-paths.ts; none has one before the signer) are offered anyway
+   * and paid by the simulator, with a made-up txid: a warning at start and every hour, gauge
+   * `simulated_live_payouts` 1. Without it such a chain is withdraw-disabled for live orders
+   * (DESIGN §11.1). The embedded default always pays on the simulator; the variable changes nothing there.
+   */
+  readonly simulateLivePayouts: boolean;
   /** The operator surface (src/surfaces.ts): its own listener, and who may scrape /metrics. */
   readonly operator: OperatorConfig;
   readonly webhooks: WebhookConfig;
@@ -254,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     depositXpubs: Object.freeze(prefixed(env, 'DEPOSIT_XPUB_')),
     depositAddresses: Object.freeze(prefixed(env, 'DEPOSIT_ADDRESS_')),
     chainRpcUrls: Object.freeze(parseRpcUrls(surrounded(env, 'CHAIN_', '_RPC_URL'))),
+    simulateLivePayouts: oneOf(env, 'SIMULATE_LIVE_PAYOUTS', ['true', 'false'], 'false') === 'true',
     operator: parseOperator(env),
     webhooks: parseWebhooks(env, databaseUrl),
     maxOpenOrdersPerPartner: integer(env, 'MAX_OPEN_ORDERS_PER_PARTNER', 100, 1, 1_000_000),

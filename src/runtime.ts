@@ -1,6 +1,8 @@
 import { Decimal } from './domain/money.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { Gauge } from 'prom-client';
 import { createChainWatchers, simulatorExcept } from './chains/nodes/create-chain-watchers.js';
+import { configuredPayoutPaths } from './chains/payout-paths.js';
 import { SimulatedChainWatcher } from './chains/simulator/simulated-chain-watcher.js';
 import { SimulatedExchanger } from './chains/simulator/simulated-exchanger.js';
 import { SimulatedPayoutSender } from './chains/simulator/simulated-payout-sender.js';
@@ -53,6 +55,9 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** SIMULATE_LIVE_PAYOUTS' warning is repeated this often, ms (DESIGN §11.1: hourly). */
+export const SIMULATED_PAYOUTS_WARNING_MS = 3_600_000;
+
 /** How long start-up waits for the authentication change LISTEN (it keeps trying after). */
 const AUTH_LISTEN_WAIT_MS = 2000;
 
@@ -96,6 +101,29 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   if (wallets.demo) {
     await seedDemoAddressPools(db, catalog.all());
     logger.warn('deposit addresses come from a generated DEMO wallet (see README): never send real funds to them');
+  }
+  // DESIGN §11.1: what may be offered is what the server can move. A chain without a deposit
+  // wallet is listed deposit-disabled; under DATABASE_URL a chain without a payout path is not
+  // offered for live orders, unless SIMULATE_LIVE_PAYOUTS=true (loudly: a warning now and hourly).
+  const payoutPaths = configuredPayoutPaths(config);
+  await catalog.useMoneyPaths({
+    hasDepositWallet: (row) => (row.deposit_strategy === 'memo' ? wallets.memo.has(row.chain) : wallets.hd.has(row.chain)),
+    payouts: payoutPaths,
+  });
+  new Gauge({
+    name: 'simulated_live_payouts',
+    help: '1 when live orders are paid out by the simulator under DATABASE_URL (SIMULATE_LIVE_PAYOUTS=true): their payout txids are made up.',
+    registers: [metrics.registry],
+  }).set(payoutPaths.simulatedLive ? 1 : 0);
+  const warnSimulatedPayouts = (): void =>
+    logger.warn('SIMULATE_LIVE_PAYOUTS=true: live orders are paid out by the SIMULATOR with made-up txids; no coins are sent. Never run it with real customers.');
+  let simulatedPayoutsTimer: NodeJS.Timeout | undefined;
+  if (payoutPaths.simulatedLive) {
+    warnSimulatedPayouts();
+    simulatedPayoutsTimer = setInterval(warnSimulatedPayouts, SIMULATED_PAYOUTS_WARNING_MS).unref();
+  } else if (config.databaseUrl !== undefined) {
+    const chains = [...new Set(catalog.all().filter((row) => row.is_withdraw_enabled && !payoutPaths.configured(row.chain)).map((row) => row.chain))];
+    if (chains.length > 0) logger.info({ chains }, 'live orders are not offered on chains without a payout path (SIMULATE_LIVE_PAYOUTS unset)');
   }
   const idempotency = new IdempotencyKeys(db, clock);
   const depositAddresses = new DepositAddressAllocator(db, wallets, metrics, (error) =>
@@ -188,6 +216,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     webhookWorker,
     async close() {
       clearInterval(purgeTimer);
+      clearInterval(simulatedPayoutsTimer);
       clearInterval(keyUseTimer);
       await flushKeyUses();
       orderStatusGauge.stop();
