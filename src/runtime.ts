@@ -17,6 +17,7 @@ import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from '
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { seedDemoAddressPools } from './services/demo-address-pools.js';
 import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
+import { resyncDepositIndexes, type ResyncedChain } from './services/deposit-index-resync.js';
 import { loadDepositWallets } from './services/deposit-wallets.js';
 import { IdempotencyKeys } from './services/idempotency.js';
 import { OrderActions } from './services/order-actions.js';
@@ -51,6 +52,11 @@ export interface Runtime {
   readonly webhooks: WebhookEndpoints;
   /** Delivers the webhook outbox; runs wherever the lifecycle worker runs. */
   readonly webhookWorker: WebhookWorker;
+  /**
+   * Moves each chain's next deposit index past every index the database knows plus
+   * ADDRESS_RESYNC_GAP (after a restore: docs/operations.md); done at every start too.
+   */
+  resyncDepositIndexes(): Promise<ResyncedChain[]>;
   /** Stops timers and the worker (the database stays open: its owner closes it). */
   close(): Promise<void>;
 }
@@ -125,6 +131,15 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     const chains = [...new Set(catalog.all().filter((row) => row.is_withdraw_enabled && !payoutPaths.configured(row.chain)).map((row) => row.chain))];
     if (chains.length > 0) logger.info({ chains }, 'live orders are not offered on chains without a payout path (SIMULATE_LIVE_PAYOUTS unset)');
   }
+  // Before any address is drawn (the allocator draws on the first order): a restored database
+  // must not hand out again an address handed out after its backup.
+  const resync = async (): Promise<ResyncedChain[]> => {
+    const chains = await resyncDepositIndexes(db, catalog.all(), config.addressResyncGap);
+    const moved = chains.filter((chain) => chain.nextAfter !== chain.nextBefore);
+    if (moved.length > 0) logger.info({ chains: moved }, 'deposit index sequences moved past the indexes known plus ADDRESS_RESYNC_GAP');
+    return chains;
+  };
+  await resync();
   const idempotency = new IdempotencyKeys(db, clock);
   const depositAddresses = new DepositAddressAllocator(db, wallets, metrics, (error) =>
     logger.error({ err: error }, 'drawing or deriving deposit addresses ahead failed'),
@@ -214,6 +229,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     orderStatusGauge,
     webhooks,
     webhookWorker,
+    resyncDepositIndexes: resync,
     async close() {
       clearInterval(purgeTimer);
       clearInterval(simulatedPayoutsTimer);
