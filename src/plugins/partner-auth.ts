@@ -68,6 +68,8 @@ export function installCallerIdentification(app: FastifyInstance, keys: ApiKeySe
   // Declared up front (as undefined) so every request object keeps one shape.
   app.decorateRequest('caller', undefined);
   documentSigningHeaders(app);
+  /** Keys being read from the database, by the presented key (whole: a wrong secret is its own read). */
+  const inFlight = new Map<string, Promise<Authentication>>();
   // Callback style with a synchronous path: a cached key answers without a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     if (request.url.startsWith('/admin/')) return done();
@@ -78,12 +80,20 @@ export function installCallerIdentification(app: FastifyInstance, keys: ApiKeySe
       return done();
     }
     if (keys.answersFromMemory(key)) return settle(keys.authenticate(key), false);
+    // A burst of one key not read yet (a partner's first requests after a restart) shares one
+    // read and one count: only the first request of the burst is counted.
+    const reading = inFlight.get(key);
+    if (reading !== undefined) return settle(reading, false);
     const attempt = budget.keyChecks.attempt(request.ip);
     if (!(attempt instanceof Promise)) return decided(key, attempt);
     attempt.then((decision) => decided(key, decision), done);
 
     function decided(presented: string, decision: AttemptDecision): void {
-      if (decision.allowed) return settle(keys.authenticate(presented), true);
+      if (decision.allowed) {
+        const read = Promise.resolve(keys.authenticate(presented)).finally(() => inFlight.delete(presented));
+        inFlight.set(presented, read);
+        return settle(read, true);
+      }
       // The rate limiter answers 429 on the address's bucket next (the failures counted there
       // too); this error, with its Retry-After, is seen only when that bucket's window ended first.
       reply.header('Retry-After', String(decision.retryAfterSeconds));
