@@ -144,7 +144,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         ...PRODUCTION_LIKE_ENV,
         HOST: '127.0.0.1',
         ...(ownDataDir ? {} : { SECRETS_KEY: randomBytes(32).toString('hex'), ADMIN_TOKEN: adminToken }),
-        ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl, DEPOSIT_XPUB_BTC: TEST_ZPUB }),
+        ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl, DEPOSIT_XPUB_BTC: TEST_ZPUB, SIMULATE_LIVE_PAYOUTS: 'true' }),
         ...(processes > 1 ? { WEB_CONCURRENCY: String(processes) } : {}),
         // After the start script's own, as an operator's NODE_OPTIONS: to compare heap settings.
         ...(process.env.BENCH_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS }),

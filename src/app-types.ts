@@ -11,6 +11,7 @@ import type { AttemptDecision, AttemptLimit } from './plugins/rate-limit.js';
 import type { ApiKeyService } from './services/api-keys.js';
 import type { CabinetAccounts } from './services/cabinet-accounts.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
+import type { ResyncedChain } from './services/deposit-index-resync.js';
 import type { PriceBook } from './pricing/price-book.js';
 import type { Readiness } from './services/readiness.js';
 import type { QuoteService } from './services/quote-service.js';
@@ -56,6 +57,8 @@ export interface Services {
   readonly webhookWorker: WebhookWorker;
   /** Readiness and its details, for /readyz and GET /admin/v1/health. */
   readonly readiness: Readiness;
+  /** After a restore: each chain's next deposit index past the known ones plus ADDRESS_RESYNC_GAP (runtime.ts). */
+  readonly resyncDepositIndexes: () => Promise<ResyncedChain[]>;
   /** The partner cabinet's accounts and sessions, and its sign-in throttles (DESIGN §9). */
   readonly cabinet: CabinetServices;
   /** Set when a graceful stop begins: /readyz turns 503 and connections close (src/plugins/drain.ts). */

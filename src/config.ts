@@ -79,6 +79,22 @@ export interface Config {
    * its node (src/chains/nodes) instead of the simulator.
    */
   readonly chainRpcUrls: Readonly<Record<string, string>>;
+  /**
+   * `SIMULATE_LIVE_PAYOUTS` (default false): with DATABASE_URL, live orders on a chain without a
+   * payout path (src/chains/payout-paths.ts; none has one before the signer) are offered anyway
+   * and paid by the simulator, with a made-up txid: a warning at start and every hour, gauge
+   * `simulated_live_payouts` 1. Without it such a chain is withdraw-disabled for live orders
+   * (DESIGN §11.1). The embedded default always pays on the simulator; the variable changes nothing there.
+   */
+  readonly simulateLivePayouts: boolean;
+  /**
+   * `ADDRESS_RESYNC_GAP` (default 100, 0–1000000): at start and by `addresses resync`, each hd and
+   * memo chain's next deposit index is moved to at least the highest one the database knows + 1 +
+   * this many (services/deposit-index-resync.ts), so a restored backup never hands out an address
+   * again that was handed out after the backup. It must cover the indexes drawn in a backup
+   * interval (docs/operations.md).
+   */
+  readonly addressResyncGap: number;
   /** The operator surface (src/surfaces.ts): its own listener, and who may scrape /metrics. */
   readonly operator: OperatorConfig;
   readonly webhooks: WebhookConfig;
@@ -267,6 +283,8 @@ export function loadConfig(env: Env = process.env): Config {
     depositXpubs: Object.freeze(prefixed(env, 'DEPOSIT_XPUB_')),
     depositAddresses: Object.freeze(prefixed(env, 'DEPOSIT_ADDRESS_')),
     chainRpcUrls: Object.freeze(parseRpcUrls(surrounded(env, 'CHAIN_', '_RPC_URL'))),
+    simulateLivePayouts: oneOf(env, 'SIMULATE_LIVE_PAYOUTS', ['true', 'false'], 'false') === 'true',
+    addressResyncGap: integer(env, 'ADDRESS_RESYNC_GAP', 100, 0, 1_000_000),
     operator: parseOperator(env),
     webhooks: parseWebhooks(env, databaseUrl),
     maxOpenOrdersPerPartner: integer(env, 'MAX_OPEN_ORDERS_PER_PARTNER', 100, 1, 1_000_000),

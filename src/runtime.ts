@@ -1,6 +1,8 @@
 import { Decimal } from './domain/money.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { Gauge } from 'prom-client';
 import { createChainWatchers, simulatorExcept } from './chains/nodes/create-chain-watchers.js';
+import { configuredPayoutPaths } from './chains/payout-paths.js';
 import { SimulatedChainWatcher } from './chains/simulator/simulated-chain-watcher.js';
 import { SimulatedExchanger } from './chains/simulator/simulated-exchanger.js';
 import { SimulatedPayoutSender } from './chains/simulator/simulated-payout-sender.js';
@@ -15,6 +17,7 @@ import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from '
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { seedDemoAddressPools } from './services/demo-address-pools.js';
 import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
+import { resyncDepositIndexes, type ResyncedChain } from './services/deposit-index-resync.js';
 import { loadDepositWallets } from './services/deposit-wallets.js';
 import { IdempotencyKeys } from './services/idempotency.js';
 import { OrderActions } from './services/order-actions.js';
@@ -49,9 +52,17 @@ export interface Runtime {
   readonly webhooks: WebhookEndpoints;
   /** Delivers the webhook outbox; runs wherever the lifecycle worker runs. */
   readonly webhookWorker: WebhookWorker;
+  /**
+   * Moves each chain's next deposit index past every index the database knows plus
+   * ADDRESS_RESYNC_GAP (after a restore: docs/operations.md); done at every start too.
+   */
+  resyncDepositIndexes(): Promise<ResyncedChain[]>;
   /** Stops timers and the worker (the database stays open: its owner closes it). */
   close(): Promise<void>;
 }
+
+/** SIMULATE_LIVE_PAYOUTS' warning is repeated this often, ms (DESIGN §11.1: hourly). */
+export const SIMULATED_PAYOUTS_WARNING_MS = 3_600_000;
 
 /** How long start-up waits for the authentication change LISTEN (it keeps trying after). */
 const AUTH_LISTEN_WAIT_MS = 2000;
@@ -97,6 +108,38 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     await seedDemoAddressPools(db, catalog.all());
     logger.warn('deposit addresses come from a generated DEMO wallet (see README): never send real funds to them');
   }
+  // DESIGN §11.1: what may be offered is what the server can move. A chain without a deposit
+  // wallet is listed deposit-disabled; under DATABASE_URL a chain without a payout path is not
+  // offered for live orders, unless SIMULATE_LIVE_PAYOUTS=true (loudly: a warning now and hourly).
+  const payoutPaths = configuredPayoutPaths(config);
+  await catalog.useMoneyPaths({
+    hasDepositWallet: (row) => (row.deposit_strategy === 'memo' ? wallets.memo.has(row.chain) : wallets.hd.has(row.chain)),
+    payouts: payoutPaths,
+  });
+  new Gauge({
+    name: 'simulated_live_payouts',
+    help: '1 when live orders are paid out by the simulator under DATABASE_URL (SIMULATE_LIVE_PAYOUTS=true): their payout txids are made up.',
+    registers: [metrics.registry],
+  }).set(payoutPaths.simulatedLive ? 1 : 0);
+  const warnSimulatedPayouts = (): void =>
+    logger.warn('SIMULATE_LIVE_PAYOUTS=true: live orders are paid out by the SIMULATOR with made-up txids; no coins are sent. Never run it with real customers.');
+  let simulatedPayoutsTimer: NodeJS.Timeout | undefined;
+  if (payoutPaths.simulatedLive) {
+    warnSimulatedPayouts();
+    simulatedPayoutsTimer = setInterval(warnSimulatedPayouts, SIMULATED_PAYOUTS_WARNING_MS).unref();
+  } else if (config.databaseUrl !== undefined) {
+    const chains = [...new Set(catalog.all().filter((row) => row.is_withdraw_enabled && !payoutPaths.configured(row.chain)).map((row) => row.chain))];
+    if (chains.length > 0) logger.info({ chains }, 'live orders are not offered on chains without a payout path (SIMULATE_LIVE_PAYOUTS unset)');
+  }
+  // Before any address is drawn (the allocator draws on the first order): a restored database
+  // must not hand out again an address handed out after its backup.
+  const resync = async (): Promise<ResyncedChain[]> => {
+    const chains = await resyncDepositIndexes(db, catalog.all(), config.addressResyncGap);
+    const moved = chains.filter((chain) => chain.nextAfter !== chain.nextBefore);
+    if (moved.length > 0) logger.info({ chains: moved }, 'deposit index sequences moved past the indexes known plus ADDRESS_RESYNC_GAP');
+    return chains;
+  };
+  await resync();
   const idempotency = new IdempotencyKeys(db, clock);
   const depositAddresses = new DepositAddressAllocator(
     db,
@@ -190,8 +233,10 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     orderStatusGauge,
     webhooks,
     webhookWorker,
+    resyncDepositIndexes: resync,
     async close() {
       clearInterval(purgeTimer);
+      clearInterval(simulatedPayoutsTimer);
       clearInterval(keyUseTimer);
       await flushKeyUses();
       orderStatusGauge.stop();

@@ -59,6 +59,18 @@ async function readAddresses(file: string): Promise<string[]> {
 
 export const poolCommands: readonly Command[] = [
   {
+    words: ['addresses', 'resync'],
+    args: [],
+    flags: [],
+    async run(context) {
+      printResponse(context, await context.api.send('POST', '/admin/v1/addresses/resync'), (body) =>
+        (asRecord(body).chains as ApiRecord[])
+          .map((chain) => `${cell(chain.chain)}: next index ${cell(chain.next_index_before)} -> ${cell(chain.next_index)} (highest known ${cell(chain.highest_index_known)})`)
+          .join('\n'),
+      );
+    },
+  },
+  {
     words: ['pools', 'show'],
     args: ['<CHAIN>'],
     flags: [],

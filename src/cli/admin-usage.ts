@@ -79,6 +79,10 @@ Simulator (simulated chains and exchange)
                                        the next N (default 1) attempts fail; --permanent: for
                                        good, not retried; --count 0 clears
 
+Deposit addresses
+  addresses resync                     after a restore: every chain's next deposit index past the
+                                       known ones plus ADDRESS_RESYNC_GAP (also done at start)
+
 Address pools (chains without derived addresses: SOL)
   pools show <CHAIN>                   addresses available and assigned
   pools load <CHAIN> <file>            one address a line; blank lines and # comments skipped;

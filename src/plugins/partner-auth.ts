@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { ApiKeyService, Authentication } from '../services/api-keys.js';
 import type { SignatureNonces } from '../services/signature-nonces.js';
+import type { AttemptDecision, AttemptLimit } from './rate-limit.js';
 
 /** Who is calling, as far as the presented key says; set by the onRequest hook below. */
 export type Caller =
@@ -41,27 +42,36 @@ export function presentedKey(request: FastifyRequest): string | undefined | null
   return bearer ?? headerKey;
 }
 
-/** What the caller identification asks the rate limiter (plugins/rate-limit.ts RateLimits). */
-export interface AddressBudget {
-  addressExhausted(request: FastifyRequest): boolean | Promise<boolean>;
+/**
+ * What the caller identification asks the rate limiter (plugins/rate-limit.ts RateLimits): a
+ * budget of failed key checks per client address, counted before a key is read and given back
+ * when it is valid.
+ */
+export interface KeyCheckBudget {
+  keyChecks: AttemptLimit;
 }
 
 /**
  * Identifies the caller on every partner-facing request, before anything else runs, so the
- * rate limiter can count a valid key against its own budget and everything else (failed
- * authentications included) against the client address. The operator API has its own guard.
+ * rate limiter can count a valid key against its own budgets and everything else (failed
+ * authentications included) against the client address.
  *
- * A key that needs a database read (its id neither cached nor remembered as unknown) is read
- * only when the client address still has budget: from an address already over it, the key is
- * not looked at and the request counts against the address (429). Valid keys in use are
- * cached, so they keep their own budget from such an address.
+ * A valid key is judged by its own and its partner's budgets only (issue 36.7): a key this
+ * process has not read yet (after a restart, on another process) is read even when the
+ * address's anonymous budget is spent, since it may be valid. What bounds guessing is a budget of
+ * failed key checks per address (the public limit, 60 a minute, `RateLimits.keyChecks`): each
+ * read is counted before it is made and given back when the key is valid, so an address that
+ * has failed that many checks in the window gets no more reads (429) until the window ends.
+ * Failed keys also count against the address's request budget (they are not a partner's).
  */
-export function installCallerIdentification(app: FastifyInstance, keys: ApiKeyService, budget: AddressBudget): void {
+export function installCallerIdentification(app: FastifyInstance, keys: ApiKeyService, budget: KeyCheckBudget): void {
   // Declared up front (as undefined) so every request object keeps one shape.
   app.decorateRequest('caller', undefined);
   documentSigningHeaders(app);
+  /** Keys being read from the database, by the presented key (whole: a wrong secret is its own read). */
+  const inFlight = new Map<string, Promise<Authentication>>();
   // Callback style with a synchronous path: a cached key answers without a promise per request.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.url.startsWith('/admin/')) return done();
     const key = presentedKey(request);
     if (key === undefined) return done();
@@ -69,30 +79,37 @@ export function installCallerIdentification(app: FastifyInstance, keys: ApiKeySe
       request.caller = { kind: 'rejected', error: new ApiError('unauthorized', 'malformed or conflicting API key headers') };
       return done();
     }
-    if (keys.answersFromMemory(key)) return settle(keys.authenticate(key));
-    const exhausted = budget.addressExhausted(request);
-    if (exhausted === true) return notChecked();
-    if (exhausted === false) return settle(keys.authenticate(key));
-    exhausted.then((over) => (over ? notChecked() : settle(keys.authenticate(key))), done);
+    if (keys.answersFromMemory(key)) return settle(keys.authenticate(key), false);
+    // A burst of one key not read yet (a partner's first requests after a restart) shares one
+    // read and one count: only the first request of the burst is counted.
+    const reading = inFlight.get(key);
+    if (reading !== undefined) return settle(reading, false);
+    const attempt = budget.keyChecks.attempt(request.ip);
+    if (!(attempt instanceof Promise)) return decided(key, attempt);
+    attempt.then((decision) => decided(key, decision), done);
 
-    function notChecked(): void {
-      // The rate limiter answers 429 on the address's bucket next; this error is only seen if
-      // the address's window ended in between.
-      request.caller = { kind: 'rejected', error: new ApiError('rate_limited', 'too many requests from this address: API key not checked') };
+    function decided(presented: string, decision: AttemptDecision): void {
+      if (decision.allowed) {
+        const read = Promise.resolve(keys.authenticate(presented)).finally(() => inFlight.delete(presented));
+        inFlight.set(presented, read);
+        return settle(read, true);
+      }
+      // The rate limiter answers 429 on the address's bucket next (the failures counted there
+      // too); this error, with its Retry-After, is seen only when that bucket's window ended first.
+      reply.header('Retry-After', String(decision.retryAfterSeconds));
+      request.caller = { kind: 'rejected', error: new ApiError('rate_limited', 'too many failed API key checks from this address: API key not checked') };
       done();
     }
-    function settle(result: Authentication | Promise<Authentication>): void {
-      if (!(result instanceof Promise)) {
-        request.caller = callerOf(result);
-        return done();
-      }
-      result.then(
-        (settled) => {
-          request.caller = callerOf(settled);
-          done();
-        },
-        done,
-      );
+    /** `counted`: the check was counted in the address's key-check budget (a database read). */
+    function settle(result: Authentication | Promise<Authentication>, counted: boolean): void {
+      if (!(result instanceof Promise)) return identified(result, counted);
+      result.then((settled) => identified(settled, counted), done);
+    }
+    function identified(result: Authentication, counted: boolean): void {
+      request.caller = callerOf(result);
+      // Only failures use the budget.
+      if (result.ok && counted) budget.keyChecks.succeeded(request.ip);
+      done();
     }
   });
 }

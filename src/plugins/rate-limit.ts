@@ -66,12 +66,12 @@ type Decided = Check & { decision: Extract<RateLimitDecision, { remaining: numbe
 
 export interface RateLimits {
   /**
-   * Whether the request's client address has used its whole budget (so this request will be
-   * answered 429 by the address's bucket), without counting it. The caller identification asks
-   * before it reads an unknown key id from the database: such a key counts against the address,
-   * so an address over its budget learns nothing and costs no read.
+   * Failed API key checks per client address (PUBLIC_RATE_LIMIT_PER_MINUTE a minute): the caller
+   * identification counts each key it reads from the database and gives the count back when the
+   * key is valid (plugins/partner-auth.ts). It bounds guessing without judging a valid key by the
+   * address's request budget (issue 36.7).
    */
-  addressExhausted(request: FastifyRequest): boolean | Promise<boolean>;
+  readonly keyChecks: AttemptLimit;
   /**
    * A budget of attempts per client address at something that can fail (the operator token),
    * in the same store as the request budgets (so shared by all processes through Redis).
@@ -117,9 +117,10 @@ export type AttemptDecision =
  *   being over answers 429.
  * - No key, or a key that failed authentication (`caller.kind === 'rejected'`), counts against
  *   the client address: `request.ip`, which follows X-Forwarded-For only as TRUST_PROXY allows.
- *   A key id this process has not seen (neither cached nor remembered as unknown) is not read
- *   from the database while that address is over its budget (`addressExhausted`): the request
- *   is answered 429 on the address's bucket, so guessing key ids costs no database reads.
+ *   A valid key never counts against, nor is refused by, the address's budget: anonymous traffic
+ *   from a partner's address cannot lock its keys out (issue 36.7). Guessing is bounded by the
+ *   address's budget of failed key checks (`keyChecks`): past it, a key id this process has not
+ *   seen is not read and the request is answered 429 on the address's bucket.
  *
  * Response fields, on every limited response (errors included):
  * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the window ends):
@@ -272,11 +273,7 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
       const decision = limiter.consume(bucket.id, bucket.limit);
       return decision instanceof Promise ? decision.then(decide) : decide(decision);
     },
-    addressExhausted(request) {
-      if (isExempt(request)) return false;
-      const bucket = addressBucket(request);
-      return limiter.exhausted(bucket.id, bucket.limit);
-    },
+    keyChecks: attempts('key-checks', publicLimit),
     install,
     pingStore: limiter.ping === undefined ? undefined : (timeoutMs) => limiter.ping?.(timeoutMs) ?? Promise.resolve(false),
   };

@@ -199,8 +199,8 @@ export class ApiKeyService {
 
   /**
    * Whether `authenticate(presented)` would answer from memory: a malformed key, a cached row
-   * or a remembered unknown id. The caller identification asks first, and spends no database
-   * read on an address that is already over its budget.
+   * or a remembered unknown id. The caller identification asks first: only a check that reads
+   * the database counts in the address's budget of failed key checks.
    */
   answersFromMemory(presented: string): boolean {
     const parsed = parseApiKey(presented);

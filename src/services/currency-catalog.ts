@@ -1,20 +1,26 @@
 import { evmChainId } from '../domain/evm-chain-ids.js';
 import { Decimal } from '../domain/money.js';
+import type { PayoutPaths } from '../chains/payout-paths.js';
 import { listCurrencies } from '../db/repositories/currencies-repository.js';
+import { hasDepositAddresses } from '../db/repositories/deposit-addresses-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
 import { toJson } from '../json.js';
 
-/** A Currency object as spec 2.1 shows it, plus v1.1's contract_address and chain_id: no internal column leaks. */
-export function publicCurrency(row: CurrencyRow): Record<string, unknown> {
+/**
+ * A Currency object as spec 2.1 shows it, plus v1.1's contract_address and chain_id: no internal
+ * column leaks. `offered`: the deposit and withdraw flags as the caller may use them (the stored
+ * switches and what this server has configured, CurrencyCatalog); the stored switches without it.
+ */
+export function publicCurrency(row: CurrencyRow, offered?: { deposit: boolean; withdraw: boolean }): Record<string, unknown> {
   return {
     id: row.id,
     coin: row.coin,
     network: row.network,
     name: row.name,
     is_active: row.is_active,
-    is_deposit_enabled: row.is_deposit_enabled,
-    is_withdraw_enabled: row.is_withdraw_enabled,
+    is_deposit_enabled: offered?.deposit ?? row.is_deposit_enabled,
+    is_withdraw_enabled: offered?.withdraw ?? row.is_withdraw_enabled,
     min_amount: new Decimal(row.min_amount),
     max_amount: new Decimal(row.max_amount),
     min_confirmations: row.min_confirmations,
@@ -28,12 +34,31 @@ export function publicCurrency(row: CurrencyRow): Record<string, unknown> {
   };
 }
 
+/**
+ * What this server has configured for money to move, beyond the operator's switches
+ * (DESIGN §11.1): a deposit wallet per chain, and a payout path per chain.
+ */
+export interface MoneyPaths {
+  /** hd and memo chains: whether the chain has a wallet (DEPOSIT_XPUB_ / DEPOSIT_ADDRESS_, or the demo one). Pool chains: a loaded pool, asked of the database at each reload. */
+  hasDepositWallet(row: CurrencyRow): boolean;
+  payouts: PayoutPaths;
+}
+
+/** Before the wallets are loaded (and in the worker, which quotes no new order): the switches alone. */
+const SWITCHES_ONLY: MoneyPaths = { hasDepositWallet: () => true, payouts: { configured: () => true, simulatedLive: false } };
+
 interface Snapshot {
   rows: readonly CurrencyRow[];
   /** Every row of a coin (active or not), by upper-case ticker. */
   byCoin: ReadonlyMap<string, readonly CurrencyRow[]>;
-  /** Serialized GET /currencies body, built once per change instead of once per request. */
+  /** Ids of the currencies that take deposits: switched on and a deposit wallet configured. */
+  depositOpen: ReadonlySet<string>;
+  /** Ids of the currencies live orders are paid out in: switched on and a payout path configured. */
+  liveWithdrawOpen: ReadonlySet<string>;
+  /** Serialized GET /currencies body for live keys and anonymous callers, built once per change instead of once per request. */
   publicJson: Buffer;
+  /** The same for a sandbox key: its orders are paid by the simulator, so withdrawals follow the switch alone. */
+  sandboxJson: Buffer;
 }
 
 /**
@@ -42,8 +67,16 @@ interface Snapshot {
  * another process reaches this one.
  */
 export class CurrencyCatalog {
-  private snapshot: Snapshot = { rows: [], byCoin: new Map(), publicJson: Buffer.from('[]') };
+  private snapshot: Snapshot = {
+    rows: [],
+    byCoin: new Map(),
+    depositOpen: new Set(),
+    liveWithdrawOpen: new Set(),
+    publicJson: Buffer.from('[]'),
+    sandboxJson: Buffer.from('[]'),
+  };
   private timer: NodeJS.Timeout | undefined;
+  private paths: MoneyPaths = SWITCHES_ONLY;
 
   constructor(
     private readonly db: Db,
@@ -63,12 +96,45 @@ export class CurrencyCatalog {
     clearInterval(this.timer);
   }
 
+  /** What the server has configured (runtime.ts, once the wallets are loaded); reloads the snapshot. */
+  async useMoneyPaths(paths: MoneyPaths): Promise<void> {
+    this.paths = paths;
+    await this.reload();
+  }
+
   async reload(): Promise<void> {
     const rows = await listCurrencies(this.db);
-    const active = rows.filter((row) => row.is_active).map(publicCurrency);
+    const paths = this.paths;
+    // A pool chain takes deposits once addresses were loaded into its pool (an empty pool later
+    // is a 422 at order time, counted in deposit_address_pool_exhausted_total).
+    const poolChains = [...new Set(rows.filter((row) => row.deposit_strategy === 'pool').map((row) => row.chain))];
+    const loaded = new Set<string>();
+    for (const chain of poolChains) if (await hasDepositAddresses(this.db, chain)) loaded.add(chain);
+    const depositOpen = new Set<string>();
+    const liveWithdrawOpen = new Set<string>();
+    for (const row of rows) {
+      const wallet = row.deposit_strategy === 'pool' ? loaded.has(row.chain) : paths.hasDepositWallet(row);
+      if (row.is_deposit_enabled && wallet) depositOpen.add(row.id);
+      if (row.is_withdraw_enabled && paths.payouts.configured(row.chain)) liveWithdrawOpen.add(row.id);
+    }
+    const active = rows.filter((row) => row.is_active);
     const byCoin = new Map<string, CurrencyRow[]>();
     for (const row of rows) byCoin.set(row.coin, [...(byCoin.get(row.coin) ?? []), row]);
-    this.snapshot = { rows, byCoin, publicJson: Buffer.from(toJson(active)) };
+    const json = (sandbox: boolean) =>
+      Buffer.from(
+        toJson(active.map((row) => publicCurrency(row, { deposit: depositOpen.has(row.id), withdraw: sandbox ? row.is_withdraw_enabled : liveWithdrawOpen.has(row.id) }))),
+      );
+    this.snapshot = { rows, byCoin, depositOpen, liveWithdrawOpen, publicJson: json(false), sandboxJson: json(true) };
+  }
+
+  /** Whether the currency takes deposits: its switch, and a deposit wallet configured for its chain. */
+  depositEnabled(row: CurrencyRow): boolean {
+    return this.snapshot.depositOpen.has(row.id);
+  }
+
+  /** Whether orders are paid out in the currency: its switch, and for live orders a payout path for its chain. */
+  withdrawEnabled(row: CurrencyRow, sandbox: boolean): boolean {
+    return sandbox ? row.is_withdraw_enabled : this.snapshot.liveWithdrawOpen.has(row.id);
   }
 
   /** A row by id, active or not (orders keep pointing at deactivated currencies). */
@@ -86,7 +152,8 @@ export class CurrencyCatalog {
     return this.snapshot.byCoin.get(coin) ?? [];
   }
 
-  publicJson(): Buffer {
-    return this.snapshot.publicJson;
+  /** GET /currencies as a live key or an anonymous caller sees it, or as a sandbox key does. */
+  publicJson(sandbox = false): Buffer {
+    return sandbox ? this.snapshot.sandboxJson : this.snapshot.publicJson;
   }
 }

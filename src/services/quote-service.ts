@@ -40,6 +40,8 @@ export interface QuoteRequest {
    * exchange prices a float order again.
    */
   markupBps?: number | undefined;
+  /** A sandbox key's request (DESIGN §7.6): paid out by the simulator, so any chain's payouts are open to it. */
+  sandbox?: boolean | undefined;
 }
 
 /** A priced pair: what a quote response and an order are built from. */
@@ -124,14 +126,14 @@ export class QuoteService {
   }
 
   /** The two currencies of a request, with the 400 (unknown) and 422 (unusable) outcomes. */
-  resolvePair(request: Pick<QuoteRequest, 'coinFrom' | 'coinTo' | 'networkFrom' | 'networkTo'>): {
+  resolvePair(request: Pick<QuoteRequest, 'coinFrom' | 'coinTo' | 'networkFrom' | 'networkTo' | 'sandbox'>): {
     from: CurrencyRow;
     to: CurrencyRow;
   } {
     const from = this.resolve('from', request.coinFrom, request.networkFrom);
     const to = this.resolve('to', request.coinTo, request.networkTo);
     if (from.id === to.id) throw new ApiError('pair_unavailable', `cannot exchange ${label(from)} for itself`);
-    this.checkUsable(from, to);
+    this.checkUsable(from, to, request.sandbox === true);
     return { from, to };
   }
 
@@ -290,12 +292,17 @@ export class QuoteService {
     return row;
   }
 
-  private checkUsable(from: CurrencyRow, to: CurrencyRow): void {
+  /** The switches, and what the server has configured (CurrencyCatalog: deposit wallets, payout paths, DESIGN §11.1). */
+  private checkUsable(from: CurrencyRow, to: CurrencyRow, sandbox: boolean): void {
     for (const row of [from, to]) {
       if (!row.is_active) throw new ApiError('pair_unavailable', `${label(row)} is not active`);
     }
     if (!from.is_deposit_enabled) throw new ApiError('pair_unavailable', `deposits of ${label(from)} are disabled`);
     if (!to.is_withdraw_enabled) throw new ApiError('pair_unavailable', `withdrawals of ${label(to)} are disabled`);
+    if (!this.catalog.depositEnabled(from)) throw new ApiError('pair_unavailable', `deposits of ${label(from)} are not configured on this server`);
+    if (!this.catalog.withdrawEnabled(to, sandbox)) {
+      throw new ApiError('pair_unavailable', `payouts of ${label(to)} are not configured on this server for live orders`);
+    }
   }
 
   /** offerPair for these inputs, from the memo while they are the same objects (see PairMemo). */

@@ -26,11 +26,6 @@ export interface RateLimiter {
   /** Counts one request against `bucket`, whose budget per window is `limit`. Never rejects. */
   /** The memory store answers synchronously (no promise per request); Redis with a promise. */
   consume(bucket: string, limit: number): RateLimitDecision | Promise<RateLimitDecision>;
-  /**
-   * Whether `bucket` has used its whole budget in the current window (its next request would be
-   * limited), without counting anything. A store that cannot answer says false (fail open).
-   */
-  exhausted(bucket: string, limit: number): boolean | Promise<boolean>;
   /** Takes back one request counted in `bucket`'s current window (an attempt that succeeded). */
   refund(bucket: string, limit: number): void | Promise<void>;
   /**
@@ -107,11 +102,6 @@ export class MemoryRateLimiter implements RateLimiter {
       remaining: Math.max(limit - window.count, 0),
       resetMs: window.endsAt - now,
     };
-  }
-
-  exhausted(bucket: string, limit: number): boolean {
-    const window = this.windows.get(bucket);
-    return window !== undefined && window.endsAt > this.clock.now().getTime() && window.count >= limit;
   }
 
   refund(bucket: string): void {
@@ -240,23 +230,6 @@ export class RedisRateLimiter implements RateLimiter {
       const notReady = error instanceof Error && /not ready|writeable|closed/i.test(error.message);
       const timedOut = error instanceof Error && /timed out/i.test(error.message);
       return this.failed(timedOut ? 'timeout' : notReady ? 'not_connected' : 'error', error);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** One GET of the bucket's counter, bounded like consume; any failure answers false. */
-  async exhausted(bucket: string, limit: number): Promise<boolean> {
-    if (this.closed || performance.now() < this.skipUntil) return false;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), this.timeoutMs);
-    });
-    try {
-      const res = await Promise.race([this.limiter(limit).get(bucket), timeout]);
-      return res !== undefined && res !== null && res.consumedPoints >= limit;
-    } catch {
-      return false;
     } finally {
       clearTimeout(timer);
     }

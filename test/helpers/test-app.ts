@@ -56,6 +56,12 @@ export interface TestAppOptions {
   configure?: (app: App) => void;
   /** The database the app gets, made from the fresh one (e.g. a Kysely with a query-counting plugin). */
   wrapDatabase?: (handle: DatabaseHandle) => DatabaseHandle;
+  /**
+   * Configured as production is: DATABASE_URL names the fresh PostgreSQL database (PostgreSQL
+   * pass only; it throws on PGlite). Without it the app's config is the embedded default's
+   * whatever the engine, so the simulator pays every chain (DESIGN §11.1).
+   */
+  production?: boolean;
 }
 
 /** A whole app on a fresh database, called through app.inject (the real HTTP stack, no socket). */
@@ -63,13 +69,25 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const dataDir = mkdtempSync(path.join(tmpdir(), 'epa-test-'));
   const adminToken = randomBytes(32).toString('base64url');
   const secretsKey = randomBytes(32).toString('hex');
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    SECRETS_KEY: secretsKey,
-    ADMIN_TOKEN: adminToken,
-    LOG_LEVEL: 'info',
-    ...options.env,
-  });
+  const db = await createTestDatabase();
+  if (options.production === true && db.url === undefined) {
+    await db.drop();
+    throw new Error('buildTestApp({ production: true }) needs the PostgreSQL engine');
+  }
+  let config: Config;
+  try {
+    config = loadConfig({
+      DATA_DIR: dataDir,
+      SECRETS_KEY: secretsKey,
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: 'info',
+      ...(options.production === true ? { DATABASE_URL: db.url } : {}),
+      ...options.env,
+    });
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
   const logs: string[] = [];
   const logDestination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -77,7 +95,6 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       callback();
     },
   });
-  const db = await createTestDatabase();
   const database = options.wrapDatabase?.(db.handle) ?? db.handle;
   const app = await buildApp({ config, database, clock: options.clock, logDestination });
   const responses = new ResponseRecorder();

@@ -158,19 +158,38 @@ describe('rate limit (Redis store)', { skip }, () => {
       assert.ok(Number(limited.headers['retry-after']) >= 1);
     });
 
-    it('reads no key from an address over its budget in Redis, whichever instance it reaches', async () => {
+    it('issue 36.7: a valid key that instance b has never read passes from an address whose budget a spent; a failed one is 429', async () => {
       const ip = '198.51.100.3';
       for (let i = 0; i < 60; i += 1) assert.equal((await get(a, ip)).statusCode, 200);
-      const unknown = `pk_${'0'.repeat(20)}.${'A'.repeat(43)}`;
+      assert.equal((await get(b, ip)).statusCode, 429);
+      // Created through b's operator API (each instance has its own database), never used yet.
+      const partner = await b.createPartner();
       const before = bKeyReads.count;
-      const res = await b.app.inject({ method: 'GET', url: '/api/v1/partner/account', remoteAddress: ip, headers: { authorization: `Bearer ${unknown}` } });
-      assert.equal(res.statusCode, 429, res.body);
-      assert.equal(res.headers['ratelimit-policy'], '"ip";q=60;w=60');
-      assert.equal(bKeyReads.count - before, 0);
-      // From an address with budget, the same unknown id is read (once) and refused.
-      const fresh = await b.app.inject({ method: 'GET', url: '/api/v1/partner/account', remoteAddress: '198.51.100.5', headers: { authorization: `Bearer ${unknown}` } });
-      assert.equal(fresh.statusCode, 401, fresh.body);
+      const res = await b.app.inject({ method: 'GET', url: '/api/v1/partner/account', remoteAddress: ip, headers: { authorization: `Bearer ${partner.apiKey}` } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.headers['ratelimit-policy'], '"key";q=600;w=60, "partner";q=1200;w=60');
       assert.equal(bKeyReads.count - before, 1);
+      // An unknown id from that address is read too (it could have been valid), then refused on
+      // the address's budget.
+      const unknown = `pk_${'0'.repeat(20)}.${'A'.repeat(43)}`;
+      const refused = await b.app.inject({ method: 'GET', url: '/api/v1/partner/account', remoteAddress: ip, headers: { authorization: `Bearer ${unknown}` } });
+      assert.equal(refused.statusCode, 429, refused.body);
+      assert.equal(refused.headers['ratelimit-policy'], '"ip";q=60;w=60');
+      assert.equal(bKeyReads.count - before, 2);
+    });
+
+    it('an address that failed 60 key checks, on either instance, gets no more key reads', async () => {
+      const ip = '198.51.100.6';
+      for (let i = 0; i < 60; i += 1) {
+        const t = i % 2 === 0 ? a : b;
+        const key = `pk_${String(i).padStart(20, '0')}.${'A'.repeat(43)}`;
+        const res = await t.app.inject({ method: 'GET', url: '/api/v1/partner/account', remoteAddress: ip, headers: { authorization: `Bearer ${key}` } });
+        assert.equal(res.statusCode, 401, res.body);
+      }
+      const before = bKeyReads.count;
+      const res = await b.app.inject({ method: 'GET', url: '/api/v1/partner/account', remoteAddress: ip, headers: { authorization: `Bearer pk_${'2'.repeat(20)}.${'A'.repeat(43)}` } });
+      assert.equal(res.statusCode, 429, res.body);
+      assert.equal(bKeyReads.count - before, 0);
     });
   });
 

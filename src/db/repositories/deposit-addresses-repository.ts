@@ -121,3 +121,42 @@ export async function releaseEndedPoolAddresses(db: Db, watchedUntil: Date): Pro
     .execute();
   return released.map((row) => row.chain);
 }
+
+/** The number the chain's sequence hands out next (`deposit_index_<chain>`), without drawing it. */
+export async function peekDepositIndex(db: Db, chain: string): Promise<number> {
+  const sequence = `deposit_index_${chain.toLowerCase()}`;
+  const { rows } = await sql<{ last_value: string; is_called: boolean }>`select last_value, is_called from ${sql.table(sequence)}`.execute(db);
+  const row = rows[0];
+  if (row === undefined) throw new Error(`sequence ${sequence} returned nothing`);
+  return Number(row.last_value) + (row.is_called ? 1 : 0);
+}
+
+/**
+ * The highest sequence number the chain's addresses were made from: an hd address's derivation
+ * index, a memo tag's number (tags are 100000 + the number, deposit-address-allocator.ts).
+ * Null when the chain has handed out none.
+ */
+export async function highestDepositIndex(db: Db, chain: string): Promise<number | null> {
+  const { rows } = await sql<{ highest: string | null }>`
+    select max(case
+      when strategy = 'hd' then derivation_index::bigint
+      when strategy = 'memo' and tag ~ '^[0-9]{1,18}$' then tag::bigint - 100000
+    end) as highest
+    from deposit_addresses where chain = ${chain}`.execute(db);
+  const highest = rows[0]?.highest;
+  return highest === null || highest === undefined ? null : Number(highest);
+}
+
+/**
+ * Moves the chain's sequence so it hands out `next` or more next, never back: one statement, the
+ * number drawn by nextval inside it is burnt, and a number already drawn by anyone stays behind.
+ * Returns the number it hands out next.
+ */
+export async function advanceDepositIndex(db: Db, chain: string, next: number): Promise<number> {
+  const sequence = `deposit_index_${chain.toLowerCase()}`;
+  const { rows } = await sql<{ next: string }>`
+    select setval(${sequence}::regclass, greatest(${next}::bigint, nextval(${sequence}::regclass) + 1), false) as next`.execute(db);
+  const value = rows[0]?.next;
+  if (value === undefined) throw new Error(`sequence ${sequence} returned nothing`);
+  return Number(value);
+}

@@ -35,6 +35,8 @@ export function registerAddressPoolsLoad(app: App, services: Services): void {
         if (!check.ok) throw new ApiError('bad_request', `"${address}" is not a valid ${currency.chain} address: ${check.reason}`);
       }
       const added = await insertPoolAddresses(db, currency.chain, addresses);
+      // A chain's first pool makes its deposits configured here at once (other processes: at their next refresh).
+      if (added > 0) await services.catalog.reload();
       const state = await poolState(db, currency.chain);
       return { ...state, added, skipped: request.body.addresses.length - added };
     },

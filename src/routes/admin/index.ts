@@ -2,6 +2,7 @@ import type { App, Services } from '../../app-types.js';
 import { adminAuthHook, documentAdminAuthErrors } from '../../plugins/admin-auth.js';
 import { registerAddressPoolsGet } from './address-pools-get.js';
 import { registerAddressPoolsLoad } from './address-pools-load.js';
+import { registerAddressesResync } from './addresses-resync.js';
 import { registerAdminListCurrencies } from './currencies-list.js';
 import { registerUpdateCurrency } from './currencies-update.js';
 import { registerCreateKey } from './keys-create.js';
@@ -66,6 +67,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerSetPrice(admin, services);
     registerAddressPoolsGet(admin, services);
     registerAddressPoolsLoad(admin, services);
+    registerAddressesResync(admin, services);
     registerSimulatorDepositSend(admin, services);
     registerSimulatorConfirmationsSet(admin, services);
     registerSimulatorDepositDrop(admin, services);

@@ -15,14 +15,17 @@ export function registerListCurrencies(app: App, { catalog, partnerAuth }: Servi
         summary: 'List active currencies',
         operationId: 'listCurrencies',
         security: [],
-        description: 'One entry per coin and network pair, with per-order limits.',
+        description:
+          'One entry per coin and network pair, with per-order limits. is_deposit_enabled and is_withdraw_enabled say what an order can use now: ' +
+          'a currency whose deposits or live payouts this server has not configured is listed disabled; a sandbox key sees withdrawals as its simulated orders can use them.',
         response: { 200: Type.Array(Type.Ref('Currency')), ...errorResponses(401, 403, 429, 500) },
       },
     },
     // Pre-serialized once per catalog change: exact decimals, no per-request work. A plain
     // (not async) handler that returns nothing: no promise per request.
-    (_request, reply) => {
-      sendJsonText(reply, catalog.publicJson());
+    // A sandbox key sees the currencies its test orders can use (docs/decisions.md, "Money paths").
+    (request, reply) => {
+      sendJsonText(reply, catalog.publicJson(request.sandbox === true));
     },
   );
 }

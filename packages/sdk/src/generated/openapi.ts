@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * List active currencies
-         * @description One entry per coin and network pair, with per-order limits.
+         * @description One entry per coin and network pair, with per-order limits. is_deposit_enabled and is_withdraw_enabled say what an order can use now: a currency whose deposits or live payouts this server has not configured is listed disabled; a sandbox key sees withdrawals as its simulated orders can use them.
          */
         get: operations["listCurrencies"];
         put?: never;
