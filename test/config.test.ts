@@ -140,10 +140,18 @@ describe('loadConfig: each bad variable is named', () => {
   });
 
   it('the operator surface: one listener by default; ADMIN_PORT moves it, on ADMIN_HOST (default 127.0.0.1)', () => {
-    assert.deepEqual(loadConfig({}).operator, { listener: undefined, metricsToken: undefined });
+    assert.deepEqual(loadConfig({}).operator, { listener: undefined, metricsToken: undefined, workerMetrics: undefined });
     assert.deepEqual(loadConfig({ ADMIN_PORT: '9100' }).operator.listener, { host: '127.0.0.1', port: 9100 });
     assert.deepEqual(loadConfig({ ADMIN_PORT: '0', ADMIN_HOST: '10.0.0.2' }).operator.listener, { host: '10.0.0.2', port: 0 });
     assert.equal(loadConfig({ METRICS_TOKEN: TOKEN }).operator.metricsToken, TOKEN);
+  });
+
+  it("the worker's metrics listener: none by default; WORKER_METRICS_PORT on WORKER_METRICS_HOST (default 127.0.0.1)", () => {
+    assert.deepEqual(loadConfig({ WORKER_METRICS_PORT: '9200' }).operator.workerMetrics, { host: '127.0.0.1', port: 9200 });
+    assert.deepEqual(loadConfig({ WORKER_METRICS_PORT: '0', WORKER_METRICS_HOST: '10.0.0.3' }).operator.workerMetrics, { host: '10.0.0.3', port: 0 });
+    rejects({ WORKER_METRICS_HOST: '10.0.0.3' }, 'WORKER_METRICS_HOST');
+    rejects({ WORKER_METRICS_PORT: '9200', WORKER_METRICS_HOST: 'bad host!' }, 'WORKER_METRICS_HOST');
+    rejects({ WORKER_METRICS_PORT: '70000' }, 'WORKER_METRICS_PORT');
   });
 
   it('ADMIN_PORT junk or equal to PORT, ADMIN_HOST alone or junk, METRICS_TOKEN short', () => {

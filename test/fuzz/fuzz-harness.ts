@@ -840,6 +840,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     { method: 'GET', path: '/admin/v1/prices', auth: 'admin' },
     { method: 'PUT', path: '/admin/v1/prices/:coin', auth: 'admin', params: { coin }, body: fields({ price_usd: amountLiteral }) },
     { method: 'GET', path: '/admin/v1/address-pools/:chain', auth: 'admin', params: { chain: fc.constantFrom('SOL', 'sol', 'BTC', 'XYZ') } },
+    { method: 'POST', path: '/admin/v1/addresses/resync', auth: 'admin' },
     {
       method: 'POST',
       path: '/admin/v1/address-pools/:chain',

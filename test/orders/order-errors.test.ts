@@ -319,8 +319,11 @@ describe('POST /partner/orders: refusals', () => {
         const match = /^deposit_address_pool_exhausted_total\{chain="SOL"\} (\d+)$/m.exec(res.body);
         return match?.[1] === undefined ? 0 : Number(match[1]);
       };
-      // One order takes a pool address; then the free rest is removed.
-      const first = await post(solToBtc);
+      // Another partner's order takes a pool address (this partner's own would count against its
+      // pool share, DESIGN §10.3, which test/orders/pool-drain.test.ts tests); then the free rest
+      // is removed.
+      const { apiKey: otherKey } = await t.createPartner({ rate_limit_per_minute: 100_000 });
+      const first = await post(solToBtc, { authorization: `Bearer ${otherKey}` });
       assert.equal(first.statusCode, 201, first.body);
       await t.db.handle.db.deleteFrom('deposit_addresses').where('chain', '=', 'SOL').where('order_id', 'is', null).execute();
       const metricBefore = await metric();
