@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { cabinetPerson } from '../helpers/cabinet-client.js';
 import { ManualClock } from '../helpers/test-app.js';
 import { BTC_REFUND, createOrder, startHarness, type Harness, type OrderJson } from '../lifecycle/lifecycle-helpers.js';
 
@@ -130,6 +131,13 @@ describe('a key reaches its own mode\'s orders only', () => {
       { to_status: 'waiting_deposit', actor: 'partner', actor_key_id: sandboxKeyId, actor_user_id: null },
       { to_status: 'expired', actor: 'partner', actor_key_id: sandboxKeyId, actor_user_id: null },
     ]);
+    // The operator reads who made each move in the order's trail.
+    const trail = await h.t.admin('GET', `/admin/v1/orders/${order.id}`);
+    assert.equal(trail.statusCode, 200, trail.body);
+    assert.deepEqual(
+      trail.json<{ events: { actor: string; actor_key_id: string | null }[] }>().events.map((event) => [event.actor, event.actor_key_id]),
+      [['partner', sandboxKeyId], ['partner', sandboxKeyId], ['partner', sandboxKeyId]],
+    );
     const liveOrder = await createOrder(h);
     assert.equal((await call(h.partner.apiKey, 'POST', `/orders/${liveOrder.id}/cancel`, {})).statusCode, 200);
     const liveRows = await h.t.db.handle.db.selectFrom('order_events').select(['actor', 'actor_key_id']).where('order_id', '=', liveOrder.id).execute();
@@ -137,6 +145,23 @@ describe('a key reaches its own mode\'s orders only', () => {
       { actor: 'partner', actor_key_id: h.partner.keyId },
       { actor: 'partner', actor_key_id: h.partner.keyId },
     ]);
+  });
+
+  it('a cabinet person reaches both modes\' orders, and its actions are recorded with the person', async () => {
+    const { client } = await cabinetPerson(h.t, { email: 'audit@example.com', password: 'correct horse battery staple 26', partnerId: h.partner.id });
+    const order = await createOrder(h, {}, sandboxKey);
+    assert.equal((await client.get(`/cabinet/orders/${live.id}`)).statusCode, 200);
+    assert.equal((await client.get(`/cabinet/orders/${order.id}`)).statusCode, 200);
+    const cancelled = await client.post(`/cabinet/orders/${order.id}/actions/cancel`, {});
+    assert.equal(cancelled.statusCode, 303, cancelled.body);
+    const person = await h.t.db.handle.db.selectFrom('cabinet_users').select('id').where('email', '=', 'audit@example.com').executeTakeFirstOrThrow();
+    const rows = await h.t.db.handle.db
+      .selectFrom('order_events')
+      .select(['to_status', 'actor', 'actor_key_id', 'actor_user_id'])
+      .where('order_id', '=', order.id)
+      .orderBy('order_version')
+      .execute();
+    assert.deepEqual(rows.at(-1), { to_status: 'expired', actor: 'partner', actor_key_id: null, actor_user_id: person.id });
   });
 
   it('the database refuses a partner\'s audit row that names neither a key nor a person', async () => {
