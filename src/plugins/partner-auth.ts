@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from '
 import type { PartnerRow } from '../db/schema/partners.js';
 import { ApiError } from '../errors.js';
 import type { Clock } from '../clock.js';
+import { modeOf } from '../domain/modes.js';
 import type { ApiKeyService, Authentication } from '../services/api-keys.js';
+import type { KeyAccess } from '../services/partner-access.js';
 import type { SignatureNonces } from '../services/signature-nonces.js';
 import type { AttemptDecision, AttemptLimit } from './rate-limit.js';
 
@@ -19,9 +21,23 @@ declare module 'fastify' {
     caller?: Caller;
     /** Set once a partner key (and signature, when sent) has been verified for this route. */
     partner?: PartnerRow;
-    /** Set with `partner`: whether that key is a sandbox key (DESIGN §7.6; its orders never run live). */
-    sandbox?: boolean;
+    /**
+     * Set with `partner`: the key's mode and id (DESIGN §10.2). Every order and webhook
+     * endpoint service takes it, so a key reaches its own mode's only.
+     */
+    access?: KeyAccess;
   }
+}
+
+/** The verified key's access (partnerAuth.required ran before). */
+export function partnerAccess(request: FastifyRequest): KeyAccess {
+  const access = request.access;
+  if (access === undefined) throw new Error('partner auth hook did not run');
+  return access;
+}
+
+function accessOf(caller: Extract<Caller, { kind: 'partner' }>): KeyAccess {
+  return { partner: caller.partner, mode: modeOf(caller.sandbox), actor: { keyId: caller.keyId } };
 }
 
 /**
@@ -171,7 +187,7 @@ export function partnerAuthHooks(keys: ApiKeyService, signing: SigningOptions): 
       }
     }
     request.partner = caller.partner;
-    request.sandbox = caller.sandbox;
+    request.access = accessOf(caller);
   }
 
   async function checkTimestamped(
@@ -200,7 +216,7 @@ export function partnerAuthHooks(keys: ApiKeyService, signing: SigningOptions): 
     const first = await signing.nonces.claim(`${caller.keyId}:${signature.toLowerCase()}`, new Date(sentAt + NONCE_KEPT_MS));
     if (!first) throw new ApiError('invalid_signature', 'replayed request');
     request.partner = caller.partner;
-    request.sandbox = caller.sandbox;
+    request.access = accessOf(caller);
   }
 
   // Synchronous hooks for untimestamped requests (no promise per request); a thrown ApiError

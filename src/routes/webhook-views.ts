@@ -31,6 +31,11 @@ const endpointProperties = {
   description: Type.Union([Type.String(), Type.Null()]),
   events: EventList,
   enabled: Type.Boolean(),
+  mode: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], {
+    readOnly: true,
+    description:
+      'v1.2 (DESIGN §10.2): the mode of the key that created the endpoint (in the cabinet: chosen); it receives only that mode\'s order events, and only keys of that mode reach it. Endpoints made before v1.2 are live',
+  }),
   disabled_reason: Type.Union([Type.Literal('partner'), Type.Literal('operator'), Type.Literal('failing'), Type.Null()], {
     description: 'who disabled it: the partner, the operator, or 5 days of failed deliveries; null while enabled',
   }),
@@ -95,6 +100,7 @@ export function endpointView(row: WebhookEndpointRow): Record<string, unknown> {
     description: row.description,
     events: row.events,
     enabled: row.enabled,
+    mode: row.mode,
     disabled_reason: row.disabled_reason,
     failing_since: row.failing_since?.toISOString() ?? null,
     previous_secret_expires_at: row.previous_secret_expires_at?.toISOString() ?? null,

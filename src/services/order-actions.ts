@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { findOrder } from '../db/repositories/orders-repository.js';
+import { findOrder, type MoveActor } from '../db/repositories/orders-repository.js';
 import { findPartner } from '../db/repositories/partners-repository.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
@@ -14,8 +14,11 @@ export type ActionRequest =
   | { action: 'cancel' | 'continue' | 'refund' }
   | { action: 'set_refund_address'; refundAddress: string; refundAddressTag?: string | undefined };
 
-/** Who asks: the order's partner, or the operator (on any order). Stored as order_events.actor. */
-export type ActionActor = 'partner' | 'operator';
+/**
+ * Who asks: the order's partner (the key, or the cabinet person: DESIGN §10.2), or the operator
+ * (on any order). Stored on the order_events row (actorColumns).
+ */
+export type ActionActor = Exclude<MoveActor, 'system'>;
 
 /**
  * The order actions of DESIGN §7.5, for the partner API and the operator API alike. Each is one

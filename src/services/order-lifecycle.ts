@@ -4,10 +4,10 @@ import type { Clock } from '../clock.js';
 import { insertOrderEvents } from '../db/repositories/order-events-repository.js';
 import { MOVE_BATCH_LIMIT, moveOrder, moveOrders, type ExpectedVersion } from '../db/repositories/order-moves-repository.js';
 import type { MovableOrder } from '../db/repositories/order-queue-repository.js';
-import { findOrder, insertOrderEvent } from '../db/repositories/orders-repository.js';
+import { actorColumns, findOrder, insertOrderEvent, type MoveActor } from '../db/repositories/orders-repository.js';
 import { insertPayoutRequest } from '../db/repositories/payouts-repository.js';
 import type { Database } from '../db/schema/index.js';
-import type { EventActor, OrderRow, OrderTable } from '../db/schema/orders.js';
+import type { OrderRow, OrderTable } from '../db/schema/orders.js';
 import { orderContext, refundRequested, transition, type LifecycleEvent, type StatusReason } from '../domain/order-lifecycle.js';
 import type { OrderStatus } from '../domain/order-status.js';
 import type { Metrics } from '../metrics.js';
@@ -28,8 +28,8 @@ export interface ApplyOptions {
   changes?: Omit<Updateable<OrderTable>, 'status' | 'version'>;
   /** Why (stored as status_reason when the move ends in refunding, failed, or expired by a cancel). */
   reason?: StatusReason;
-  /** Who makes the move (order_events.actor). Default system. */
-  actor?: EventActor;
+  /** Who makes the move (order_events.actor, with the key or the cabinet person). Default system. */
+  actor?: MoveActor;
   data?: Record<string, unknown>;
   outbox?: OutboxRequest;
   /** More writes that must commit or roll back with the move (e.g. the payout row's status). */
@@ -105,7 +105,7 @@ export class OrderLifecycle {
           reason: options.reason ?? event,
           order_version: order.version + 1,
           data: options.data ?? null,
-          actor: options.actor ?? 'system',
+          ...actorColumns(options.actor ?? 'system'),
           created_at: now,
         });
         const outbox = outboxFor(move.to, options.outbox) ?? refundRequest(order, row, now, this.chainOf);

@@ -9,9 +9,10 @@ import {
 } from '../db/repositories/partner-order-list-repository.js';
 import type { PartnerOrderRow, PartnerOrderWireRow } from '../db/views/partner-order-view.js';
 import type { Db } from '../db/schema/index.js';
-import type { PartnerRow } from '../db/schema/partners.js';
 import { SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
 import { ApiError } from '../errors.js';
+import type { OrderReader } from './order-service.js';
+import { sandboxScope } from './partner-access.js';
 
 /** Default and largest page of GET /partner/orders (DESIGN §7.2). */
 export const ORDER_PAGE_DEFAULT = 20;
@@ -25,7 +26,12 @@ const CURSOR_PAYLOAD = /^([0-9]{1,16})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
  * GET /partner/orders' query: the repository's filter as the partner gives it (the search is
  * told apart into id / short id here), plus the page.
  */
-export type OrderListQuery = Omit<PartnerOrderFilter, 'searchId' | 'searchShortId'> & {
+export type OrderListQuery = Omit<PartnerOrderFilter, 'searchId' | 'searchShortId' | 'sandbox'> & {
+  /**
+   * Which mode's orders, as asked. A key lists its own mode's (DESIGN §10.2): asking for the
+   * other is a 400; the cabinet asks for either (default live).
+   */
+  sandbox?: boolean | undefined;
   /** 1..ORDER_PAGE_MAX (the route's schema checks it). */
   limit: number;
   cursor?: string | undefined;
@@ -57,22 +63,30 @@ export class OrderList {
   }
 
   /** A page of order rows (the cabinet's list). */
-  list(partner: PartnerRow, query: OrderListQuery): Promise<OrderPage> {
-    return this.page(partner, query, listPartnerOrders, (row) => row.created_at);
+  list(access: OrderReader, query: OrderListQuery): Promise<OrderPage> {
+    return this.page(access, query, listPartnerOrders, (row) => row.created_at);
   }
 
   /** A page read as the API writes it (GET /partner/orders: partnerOrderWireJson). */
-  listWire(partner: PartnerRow, query: OrderListQuery): Promise<OrderPage<PartnerOrderWireRow>> {
+  listWire(access: OrderReader, query: OrderListQuery): Promise<OrderPage<PartnerOrderWireRow>> {
     // The wire row's created_at is to_char's ISO text, to the millisecond stored.
-    return this.page(partner, query, listPartnerOrdersWire, (row) => new Date(row.created_at));
+    return this.page(access, query, listPartnerOrdersWire, (row) => new Date(row.created_at));
   }
 
   private async page<Row extends { id: string }>(
-    partner: PartnerRow,
+    access: OrderReader,
     query: OrderListQuery,
     read: (db: Db, partnerId: string, filter: PartnerOrderFilter, page: OrderListPage) => Promise<Row[]>,
     createdAt: (row: Row) => Date,
   ): Promise<OrderPage<Row>> {
+    const partner = access.partner;
+    const keyMode = sandboxScope(access);
+    if (keyMode !== undefined && query.sandbox !== undefined && query.sandbox !== keyMode) {
+      throw new ApiError(
+        'bad_request',
+        `a ${keyMode ? 'sandbox' : 'live'} key lists ${keyMode ? 'sandbox' : 'live'} orders only: leave sandbox out, or list with a ${keyMode ? 'live' : 'sandbox'} key`,
+      );
+    }
     const after = query.cursor === undefined ? undefined : this.readCursor(partner.id, query.cursor);
     const search = query.search;
     const filter: PartnerOrderFilter = {
@@ -82,7 +96,7 @@ export class OrderList {
       createdAfter: query.createdAfter,
       createdBefore: query.createdBefore,
       search,
-      sandbox: query.sandbox,
+      sandbox: keyMode ?? query.sandbox ?? false,
       searchId: search !== undefined && UUID_PATTERN.test(search) ? search.toLowerCase() : undefined,
       searchShortId: search !== undefined && SHORT_ID_PATTERN.test(search) ? search.toUpperCase() : undefined,
     };

@@ -7,6 +7,7 @@ import {
   findPartnerOrderView,
   findPartnerOrderWire,
   orderUsingQuote,
+  type OrderOwner,
   type PartnerOrderRow,
   type PartnerOrderWireRow,
 } from '../db/repositories/orders-repository.js';
@@ -21,6 +22,7 @@ import { ApiError } from '../errors.js';
 import type { DepositAddressAllocator, ReservedAddress } from './deposit-address-allocator.js';
 import type { IdempotencyKeys } from './idempotency.js';
 import type { FixedQuoteClaim } from './fixed-quote-tokens.js';
+import { sandboxScope, type PartnerAccess } from './partner-access.js';
 import type { PricedQuote, QuoteService } from './quote-service.js';
 import { checkRefundAddress } from './refund-address.js';
 import { newWebhookMessageId, orderEventBody } from './webhook-outbox.js';
@@ -53,6 +55,8 @@ export interface CreateOrderInput {
    * (DESIGN §7.6) runs on the simulator only, whatever chains are configured.
    */
   sandbox: boolean;
+  /** The key that creates the order, recorded on its creation event (DESIGN §10.2). */
+  keyId: string;
 }
 
 export type CreateOrderResult = { order: PartnerOrderRow; replayed: boolean };
@@ -96,7 +100,7 @@ export class OrderService {
   }
 
   private async replay(partner: PartnerRow, input: CreateOrderInput, orderId: string): Promise<PartnerOrderRow> {
-    const order = await findPartnerOrderView(this.db, partner.id, { id: orderId });
+    const order = await findPartnerOrderView(this.db, { partnerId: partner.id }, { id: orderId });
     if (order === undefined) throw new Error(`idempotency record points at missing order ${orderId}`);
     // Keys are per partner, so a live key could replay a sandbox key's request: answering it
     // with a test order would have real funds sent to an order that never runs live.
@@ -110,13 +114,15 @@ export class OrderService {
   }
 
   /**
-   * By UUID or short id (case-insensitive); anything else, or another partner's order, is 404.
-   * Only the columns the partner's view shows.
+   * By UUID or short id (case-insensitive); anything else, another partner's order, or (for a
+   * key) an order of the other mode (DESIGN §10.2) is 404. Only the columns the partner's view
+   * shows.
    */
-  async get(partner: PartnerRow, orderId: string): Promise<PartnerOrderRow> {
+  async get(access: OrderReader, orderId: string): Promise<PartnerOrderRow> {
     let order: PartnerOrderRow | undefined;
-    if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, partner.id, { id: orderId.toLowerCase() });
-    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, partner.id, { shortId: orderId });
+    const owner = ownerOf(access);
+    if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, owner, { id: orderId.toLowerCase() });
+    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, owner, { shortId: orderId });
     if (order === undefined) throw new ApiError('not_found', 'order not found');
     return order;
   }
@@ -125,10 +131,11 @@ export class OrderService {
    * get's order as GET /partner/orders/{id} writes it (timestamps and amounts as the text the
    * response shows, made by the database: PartnerOrderWireRow), for partnerOrderWireJson.
    */
-  async getWire(partner: PartnerRow, orderId: string): Promise<PartnerOrderWireRow> {
+  async getWire(access: OrderReader, orderId: string): Promise<PartnerOrderWireRow> {
     let order: PartnerOrderWireRow | undefined;
-    if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, partner.id, { id: orderId.toLowerCase() });
-    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, partner.id, { shortId: orderId });
+    const owner = ownerOf(access);
+    if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, owner, { id: orderId.toLowerCase() });
+    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, owner, { shortId: orderId });
     if (order === undefined) throw new ApiError('not_found', 'order not found');
     return order;
   }
@@ -263,6 +270,7 @@ export class OrderService {
           ...(input.sandbox ? { sandbox: true } : {}),
         },
         actor: 'partner',
+        actor_key_id: input.keyId,
         created_at: now,
       },
       idempotencyKey: idempotencyKey ?? null,
@@ -335,6 +343,13 @@ export class OrderService {
       quoteId: quote.id,
     };
   }
+}
+
+/** Whose orders a read reaches: the partner's, of the key's mode only (PartnerAccess). */
+export type OrderReader = Pick<PartnerAccess, 'partner' | 'mode'>;
+
+function ownerOf(access: OrderReader): OrderOwner {
+  return { partnerId: access.partner.id, sandbox: sandboxScope(access) };
 }
 
 /**

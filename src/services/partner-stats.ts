@@ -6,6 +6,7 @@ import type { Database } from '../db/schema/index.js';
 import { Decimal } from '../domain/money.js';
 import { ORDER_STATUSES, type OrderStatus } from '../domain/order-status.js';
 import { ApiError } from '../errors.js';
+import type { KeyAccess } from './partner-access.js';
 
 /** A period asked for: ISO 8601 `from` (inclusive) and `to` (exclusive). */
 export interface PeriodQuery {
@@ -31,7 +32,8 @@ export interface CommissionSummary {
 
 /**
  * GET /partner/stats and the operator's commission report (DESIGN §7.8): the figures the
- * orders recorded at their exchange moment, summed exactly, live orders only.
+ * orders recorded at their exchange moment, summed exactly: live orders, or a sandbox key's test
+ * orders for its own stats.
  */
 export class PartnerStats {
   constructor(
@@ -50,10 +52,13 @@ export class PartnerStats {
     return { from, to };
   }
 
-  async partnerStats(partnerId: string, from: Date, to: Date) {
-    const counts = await countOrdersByStatus(this.db, partnerId, from, to, this.clock.now());
+  /** GET /partner/stats: the key's mode's orders (DESIGN §10.2). */
+  async partnerStats(access: Pick<KeyAccess, 'partner' | 'mode'>, from: Date, to: Date) {
+    const sandbox = access.mode === 'sandbox';
+    const partnerId = access.partner.id;
+    const counts = await countOrdersByStatus(this.db, partnerId, from, to, this.clock.now(), sandbox);
     const ordersByStatus = Object.fromEntries(ORDER_STATUSES.map((status: OrderStatus) => [status, counts.get(status) ?? 0]));
-    const commission = await this.commission(partnerId, from, to);
+    const commission = summarize(await commissionByPartnerAndCoin(this.db, from, to, partnerId, sandbox));
     return { ordersByStatus, commission };
   }
 

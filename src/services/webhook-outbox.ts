@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { insertWebhookEvents, type NewWebhookEvent } from '../db/repositories/webhook-events-repository.js';
+import { insertWebhookEvents, type NewOrderWebhookEvent } from '../db/repositories/webhook-events-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
 import { partnerOrderJson, type PartnerOrderRow } from '../db/views/partner-order-view.js';
@@ -40,10 +40,11 @@ export function pingBody(at: Date): string {
 
 /**
  * Records the events of order moves made in `tx` at `now` (created when previousStatus is null),
- * one statement whatever their number: each becomes a pending delivery per endpoint that takes it.
+ * one statement whatever their number: each becomes a pending delivery per endpoint that takes it
+ * (of the order's mode: DESIGN §10.2).
  */
 export async function recordOrderEvents(tx: Db, moves: readonly OrderMoveRecord[], now: Date): Promise<void> {
-  const events: NewWebhookEvent[] = moves.map(({ order, previousStatus }) => {
+  const events: NewOrderWebhookEvent[] = moves.map(({ order, previousStatus }) => {
     const type: WebhookEventType = previousStatus === null ? 'order.created' : 'order.status_changed';
     return {
       id: newWebhookMessageId(),
@@ -51,6 +52,7 @@ export async function recordOrderEvents(tx: Db, moves: readonly OrderMoveRecord[
       type,
       order_id: order.id,
       payload: orderEventBody(type, now, order, previousStatus),
+      sandbox: order.sandbox,
     };
   });
   await insertWebhookEvents(tx, events, now);

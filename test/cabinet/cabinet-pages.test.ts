@@ -263,7 +263,8 @@ describe('cabinet overview: commission', () => {
     await depositAndRun(h, (await createOrder(h, { amount_from: '1.00000001' })).id, 'completed');
     const sandboxKey = (await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/keys`, { sandbox: true })).json<{ api_key: string }>().api_key;
     const sandboxOrder = (await createOrder(h, {}, sandboxKey)).id;
-    await depositAndRun(h, sandboxOrder, 'completed');
+    // Read with its own key: a live key does not reach a sandbox order (DESIGN §10.2).
+    await depositAndRun(h, sandboxOrder, 'completed', {}, sandboxKey);
 
     // Three days idle ended the session.
     await client.signIn('commission@cabinet.example', PASSWORD);

@@ -47,7 +47,7 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     });
     assert.equal(order.statusCode, 201, order.body);
     ({ id: orderId, short_id: shortId } = order.json<{ id: string; short_id: string }>());
-    const created = await t.runtime.webhooks.create(ownerId, { url: endpointUrl });
+    const created = await t.runtime.webhooks.create({ partnerId: ownerId, mode: 'live' }, { url: endpointUrl });
     endpointId = created.endpoint.id;
     deliveryId = (await t.runtime.webhooks.ping(endpointId, ownerId)).id;
     await new CabinetClient(t, '198.51.100.83').signIn('owner@suite.example', PASSWORD);

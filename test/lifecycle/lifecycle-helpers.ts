@@ -164,11 +164,12 @@ export async function advance(h: Harness, ms: number): Promise<void> {
  * Ticks the worker until the order reads `target` (at most `maxTicks` passes), and returns every
  * status GET showed after each pass, in order.
  */
-export async function tickUntil(h: Harness, id: string, target: OrderStatus, maxTicks = 8): Promise<OrderStatus[]> {
+export async function tickUntil(h: Harness, id: string, target: OrderStatus, maxTicks = 8, apiKey = h.partner.apiKey): Promise<OrderStatus[]> {
   const seen: OrderStatus[] = [];
   for (let i = 0; i < maxTicks; i++) {
     await h.t.runtime.worker.tick();
-    const { status } = await getOrder(h, id);
+    // A key reads its own mode's orders only (DESIGN §10.2): a sandbox order is read with a sandbox key.
+    const { status } = await getOrder(h, id, apiKey);
     seen.push(status);
     if (status === target) return seen;
   }
@@ -181,12 +182,13 @@ export async function depositAndRun(
   id: string,
   target: OrderStatus,
   deposit: { amount?: string; txid?: string } = {},
+  apiKey = h.partner.apiKey,
 ): Promise<OrderJson> {
   await simulateDeposit(h, id, deposit);
   await h.t.runtime.worker.tick();
   await setConfirmations(h, id, BTC_CONFIRMATIONS);
-  await tickUntil(h, id, target);
-  return getOrder(h, id);
+  await tickUntil(h, id, target, 8, apiKey);
+  return getOrder(h, id, apiKey);
 }
 
 export interface EventRow {

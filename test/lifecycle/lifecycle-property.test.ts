@@ -60,17 +60,22 @@ function optionsFor(s: Extract<Step, { kind: 'event' }>, now: Date): ApplyOption
     case 'refund_sent':
       return { changes: { refund_txid: `refund-${s.amount}` } };
     case 'set_refund_address':
-      return { changes: { refund_address: BTC_REFUND, refund_address_tag: null }, actor: s.actor === 'system' ? 'partner' : s.actor };
+      return { changes: { refund_address: BTC_REFUND, refund_address_tag: null }, actor: actorOf(s.actor) };
     case 'cancel':
-      return { reason: 'cancelled', actor: s.actor === 'system' ? 'partner' : s.actor };
+      return { reason: 'cancelled', actor: actorOf(s.actor) };
     case 'continue':
     case 'refund':
-      return { actor: s.actor === 'system' ? 'partner' : s.actor };
+      return { actor: actorOf(s.actor) };
     case 'operator_fail':
       return { reason: 'operator', actor: 'operator' };
     default:
       return {};
   }
+}
+
+/** A partner's move names its key (DESIGN §10.2): a made-up one, as the lifecycle is driven directly. */
+function actorOf(actor: 'partner' | 'operator' | 'system'): ApplyOptions['actor'] {
+  return actor === 'operator' ? 'operator' : { keyId: 'pk_property0000000000000' };
 }
 
 describe('order lifecycle: invariants under random event sequences (property)', () => {

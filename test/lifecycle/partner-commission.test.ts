@@ -86,7 +86,7 @@ describe('partner commission', () => {
     const sandboxKey = await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/keys`, { sandbox: true });
     assert.equal(sandboxKey.statusCode, 201, sandboxKey.body);
     const sandbox = await createOrder(h, {}, sandboxKey.json<{ api_key: string }>().api_key);
-    await depositAndRun(h, sandbox.id, 'completed');
+    await depositAndRun(h, sandbox.id, 'completed', {}, sandboxKey.json<{ api_key: string }>().api_key);
     assert.notEqual((await storedOrder(h, sandbox.id)).partner_fee, null, 'recorded, but never counted');
 
     const result = await stats();

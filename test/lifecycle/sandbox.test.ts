@@ -71,9 +71,9 @@ describe('sandbox keys and orders', () => {
     const res = await deposit(order.id, undefined);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(exactJson<OrderJson>(res).id, order.id);
-    const seen = await tickUntil(h, order.id, 'completed');
+    const seen = await tickUntil(h, order.id, 'completed', 8, sandboxKey);
     assert.deepEqual(seen.slice(-1), ['completed']);
-    const done = await getOrder(h, order.id);
+    const done = await getOrder(h, order.id, sandboxKey);
     assert.equal(done.amount_from_received, order.amount_from_expected);
     assert.notEqual(done.payout_txid, null);
     assert.equal(done.sandbox, true);
@@ -89,11 +89,11 @@ describe('sandbox keys and orders', () => {
     const order = await createOrder(h, { refund_address: BTC_REFUND }, sandboxKey);
     const res = await deposit(order.short_id.toLowerCase(), { amount: '1000' });
     assert.equal(res.statusCode, 200, res.body);
-    const seen = await tickUntil(h, order.id, 'refunded');
+    const seen = await tickUntil(h, order.id, 'refunded', 8, sandboxKey);
     assert.ok(seen.includes('refunding') || seen.at(-1) === 'refunded', seen.join(' → '));
     const events = await orderEvents(h, order.id);
     assert.ok(events.some((event) => event.to_status === 'refunding' && event.reason === 'amount_above_max'), JSON.stringify(events));
-    const refunded = await getOrder(h, order.id);
+    const refunded = await getOrder(h, order.id, sandboxKey);
     assert.equal(refunded.amount_from_received, '1000');
     assert.notEqual(refunded.refund_txid, null);
   });
@@ -133,19 +133,23 @@ describe('sandbox keys and orders', () => {
     assert.deepEqual(rows, []);
   });
 
-  it('lists live orders by default and sandbox ones with sandbox=true, never together', async () => {
-    const list = async (query: string) => {
-      const res = await h.t.app.inject({ method: 'GET', url: `/api/v1/partner/orders?limit=100${query}`, headers: { authorization: `Bearer ${h.partner.apiKey}` } });
+  // v1.2 (DESIGN §10.2): the list follows the key's mode; sandbox=true with a live key was the
+  // v1.1 way to list test orders, and is now a 400 (test/orders/order-modes.test.ts).
+  it('a live key lists live orders, a sandbox key sandbox ones, never together', async () => {
+    const list = async (query: string, apiKey = h.partner.apiKey) => {
+      const res = await h.t.app.inject({ method: 'GET', url: `/api/v1/partner/orders?limit=100${query}`, headers: { authorization: `Bearer ${apiKey}` } });
       assert.equal(res.statusCode, 200, res.body);
       return res.json<{ orders: { sandbox: boolean }[] }>().orders;
     };
     const live = await list('');
     const liveToo = await list('&sandbox=false');
-    const sandbox = await list('&sandbox=true');
+    const sandbox = await list('', sandboxKey);
+    const sandboxToo = await list('&sandbox=true', sandboxKey);
     assert.ok(live.length > 0 && sandbox.length > 0);
     assert.ok(live.every((order) => !order.sandbox));
     assert.deepEqual(liveToo, live);
     assert.ok(sandbox.every((order) => order.sandbox));
+    assert.deepEqual(sandboxToo, sandbox);
     const bad = await h.t.app.inject({ method: 'GET', url: '/api/v1/partner/orders?sandbox=maybe', headers: { authorization: `Bearer ${h.partner.apiKey}` } });
     assert.equal(bad.statusCode, 400, bad.body);
   });
@@ -254,7 +258,7 @@ describe('sandbox keys and orders', () => {
     const before = await Promise.all(steps.map(([from, to]) => read(from, to)));
     const order = await createOrder(h, {}, sandboxKey);
     assert.equal((await deposit(order.id, undefined)).statusCode, 200);
-    await tickUntil(h, order.id, 'completed');
+    await tickUntil(h, order.id, 'completed', 8, sandboxKey);
     for (const [i, [from, to]] of steps.entries()) {
       const now = await read(from, to);
       assert.equal(now.live, before[i]?.live, `live ${from}→${to} unchanged`);

@@ -125,7 +125,7 @@ describe('GET /partner/orders/{order_id}: the same bytes as before', () => {
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.body, expected, `${label}, ${id}`);
     }
-    const row = await findPartnerOrderView(db(), acme.id, { id: order.id });
+    const row = await findPartnerOrderView(db(), { partnerId: acme.id }, { id: order.id });
     assert.ok(row !== undefined);
     assert.equal(toJson(orderView(row, clock.now())), expected, label);
     return expected;
@@ -239,8 +239,8 @@ describe('findPartnerOrder / findPartnerOrderView: compiled once, partner filter
     const viewKeys = [...PARTNER_ORDER_COLUMNS].sort();
     for (let i = 0; i < 3; i++) {
       for (const by of [{ id: order.id }, { shortId: order.short_id }, { shortId: order.short_id.toLowerCase() }]) {
-        assert.deepEqual(await findPartnerOrder(db, acme.id, by), whole);
-        const row = await findPartnerOrderView(db, acme.id, by);
+        assert.deepEqual(await findPartnerOrder(db, { partnerId: acme.id }, by), whole);
+        const row = await findPartnerOrderView(db, { partnerId: acme.id }, by);
         assert.ok(row !== undefined);
         assert.deepEqual(Object.keys(row).sort(), viewKeys);
         assert.deepEqual(row, Object.fromEntries(viewKeys.map((key) => [key, view[key]])));
@@ -248,17 +248,17 @@ describe('findPartnerOrder / findPartnerOrderView: compiled once, partner filter
     }
     // Inside a transaction too (the caller owns it).
     await db.transaction().execute(async (tx) => {
-      assert.deepEqual(await findPartnerOrder(tx, acme.id, { id: order.id }), whole);
+      assert.deepEqual(await findPartnerOrder(tx, { partnerId: acme.id }, { id: order.id }), whole);
     });
   });
 
   it("another partner's order, or an unknown one, is not found", async () => {
     const db = t.db.handle.db;
     for (const by of [{ id: order.id }, { shortId: order.short_id }]) {
-      assert.equal(await findPartnerOrder(db, other.id, by), undefined);
-      assert.equal(await findPartnerOrderView(db, other.id, by), undefined);
+      assert.equal(await findPartnerOrder(db, { partnerId: other.id }, by), undefined);
+      assert.equal(await findPartnerOrderView(db, { partnerId: other.id }, by), undefined);
     }
-    assert.equal(await findPartnerOrderView(db, acme.id, { id: '00000000-0000-4000-8000-000000000000' }), undefined);
-    assert.equal(await findPartnerOrderView(db, acme.id, { shortId: 'EX-ZZZZZZ' }), undefined);
+    assert.equal(await findPartnerOrderView(db, { partnerId: acme.id }, { id: '00000000-0000-4000-8000-000000000000' }), undefined);
+    assert.equal(await findPartnerOrderView(db, { partnerId: acme.id }, { shortId: 'EX-ZZZZZZ' }), undefined);
   });
 });

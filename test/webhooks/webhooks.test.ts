@@ -647,7 +647,7 @@ describe('webhooks (DESIGN §8)', () => {
     // A move whose transaction fails after the outbox write: neither the move nor its event stays.
     await assert.rejects(
       h.t.runtime.lifecycle.apply(order.id, 'cancel', {
-        actor: 'partner',
+        actor: { keyId: partner.keyId },
         inTransaction: () => Promise.reject(new Error('a write after the outbox failed')),
       }),
       /a write after the outbox failed/,
@@ -659,7 +659,7 @@ describe('webhooks (DESIGN §8)', () => {
     assert.deepEqual((await stored()).map((e) => e.type), ['order.created']);
 
     // The same move, committed: its event with it.
-    assert.equal((await h.t.runtime.lifecycle.apply(order.id, 'cancel', { actor: 'partner' })).ok, true);
+    assert.equal((await h.t.runtime.lifecycle.apply(order.id, 'cancel', { actor: { keyId: partner.keyId } })).ok, true);
     assert.deepEqual((await stored()).map((e) => e.type), ['order.created', 'order.status_changed']);
     assert.equal(await deliver(), 1);
     const cancelled = JSON.parse(receiver.on('/outbox')[1]?.body ?? '{}') as EventBody;

@@ -245,8 +245,9 @@ export class PartnerClient {
 
   /**
    * GET /partner/stats (v1.1, DESIGN §7.8): over [from, to) (ISO 8601; default the last 30
-   * days), the live orders (sandbox apart) counted by status, their volume in USD and the
-   * partner's commission by coin and in USD. Amounts are exact decimal strings; counts numbers.
+   * days), the orders of the key's mode (v1.2, DESIGN §10.2: live for a live key, the test
+   * orders for a sandbox key) counted by status, their volume in USD and the partner's
+   * commission by coin and in USD. Amounts are exact decimal strings; counts numbers.
    */
   stats(query: PartnerStatsQuery = {}, options: CallOptions = {}): Promise<PartnerStats> {
     return this.call({ method: 'GET', path: '/partner/stats', query, auth: 'required', idempotent: true, signal: options.signal });

@@ -28,6 +28,7 @@ import * as m0029 from './0029-sandbox-open-order-cap.js';
 import * as m0032 from './0032-cabinet-reveals.js';
 import * as m0033 from './0033-order-markup.js';
 import * as m0034 from './0034-order-final-amounts.js';
+import * as m0035 from './0035-modes.js';
 import * as m0039 from './0039-cabinet-operator-actions.js';
 import * as m0041 from './0041-worker-heartbeats.js';
 import * as m0043 from './0043-idempotency-key-completed-once.js';
@@ -63,6 +64,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0032-cabinet-reveals': m0032,
   '0033-order-markup': m0033,
   '0034-order-final-amounts': m0034,
+  '0035-modes': m0035,
   '0039-cabinet-operator-actions': m0039,
   '0041-worker-heartbeats': m0041,
   '0043-idempotency-key-completed-once': m0043,

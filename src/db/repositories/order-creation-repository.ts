@@ -36,6 +36,8 @@ export interface NewCreationEvent {
   order_version: 0;
   /** Who made the move (the partner creates); ignored where the column does not exist yet. */
   actor: 'partner';
+  /** The key that made the order (DESIGN §10.2: every partner action names its key). */
+  actor_key_id: string;
   created_at: Date;
 }
 

@@ -13,13 +13,16 @@ export async function insertOrderEvents(db: Db, events: readonly NewOrderEvent[]
     .execute();
 }
 
-/** An order's trail as the operator reads it, oldest first. */
-export type OrderEventListing = Pick<OrderEventRow, 'from_status' | 'to_status' | 'reason' | 'data' | 'created_at'>;
+/** An order's trail as the operator reads it, oldest first, with who made each move (DESIGN §10.2). */
+export type OrderEventListing = Pick<
+  OrderEventRow,
+  'from_status' | 'to_status' | 'reason' | 'data' | 'actor' | 'actor_key_id' | 'actor_user_id' | 'created_at'
+>;
 
 export async function listOrderEvents(db: Db, orderId: string): Promise<OrderEventListing[]> {
   return db
     .selectFrom('order_events')
-    .select(['from_status', 'to_status', 'reason', 'data', 'created_at'])
+    .select(['from_status', 'to_status', 'reason', 'data', 'actor', 'actor_key_id', 'actor_user_id', 'created_at'])
     .where('order_id', '=', orderId)
     .orderBy('order_version')
     .orderBy('created_at')

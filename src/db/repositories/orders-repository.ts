@@ -33,7 +33,10 @@ const sqlBuilder = new Kysely<Database>({
   },
 });
 
-/** One partner's order by id and by short id, compiled once: parameters are [partner id, key]. */
+/**
+ * One partner's order by id and by short id, compiled once: parameters are [partner id, key,
+ * sandbox], where sandbox null reaches either mode (DESIGN §10.2: a key reaches its own only).
+ */
 interface PartnerOrderQueries<Row> {
   byId: CompiledQuery<Row>;
   byShortId: CompiledQuery<Row>;
@@ -41,8 +44,13 @@ interface PartnerOrderQueries<Row> {
 
 function compilePartnerOrderQueries<Row>(select: SelectQueryBuilder<Database, 'orders', Row>, prepareAs?: string): PartnerOrderQueries<Row> {
   const compile = (column: 'id' | 'short_id'): CompiledQuery<Row> => {
-    const compiled = select.where('partner_id', '=', 'partner').where(column, '=', 'key').compile();
-    if (compiled.parameters.length !== 2 || compiled.parameters[0] !== 'partner' || compiled.parameters[1] !== 'key') {
+    const compiled = select
+      .where('partner_id', '=', 'partner')
+      .where(column, '=', 'key')
+      .where(sql<boolean>`sandbox = coalesce(${'sandbox'}::boolean, sandbox)`)
+      .compile();
+    const [partner, key, sandbox, ...more] = compiled.parameters;
+    if (partner !== 'partner' || key !== 'key' || sandbox !== 'sandbox' || more.length > 0) {
       throw new Error(`unexpected parameters of ${compiled.sql}`);
     }
     return prepareAs === undefined ? compiled : preparedQuery<Row>(`${prepareAs}_by_${column}`, compiled.sql);
@@ -71,6 +79,12 @@ const PARTNER_ORDER_WIRE = compilePartnerOrderQueries(
   'partner_order_wire',
 ) as unknown as PartnerOrderQueries<PartnerOrderWireRow>;
 
+/** Whose order: one partner's, of one mode (`sandbox` set: a key's) or of either (undefined: the cabinet's). */
+export interface OrderOwner {
+  partnerId: string;
+  sandbox?: boolean | undefined;
+}
+
 /**
  * Runs a query compiled once with this request's parameters: no query building or compiling
  * per call. The partner filter is part of the query: another partner's order is simply not found.
@@ -78,12 +92,13 @@ const PARTNER_ORDER_WIRE = compilePartnerOrderQueries(
 async function findByPartner<Row>(
   db: Db,
   queries: PartnerOrderQueries<Row>,
-  partnerId: string,
+  owner: OrderOwner,
   by: { id: string } | { shortId: string },
 ): Promise<Row | undefined> {
+  const sandbox = owner.sandbox ?? null;
   const query: CompiledQuery<Row> = 'id' in by
-    ? { ...queries.byId, parameters: [partnerId, by.id] }
-    : { ...queries.byShortId, parameters: [partnerId, by.shortId.toUpperCase()] };
+    ? { ...queries.byId, parameters: [owner.partnerId, by.id, sandbox] }
+    : { ...queries.byShortId, parameters: [owner.partnerId, by.shortId.toUpperCase(), sandbox] };
   const result = await db.executeQuery(query);
   return result.rows[0];
 }
@@ -91,28 +106,28 @@ async function findByPartner<Row>(
 /** The whole row. Short ids are stored upper case; the lookup is case-insensitive. */
 export async function findPartnerOrder(
   db: Db,
-  partnerId: string,
+  owner: OrderOwner,
   by: { id: string } | { shortId: string },
 ): Promise<OrderRow | undefined> {
-  return findByPartner(db, FULL_ORDER, partnerId, by);
+  return findByPartner(db, FULL_ORDER, owner, by);
 }
 
 /** Only what the partner's view shows (GET /orders/{id}): fewer columns to fetch and parse. */
 export async function findPartnerOrderView(
   db: Db,
-  partnerId: string,
+  owner: OrderOwner,
   by: { id: string } | { shortId: string },
 ): Promise<PartnerOrderRow | undefined> {
-  return findByPartner(db, PARTNER_ORDER, partnerId, by);
+  return findByPartner(db, PARTNER_ORDER, owner, by);
 }
 
 /** findPartnerOrderView's order as GET writes it (PartnerOrderWireRow). */
 export async function findPartnerOrderWire(
   db: Db,
-  partnerId: string,
+  owner: OrderOwner,
   by: { id: string } | { shortId: string },
 ): Promise<PartnerOrderWireRow | undefined> {
-  return findByPartner(db, PARTNER_ORDER_WIRE, partnerId, by);
+  return findByPartner(db, PARTNER_ORDER_WIRE, owner, by);
 }
 
 export async function findOrder(db: Db, id: string): Promise<OrderRow | undefined> {
@@ -133,7 +148,25 @@ export interface NewOrderEvent {
   order_version: number;
   /** Who made the move; default system. */
   actor?: EventActor;
+  /** A partner's move: the key that made it (DESIGN §10.2); see actorColumns. */
+  actor_key_id?: string | null;
+  /** A partner's move made in the cabinet: the person. */
+  actor_user_id?: string | null;
   created_at: Date;
+}
+
+/**
+ * Who makes a move (DESIGN §10.2): a partner's key or a cabinet person (both stored as actor
+ * `partner`, with the key id or the person), the operator, or the system (worker, chains).
+ */
+export type MoveActor = 'operator' | 'system' | { keyId: string } | { userId: string };
+
+/** The order_events columns that name the actor of a move. */
+export function actorColumns(actor: MoveActor): { actor: EventActor; actor_key_id: string | null; actor_user_id: string | null } {
+  if (typeof actor === 'string') return { actor, actor_key_id: null, actor_user_id: null };
+  return 'keyId' in actor
+    ? { actor: 'partner', actor_key_id: actor.keyId, actor_user_id: null }
+    : { actor: 'partner', actor_key_id: null, actor_user_id: actor.userId };
 }
 
 export async function insertOrderEvent(db: Db, event: NewOrderEvent): Promise<void> {

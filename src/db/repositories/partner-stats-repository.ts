@@ -3,14 +3,14 @@ import type { OrderStatus } from '../../domain/order-status.js';
 import type { Db } from '../schema/index.js';
 
 /**
- * Partner statistics and the commission report (DESIGN §7.8): live orders only (sandbox
- * apart). Counts are by creation time; volume and commission by the exchange moment, when they
+ * Partner statistics and the commission report (DESIGN §7.8): one mode's orders (live unless
+ * asked: a sandbox key's stats are its test orders', DESIGN §10.2), the other apart. Counts are by creation time; volume and commission by the exchange moment, when they
  * were recorded, over orders that did not end failed (a payout that failed for good earns
  * nothing). Sums are exact NUMERIC sums of the recorded figures, returned as their text.
  */
 
 /** Orders created in [from, to) by status (as read at `now`: a waiting order past its expiry is expired). */
-export async function countOrdersByStatus(db: Db, partnerId: string, from: Date, to: Date, now: Date): Promise<Map<OrderStatus, number>> {
+export async function countOrdersByStatus(db: Db, partnerId: string, from: Date, to: Date, now: Date, sandbox = false): Promise<Map<OrderStatus, number>> {
   const rows = await db
     .selectFrom('orders')
     .select([
@@ -18,7 +18,7 @@ export async function countOrdersByStatus(db: Db, partnerId: string, from: Date,
       (eb) => eb.fn.countAll<string>().as('count'),
     ])
     .where('partner_id', '=', partnerId)
-    .where('sandbox', '=', false)
+    .where('sandbox', '=', sandbox)
     .where('created_at', '>=', from)
     .where('created_at', '<', to)
     .groupBy(sql`1`)
@@ -40,8 +40,8 @@ export interface CommissionRow {
   volume_usd: string;
 }
 
-/** Commission per partner and coin_to over exchange moments in [from, to); one partner, or all. */
-export async function commissionByPartnerAndCoin(db: Db, from: Date, to: Date, partnerId?: string): Promise<CommissionRow[]> {
+/** Commission per partner and coin_to over exchange moments in [from, to); one partner, or all; live orders unless `sandbox`. */
+export async function commissionByPartnerAndCoin(db: Db, from: Date, to: Date, partnerId?: string, sandbox = false): Promise<CommissionRow[]> {
   let query = db
     .selectFrom('orders')
     .select([
@@ -53,7 +53,7 @@ export async function commissionByPartnerAndCoin(db: Db, from: Date, to: Date, p
       sql<string>`sum(volume_usd)::text`.as('volume_usd'),
     ])
     .where('exchanged_at', 'is not', null)
-    .where('sandbox', '=', false)
+    .where('sandbox', '=', sandbox)
     .where('status', '!=', 'failed')
     .where('exchanged_at', '>=', from)
     .where('exchanged_at', '<', to);

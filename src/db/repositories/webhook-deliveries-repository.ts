@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { WebhookEventType } from '../../domain/webhook-events.js';
 import type { Db } from '../schema/index.js';
 import type { WebhookDeliveryStatus } from '../schema/webhooks.js';
+import type { EndpointScope } from './webhook-endpoints-repository.js';
 
 /**
  * The webhook deliveries as the workers' queue (leases, outcomes) and as the partners' and the
@@ -206,17 +207,20 @@ export async function listEndpointDeliveries(
 }
 
 /**
- * A manual retry: the delivery (of the partner's endpoint, when `partnerId` is given) is due
+ * A manual retry: the delivery (of an endpoint in the scope, when one is given) is due
  * again at `now`, whatever its status; the same event, so the same webhook-id. A delivered or
  * failed one gets one more attempt; a pending one keeps its schedule. Undefined when there is none.
  */
-export async function retryDelivery(db: Db, id: string, now: Date, partnerId?: string): Promise<DeliveryLogRow | undefined> {
+export async function retryDelivery(db: Db, id: string, now: Date, scope?: EndpointScope): Promise<DeliveryLogRow | undefined> {
   let query = db
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', next_attempt_at: now, updated_at: now })
     .where('id', '=', id);
-  if (partnerId !== undefined) {
-    query = query.where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('partner_id', '=', partnerId));
+  if (scope !== undefined) {
+    query = query.where('endpoint_id', 'in', (eb) => {
+      const endpoints = eb.selectFrom('webhook_endpoints').select('id').where('partner_id', '=', scope.partnerId);
+      return scope.mode === undefined ? endpoints : endpoints.where('mode', '=', scope.mode);
+    });
   }
   const row = await query.returning('id').executeTakeFirst();
   if (row === undefined) return undefined;

@@ -12,22 +12,30 @@ export interface NewWebhookEvent {
   payload: string;
 }
 
+/** An order's event: it goes to the endpoints of the order's mode only (DESIGN §10.2). */
+export interface NewOrderWebhookEvent extends NewWebhookEvent {
+  /** The order's `sandbox` flag. */
+  sandbox: boolean;
+}
+
 /**
  * The outbox write (DESIGN §8), in one statement inside the caller's transaction (the order move
  * it reports): each event is stored with one pending delivery, due at `now`, per enabled endpoint
- * of its partner subscribed to its type. An event no endpoint takes is not stored at all, so a
- * partner without endpoints costs one indexed lookup per move. Returns the deliveries made.
+ * of its partner and of its order's mode subscribed to its type. An event no endpoint takes is
+ * not stored at all, so a partner without endpoints costs one indexed lookup per move. Returns
+ * the deliveries made.
  */
-export async function insertWebhookEvents(db: Db, events: readonly NewWebhookEvent[], now: Date): Promise<number> {
+export async function insertWebhookEvents(db: Db, events: readonly NewOrderWebhookEvent[], now: Date): Promise<number> {
   if (events.length === 0) return 0;
   const result = await sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(events)}::jsonb)
-        as x(id text, partner_id uuid, type text, order_id uuid, payload text)
+        as x(id text, partner_id uuid, type text, order_id uuid, payload text, sandbox boolean)
     ), targets as (
       select i.id as event_id, e.id as endpoint_id
       from input i
       join webhook_endpoints e on e.partner_id = i.partner_id and e.enabled
+        and e.mode = case when i.sandbox then 'sandbox' else 'live' end
         and (e.events is null or e.events ? i.type)
     ), stored as (
       insert into webhook_events (id, partner_id, type, order_id, payload, created_at)

@@ -107,6 +107,10 @@ export interface OrderEventTable {
   order_version: number | null;
   /** Who made the move: the partner (creation, actions), the operator, or the system (worker, chains). */
   actor: Generated<EventActor>;
+  /** A partner's move (DESIGN §10.2): the key that made it; null for the operator, the system and the cabinet. */
+  actor_key_id: Generated<string | null>;
+  /** A partner's move made in the cabinet: the person (cabinet_users.id); null otherwise. */
+  actor_user_id: Generated<string | null>;
   created_at: Timestamp;
 }
 

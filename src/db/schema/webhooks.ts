@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Mode } from '../../domain/modes.js';
 import type { WebhookEventType } from '../../domain/webhook-events.js';
 import type { Timestamp } from './currencies.js';
 
@@ -11,6 +12,8 @@ export interface WebhookEndpointTable {
   /** Event types subscribed to; null: every type. Written as JSON text. */
   events: ColumnType<WebhookEventType[] | null, string | null, string | null>;
   enabled: boolean;
+  /** DESIGN §10.2: the mode of the key that made it (the cabinet chooses); it receives that mode's order events only. */
+  mode: Mode;
   /** Who disabled it: the partner, the operator, or 5 days of failed deliveries. Null while enabled. */
   disabled_reason: WebhookDisabledReason | null;
   /** The signing secret (`whsec_…`) sealed by SecretBox, bound to the endpoint id. */

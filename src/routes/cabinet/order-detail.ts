@@ -42,7 +42,8 @@ export function registerCabinetOrderDetail(app: App, { database, clock, orders, 
     const partner = await findPartner(database.db, session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     try {
-      return await orders.get(partner, orderId);
+      // A person reaches both modes' orders (DESIGN §10.2: only a key is held to its own).
+      return await orders.get({ partner, mode: undefined }, orderId);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'not_found') return undefined;
       throw error;
@@ -129,7 +130,7 @@ ${offered.includes('set_refund_address')
         ? { action, refundAddress: (formField(request, 'refund_address') ?? '').trim(), refundAddressTag: tag === '' ? undefined : tag }
         : { action };
     try {
-      await orderActions.perform(order, asked, 'partner');
+      await orderActions.perform(order, asked, { userId: session.userId });
     } catch (error) {
       if (!(error instanceof ApiError) || error.code === 'not_found') throw error;
       const fresh = (await ownOrder(session, order.id)) ?? order;

@@ -115,11 +115,11 @@ export function registerCabinetOrders(app: App, { database, clock, config }: Ser
     let problem = filters.badDates.length === 0 ? undefined : `${filters.badDates.join(' and ')}: this is not a date (YYYY-MM-DD, e.g. 2024-05-31); it was left out.`;
     let result: Awaited<ReturnType<OrderList['list']>> = { orders: [], nextCursor: null };
     try {
-      result = await list.list(partner, listQuery(filters));
+      result = await list.list({ partner, mode: undefined }, listQuery(filters));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       problem = 'That page link is no longer valid: the list starts again from the newest order.';
-      result = await list.list(partner, listQuery({ ...filters, cursor: undefined }));
+      result = await list.list({ partner, mode: undefined }, listQuery({ ...filters, cursor: undefined }));
     }
     const now = clock.now();
     const selected = (value: string | undefined, option: string) => (value === option ? html` selected` : '');

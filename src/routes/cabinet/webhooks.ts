@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
 import type { WebhookEndpointRow } from '../../db/schema/webhooks.js';
+import { isMode } from '../../domain/modes.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from '../../domain/webhook-events.js';
 import { ApiError } from '../../errors.js';
@@ -27,7 +28,8 @@ function endpointState(endpoint: WebhookEndpointRow): string {
 
 /**
  * The partner's webhooks (DESIGN §8 and §9), through the webhooks service the partner API uses
- * (WebhookEndpoints, scoped to the partner: another partner's endpoint or delivery is a 404):
+ * (WebhookEndpoints, scoped to the partner: another partner's endpoint or delivery is a 404;
+ * a person sees both modes' endpoints and chooses a new one's mode, DESIGN §10.2):
  * endpoints, the delivery log, resend, test, rotate, disable, delete. Adding an endpoint and
  * rotating its secret answer with a redirect to the endpoint's page and a one-use reveal (as a
  * new API key does): that page shows the signing secret once; a reload shows none and neither
@@ -53,10 +55,11 @@ export function registerCabinetWebhooks(app: App, { webhooks, cabinet }: Service
 ${endpoints.length === 0
   ? html`<p>No endpoints yet: add one to be told of every order's changes.</p>`
   : html`<div class="table-wrap"><table class="responsive">
-<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
+<thead><tr><th scope="col">URL</th><th scope="col">Mode</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
 <tbody>${endpoints.map(
   (endpoint) => html`<tr>
 <td data-label="URL"><a class="mono" href="/cabinet/webhooks/${endpoint.id}">${endpoint.url}</a>${endpoint.description === null ? '' : html`<br><span class="hint">${endpoint.description}</span>`}</td>
+<td data-label="Mode">${endpoint.mode}</td>
 <td data-label="Events">${endpoint.events === null ? 'all' : endpoint.events.join(', ')}</td>
 <td data-label="State">${endpointState(endpoint)}</td>
 <td data-label="Created">${time(endpoint.created_at)}</td>
@@ -68,6 +71,11 @@ ${endpoints.length === 0
   ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
   <label>URL <input type="url" name="url" required maxlength="2048" placeholder="https://example.com/webhooks/exchange"></label>
   <label>Description (optional) <input type="text" name="description" maxlength="200"></label>
+  <fieldset>
+    <legend>Mode: the orders whose events it receives</legend>
+    <label class="check"><input type="radio" name="mode" value="live" checked> live orders</label>
+    <label class="check"><input type="radio" name="mode" value="sandbox"> sandbox (test) orders</label>
+  </fieldset>
   <fieldset>
     <legend>Events (none checked: all)</legend>
     ${SUBSCRIBABLE_EVENT_TYPES.map((type) => html`<label class="check"><input type="checkbox" name="events" value="${type}"> ${type}</label>`)}
@@ -91,6 +99,7 @@ ${endpoints.length === 0
 ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
 <dl class="facts">
 <dt>URL</dt><dd class="mono">${endpoint.url}</dd>
+<dt>Mode</dt><dd>${endpoint.mode === 'live' ? 'live: events of live orders' : 'sandbox: events of sandbox (test) orders'}</dd>
 <dt>Description</dt><dd>${endpoint.description ?? '—'}</dd>
 <dt>Events</dt><dd>${endpoint.events === null ? 'all' : endpoint.events.join(', ')}</dd>
 <dt>State</dt><dd>${endpointState(endpoint)}${endpoint.failing_since === null ? '' : html` (failing since ${time(endpoint.failing_since)})`}</dd>
@@ -131,8 +140,11 @@ ${deliveries.length === 0
       (SUBSCRIBABLE_EVENT_TYPES as readonly unknown[]).includes(type),
     );
     const description = (formField(request, 'description') ?? '').trim();
+    // DESIGN §10.2: the person chooses the mode (the form's default is live).
+    const mode = formField(request, 'mode') ?? 'live';
+    if (!isMode(mode)) return send(reply, await listPage(session, { problem: 'Choose the mode: live or sandbox.' }), 400);
     try {
-      const created = await webhooks.create(session.partnerId, {
+      const created = await webhooks.create({ partnerId: session.partnerId, mode }, {
         url: (formField(request, 'url') ?? '').trim(),
         events: picked.length === 0 ? null : picked,
         description: description === '' ? null : description.slice(0, 200),

@@ -25,7 +25,7 @@ export function registerListCurrencies(app: App, { catalog, partnerAuth }: Servi
     // (not async) handler that returns nothing: no promise per request.
     // A sandbox key sees the currencies its test orders can use (docs/decisions.md, "Money paths").
     (request, reply) => {
-      sendJsonText(reply, catalog.publicJson(request.sandbox === true));
+      sendJsonText(reply, catalog.publicJson(request.access?.mode === 'sandbox'));
     },
   );
 }

@@ -4,6 +4,7 @@ import { sendJsonText } from '../../plugins/json-reply.js';
 import type { ActionRequest } from '../../services/order-actions.js';
 import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
 import { orderJson } from './order-view.js';
+import { partnerAccess } from '../../plugins/partner-auth.js';
 
 /**
  * The order actions of DESIGN §7.5 (API key): each answers 200 with the Order as GET then
@@ -56,11 +57,9 @@ function registerBodilessAction(
       },
     },
     async (request, reply) => {
-      const partner = request.partner;
-      if (partner === undefined) throw new Error('partner auth hook did not run');
-      const params = request.params;
-      const order = await orders.get(partner, params.order_id);
-      const moved = await orderActions.perform(order, { action }, 'partner');
+      const access = partnerAccess(request);
+      const order = await orders.get(access, request.params.order_id);
+      const moved = await orderActions.perform(order, { action }, access.actor);
       return sendJsonText(reply, orderJson(moved, clock.now()));
     },
   );
@@ -114,15 +113,14 @@ export function registerOrderActions(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const partner = request.partner;
-      if (partner === undefined) throw new Error('partner auth hook did not run');
-      const order = await orders.get(partner, request.params.order_id);
+      const access = partnerAccess(request);
+      const order = await orders.get(access, request.params.order_id);
       const action: ActionRequest = {
         action: 'set_refund_address',
         refundAddress: request.body.refund_address,
         refundAddressTag: request.body.refund_address_tag ?? undefined,
       };
-      const moved = await orderActions.perform(order, action, 'partner');
+      const moved = await orderActions.perform(order, action, access.actor);
       return sendJsonText(reply, orderJson(moved, clock.now()));
     },
   );

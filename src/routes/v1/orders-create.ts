@@ -4,6 +4,7 @@ import { isLosslessNumber, parse } from 'lossless-json';
 import type { App, Services } from '../../app-types.js';
 import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
+import { partnerAccess } from '../../plugins/partner-auth.js';
 import { errorResponses } from '../schemas.js';
 import { orderJson } from './order-view.js';
 
@@ -111,15 +112,14 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
       },
     },
     async (request, reply) => {
-      const partner = request.partner;
-      if (partner === undefined) throw new Error('partner auth hook did not run');
+      const access = partnerAccess(request);
       const body = request.body;
       const key = request.headers['idempotency-key'];
       if ((body.amount_from === undefined) === (body.amount_to === undefined)) {
         throw new ApiError('bad_request', 'body must have exactly one of "amount_from" and "amount_to"');
       }
       const { order, replayed } = await orders.create(
-        partner,
+        access.partner,
         {
           coinFrom: body.coin_from,
           networkFrom: body.network_from,
@@ -133,7 +133,8 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
           refundAddress: body.refund_address ?? undefined,
           refundAddressTag: body.refund_address_tag ?? undefined,
           quoteId: body.quote_id ?? undefined,
-          sandbox: request.sandbox === true,
+          sandbox: access.mode === 'sandbox',
+          keyId: access.actor.keyId,
         },
         key === undefined ? undefined : { key, body: request.rawBody ?? Buffer.alloc(0) },
       );

@@ -3,6 +3,7 @@ import type { App, Services } from '../../app-types.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
 import { partnerOrderWireJson } from '../../db/views/partner-order-view.js';
+import { partnerAccess } from '../../plugins/partner-auth.js';
 
 /** GET /api/v1/partner/orders/{order_id} (API key): by UUID or short id; others' orders are 404. */
 export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Services): void {
@@ -24,10 +25,8 @@ export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Servi
       },
     },
     async (request, reply) => {
-      const partner = request.partner;
-      if (partner === undefined) throw new Error('partner auth hook did not run');
       // The wire row: its timestamps and amounts are already the response's text.
-      const order = await orders.getWire(partner, request.params.order_id);
+      const order = await orders.getWire(partnerAccess(request), request.params.order_id);
       return sendJsonText(reply, partnerOrderWireJson(order, clock.now()));
     },
   );

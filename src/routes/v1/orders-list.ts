@@ -5,6 +5,7 @@ import { partnerOrderWireJson } from '../../db/views/partner-order-view.js';
 import { ApiError } from '../../errors.js';
 import { writeString } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
+import { partnerAccess } from '../../plugins/partner-auth.js';
 import { ORDER_PAGE_DEFAULT, ORDER_PAGE_MAX, OrderList } from '../../services/order-list.js';
 import { errorResponses } from '../schemas.js';
 import { timeFilter } from '../time-filter.js';
@@ -36,8 +37,9 @@ const Query = Type.Object(
     ),
     sandbox: Type.Optional(
       Type.Boolean({
-        default: false,
-        description: 'v1.1: true lists the test orders of sandbox keys (pk_test_…) instead; live and test orders are never listed together',
+        description:
+          'v1.1; v1.2 (DESIGN §10.2): the list follows the key\'s mode (a sandbox key lists its test orders, a live key its live ones), ' +
+          'so this may be left out; given, it must name the key\'s own mode (otherwise 400)',
       }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ORDER_PAGE_MAX, default: ORDER_PAGE_DEFAULT })),
@@ -85,18 +87,16 @@ export function registerListOrders(app: App, { partnerAuth, database, clock, con
       },
     },
     async (request, reply) => {
-      const partner = request.partner;
-      if (partner === undefined) throw new Error('partner auth hook did not run');
       const query = request.query;
       // Wire rows: the orders' timestamps and amounts are already the response's text.
-      const page = await list.listWire(partner, {
+      const page = await list.listWire(partnerAccess(request), {
         statuses: query.status === undefined ? undefined : parseStatuses(query.status),
         coinFrom: query.coin_from,
         coinTo: query.coin_to,
         createdAfter: query.created_after === undefined ? undefined : timeFilter('created_after', query.created_after),
         createdBefore: query.created_before === undefined ? undefined : timeFilter('created_before', query.created_before),
         search: query.search,
-        sandbox: query.sandbox ?? false,
+        sandbox: query.sandbox,
         limit: query.limit ?? ORDER_PAGE_DEFAULT,
         cursor: query.cursor,
       });

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
 import type { App, Services } from '../../app-types.js';
 import { errorResponses } from '../schemas.js';
+import { partnerAccess } from '../../plugins/partner-auth.js';
 
 /**
  * GET /api/v1/partner/orders/{order_id}/qr.svg (API key; others' orders are 404, as GET order):
@@ -34,9 +35,7 @@ export function registerOrderQr(app: App, { partnerAuth, orders }: Services): vo
       },
     },
     async (request, reply) => {
-      const partner = request.partner;
-      if (partner === undefined) throw new Error('partner auth hook did not run');
-      const order = await orders.get(partner, request.params.order_id);
+      const order = await orders.get(partnerAccess(request), request.params.order_id);
       const svg = await QRCode.toString(order.deposit_uri ?? order.deposit_address, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
       return reply.type('image/svg+xml').header('cache-control', 'private, max-age=3600').send(svg);
     },

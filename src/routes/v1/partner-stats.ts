@@ -3,6 +3,7 @@ import type { App, Services } from '../../app-types.js';
 import { ORDER_STATUSES } from '../../domain/order-status.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
+import { partnerAccess } from '../../plugins/partner-auth.js';
 import { errorResponses } from '../schemas.js';
 
 const CoinCommission = Type.Object(
@@ -20,12 +21,12 @@ export const PartnerStatsSchema = Type.Object(
     to: Type.String({ format: 'date-time' }),
     orders_by_status: Type.Object(
       Object.fromEntries(ORDER_STATUSES.map((status) => [status, Type.Integer({ minimum: 0 })])),
-      { additionalProperties: false, description: 'live orders created in the period, by status as read now' },
+      { additionalProperties: false, description: 'the key\'s mode\'s orders (live, or a sandbox key\'s test orders) created in the period, by status as read now' },
     ),
     volume_usd: Type.Number({ description: 'USD value of what the period\'s exchanges received, at their exchange moment' }),
     commission: Type.Object(
       {
-        orders: Type.Integer({ minimum: 0, description: 'live orders exchanged in the period, not failed' }),
+        orders: Type.Integer({ minimum: 0, description: 'the key\'s mode\'s orders exchanged in the period, not failed' }),
         usd: Type.Number({ description: 'sum of partner_fee.usd: exactly what those orders recorded' }),
         by_coin: Type.Array(CoinCommission),
       },
@@ -36,8 +37,8 @@ export const PartnerStatsSchema = Type.Object(
 );
 
 /**
- * GET /api/v1/partner/stats?from=&to= (API key, DESIGN §7.8): the caller's live orders (sandbox
- * apart) over [from, to) (default the last 30 days, at most 366): counts by status (by creation
+ * GET /api/v1/partner/stats?from=&to= (API key, DESIGN §7.8): the caller's orders of the key's
+ * mode (DESIGN §10.2: live for a live key, the test orders for a sandbox key) over [from, to) (default the last 30 days, at most 366): counts by status (by creation
  * time), volume in USD and commission by coin and in USD (by exchange moment, orders not
  * failed). The commission is the sum of the orders' partner_fee to the last decimal.
  */
@@ -62,10 +63,8 @@ export function registerPartnerStats(app: App, { partnerAuth, partnerStats }: Se
       },
     },
     async (request, reply) => {
-      const partner = request.partner;
-      if (partner === undefined) throw new Error('partner auth hook did not run');
       const { from, to } = partnerStats.period(request.query);
-      const { ordersByStatus, commission } = await partnerStats.partnerStats(partner.id, from, to);
+      const { ordersByStatus, commission } = await partnerStats.partnerStats(partnerAccess(request), from, to);
       return sendJsonText(
         reply,
         toJson({

@@ -107,7 +107,7 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
         amountTo,
         rateType,
         partner: request.partner,
-        sandbox: request.sandbox,
+        sandbox: request.access === undefined ? undefined : request.access.mode === 'sandbox',
       });
       // A fixed quote's id is a signed token: issuing one writes nothing (docs/decisions.md, Quotes).
       const fixed = rateType === 'fixed' ? quotes.issueFixedQuote(quote, request.partner?.id, amountTo) : undefined;

@@ -8,6 +8,7 @@ import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
 import { orderJson } from './order-view.js';
+import { partnerAccess } from '../../plugins/partner-auth.js';
 
 const Body = Type.Object(
   {
@@ -75,9 +76,7 @@ export function registerSandboxDeposit(app: App, { partnerAuth, orders, database
       },
     },
     async (request, reply) => {
-      const partner = request.partner;
-      if (partner === undefined) throw new Error('partner auth hook did not run');
-      const order = await orders.get(partner, request.params.order_id);
+      const order = await orders.get(partnerAccess(request), request.params.order_id);
       // The same answer as for an order that does not exist: nothing tells a live order apart.
       if (!order.sandbox) throw new ApiError('not_found', 'order not found');
       const raw = request.body?.amount;

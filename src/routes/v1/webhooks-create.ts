@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { endpointView, EventList, WebhookDescription, WebhookUrl } from '../webhook-views.js';
 import { errorResponses } from '../schemas.js';
-import { callerOf, partnerSecurity } from './webhooks-shared.js';
+import { callerScope, partnerSecurity } from './webhooks-shared.js';
 
 const Body = Type.Object(
   { url: WebhookUrl, events: Type.Optional(EventList), description: Type.Optional(WebhookDescription) },
@@ -18,18 +18,21 @@ export function registerCreateWebhook(app: App, { partnerAuth, webhooks }: Servi
       schema: {
         tags: ['partner'],
         summary: 'Add a webhook endpoint',
-        description: 'Events are POSTed signed per the Standard Webhooks specification with the secret returned here (once).',
+        description:
+          'Events are POSTed signed per the Standard Webhooks specification with the secret returned here (once). ' +
+          'v1.2: the endpoint gets the key\'s mode and receives only that mode\'s order events; at most 10 endpoints per mode (422); ' +
+          'a url of an endpoint the operator disabled is refused (409) until the operator enables it.',
         operationId: 'createWebhook',
         security: partnerSecurity,
         body: Body,
         response: {
           201: Type.Ref('WebhookEndpointWithSecret'),
-          ...errorResponses(400, 401, 403, 415, 422, 429, 500),
+          ...errorResponses(400, 401, 403, 409, 415, 422, 429, 500),
         },
       },
     },
     async (request, reply) => {
-      const { endpoint, secret } = await webhooks.create(callerOf(request).id, request.body);
+      const { endpoint, secret } = await webhooks.create(callerScope(request), request.body);
       return reply.code(201).send({ ...endpointView(endpoint), secret });
     },
   );

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { errorResponses } from '../schemas.js';
 import { deliveryView, DeliveryStatusFilter } from '../webhook-views.js';
-import { callerOf, EndpointParams, partnerSecurity } from './webhooks-shared.js';
+import { callerScope, EndpointParams, partnerSecurity } from './webhooks-shared.js';
 
 export const DeliveriesQuery = Type.Object(
   {
@@ -39,7 +39,7 @@ export function registerWebhookDeliveries(app: App, { partnerAuth, webhooks }: S
     },
     async (request) => {
       const { status, limit = 50 } = request.query;
-      const rows = await webhooks.deliveries(request.params.id, callerOf(request).id, { status, limit });
+      const rows = await webhooks.deliveries(request.params.id, callerScope(request), { status, limit });
       return { deliveries: rows.map(deliveryView) };
     },
   );

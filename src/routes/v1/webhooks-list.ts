@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { endpointView } from '../webhook-views.js';
 import { errorResponses } from '../schemas.js';
-import { callerOf, partnerSecurity } from './webhooks-shared.js';
+import { callerScope, partnerSecurity } from './webhooks-shared.js';
 
 /** GET /api/v1/partner/webhooks (API key): the caller's endpoints, oldest first. */
 export function registerListWebhooks(app: App, { partnerAuth, webhooks }: Services): void {
@@ -21,6 +21,6 @@ export function registerListWebhooks(app: App, { partnerAuth, webhooks }: Servic
         },
       },
     },
-    async (request) => ({ webhooks: (await webhooks.list(callerOf(request).id)).map(endpointView) }),
+    async (request) => ({ webhooks: (await webhooks.list(callerScope(request))).map(endpointView) }),
   );
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
 import { deliveryView } from '../webhook-views.js';
-import { callerOf, DeliveryParams, partnerSecurity } from './webhooks-shared.js';
+import { callerScope, DeliveryParams, partnerSecurity } from './webhooks-shared.js';
 
 /** POST /api/v1/partner/webhooks/deliveries/{id}/retry (API key): redeliver now, with the same webhook-id. */
 export function registerRetryWebhookDelivery(app: App, { partnerAuth, webhooks }: Services): void {
@@ -21,6 +21,6 @@ export function registerRetryWebhookDelivery(app: App, { partnerAuth, webhooks }
         response: { 202: Type.Ref('WebhookDelivery'), ...errorResponses(400, 401, 403, 404, 415, 429, 500) },
       },
     },
-    async (request, reply) => reply.code(202).send(deliveryView(await webhooks.retry(request.params.id, callerOf(request).id))),
+    async (request, reply) => reply.code(202).send(deliveryView(await webhooks.retry(request.params.id, callerScope(request)))),
   );
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
 import { endpointView } from '../webhook-views.js';
-import { callerOf, EndpointParams, partnerSecurity } from './webhooks-shared.js';
+import { callerScope, EndpointParams, partnerSecurity } from './webhooks-shared.js';
 
 /** POST /api/v1/partner/webhooks/{id}/rotate-secret (API key): a new secret; the old one signs beside it for 24 h. */
 export function registerRotateWebhookSecret(app: App, { partnerAuth, webhooks }: Services): void {
@@ -25,7 +25,7 @@ export function registerRotateWebhookSecret(app: App, { partnerAuth, webhooks }:
       },
     },
     async (request) => {
-      const { endpoint, secret } = await webhooks.rotateSecret(request.params.id, callerOf(request).id);
+      const { endpoint, secret } = await webhooks.rotateSecret(request.params.id, callerScope(request));
       return { ...endpointView(endpoint), secret };
     },
   );

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { PartnerRow } from '../../db/schema/partners.js';
+import type { Mode } from '../../domain/modes.js';
+import { partnerAccess } from '../../plugins/partner-auth.js';
 
 /** What the partner's webhook routes share: their security, tag and path parameters. */
 
@@ -10,9 +11,11 @@ export const EndpointParams = Type.Object({ id: Type.String({ format: 'uuid', de
 
 export const DeliveryParams = Type.Object({ id: Type.String({ format: 'uuid', description: 'the delivery id (from the delivery log)' }) });
 
-/** The partner the key belongs to (partnerAuth.required ran before). */
-export function callerOf(request: FastifyRequest): PartnerRow {
-  const partner = request.partner;
-  if (partner === undefined) throw new Error('partner auth hook did not run');
-  return partner;
+/**
+ * The endpoints the key reaches (partnerAuth.required ran before): its partner's, of its own
+ * mode (DESIGN §10.2). A new endpoint gets the key's mode.
+ */
+export function callerScope(request: FastifyRequest): { partnerId: string; mode: Mode } {
+  const access = partnerAccess(request);
+  return { partnerId: access.partner.id, mode: access.mode };
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
 import { deliveryView } from '../webhook-views.js';
-import { callerOf, EndpointParams, partnerSecurity } from './webhooks-shared.js';
+import { callerScope, EndpointParams, partnerSecurity } from './webhooks-shared.js';
 
 /** POST /api/v1/partner/webhooks/{id}/test (API key): queues a `ping` to the endpoint. */
 export function registerTestWebhook(app: App, { partnerAuth, webhooks }: Services): void {
@@ -21,6 +21,6 @@ export function registerTestWebhook(app: App, { partnerAuth, webhooks }: Service
         response: { 202: Type.Ref('WebhookDelivery'), ...errorResponses(400, 401, 403, 404, 409, 415, 429, 500) },
       },
     },
-    async (request, reply) => reply.code(202).send(deliveryView(await webhooks.ping(request.params.id, callerOf(request).id))),
+    async (request, reply) => reply.code(202).send(deliveryView(await webhooks.ping(request.params.id, callerScope(request)))),
   );
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { endpointView, EventList, WebhookDescription, WebhookUrl } from '../webhook-views.js';
 import { errorResponses } from '../schemas.js';
-import { callerOf, EndpointParams, partnerSecurity } from './webhooks-shared.js';
+import { callerScope, EndpointParams, partnerSecurity } from './webhooks-shared.js';
 
 const Body = Type.Object(
   {
@@ -25,6 +25,9 @@ export function registerUpdateWebhook(app: App, { partnerAuth, webhooks }: Servi
       schema: {
         tags: ['partner'],
         summary: 'Change or re-enable a webhook endpoint',
+        description:
+          'Only an endpoint of the key\'s mode (the other mode\'s are 404). One the operator disabled can be neither re-enabled nor ' +
+          'pointed elsewhere (409), and no endpoint may take the url of one the operator disabled (409).',
         operationId: 'updateWebhook',
         security: partnerSecurity,
         params: EndpointParams,
@@ -32,6 +35,6 @@ export function registerUpdateWebhook(app: App, { partnerAuth, webhooks }: Servi
         response: { 200: Type.Ref('WebhookEndpoint'), ...errorResponses(400, 401, 403, 404, 409, 415, 429, 500) },
       },
     },
-    async (request) => endpointView(await webhooks.update(request.params.id, callerOf(request).id, request.body)),
+    async (request) => endpointView(await webhooks.update(request.params.id, callerScope(request), request.body)),
   );
 }

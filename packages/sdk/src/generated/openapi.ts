@@ -267,7 +267,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description Events are POSTed signed per the Standard Webhooks specification with the secret returned here (once).
+         * @description Events are POSTed signed per the Standard Webhooks specification with the secret returned here (once). v1.2: the endpoint gets the key's mode and receives only that mode's order events; at most 10 endpoints per mode (422); a url of an endpoint the operator disabled is refused (409) until the operator enables it.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -286,11 +286,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a webhook endpoint */
+        /**
+         * Delete a webhook endpoint
+         * @description Only an endpoint of the key's mode (the other mode's are 404). One the operator disabled stays until the operator enables it (409).
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change or re-enable a webhook endpoint */
+        /**
+         * Change or re-enable a webhook endpoint
+         * @description Only an endpoint of the key's mode (the other mode's are 404). One the operator disabled can be neither re-enabled nor pointed elsewhere (409), and no endpoint may take the url of one the operator disabled (409).
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -579,6 +585,8 @@ export interface components {
             failing_since: string | null;
             /** Format: uuid */
             id: string;
+            /** @description v1.2 (DESIGN §10.2): the mode of the key that created the endpoint (in the cabinet: chosen); it receives only that mode's order events, and only keys of that mode reach it. Endpoints made before v1.2 are live */
+            readonly mode: "live" | "sandbox";
             /** @description after a rotation, until when the previous secret also signs; null otherwise */
             previous_secret_expires_at: string | null;
             /** Format: date-time */
@@ -598,6 +606,8 @@ export interface components {
             failing_since: string | null;
             /** Format: uuid */
             id: string;
+            /** @description v1.2 (DESIGN §10.2): the mode of the key that created the endpoint (in the cabinet: chosen); it receives only that mode's order events, and only keys of that mode reach it. Endpoints made before v1.2 are live */
+            readonly mode: "live" | "sandbox";
             /** @description after a rotation, until when the previous secret also signs; null otherwise */
             previous_secret_expires_at: string | null;
             /** @description the signing secret (Standard Webhooks: whsec_ and base64), shown only in this answer */
@@ -841,7 +851,7 @@ export interface operations {
                 /** @description next_cursor of the previous page, with the same key */
                 cursor?: string;
                 limit?: number;
-                /** @description v1.1: true lists the test orders of sandbox keys (pk_test_…) instead; live and test orders are never listed together */
+                /** @description v1.1; v1.2 (DESIGN §10.2): the list follows the key's mode (a sandbox key lists its test orders, a live key its live ones), so this may be left out; given, it must name the key's own mode (otherwise 400) */
                 sandbox?: boolean;
                 /** @description exact match on id, short id (both in any case), deposit address, deposit txid, payout txid or recipient address; hex values (0x EVM addresses, 64-digit transaction hashes) match in any case, all others (base58, bech32) as written */
                 search?: string;
@@ -1942,14 +1952,14 @@ export interface operations {
                                 /** @description sum of partner_fee.usd of those orders */
                                 usd: number;
                             }[];
-                            /** @description live orders exchanged in the period, not failed */
+                            /** @description the key's mode's orders exchanged in the period, not failed */
                             orders: number;
                             /** @description sum of partner_fee.usd: exactly what those orders recorded */
                             usd: number;
                         };
                         /** Format: date-time */
                         from: string;
-                        /** @description live orders created in the period, by status as read now */
+                        /** @description the key's mode's orders (live, or a sandbox key's test orders) created in the period, by status as read now */
                         orders_by_status: {
                             completed: number;
                             confirming: number;
@@ -2139,6 +2149,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2238,6 +2257,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
