@@ -57,6 +57,11 @@ export interface SecurityTarget {
    * still be 401, since authentication comes first and a stranger learns nothing about inputs.
    */
   invalidRequest?: (owner: SuitePartner) => Promise<SuiteRequest>;
+  /**
+   * The route acts on sandbox orders only (DESIGN §10.2: a live key gets 404 for them): every
+   * partner's key in the suite is a sandbox key.
+   */
+  sandbox?: boolean;
 }
 
 let addressCounter = 0;
@@ -100,13 +105,23 @@ export function runSecuritySuite(name: string, target: SecurityTarget): void {
 
     before(async () => {
       const t = target.app();
-      owner = await t.createPartner({ name: 'Suite Owner', rate_limit_per_minute: 100_000 });
-      other = await t.createPartner({ name: 'Suite Other', rate_limit_per_minute: 100_000 });
-      suspended = await t.createPartner({ name: 'Suite Suspended', rate_limit_per_minute: 100_000 });
+      const keyBody = target.sandbox === true ? { sandbox: true } : undefined;
+      /** A partner whose key is of the route's mode (a sandbox key for a sandbox-only route). */
+      const partner = async (name: string): Promise<SuitePartner> => {
+        const made = await t.createPartner({ name, rate_limit_per_minute: 100_000 });
+        if (keyBody === undefined) return made;
+        const issued = await t.admin('POST', `/admin/v1/partners/${made.id}/keys`, keyBody);
+        assert.equal(issued.statusCode, 201, issued.body);
+        const { api_key, key_id } = issued.json<{ api_key: string; key_id: string }>();
+        return { id: made.id, apiKey: api_key, keyId: key_id };
+      };
+      owner = await partner('Suite Owner');
+      other = await partner('Suite Other');
+      suspended = await partner('Suite Suspended');
       const suspend = await t.admin('PATCH', `/admin/v1/partners/${suspended.id}`, { status: 'suspended' });
       assert.equal(suspend.statusCode, 200, suspend.body);
       // A second key of the owner, revoked: the owner's other key keeps working.
-      const extra = await t.admin('POST', `/admin/v1/partners/${owner.id}/keys`);
+      const extra = await t.admin('POST', `/admin/v1/partners/${owner.id}/keys`, keyBody);
       assert.equal(extra.statusCode, 201, extra.body);
       const { api_key, key_id } = extra.json<{ api_key: string; key_id: string }>();
       const revoke = await t.admin('DELETE', `/admin/v1/keys/${key_id}`);

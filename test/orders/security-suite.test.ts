@@ -125,6 +125,7 @@ describe('protected routes', () => {
     otherPartnerStatus: 404,
     state: async () => Number((await t.db.handle.db.selectFrom('simulated_deposits').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
     invalidRequest: async (owner) => ({ method: 'POST', url: `/api/v1/partner/sandbox/orders/${await sandboxOrderOf(owner)}/deposit`, payload: '{"amount":"abc"}' }),
+    sandbox: true,
   });
 
   runSecuritySuite('GET /api/v1/partner/account', {

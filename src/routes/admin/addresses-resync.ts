@@ -25,7 +25,7 @@ export function registerAddressesResync(app: App, { resyncDepositIndexes }: Serv
         tags: ['admin'],
         summary: 'Move every chain\'s next deposit index past the known ones plus ADDRESS_RESYNC_GAP (after a restore)',
         security: adminSecurity,
-        response: { 200: Type.Object({ chains: Type.Array(ResyncedChain) }, { additionalProperties: false }), ...errorResponses(401, 500) },
+        response: { 200: Type.Object({ chains: Type.Array(ResyncedChain) }, { additionalProperties: false }), ...errorResponses(400, 401, 500) },
       },
     },
     async () => {
