@@ -4,6 +4,16 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 
 const ETH_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+
+/** A float SOL → ETH order of `amount` made with `apiKey` (each takes a SOL pool address). */
+function postSolOrder(t: TestApp, apiKey: string, amount: string): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/v1/partner/orders',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    payload: `{"coin_from":"SOL","network_from":"SOL","coin_to":"ETH","network_to":"ETH","amount_from":${amount},"rate_type":"float","recipient_address":"${ETH_ADDRESS}"}`,
+  });
+}
 const CAP = 5;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -39,13 +49,7 @@ describe('pool drain: open orders capped per partner, ended orders give their po
   });
   after(() => t.close());
 
-  const solOrder = (apiKey: string): Promise<LightMyRequestResponse> =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/v1/partner/orders',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      payload: `{"coin_from":"SOL","network_from":"SOL","coin_to":"ETH","network_to":"ETH","amount_from":${amount},"rate_type":"float","recipient_address":"${ETH_ADDRESS}"}`,
-    });
+  const solOrder = (apiKey: string): Promise<LightMyRequestResponse> => postSolOrder(t, apiKey, amount);
   const pool = async (): Promise<{ available: number; assigned: number }> => {
     const res = await t.admin('GET', '/admin/v1/address-pools/SOL');
     assert.equal(res.statusCode, 200, res.body);
@@ -155,13 +159,7 @@ describe('pool share: one partner holds at most POOL_SHARE_PCT of a pool, cancel
   });
   after(() => t.close());
 
-  const solOrder = (apiKey: string): Promise<LightMyRequestResponse> =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/v1/partner/orders',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      payload: `{"coin_from":"SOL","network_from":"SOL","coin_to":"ETH","network_to":"ETH","amount_from":${amount},"rate_type":"float","recipient_address":"${ETH_ADDRESS}"}`,
-    });
+  const solOrder = (apiKey: string): Promise<LightMyRequestResponse> => postSolOrder(t, apiKey, amount);
   const cancel = (apiKey: string, id: string) =>
     t.app.inject({ method: 'POST', url: `/api/v1/partner/orders/${id}/cancel`, headers: { authorization: `Bearer ${apiKey}` } });
   const available = async () => (await t.admin('GET', '/admin/v1/address-pools/SOL')).json<{ available: number }>().available;
