@@ -4,7 +4,6 @@ import fc from 'fast-check';
 import type { ApplyOptions } from '../../src/services/order-lifecycle.js';
 import { FINAL_STATUSES, type LifecycleEvent } from '../../src/domain/order-lifecycle.js';
 import { advance, BTC_REFUND, createOrder, ETH_RECIPIENT, startHarness, storedOrder, type Harness } from './lifecycle-helpers.js';
-// Imported here (not only through lifecycle-helpers) so the test runner runs this file on PostgreSQL too.
 import { ManualClock } from '../helpers/test-app.js';
 
 /**

@@ -23,7 +23,6 @@ import {
   type OrderJson,
   shortFixedOrder,
 } from './lifecycle-helpers.js';
-// Imported here (not only through lifecycle-helpers) so the test runner runs this file on PostgreSQL too.
 import { ManualClock } from '../helpers/test-app.js';
 
 /**

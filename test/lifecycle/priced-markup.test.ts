@@ -16,7 +16,6 @@ import {
   type Harness,
   type OrderJson,
 } from './lifecycle-helpers.js';
-// Imported here (not only through lifecycle-helpers) so the test runner runs this file on PostgreSQL too.
 import { ManualClock } from '../helpers/test-app.js';
 
 /**
