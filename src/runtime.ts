@@ -17,6 +17,7 @@ import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from '
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { seedDemoAddressPools } from './services/demo-address-pools.js';
 import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
+import { depositIndexProbe } from './services/deposit-index-probe.js';
 import { resyncDepositIndexes, type ResyncedChain } from './services/deposit-index-resync.js';
 import { loadDepositWallets } from './services/deposit-wallets.js';
 import { IdempotencyKeys } from './services/idempotency.js';
@@ -161,7 +162,12 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
   await orderStatusGauge.start();
   // Chains with a node (CHAIN_<CHAIN>_RPC_URL) are watched there; the simulator keeps the rest.
-  const nodeWatchers = createChainWatchers(config, db, clock, metrics, logger);
+  const nodeWatchers = createChainWatchers(config, db, clock, metrics, logger, (chain) => {
+    // Every way a deposit reaches the chain's addresses: its own coin and each token on it.
+    const rows = catalog.all().filter((row) => row.chain === chain && row.deposit_strategy === 'hd');
+    const contracts = [...new Set(rows.map((row) => row.token_contract?.toLowerCase() ?? null))];
+    return depositIndexProbe(db, wallets, chain, contracts, config.addressResyncGap);
+  });
   const simulatedChain = new SimulatedChainWatcher(db, { autoConfirmEveryMs: config.lifecycle.simulatorAutoConfirmMs, now: () => clock.now() });
   const simulatedExchanger = new SimulatedExchanger(db);
   const simulatedPayouts = new SimulatedPayoutSender(db, () => clock.now());

@@ -30,6 +30,12 @@ import { newWebhookMessageId, orderEventBody } from './webhook-outbox.js';
 /** Every order's deposit window (spec §8). */
 export const DEPOSIT_WINDOW_MS = 30 * 60 * 1000;
 const SHORT_ID_ATTEMPTS = 5;
+/**
+ * Addresses tried for one order when the stock's address turns out retired: a chain watcher saw
+ * it paid on chain though this database never handed it out (deposit-index-probe.ts), and wrote
+ * it down so that nobody gets it. A process holds at most a block of drawn indexes.
+ */
+const RETIRED_ADDRESS_ATTEMPTS = 40;
 
 export interface CreateOrderInput {
   coinFrom: string;
@@ -148,12 +154,14 @@ export class OrderService {
       ? { priced: this.quotes.pricePair(from, to, { amount: input.amountFrom, amountTo: input.amountTo, rateType: input.rateType, partner }), quoteId: undefined }
       : await this.lockedQuote(partner, from, to, input);
 
-    for (let attempt = 1; ; attempt++) {
+    for (let shortIdCollisions = 0, retired = 0; ; ) {
       try {
         return await this.insert(partner, { ...input, quoteId }, priced, idempotencyKey);
       } catch (error) {
         // A short-id collision (1 in ~2e9 per pair of orders) is retried with a new id.
-        if (attempt < SHORT_ID_ATTEMPTS && isUniqueViolation(error, 'orders_short_id_key')) continue;
+        if (isUniqueViolation(error, 'orders_short_id_key') && ++shortIdCollisions < SHORT_ID_ATTEMPTS) continue;
+        // The stock's address was retired meanwhile (insert did not give it back): the next one.
+        if (isUniqueViolation(error, RETIRED_ADDRESS_CONSTRAINT) && ++retired < RETIRED_ADDRESS_ATTEMPTS) continue;
         // Two requests with one quote_id both passed the check above: the unique index decides.
         if (isUniqueViolation(error, 'orders_quote_id_key')) {
           throw new ApiError('quote_invalid', 'the quote was already used for an order');
@@ -188,7 +196,8 @@ export class OrderService {
       });
     } catch (error) {
       // Given back only when the database certainly wrote nothing; otherwise the index is a gap.
-      if (stocked !== undefined && certainlyRefused(error)) this.addresses.giveBack(stocked);
+      // An address someone already has (retired by a chain watcher) is never given back.
+      if (stocked !== undefined && certainlyRefused(error) && !isUniqueViolation(error, RETIRED_ADDRESS_CONSTRAINT)) this.addresses.giveBack(stocked);
       if (error instanceof OpenOrdersOverCap) throw this.overCap(partner, error.others);
       throw error;
     }
@@ -433,6 +442,9 @@ function certainlyRefused(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && code.startsWith('23');
 }
+
+/** The unique index on (chain, address, tag) of deposit_addresses (migration 0004). */
+const RETIRED_ADDRESS_CONSTRAINT = 'deposit_addresses_unique_idx';
 
 function isUniqueViolation(error: unknown, constraint: string): boolean {
   const e = error as { code?: string; constraint?: string; message?: string };

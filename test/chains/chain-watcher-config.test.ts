@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/schema/index.js';
 import { createMetrics } from '../../src/metrics.js';
 
-const quiet = { warn: () => undefined, info: () => undefined };
+const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 /** The factory only keeps the handle; no query runs here. */
 const noDb = {} as Db;
 

@@ -4,7 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import { bech32 } from '@scure/base';
 import { createChainWatchers } from '../../src/chains/nodes/create-chain-watchers.js';
 import { nodeNetworkAddress } from '../../src/chains/nodes/node-network-address.js';
+import { peekDepositIndex } from '../../src/db/repositories/deposit-addresses-repository.js';
+import { deriveDepositAddress } from '../../src/domain/deposit-addresses/index.js';
 import { createMetrics } from '../../src/metrics.js';
+import { loadDepositWallets } from '../../src/services/deposit-wallets.js';
 import {
   advance,
   BTC_ADDRESS,
@@ -211,7 +214,7 @@ describe('Bitcoin-family node watcher against litecoind (regtest)', { skip: lite
     const txid = await pay(order, '0.2');
     await node.mine(LTC_CONFIRMATIONS);
 
-    const restarted = createChainWatchers(h.t.config, h.t.db.handle.db, h.clock, createMetrics(), { warn: () => undefined, info: () => undefined });
+    const restarted = createChainWatchers(h.t.config, h.t.db.handle.db, h.clock, createMetrics(), { error: () => undefined, warn: () => undefined, info: () => undefined });
     assert.equal(restarted.length, 1);
     const watcher = restarted[0]!;
     const watched = () => watchedOrder(h, order.id, 'LTC');
@@ -228,6 +231,46 @@ describe('Bitcoin-family node watcher against litecoind (regtest)', { skip: lite
     assert.deepEqual(await watcher.poll([await watched()]), []);
     const rows = await h.t.db.handle.db.selectFrom('chain_deposits').selectAll().where('order_id', '=', order.id).execute();
     assert.equal(rows.length, 1);
+  });
+
+  it('an address paid on chain that no order has (a restore lost its order) is retired and the sequence moves past it', async () => {
+    const db = h.t.db.handle.db;
+    const wallet = (await loadDepositWallets(h.t.config, h.t.runtime.catalog.all())).hd.get('LTC');
+    assert.ok(wallet !== undefined);
+    const first = await ltcOrder();
+    await h.t.runtime.worker.tick();
+    const known = await db.selectFrom('deposit_addresses').select('derivation_index').where('address', '=', first.deposit_address).executeTakeFirstOrThrow();
+    const k = known.derivation_index as number;
+    const next = await peekDepositIndex(db, 'LTC');
+    // Handed out after the backup by the database that was lost: one index this process holds
+    // in its stock (drawn, no order yet), one past the sequence.
+    const inStock = k + 2;
+    const pastSequence = next + 5;
+    assert.ok(inStock < next, `index ${inStock} is drawn already (next ${next})`);
+    const lost = [inStock, pastSequence].map((index) => deriveDepositAddress(wallet.format, wallet.account, index));
+    for (const address of lost) await node.rpc('sendtoaddress', [nodeNetworkAddress('LTC', 'regtest', address), '0.01']);
+    await node.mine(1);
+    await h.t.runtime.worker.tick();
+
+    assert.equal(await metricValue(h, 'deposit_addresses_paid_unknown_total{chain="LTC"}'), 2);
+    const gap = h.t.config.addressResyncGap;
+    assert.ok((await peekDepositIndex(db, 'LTC')) >= pastSequence + 1 + gap, 'the sequence moved past the index seen plus the gap');
+    const retired = await db.selectFrom('deposit_addresses').select(['address', 'derivation_index', 'order_id']).where('address', 'in', lost).orderBy('derivation_index').execute();
+    assert.deepEqual(retired, [
+      { address: lost[0], derivation_index: inStock, order_id: null },
+      { address: lost[1], derivation_index: pastSequence, order_id: null },
+    ]);
+
+    // The stock walks on: k + 1, then k + 2 is refused by the unique index and k + 3 follows.
+    const after = [await ltcOrder(), await ltcOrder()];
+    assert.deepEqual(
+      after.map((order) => order.deposit_address),
+      [k + 1, k + 3].map((index) => deriveDepositAddress(wallet.format, wallet.account, index)),
+    );
+    // Seen again (a later pass, a rescan): counted once.
+    await node.mine(1);
+    await h.t.runtime.worker.tick();
+    assert.equal(await metricValue(h, 'deposit_addresses_paid_unknown_total{chain="LTC"}'), 2);
   });
 
   it('a node outage fails no pass and no readiness: counted, shown in /readyz, then recovered', async () => {

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import { ConfigError, type Config } from '../../config.js';
 import type { Db } from '../../db/schema/index.js';
 import type { Metrics } from '../../metrics.js';
+import type { DepositIndexProbe } from '../../services/deposit-index-probe.js';
 import type { ChainWatcher } from '../adapters.js';
 import { BitcoinFamilyReader } from './bitcoin-family-reader.js';
 import type { ChainReader } from './chain-reader.js';
@@ -29,7 +30,15 @@ export const NODE_WATCHED_CHAINS: readonly string[] = [...BITCOIN_FAMILY_CHAINS,
  * One NodeChainWatcher per `CHAIN_<CHAIN>_RPC_URL`. A chain without an adapter stops the start
  * with the variable named, rather than silently staying on the simulator.
  */
-export function createChainWatchers(config: Config, db: Db, clock: Clock, metrics: Metrics, logger: NodeWatcherLogger): NodeChainWatcher[] {
+export function createChainWatchers(
+  config: Config,
+  db: Db,
+  clock: Clock,
+  metrics: Metrics,
+  logger: NodeWatcherLogger,
+  /** The chain's probe for addresses paid that no order has (hd chains: deposit-index-probe.ts). */
+  probeOf: (chain: string) => DepositIndexProbe | undefined = () => undefined,
+): NodeChainWatcher[] {
   const chains = Object.keys(config.chainRpcUrls).sort();
   if (chains.length === 0) return [];
   const watcherMetrics = {
@@ -46,6 +55,12 @@ export function createChainWatchers(config: Config, db: Db, clock: Clock, metric
       registers: [metrics.registry],
       aggregator: 'max',
     }),
+    unknownAddressesPaid: new Counter({
+      name: 'deposit_addresses_paid_unknown_total',
+      help: 'Deposit addresses seen paid on chain that the database never handed out (a restore lost their orders): retired, and the index sequence moved past them, by chain.',
+      labelNames: ['chain'] as const,
+      registers: [metrics.registry],
+    }),
   };
   return chains.map((chain) => {
     const rpc = new JsonRpcClient(config.chainRpcUrls[chain] as string);
@@ -60,7 +75,7 @@ export function createChainWatchers(config: Config, db: Db, clock: Clock, metric
     } else {
       throw new ConfigError(`CHAIN_${chain}_RPC_URL`, `no node watcher for ${chain} yet; supported: ${NODE_WATCHED_CHAINS.join(', ')}`);
     }
-    return new NodeChainWatcher(chain, reader, db, clock, watcherMetrics, logger, settings);
+    return new NodeChainWatcher(chain, reader, db, clock, watcherMetrics, logger, settings, probeOf(chain));
   });
 }
 

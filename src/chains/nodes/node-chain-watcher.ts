@@ -13,6 +13,7 @@ import {
 } from '../../db/repositories/chain-cursors-repository.js';
 import type { ChainDepositRow } from '../../db/schema/chain-cursors.js';
 import type { Db } from '../../db/schema/index.js';
+import type { DepositIndexProbe } from '../../services/deposit-index-probe.js';
 import type { ChainEvent, ChainWatcher, WatchedOrder } from '../adapters.js';
 import type { ChainReader, FoundDeposit, ScanTarget } from './chain-reader.js';
 
@@ -35,12 +36,18 @@ export interface NodeWatcherSettings {
 export interface NodeWatcherMetrics {
   errors: Counter<'chain'>;
   height: Gauge<'chain'>;
+  /** hd addresses seen paid on chain that the database never handed out (deposit-index-probe.ts). */
+  unknownAddressesPaid: Counter<'chain'>;
 }
 
 export interface NodeWatcherLogger {
+  error(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   info(obj: object, msg: string): void;
 }
+
+/** A probe target's key where an order's id would be: never a UUID, so never an order's. */
+const PROBE_KEY = 'index:';
 
 /**
  * Watches one chain through one node (ChainReader) and reports deposits to the worker.
@@ -74,6 +81,8 @@ export class NodeChainWatcher implements ChainWatcher {
     private readonly metrics: NodeWatcherMetrics,
     private readonly logger: NodeWatcherLogger,
     private readonly settings: NodeWatcherSettings,
+    /** hd chains: the addresses not handed out to look for in every block (issue 36.6). */
+    private readonly probe?: DepositIndexProbe,
   ) {
     this.name = `node:${chain}`;
   }
@@ -126,13 +135,17 @@ export class NodeChainWatcher implements ChainWatcher {
     }
     this.known = new Set(targets.map((target) => target.orderId));
 
+    // Every block is also searched for the addresses no order has yet: a hit means a restored
+    // database lost the order that had it (services/deposit-index-probe.ts).
+    const probed = await this.probeTargets(network);
     let reached = cursor;
-    if (targets.length === 0) {
+    if (targets.length + probed.length === 0) {
       // Nothing to look for: skip ahead (a new order's lookback covers the blocks around its creation).
       if (tip !== cursor.height) reached = await this.blockAt(tip);
     } else if (tip > cursor.height) {
-      const scanned = await this.reader.scan(cursor, Math.min(tip, cursor.height + this.settings.maxBlocksPerPass), targets);
-      await this.record(scanned, now);
+      const scanned = await this.reader.scan(cursor, Math.min(tip, cursor.height + this.settings.maxBlocksPerPass), [...targets, ...probed]);
+      await this.retire(scanned.deposits.filter((deposit) => deposit.orderId.startsWith(PROBE_KEY)));
+      await this.record({ deposits: scanned.deposits.filter((deposit) => !deposit.orderId.startsWith(PROBE_KEY)) }, now);
       reached = { height: scanned.height, hash: scanned.hash };
     }
     if (expected === null || reached.height !== expected.height || reached.hash !== expected.hash) {
@@ -177,6 +190,32 @@ export class NodeChainWatcher implements ChainWatcher {
       targets.push({ orderId: order.id, address, contract: coin.token_contract?.toLowerCase() ?? null });
     }
     return targets;
+  }
+
+  /** The probe's addresses, spelled for the node, once per way a deposit arrives (coin, each token). */
+  private async probeTargets(network: string): Promise<ScanTarget[]> {
+    if (this.probe === undefined) return [];
+    const targets: ScanTarget[] = [];
+    for (const { index, address } of await this.probe.addresses()) {
+      const nodeAddress = this.reader.nodeAddress(network, address);
+      for (const contract of this.probe.contracts) targets.push({ orderId: `${PROBE_KEY}${index}`, address: nodeAddress, contract });
+    }
+    return targets;
+  }
+
+  /** Payments to addresses no order has: each address is retired and the sequence moved past it. */
+  private async retire(deposits: readonly FoundDeposit[]): Promise<void> {
+    if (this.probe === undefined) return;
+    for (const deposit of deposits) {
+      const index = Number(deposit.orderId.slice(PROBE_KEY.length));
+      const moved = await this.probe.seen(index);
+      if (moved === null) continue;
+      this.metrics.unknownAddressesPaid.inc({ chain: this.chain });
+      this.logger.error(
+        { chain: this.chain, index, txid: deposit.txid, amount: deposit.amount.toFixed(), height: deposit.blockHeight, nextIndexBefore: moved.nextBefore, nextIndex: moved.nextAfter },
+        'a deposit address this database never handed out was paid (a restored backup lost its order?): the address is retired and the index sequence moved past it; reconcile the payment by hand (docs/operations.md)',
+      );
+    }
   }
 
   /** A recorded deposit whose block is no longer the best chain's block at its height left the chain. */

@@ -36,6 +36,7 @@ export async function claimFreePoolAddress(db: Db, chain: string): Promise<{ id:
     .selectFrom('deposit_addresses')
     .select(['id', 'address'])
     .where('chain', '=', chain)
+    .where('strategy', '=', 'pool')
     .where('order_id', 'is', null)
     .orderBy('created_at')
     .limit(1)
@@ -134,15 +135,16 @@ export async function peekDepositIndex(db: Db, chain: string): Promise<number> {
 /**
  * The highest sequence number the chain's addresses were made from: an hd address's derivation
  * index, a memo tag's number (tags are 100000 + the number, deposit-address-allocator.ts).
- * Null when the chain has handed out none.
+ * Null when the chain has handed out none. `ordersOnly`: only addresses bound to an order (not
+ * the retired ones: retireDepositAddress).
  */
-export async function highestDepositIndex(db: Db, chain: string): Promise<number | null> {
+export async function highestDepositIndex(db: Db, chain: string, ordersOnly = false): Promise<number | null> {
   const { rows } = await sql<{ highest: string | null }>`
     select max(case
       when strategy = 'hd' then derivation_index::bigint
       when strategy = 'memo' and tag ~ '^[0-9]{1,18}$' then tag::bigint - 100000
     end) as highest
-    from deposit_addresses where chain = ${chain}`.execute(db);
+    from deposit_addresses where chain = ${chain} and (${!ordersOnly} or order_id is not null)`.execute(db);
   const highest = rows[0]?.highest;
   return highest === null || highest === undefined ? null : Number(highest);
 }
@@ -159,4 +161,19 @@ export async function advanceDepositIndex(db: Db, chain: string, next: number): 
   const value = rows[0]?.next;
   if (value === undefined) throw new Error(`sequence ${sequence} returned nothing`);
   return Number(value);
+}
+
+/**
+ * Writes down an hd address seen paid on chain that this database never handed out (a restore
+ * lost the order that had it: services/deposit-index-probe.ts), bound to no order: the unique
+ * index then refuses it to any order, and highestDepositIndex counts it. True when it was new.
+ */
+export async function retireDepositAddress(db: Db, chain: string, address: string, index: number): Promise<boolean> {
+  const inserted = await db
+    .insertInto('deposit_addresses')
+    .values({ chain, address, strategy: 'hd', derivation_index: index, order_id: null, assigned_at: null })
+    .onConflict((conflict) => conflict.doNothing())
+    .returning('id')
+    .execute();
+  return inserted.length > 0;
 }
