@@ -17,6 +17,11 @@ import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '.
  * lock the new process takes over; the same DATABASE_URL for PostgreSQL) every order that was
  * answered 201 must be readable and unchanged. Runs on PGlite on the PGlite pass and on
  * PostgreSQL on the PostgreSQL pass. What this does and does not prove: docs/durability.md.
+ *
+ * Every request carries an Idempotency-Key (issue 36.8): a client whose request was cut off by
+ * the kill retries it with the same key against the restarted server, and gets its order within
+ * the claim's lease: at once when the dead request had not claimed the key or had completed it
+ * (the same order), after a 409 whose Retry-After it honours when the dead request held a claim.
  */
 const engine = testEngine();
 const BURST = 400;
@@ -60,6 +65,8 @@ describe(`kill -9 during order creation (${engine})`, { timeout: 150_000 }, () =
     const headers = { authorization: `Bearer ${partner.apiKey}` };
 
     const answered = new Map<string, string>();
+    /** Requests the kill cut off: their Idempotency-Key and body, to retry after the restart. */
+    const cutOff: Array<{ key: string; json: unknown }> = [];
     let inFlight = 0;
     let inFlightAtKill = -1;
     let killed = false;
@@ -68,10 +75,12 @@ describe(`kill -9 during order creation (${engine})`, { timeout: 150_000 }, () =
     const burstUrl = server.url;
     const create = async (i: number): Promise<void> => {
       inFlight += 1;
+      const key = `crash-${i}`;
+      const json = ORDER_MIX[i % ORDER_MIX.length];
       try {
         const res = await http(burstUrl, 'POST', '/api/v1/partner/orders', {
-          headers,
-          json: ORDER_MIX[i % ORDER_MIX.length],
+          headers: { ...headers, 'idempotency-key': key },
+          json,
           timeoutMs: 20_000,
         });
         if (res.status === 201) {
@@ -83,6 +92,7 @@ describe(`kill -9 during order creation (${engine})`, { timeout: 150_000 }, () =
       } catch (error) {
         if (!killed) throw error;
         transportErrors += 1; // cut off by the kill: no answer, so no promise made
+        cutOff.push({ key, json });
       } finally {
         inFlight -= 1;
       }
@@ -125,6 +135,47 @@ describe(`kill -9 during order creation (${engine})`, { timeout: 150_000 }, () =
       assert.deepEqual({ ...now, status: undefined }, { ...before, status: undefined }, `order ${id} changed across the crash`);
     }
 
+    // The cut-off clients retry with their keys: each gets one order, within the claim's lease.
+    const claimed = new Map<string, string>();
+    if (database !== undefined) {
+      const rows = await database.handle.db.selectFrom('idempotency_keys').select(['key', 'order_id']).where('key', 'in', cutOff.map((c) => c.key).concat('')).execute();
+      for (const row of rows) if (row.order_id !== null) claimed.set(row.key, row.order_id);
+    }
+    let waitedForLease = 0;
+    const retried = await Promise.all(
+      cutOff.map(async ({ key, json }) => {
+        const started = performance.now();
+        for (;;) {
+          const res = await http(server.url, 'POST', '/api/v1/partner/orders', { headers: { ...headers, 'idempotency-key': key }, json, timeoutMs: 20_000 });
+          if (res.status === 201) return { key, id: (JSON.parse(res.text) as { id: string }).id, replayed: res.headers.get('idempotent-replayed') === 'true' };
+          // The dead request's claim: "in progress" for at most the lease, and the 409 says when to come back.
+          assert.equal(res.status, 409, `retry of ${key} answered ${res.status}: ${res.text}`);
+          const retryAfter = Number(res.headers.get('retry-after'));
+          assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 15, `409 for ${key} without a usable Retry-After: ${res.headers.get('retry-after')}`);
+          assert.ok(performance.now() - started < 20_000, `${key} still in progress 20 s after the restart`);
+          waitedForLease += 1;
+          await sleep(retryAfter * 1000);
+        }
+      }),
+    );
+    for (const { key, id, replayed } of retried) {
+      assert.ok(!answered.has(id), `the retry of ${key} was given another client's order`);
+      // A key the dead process completed answers that order; the others make theirs now.
+      if (claimed.has(key)) {
+        assert.equal(id, claimed.get(key), `${key} was completed before the kill: its retry must answer that order`);
+        assert.ok(replayed);
+      }
+    }
+    assert.equal(new Set(retried.map((r) => r.id)).size, retried.length, 'two cut-off keys were given one order');
+    if (database !== undefined) {
+      const perKey = await database.handle.db
+        .selectFrom('idempotency_keys')
+        .select(['key', 'order_id'])
+        .where('key', 'in', cutOff.map((c) => c.key).concat(''))
+        .execute();
+      assert.deepEqual(new Map(perKey.map((row) => [row.key, row.order_id])), new Map(retried.map((r) => [r.key, r.id])), 'one key, one order');
+    }
+
     // The store is usable after the crash: new orders get new deposit addresses and short ids.
     const fresh = await http(server.url, 'POST', '/api/v1/partner/orders', { headers, json: ORDER_MIX[0] });
     assert.equal(fresh.status, 201, fresh.text);
@@ -142,7 +193,8 @@ describe(`kill -9 during order creation (${engine})`, { timeout: 150_000 }, () =
     await server.stop(10_000);
     console.log(
       `# ${engine}: ${answered.size} orders answered 201 before SIGKILL with ${inFlightAtKill} in flight ` +
-        `(${transportErrors} cut off); all ${answered.size} read back unchanged after restart`,
+        `(${transportErrors} cut off); all ${answered.size} read back unchanged after restart; ` +
+        `the ${cutOff.length} cut off each got one order on retry with their Idempotency-Key (${claimed.size} completed before the kill, ${waitedForLease} 409s honoured)`,
     );
   });
 });
