@@ -194,11 +194,17 @@ const usesDatabase = (file: string): boolean => databaseFiles.has(file);
 const byProcesses = (a: string, b: string): number => Number(startsProcesses(a)) - Number(startsProcesses(b));
 /**
  * Files without a database run once, on either pass. Those that also start processes (the
- * SDK's pack test, PGlite's on-disk test) take about a minute each; the PGlite pass, which runs
- * every other file without a database, is the longer pass by about that much: every other one
- * of them (by name) runs on the PostgreSQL pass when there is one.
+ * SDK's pack test, PGlite's on-disk test) take about a minute each, and those tagged
+ * `test-engines: one` (browsers, the rate limiter's stores) tens of seconds; the PGlite pass,
+ * which runs every other file without a database, is the longer pass by about that much: every
+ * other one of them (by name) runs on the PostgreSQL pass when there is one.
  */
-const handedToPostgres = new Set([...sources.keys()].filter((file) => !usesDatabase(file) && startsProcesses(file)).sort().filter((_, index) => index % 2 === 0));
+const handedToPostgres = new Set(
+  [...sources.keys()]
+    .filter((file) => !usesDatabase(file) && (startsProcesses(file) || ONE_ENGINE_TAG.test(sources.get(file) ?? '')))
+    .sort()
+    .filter((_, index) => index % 2 === 0),
+);
 /** PGlite's pass: every file, those that start processes first. */
 const files = [...sources.keys()].sort((a, b) => byProcesses(b, a));
 /** PostgreSQL's pass: the files with a database, those that start processes last. */

@@ -1,3 +1,4 @@
+// test-engines: one (scripts/run-tests.ts): the pages, scripts and forms in a browser are what is tested; every cabinet route they use runs on both engines in test/cabinet/cabinet-*.test.ts.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -97,7 +97,7 @@ describe(`kill -9 of the webhook worker mid-delivery (${engine})`, { timeout: 30
         }
         return byId.size >= ORDERS;
       },
-      { timeoutMs: 60_000, intervalMs: 200 },
+      { timeoutMs: 150_000, intervalMs: 200 },
     );
     assert.equal(byId.size, ORDERS, 'one webhook-id per event');
     const delivered = new Set([...byId.values()].map((bodies) => (JSON.parse(bodies[0] ?? '{}') as { data: { order: { id: string } } }).data.order.id));

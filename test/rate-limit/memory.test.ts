@@ -1,3 +1,4 @@
+// test-engines: one (scripts/run-tests.ts): the limiter's in-process store is what is tested; the database only holds the keys it counts for.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';

@@ -1,3 +1,4 @@
+// test-engines: one (scripts/run-tests.ts): the limiter's store (Redis) is what is tested; the database only holds the keys it counts for.
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
