@@ -233,6 +233,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
   }
+  // The hot wallet's passphrase and key file belong to the signer's environment alone (DESIGN
+  // §11.1): an API or worker that could read them would hold the keys the design keeps out of it.
+  for (const variable of ['SIGNER_PASSPHRASE', 'SIGNER_KEY_FILE']) {
+    if (optional(env, variable) !== undefined) {
+      throw new ConfigError(variable, "belongs to the signer's environment only (npm run signer), never the API's or the worker's: remove it here");
+    }
+  }
   const secretsKey = parseSecretsKey(optional(env, 'SECRETS_KEY'));
   const quoteSigningKey = parseKey32('QUOTE_SIGNING_KEY', optional(env, 'QUOTE_SIGNING_KEY'));
   const quoteSigningKeyPrevious = parseKey32('QUOTE_SIGNING_KEY_PREVIOUS', optional(env, 'QUOTE_SIGNING_KEY_PREVIOUS'));

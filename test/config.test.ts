@@ -104,6 +104,12 @@ describe('loadConfig: each bad variable is named', () => {
     }
   });
 
+  it("the signer's passphrase and key file are refused in the API's environment (DESIGN §11.1)", () => {
+    rejects({ SIGNER_PASSPHRASE: 'a passphrase long enough' }, 'SIGNER_PASSPHRASE');
+    rejects({ SIGNER_KEY_FILE: '/somewhere/keys.json' }, 'SIGNER_KEY_FILE');
+    rejects({ DATABASE_URL: 'postgres://db/x', SECRETS_KEY: HEX_KEY, ADMIN_TOKEN: TOKEN, SIGNER_PASSPHRASE: 'x' }, 'SIGNER_PASSPHRASE');
+  });
+
   it('REDIS_URL not a redis URL', () => {
     for (const value of ['http://cache', 'localhost:6379', 'memcached://x']) rejects({ REDIS_URL: value }, 'REDIS_URL');
   });
