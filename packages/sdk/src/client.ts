@@ -42,42 +42,42 @@ export interface PartnerClientOptions {
   /** The API's base address, version segment included: `https://exchange.example/api/v1`. */
   baseUrl: string;
   /** The partner API key `<key_id>.<secret>` (`pk_test_…` for the sandbox). Needed by order calls. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Where the key goes: `authorization` (Bearer, the default) or `x-api-key`. */
-  keyHeader?: 'authorization' | 'x-api-key';
+  keyHeader?: 'authorization' | 'x-api-key' | undefined;
   /** Request signing with the key's secret: none (default), v1's body HMAC, or replay-proof. */
-  signing?: SigningMode;
+  signing?: SigningMode | undefined;
   /** Retry policy (retry.ts); `{ retries: 0 }` turns retries off. */
-  retry?: Partial<RetryOptions>;
+  retry?: Partial<RetryOptions> | undefined;
   /** Time limit of one try, in ms (default 30 000); past it the try counts as a network error. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** The fetch to use (default globalThis.fetch): a proxy agent, a test double. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Waits between tries and polls (default: real timers); tests pass one that does not sleep. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   /** Jitter source in [0, 1) (default Math.random). */
-  random?: () => number;
+  random?: (() => number) | undefined;
   /** The time in Unix ms, for X-Timestamp and Retry-After dates (default Date.now). */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** A fresh Idempotency-Key per order create (default crypto.randomUUID). */
-  idempotencyKey?: () => string;
+  idempotencyKey?: (() => string) | undefined;
 }
 
 export interface CallOptions {
   /** Aborts the call, its retries and waits included. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface CreateOrderOptions extends CallOptions {
   /** Your own Idempotency-Key (printable ASCII, up to 255): retrying your call with it is safe too. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
 }
 
 export interface WaitForStatusOptions extends CallOptions {
   /** Time between reads, in ms (default 5 000). */
-  intervalMs?: number;
+  intervalMs?: number | undefined;
   /** Give up after this long, in ms (default 30 minutes: the deposit window). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** Statuses an order never leaves. */
@@ -319,7 +319,11 @@ export class PartnerClient {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value === undefined || value === null) continue;
-      url.searchParams.set(name, typeof value === 'string' && isDecimal(name) ? decimalLiteral(value, name) : String(value));
+      if (isDecimal(name) && typeof value !== 'string') {
+        // As in bodies: a JS number may already have lost digits (and 1e-7 is how one prints).
+        throw new TypeError(`${name} must be a decimal string (such as "0.1"), not a JS ${typeof value}: amounts are exact`);
+      }
+      url.searchParams.set(name, isDecimal(name) ? decimalLiteral(value as string, name) : String(value));
     }
     return url;
   }

@@ -3,7 +3,7 @@
  * names; amount errors add the pair's limits in both units. The class says what a caller can do
  * about it (fix the input, fix the key, wait, retry), the fields say the rest.
  */
-import type { DecimalString, ErrorCode } from './types.js';
+import type { DecimalString, ErrorCode, Order } from './types.js';
 
 /** An error response of the API. */
 export class PartnerApiError extends Error {
@@ -115,7 +115,7 @@ export class WaitForStatusError extends Error {
   constructor(
     message: string,
     /** The order as last read. */
-    readonly order: unknown,
+    readonly order: Order,
   ) {
     super(message);
   }

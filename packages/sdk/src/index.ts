@@ -21,7 +21,7 @@ export {
   WaitForStatusError,
 } from './errors.js';
 export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
-export type { WebhookEvent, VerifyWebhookOptions } from './webhooks.js';
+export type { OrderWebhookEvent, PingWebhookEvent, WebhookEvent, VerifyWebhookOptions } from './webhooks.js';
 export { parseApiJson, stringifyApiJson } from './api-json.js';
 export type { RetryOptions } from './retry.js';
 export type { SigningMode } from './signing.js';

@@ -19,10 +19,19 @@ type ExactProperty<V, K> = V extends number
     ? ExactProperty<Item, K>[]
     : Exact<V>;
 
+/**
+ * `T` whose optional properties also take `undefined`: under `exactOptionalPropertyTypes` a
+ * request built from values that may be missing (`quote_id: quote.quote_id`, `amount:
+ * form.amount`) type-checks, and the property is simply not sent.
+ */
+export type Optional<T> = { [K in RequiredKeys<T>]: T[K] } & { [K in OptionalKeys<T>]?: T[K] | undefined };
+type OptionalKeys<T> = { [K in keyof T]-?: T extends Record<K, T[K]> ? never : K }[keyof T];
+type RequiredKeys<T> = Exclude<keyof T, OptionalKeys<T>>;
+
 type Json<Part> = Part extends { content: { 'application/json': infer Body } } ? Body : never;
 type Response<Op extends keyof operations, Status extends keyof operations[Op]['responses']> = Exact<Json<operations[Op]['responses'][Status]>>;
-type RequestBody<Op extends keyof operations> = Exact<Json<NonNullable<operations[Op]['requestBody']>>>;
-type Query<Op extends keyof operations> = Exact<NonNullable<operations[Op]['parameters']['query']>>;
+type RequestBody<Op extends keyof operations> = Optional<Exact<Json<NonNullable<operations[Op]['requestBody']>>>>;
+type Query<Op extends keyof operations> = Optional<Exact<NonNullable<operations[Op]['parameters']['query']>>>;
 
 export type Currency = Exact<components['schemas']['Currency']>;
 export type Order = Exact<components['schemas']['Order']>;

@@ -9,13 +9,31 @@ import { constantTimeEqual, fromBase64, hmacKey, hmacSha256, toBase64 } from './
 import { parseApiJson } from './api-json.js';
 import type { Order, OrderStatus } from './types.js';
 
-/** A delivered event, its Order exactly as GET answers it (amounts as decimal strings). */
-export interface WebhookEvent {
-  type: 'order.created' | 'order.status_changed' | 'ping' | (string & {});
+/**
+ * An order event: `data.order` is the Order exactly as GET answers it at that version (amounts
+ * as decimal strings); `previous_status` is null for `order.created`.
+ */
+export interface OrderWebhookEvent {
+  type: 'order.created' | 'order.status_changed';
   /** ISO 8601. */
   timestamp: string;
-  data: { order?: Order; previous_status?: OrderStatus | null; [field: string]: unknown };
+  data: { order: Order; previous_status: OrderStatus | null };
 }
+
+/** The test event an endpoint is sent on request (`POST /partner/webhooks/{id}/test`): no data. */
+export interface PingWebhookEvent {
+  type: 'ping';
+  /** ISO 8601. */
+  timestamp: string;
+  /** `{}`: reading `data.order` needs the type checked first (WebhookEvent). */
+  data: Record<never, never>;
+}
+
+/**
+ * A delivered event, discriminated by `type`: after `event.type !== 'ping'` (or a check for an
+ * order type) `event.data.order` is there, typed, with no `?.`.
+ */
+export type WebhookEvent = OrderWebhookEvent | PingWebhookEvent;
 
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';

@@ -18,6 +18,7 @@ import {
   UnprocessableError,
   verifyWebhook,
   type CreateOrderRequest,
+  type RatesQuery,
   type Order,
 } from '../src/index.js';
 import { GENERATED_DIR, sdkSources } from '../../../scripts/sdk-generate.js';
@@ -293,6 +294,11 @@ describe('SDK client against the server', () => {
       const request = { ...BTC_TO_ETH, amount_from: 0.1 } as unknown as CreateOrderRequest;
       await assert.rejects(s.client().createOrder(request), /amount_from must be a decimal string/);
       await assert.rejects(s.client().rates({ coin_from: 'BTC', coin_to: 'ETH', amount: '1e-3' }), /amount must be a decimal string/);
+      // In a query too (issue 27.9): a JS number is refused before anything is sent.
+      const query = { coin_from: 'BTC', coin_to: 'ETH', amount: 0.1 } as unknown as RatesQuery;
+      await assert.rejects(s.client().rates(query), /amount must be a decimal string \(such as "0.1"\), not a JS number/);
+      const reverse = { coin_from: 'BTC', coin_to: 'ETH', amount_to: 2 } as unknown as RatesQuery;
+      await assert.rejects(s.client().rates(reverse), /amount_to must be a decimal string/);
     });
   });
 
