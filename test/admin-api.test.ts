@@ -12,6 +12,7 @@ const PUBLIC_CURRENCY_KEYS = [
   'id', 'coin', 'network', 'name', 'is_active', 'is_deposit_enabled', 'is_withdraw_enabled',
   'min_amount', 'max_amount', 'min_confirmations', 'decimals', 'is_memo',
   'explorer_tx_url', 'explorer_address_url', 'icon_url', 'contract_address', 'chain_id',
+  'chain', 'caip2', 'caip19', 'confirmations_required', 'memo_name', 'address_regex',
 ];
 const ADMIN_CURRENCY_KEYS = [
   ...PUBLIC_CURRENCY_KEYS,

@@ -67,7 +67,9 @@ describe('OpenAPI document, docs and operations endpoints', () => {
           'chain_id', 'coin', 'contract_address', 'decimals', 'explorer_address_url', 'explorer_tx_url', 'icon_url', 'id',
           'is_active', 'is_deposit_enabled', 'is_memo', 'is_withdraw_enabled', 'max_amount', 'min_amount',
           'min_confirmations', 'name', 'network',
-        ],
+          // v1.2 (DESIGN §10.7)
+          'address_regex', 'caip19', 'caip2', 'chain', 'confirmations_required', 'memo_name',
+        ].sort(),
       );
       const error = doc.components.schemas.Error;
       assert.deepEqual(error?.required, ['detail', 'code']);

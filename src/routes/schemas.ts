@@ -45,6 +45,33 @@ export const CurrencySchema = Type.Object(
     chain_id: Type.Union([Type.Integer(), Type.Null()], {
       description: 'v1.1: the EIP-155 chain id on an EVM network (1 Ethereum, 56 BNB Smart Chain), else null',
     }),
+    chain: Type.String({
+      description:
+        'v1.2: the chain the currency lives on, lower case (bitcoin, ethereum, bsc, tron, litecoin, dogecoin, solana, xrpl, ' +
+        'stellar, ton), separate from the token standard the network code names (USDT on ERC20 has chain ethereum)',
+    }),
+    caip2: Type.String({
+      description:
+        'v1.2: the chain\'s CAIP-2 id (eip155:1, eip155:56, bip122:000000000019d6689c085ae165831e93, tron:728126428, ' +
+        'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp, xrpl:0, stellar:pubnet, tvm:-239)',
+    }),
+    caip19: Type.String({
+      description:
+        'v1.2: the CAIP-19 asset type: {caip2}/slip44:{SLIP-44 coin type} for a native coin (eip155:1/slip44:60), ' +
+        '{caip2}/{erc20|trc20|token}:{contract} for a token (eip155:1/erc20:0xdac17f958d2ee523a2206206994597c13d831ec7; EVM contracts in lower case)',
+    }),
+    confirmations_required: Type.Integer({
+      minimum: 0,
+      description: 'v1.2: the deposit confirmations an order waits for before it exchanges (its deposit_confirmations_required)',
+    }),
+    memo_name: Type.Union([Type.String(), Type.Null()], {
+      description: 'v1.2: what the chain\'s wallets call the memo or tag (Destination tag on XRP, Memo on XLM and TON); null where the chain has none',
+    }),
+    address_regex: Type.String({
+      description:
+        'v1.2: a regular expression (anchored, the subset every engine shares) that every address this server accepts for the ' +
+        'currency matches: a pre-check for a wallet; the server\'s validation (checksums) stays the judge',
+    }),
   },
   { $id: 'Currency', additionalProperties: false },
 );

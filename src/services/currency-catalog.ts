@@ -1,18 +1,21 @@
+import { addressPattern } from '../domain/addresses/address-patterns.js';
+import { caip19, type ChainFacts } from '../domain/chain-facts.js';
 import { evmChainId } from '../domain/evm-chain-ids.js';
 import { Decimal } from '../domain/money.js';
 import type { PayoutPaths } from '../chains/payout-paths.js';
-import { listCurrencies } from '../db/repositories/currencies-repository.js';
+import { listChains, listCurrencies } from '../db/repositories/currencies-repository.js';
 import { hasDepositAddresses } from '../db/repositories/deposit-addresses-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
 import { toJson } from '../json.js';
 
 /**
- * A Currency object as spec 2.1 shows it, plus v1.1's contract_address and chain_id: no internal
- * column leaks. `offered`: the deposit and withdraw flags as the caller may use them (the stored
- * switches and what this server has configured, CurrencyCatalog); the stored switches without it.
+ * A Currency object as spec 2.1 shows it, plus v1.1's contract_address and chain_id and v1.2's
+ * chain facts (DESIGN §10.7, from `chain`, the row's chain's facts): no internal column leaks.
+ * `offered`: the deposit and withdraw flags as the caller may use them (the stored switches and
+ * what this server has configured, CurrencyCatalog); the stored switches without it.
  */
-export function publicCurrency(row: CurrencyRow, offered?: { deposit: boolean; withdraw: boolean }): Record<string, unknown> {
+export function publicCurrency(row: CurrencyRow, chain: ChainFacts, offered?: { deposit: boolean; withdraw: boolean }): Record<string, unknown> {
   return {
     id: row.id,
     coin: row.coin,
@@ -31,6 +34,13 @@ export function publicCurrency(row: CurrencyRow, offered?: { deposit: boolean; w
     icon_url: row.icon_url,
     contract_address: row.token_contract,
     chain_id: evmChainId(row.chain, row.address_format),
+    chain: chain.name,
+    caip2: chain.caip2,
+    caip19: caip19(chain, row.token_contract, row.address_format),
+    // What the lifecycle waits for: an order stores it as deposit_confirmations_required.
+    confirmations_required: row.min_confirmations,
+    memo_name: chain.memo_name,
+    address_regex: addressPattern(row.address_format),
   };
 }
 
@@ -49,6 +59,8 @@ const SWITCHES_ONLY: MoneyPaths = { hasDepositWallet: () => true, payouts: { con
 
 interface Snapshot {
   rows: readonly CurrencyRow[];
+  /** Every chain's facts, by the catalog's chain code (currencies.chain references it). */
+  chains: ReadonlyMap<string, ChainFacts>;
   /** Every row of a coin (active or not), by upper-case ticker. */
   byCoin: ReadonlyMap<string, readonly CurrencyRow[]>;
   /** Ids of the currencies that take deposits: switched on and a deposit wallet configured. */
@@ -69,6 +81,7 @@ interface Snapshot {
 export class CurrencyCatalog {
   private snapshot: Snapshot = {
     rows: [],
+    chains: new Map(),
     byCoin: new Map(),
     depositOpen: new Set(),
     liveWithdrawOpen: new Set(),
@@ -104,6 +117,7 @@ export class CurrencyCatalog {
 
   async reload(): Promise<void> {
     const rows = await listCurrencies(this.db);
+    const chains = new Map((await listChains(this.db)).map((chain) => [chain.code, chain] as const));
     const paths = this.paths;
     // A pool chain takes deposits once addresses were loaded into its pool (an empty pool later
     // is a 422 at order time, counted in deposit_address_pool_exhausted_total).
@@ -122,9 +136,9 @@ export class CurrencyCatalog {
     for (const row of rows) byCoin.set(row.coin, [...(byCoin.get(row.coin) ?? []), row]);
     const json = (sandbox: boolean) =>
       Buffer.from(
-        toJson(active.map((row) => publicCurrency(row, { deposit: depositOpen.has(row.id), withdraw: sandbox ? row.is_withdraw_enabled : liveWithdrawOpen.has(row.id) }))),
+        toJson(active.map((row) => publicCurrency(row, chainOf(chains, row), { deposit: depositOpen.has(row.id), withdraw: sandbox ? row.is_withdraw_enabled : liveWithdrawOpen.has(row.id) }))),
       );
-    this.snapshot = { rows, byCoin, depositOpen, liveWithdrawOpen, publicJson: json(false), sandboxJson: json(true) };
+    this.snapshot = { rows, chains, byCoin, depositOpen, liveWithdrawOpen, publicJson: json(false), sandboxJson: json(true) };
   }
 
   /** Whether the currency takes deposits: its switch, and a deposit wallet configured for its chain. */
@@ -142,6 +156,11 @@ export class CurrencyCatalog {
     return this.snapshot.rows.find((row) => row.id === id);
   }
 
+  /** The facts of a row's chain (DESIGN §10.7): every currency's chain has them (a foreign key, migration 0045). */
+  chainOf(row: CurrencyRow): ChainFacts {
+    return chainOf(this.snapshot.chains, row);
+  }
+
   /** Every row, active or not. */
   all(): readonly CurrencyRow[] {
     return this.snapshot.rows;
@@ -156,4 +175,11 @@ export class CurrencyCatalog {
   publicJson(sandbox = false): Buffer {
     return sandbox ? this.snapshot.sandboxJson : this.snapshot.publicJson;
   }
+}
+
+function chainOf(chains: ReadonlyMap<string, ChainFacts>, row: CurrencyRow): ChainFacts {
+  const chain = chains.get(row.chain);
+  // Unreachable while currencies.chain references chains (migration 0045).
+  if (chain === undefined) throw new Error(`no chain facts for ${row.chain}`);
+  return chain;
 }

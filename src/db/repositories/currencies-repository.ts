@@ -1,9 +1,15 @@
+import type { ChainRow } from '../schema/chains.js';
 import type { CurrencyRow, CurrencyUpdate } from '../schema/currencies.js';
 import type { Db } from '../schema/index.js';
 
 /** The whole catalog, active or not, in listing order. It is small (tens of rows). */
 export async function listCurrencies(db: Db): Promise<CurrencyRow[]> {
   return db.selectFrom('currencies').selectAll().orderBy('sort_order').orderBy('coin').orderBy('network').execute();
+}
+
+/** Every chain's facts (migration 0045); a handful of rows. */
+export async function listChains(db: Db): Promise<ChainRow[]> {
+  return db.selectFrom('chains').selectAll().orderBy('code').execute();
 }
 
 export async function findCurrency(db: Db, id: string): Promise<CurrencyRow | undefined> {

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiKeyTable, ApiKeyUseTable } from './api-keys.js';
 import type { CabinetAccountActionTable, CabinetInvitationTable, CabinetPasswordResetTable, CabinetRecoveryCodeTable, CabinetRevealTable, CabinetSessionTable, CabinetUserTable } from './cabinet-accounts.js';
+import type { ChainTable } from './chains.js';
 import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
@@ -15,6 +16,7 @@ import type { WebhookDeliveryAttemptTable, WebhookDeliveryTable, WebhookEndpoint
 /** Every table the service owns; one file per table beside this one. */
 export interface Database {
   currencies: CurrencyTable;
+  chains: ChainTable;
   partners: PartnerTable;
   api_keys: ApiKeyTable;
   static_prices: StaticPriceTable;

@@ -18,6 +18,6 @@ export function registerAdminListCurrencies(app: App, { catalog }: Services): vo
       },
     },
     async (_request, reply) =>
-      sendJsonText(reply, toJson(catalog.all().map(adminCurrencyView))),
+      sendJsonText(reply, toJson(catalog.all().map((row) => adminCurrencyView(row, catalog.chainOf(row))))),
   );
 }

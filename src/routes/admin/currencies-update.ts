@@ -66,7 +66,7 @@ export function registerUpdateCurrency(app: App, { database, catalog }: Services
       const row = await updateCurrency(database.db, current.id, changes);
       if (row === undefined) throw new ApiError('not_found', 'currency not found');
       await catalog.reload();
-      return sendJsonText(reply, toJson(adminCurrencyView(row)));
+      return sendJsonText(reply, toJson(adminCurrencyView(row, catalog.chainOf(row))));
     },
   );
 }

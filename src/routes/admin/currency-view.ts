@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { Decimal } from '../../domain/money.js';
 import type { CurrencyRow } from '../../db/schema/currencies.js';
+import type { ChainFacts } from '../../domain/chain-facts.js';
 import { publicCurrency } from '../../services/currency-catalog.js';
 import { CurrencySchema } from '../schemas.js';
 
 /** The operator's view: the public Currency plus the internal columns. */
-export function adminCurrencyView(row: CurrencyRow): Record<string, unknown> {
+export function adminCurrencyView(row: CurrencyRow, chain: ChainFacts): Record<string, unknown> {
   return {
-    ...publicCurrency(row),
+    ...publicCurrency(row, chain),
     payout_fee: new Decimal(row.payout_fee),
     address_format: row.address_format,
     deposit_strategy: row.deposit_strategy,
