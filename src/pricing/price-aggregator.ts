@@ -27,6 +27,12 @@ export interface AggregatedPrice {
   sources: string[];
   /** Fresh sources dropped as outliers, sorted. */
   outliers: string[];
+  /**
+   * The last instant priceUsd is made of fresh observations only: the oldest observation in it
+   * plus maxAgeMs. After it that observation no longer counts, so the price may change (a float
+   * quote's expires_at, DESIGN §10.6). A newer poll may change it earlier.
+   */
+  freshUntil: Date;
 }
 
 /**
@@ -77,6 +83,7 @@ export function aggregatePrices(
       priceUsd: median(kept.map((o) => o.priceUsd)),
       sources: kept.map((o) => o.source).sort(),
       outliers: fresh.filter((o) => !kept.includes(o)).map((o) => o.source).sort(),
+      freshUntil: new Date(Math.min(...kept.map((o) => o.observedAt.getTime())) + maxAgeMs),
     });
   }
   return result;

@@ -117,6 +117,11 @@ export class PriceBook {
     return this.getAggregatedPrice(symbol)?.priceUsd;
   }
 
+  /** When the price getPriceUsd gives now stops being fresh (AggregatedPrice.freshUntil), or undefined without one. */
+  getPriceFreshUntil(symbol: string): Date | undefined {
+    return this.getAggregatedPrice(symbol)?.freshUntil;
+  }
+
   /**
    * Like getPriceUsd, with which sources were used and which were dropped as outliers. The result
    * is shared while cached, hence frozen.

@@ -233,6 +233,10 @@ export class OrderService {
       exact_rate: priced.exactRate.toFixed(),
       quote_id: input.quoteId ?? null,
       markup_bps: priced.markupBps,
+      // What the quote told of cost and time, kept as told (DESIGN §10.6).
+      network_fee: priced.networkFee.toFixed(),
+      network_fee_usd: priced.networkFeeUsd.toFixed(),
+      eta_seconds: priced.etaSeconds,
       deposit_address: deposit.address,
       deposit_address_tag: deposit.tag,
       deposit_uri: depositPaymentUri({
@@ -434,6 +438,9 @@ function createdOrderView(order: NewOrderRow): PartnerOrderRow {
     amount_to_final: null,
     rate_final: null,
     amount_refunded: null,
+    network_fee: order.network_fee ?? null,
+    network_fee_usd: order.network_fee_usd ?? null,
+    eta_seconds: order.eta_seconds ?? null,
   };
 }
 

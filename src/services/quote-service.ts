@@ -2,6 +2,7 @@ import { Decimal } from '../domain/money.js';
 import type { Clock } from '../clock.js';
 import type { PricingConfig } from '../config.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
+import { etaSeconds } from '../domain/chain-facts.js';
 import type { PartnerRow } from '../db/schema/partners.js';
 import {
   assertFiniteAmount,
@@ -16,6 +17,7 @@ import {
   type RateType,
   type TooManyDecimals,
 } from '../domain/pricing/index.js';
+import { USD_PLACES } from '../domain/pricing/partner-commission.js';
 import { ApiError } from '../errors.js';
 import type { CurrencyCatalog } from './currency-catalog.js';
 import type { FixedQuoteClaim, FixedQuoteTokens, QuoteTokenProblem } from './fixed-quote-tokens.js';
@@ -62,6 +64,15 @@ export interface PricedQuote {
   /** The same limits in coin_to: the payouts at minAmount and maxAmount (rounded down). */
   minAmountTo: Decimal;
   maxAmountTo: Decimal;
+  /**
+   * The payout network fee the pricing deducted from amountTo (DESIGN §10.6): coin_to's
+   * payout_fee, in coin_to, and its USD value at the coin_to price quoted (USD_PLACES, rounded
+   * down, as partner_fee's).
+   */
+  networkFee: Decimal;
+  networkFeeUsd: Decimal;
+  /** Seconds from the deposit to the payout seen on chain, estimated from the catalog (domain/chain-facts.ts). */
+  etaSeconds: number;
 }
 
 /** An amount outside the pair's limits, with the limits in both units (DESIGN §7.1). */
@@ -80,6 +91,8 @@ export type PairPriceResult =
 
 export interface PriceLookup {
   getPriceUsd(symbol: string): Decimal | undefined;
+  /** The last instant getPriceUsd's price is made of fresh observations (PriceBook); undefined without a price. */
+  getPriceFreshUntil(symbol: string): Date | undefined;
 }
 
 type Side = 'from' | 'to';
@@ -220,7 +233,21 @@ export class QuoteService {
       maxAmount: result.maxAmount,
       minAmountTo: offered.minAmountTo,
       maxAmountTo: offered.maxAmountTo,
+      networkFee: terms(to).payoutFee,
+      networkFeeUsd: terms(to).payoutFee.times(priceToUsd).toDecimalPlaces(USD_PLACES, Decimal.ROUND_DOWN),
+      etaSeconds: etaSeconds(from.min_confirmations, this.catalog.chainOf(from), this.catalog.chainOf(to)),
     };
+  }
+
+  /**
+   * When a float quote's prices stop being fresh (DESIGN §10.6, its expires_at): the earlier of the
+   * two prices' freshness bounds. Read in the same handler as the quote, so the same prices; a
+   * price gone meanwhile answers now.
+   */
+  priceFreshUntil(quote: Pick<PricedQuote, 'from' | 'to'>): Date {
+    const now = this.clock.now().getTime();
+    const bounds = [quote.from.price_symbol, quote.to.price_symbol].map((symbol) => this.prices.getPriceFreshUntil(symbol)?.getTime() ?? now);
+    return new Date(Math.min(...bounds));
   }
 
   /** A refusal with the limits in both units and, for decimals, the amount that had too many. */
@@ -242,8 +269,9 @@ export class QuoteService {
    * `amountToAsked` is the amount_to of a reverse quote, which an order may send back instead of
    * amount_from.
    */
-  issueFixedQuote(quote: PricedQuote, partnerId: string | undefined, amountToAsked?: Decimal): { id: string; expiresIn: number } {
+  issueFixedQuote(quote: PricedQuote, partnerId: string | undefined, amountToAsked?: Decimal): { id: string; expiresIn: number; expiresAt: Date } {
     const ttl = this.settings.fixedQuoteTtlSeconds;
+    const expiresAtMs = this.clock.now().getTime() + ttl * 1000;
     const { token } = this.fixedQuotes.issue({
       partnerId: partnerId ?? null,
       currencyFromId: quote.from.id,
@@ -254,9 +282,9 @@ export class QuoteService {
       rate: quote.rate,
       exactRate: quote.exactRate,
       markupBps: quote.markupBps,
-      expiresAtMs: this.clock.now().getTime() + ttl * 1000,
+      expiresAtMs,
     });
-    return { id: token, expiresIn: ttl };
+    return { id: token, expiresIn: ttl, expiresAt: new Date(expiresAtMs) };
   }
 
   /**

@@ -41,6 +41,8 @@ const EXTENSION_KEYS = ['amount_from_received', 'refund_txid', 'status_reason'];
 const V11_KEYS = ['deposit_uri', 'sandbox', 'actions', 'refund_hold_until', 'partner_fee'];
 /** DESIGN §10.1 (issue 26.2): what was paid and where, null until it happens or when not given. */
 const PAID_KEYS = ['updated_at', 'amount_to_final', 'rate_final', 'amount_refunded', 'recipient_address_tag', 'refund_address', 'refund_address_tag'];
+/** DESIGN §10.6 (issue 27.3): what the quote told of cost and time, set at creation. */
+const V12_QUOTE_KEYS = ['network_fee', 'eta_seconds'];
 
 type Order = Record<string, unknown> & {
   id: string;
@@ -91,7 +93,7 @@ describe('POST /partner/orders: the Order contract', () => {
     });
 
     it('answers 201 with exactly the spec 2.3 keys plus the documented extensions', () => {
-      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS].sort());
+      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS, ...V12_QUOTE_KEYS].sort());
       // A live key's order (DESIGN §7.6).
       assert.equal(order.sandbox, false);
       for (const key of EXTENSION_KEYS) assert.equal(order[key], null, key);

@@ -42,6 +42,12 @@ function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
     rate_quoted: new Decimal(order.rate_quoted),
     amount_to_final: paidOut(order, order.amount_to_final),
     rate_final: paidOut(order, order.rate_final),
+    // v1.2 (DESIGN §10.6), added after the writer changed: the quote's fee and ETA, stored at creation.
+    network_fee:
+      order.network_fee === null || order.network_fee_usd === null
+        ? null
+        : { amount: new Decimal(order.network_fee), coin: order.coin_to, usd: new Decimal(order.network_fee_usd) },
+    eta_seconds: order.eta_seconds,
     deposit_address: order.deposit_address,
     deposit_address_tag: order.deposit_address_tag,
     deposit_uri: order.deposit_uri,

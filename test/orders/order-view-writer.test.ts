@@ -73,6 +73,9 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   amount_to_final: fc.option(numeric),
   rate_final: fc.option(numeric),
   amount_refunded: fc.option(numeric),
+  network_fee: fc.option(numeric),
+  network_fee_usd: fc.option(numeric),
+  eta_seconds: fc.option(count),
 });
 
 function validator() {
@@ -115,6 +118,8 @@ describe('the partner order view: one definition, schema and writer derived from
         amount_to_final: decimal(order.amount_to_final),
         rate_final: decimal(order.rate_final),
         amount_refunded: decimal(order.amount_refunded),
+        network_fee: decimal(order.network_fee),
+        network_fee_usd: decimal(order.network_fee_usd),
       };
     };
     // Times near one another, so expiry and hold fall on either side of now (and on it).
@@ -132,7 +137,7 @@ describe('the partner order view: one definition, schema and writer derived from
     const selected = new Map(PARTNER_ORDER_WIRE_SELECT);
     assert.deepEqual([...selected.keys()], PARTNER_ORDER_COLUMNS);
     for (const column of ['created_at', 'expires_at', 'refund_hold_until'] as const) assert.match(selected.get(column) ?? '', /^to_char\(/, column);
-    for (const column of ['amount_from_expected', 'amount_to_expected', 'rate_quoted', 'amount_from_received', 'partner_fee', 'partner_fee_usd'] as const) {
+    for (const column of ['amount_from_expected', 'amount_to_expected', 'rate_quoted', 'amount_from_received', 'partner_fee', 'partner_fee_usd', 'network_fee', 'network_fee_usd'] as const) {
       assert.match(selected.get(column) ?? '', /^trim_scale\(/, column);
     }
   });
@@ -157,9 +162,10 @@ describe('the partner order view: one definition, schema and writer derived from
     // expires_at as well, which is a field too), except the computed ones: `actions` (from the
     // status and the refund address and hold columns) and `partner_fee` (amount, usd, coin_to);
     // amount_to_final and rate_final read payout_txid as well, a field too (DESIGN §10.1 made
-    // refund_address and refund_address_tag fields of their own).
-    const computed = new Set(['actions', 'partner_fee']);
-    const extra = ['partner_fee', 'partner_fee_usd'];
+    // refund_address and refund_address_tag fields of their own); `network_fee` (amount, usd,
+    // coin_to: DESIGN §10.6).
+    const computed = new Set(['actions', 'partner_fee', 'network_fee']);
+    const extra = ['partner_fee', 'partner_fee_usd', 'network_fee', 'network_fee_usd'];
     assert.deepEqual([...PARTNER_ORDER_COLUMNS].sort(), [...names.filter((name) => !computed.has(name)), ...extra].sort());
   });
 });

@@ -70,6 +70,16 @@ void describe('aggregatePrices', () => {
     assert.equal(btc?.priceUsd.toString(), '67150');
   });
 
+  void it('freshUntil: the oldest observation in the price plus maxAgeMs (an outlier does not count); at it the price still stands, after it not', () => {
+    const observations = [obs('a', '67000', 10_000), obs('b', '67100', 25_000), obs('c', '80000', 50_000)];
+    const btc = aggregatePrices(observations, POLICY).get('BTC');
+    assert.equal(btc?.freshUntil.toISOString(), new Date(NOW.getTime() - 25_000 + 60_000).toISOString());
+    const at = aggregatePrices(observations, { ...POLICY, now: btc?.freshUntil ?? NOW }).get('BTC');
+    assert.equal(at?.priceUsd.toString(), btc?.priceUsd.toString());
+    const after = aggregatePrices(observations, { ...POLICY, now: new Date((btc?.freshUntil.getTime() ?? 0) + 1) }).get('BTC');
+    assert.notEqual(after?.priceUsd.toString(), btc?.priceUsd.toString());
+  });
+
   void it('drops an outlier source and takes the median of the rest', () => {
     const btc = aggregatePrices([obs('a', '67000'), obs('b', '67100'), obs('c', '80000')], POLICY).get('BTC');
     // First median 67100; 80000 is 19 % away. Median of the rest: (67000 + 67100) / 2.

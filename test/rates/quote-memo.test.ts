@@ -47,6 +47,9 @@ class SettablePrices {
   getPriceUsd(symbol: string): Decimal | undefined {
     return this.prices.get(symbol);
   }
+  getPriceFreshUntil(symbol: string): Date | undefined {
+    return this.prices.has(symbol) ? new Date(8.64e15) : undefined;
+  }
 }
 
 describe('QuoteService pair memo', () => {

@@ -11,7 +11,11 @@ import {
   rawNumber,
 } from './rates-helpers.js';
 
-const FLOAT_KEYS = ['coin_from', 'coin_to', 'expires_in', 'max_amount', 'min_amount', 'rate', 'rate_type', 'amount_from', 'amount_to'].sort();
+const FLOAT_KEYS = [
+  'coin_from', 'coin_to', 'expires_in', 'max_amount', 'min_amount', 'rate', 'rate_type', 'amount_from', 'amount_to',
+  // v1.2 (DESIGN §10.6): test/rates/quote-costs.test.ts
+  'expires_at', 'network_fee', 'eta_seconds',
+].sort();
 const FIXED_KEYS = [...FLOAT_KEYS, 'quote_id'].sort();
 
 /**

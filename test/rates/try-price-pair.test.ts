@@ -47,7 +47,10 @@ describe('QuoteService.tryPricePair: the pricing outcomes as values, the same on
   const serviceWith = (prices: Record<string, string>) =>
     new QuoteService(
       t.runtime.catalog,
-      { getPriceUsd: (symbol) => (prices[symbol] === undefined ? undefined : new Decimal(prices[symbol])) },
+      {
+        getPriceUsd: (symbol) => (prices[symbol] === undefined ? undefined : new Decimal(prices[symbol])),
+        getPriceFreshUntil: (symbol) => (prices[symbol] === undefined ? undefined : new Date(8.64e15)),
+      },
       t.config.pricing,
       new FixedQuoteTokens({ current: randomBytes(32) }),
       clock,

@@ -33,6 +33,7 @@ import * as m0039 from './0039-cabinet-operator-actions.js';
 import * as m0041 from './0041-worker-heartbeats.js';
 import * as m0043 from './0043-idempotency-key-completed-once.js';
 import * as m0045 from './0045-chain-facts.js';
+import * as m0046 from './0046-order-network-fee-eta.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0041-worker-heartbeats': m0041,
   '0043-idempotency-key-completed-once': m0043,
   '0045-chain-facts': m0045,
+  '0046-order-network-fee-eta': m0046,
 };

@@ -66,6 +66,14 @@ export interface OrderTable {
   /** Exactly what the refund sent, in coin_from: the refund row's amount, stored when it is sent. */
   amount_refunded: ColumnType<string | null, string | null | undefined, string | null>;
   /**
+   * The payout network fee in coin_to the pricing deducted from amount_to, its USD value (8 places,
+   * rounded down) and the ETA in seconds, stored at creation (DESIGN §10.6, migration 0046). Null
+   * on orders made before v1.2; set together.
+   */
+  network_fee: ColumnType<string | null, string | null | undefined, string | null>;
+  network_fee_usd: ColumnType<string | null, string | null | undefined, string | null>;
+  eta_seconds: ColumnType<number | null, number | null | undefined, number | null>;
+  /**
    * The partner's markup share (DESIGN §7.8), in coin_to, recorded at the exchange moment with
    * its USD value and the exchange's USD volume at that moment's prices (USD to 8 places,
    * rounded down). All four null before the exchange, set together once.

@@ -152,6 +152,48 @@ const partnerFee: ViewField<FeeColumns> = {
   wire: (row) => (earned(row) ? `{"amount":${row.partner_fee},"coin":${writeString(row.coin_to)},"usd":${row.partner_fee_usd}}` : 'null'),
 };
 
+/** The columns an order's network fee is stored in at creation (migration 0046), and its coin. */
+interface NetworkFeeColumns {
+  network_fee: string | null;
+  network_fee_usd: string | null;
+  coin_to: string;
+}
+
+function feeStored(row: NetworkFeeColumns): row is NetworkFeeColumns & { network_fee: string; network_fee_usd: string } {
+  return row.network_fee !== null && row.network_fee_usd !== null;
+}
+
+/** `{"amount", "coin", "usd"}` as stored at creation (DESIGN §10.6); null on an order made before v1.2. */
+const networkFee: ViewField<NetworkFeeColumns> = {
+  columns: ['network_fee', 'network_fee_usd', 'coin_to'],
+  schema: Type.Union(
+    [
+      Type.Object(
+        {
+          amount: Type.Number({ description: 'the payout network fee, in coin_to: already deducted from amount_to_expected' }),
+          coin: Type.String({ description: 'coin_to' }),
+          usd: Type.Number({ description: 'its USD value at the creation\'s coin_to price (8 decimals, rounded down)' }),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ],
+    {
+      description:
+        'v1.2: the payout network fee the order was priced with (coin_to, already deducted from amount_to_expected) and its ' +
+        'USD value, stored at creation and never changed; null on orders created before v1.2',
+    },
+  ),
+  value: (row) =>
+    feeStored(row) ? { amount: new DecimalText(row.network_fee), coin: row.coin_to, usd: new DecimalText(row.network_fee_usd) } : null,
+  json: (row) =>
+    feeStored(row)
+      ? `{"amount":${decimalTextLiteral(row.network_fee)},"coin":${writeString(row.coin_to)},"usd":${decimalTextLiteral(row.network_fee_usd)}}`
+      : 'null',
+  sql: { network_fee: 'decimal', network_fee_usd: 'decimal' },
+  wire: (row) => (feeStored(row) ? `{"amount":${row.network_fee},"coin":${writeString(row.coin_to)},"usd":${row.network_fee_usd}}` : 'null'),
+};
+
 /**
  * What the payout sent (DESIGN §10.1), shown once it is sent: the exchange stores the amount it
  * filled (`amount_to_final`, the payout row's amount) and the rate it makes (`rate_final`), and
@@ -273,6 +315,12 @@ const FIELDS = {
     'rate_final',
     'v1.2: amount_to_final / amount_from_received, rounded down to coin_to\'s decimals, for display; null until the payout is sent',
   ),
+  network_fee: networkFee,
+  eta_seconds: column('eta_seconds', nullable(integer), {
+    description:
+      'v1.2: estimated seconds from the deposit being sent to the payout seen on chain (deposit confirmations × block time + ' +
+      'payout allowance), as quoted at creation and never changed; null on orders created before v1.2',
+  }),
   deposit_address: column('deposit_address', text),
   deposit_address_tag: column('deposit_address_tag', nullable(text), { description: 'memo or tag, null when none' }),
   deposit_uri: column('deposit_uri', nullable(text), {

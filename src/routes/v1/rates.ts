@@ -33,6 +33,19 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
+/** The payout network fee of a quote and an Order (DESIGN §10.6). */
+export const NetworkFee = Type.Object(
+  {
+    amount: Type.Number({ description: 'the payout network fee, in coin_to: already deducted from amount_to' }),
+    coin: Type.String({ description: 'coin_to' }),
+    usd: Type.Number({ description: 'its USD value at the coin_to price the quote used (8 decimals, rounded down)' }),
+  },
+  {
+    additionalProperties: false,
+    description: 'v1.2: the payout network fee in coin_to, already deducted from amount_to, and its USD value',
+  },
+);
+
 const RateQuote = Type.Object(
   {
     coin_from: Type.String(),
@@ -47,6 +60,19 @@ const RateQuote = Type.Object(
     amount_to: Type.Number({ description: 'v1.1: what the recipient gets for amount_from, in coin_to, rounded down' }),
     expires_in: Type.Union([Type.Integer(), Type.Null()], {
       description: 'null for float; for a fixed quote, seconds left to create an order with quote_id',
+    }),
+    expires_at: Type.String({
+      format: 'date-time',
+      description:
+        'v1.2: fixed, when quote_id expires; float, when the prices this quote used stop being fresh (the price feed\'s ' +
+        'freshness bound: the oldest price observation used plus PRICE_MAX_AGE_SECONDS; a newer price may move the rate earlier)',
+    }),
+    network_fee: NetworkFee,
+    eta_seconds: Type.Integer({
+      minimum: 0,
+      description:
+        'v1.2: estimated seconds from the deposit being sent to the payout seen on chain: the deposit\'s confirmations × ' +
+        'the deposit chain\'s block time, plus the payout chain\'s payout allowance (from the catalog)',
     }),
     quote_id: Type.Optional(
       Type.String({
@@ -123,6 +149,9 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
           amount_from: quote.amountFrom,
           amount_to: quote.amountTo,
           expires_in: fixed?.expiresIn ?? null,
+          expires_at: (fixed?.expiresAt ?? quotes.priceFreshUntil(quote)).toISOString(),
+          network_fee: { amount: quote.networkFee, coin: quote.to.coin, usd: quote.networkFeeUsd },
+          eta_seconds: quote.etaSeconds,
           ...(fixed === undefined ? {} : { quote_id: fixed.id }),
         }),
       );
