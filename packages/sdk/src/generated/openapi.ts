@@ -416,10 +416,20 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Currency: {
+            /** @description v1.2: a regular expression (anchored, the subset every engine shares) that every address this server accepts for the currency matches: a pre-check for a wallet; the server's validation (checksums) stays the judge */
+            address_regex: string;
+            /** @description v1.2: the chain's CAIP-2 id (eip155:1, eip155:56, bip122:000000000019d6689c085ae165831e93, tron:728126428, solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp, xrpl:0, stellar:pubnet, tvm:-239) */
+            caip2: string;
+            /** @description v1.2: the CAIP-19 asset type: {caip2}/slip44:{SLIP-44 coin type} for a native coin (eip155:1/slip44:60), {caip2}/{erc20|trc20|token}:{contract} for a token (eip155:1/erc20:0xdac17f958d2ee523a2206206994597c13d831ec7; EVM contracts in lower case) */
+            caip19: string;
+            /** @description v1.2: the chain the currency lives on, lower case (bitcoin, ethereum, bsc, tron, litecoin, dogecoin, solana, xrpl, stellar, ton), separate from the token standard the network code names (USDT on ERC20 has chain ethereum) */
+            chain: string;
             /** @description v1.1: the EIP-155 chain id on an EVM network (1 Ethereum, 56 BNB Smart Chain), else null */
             chain_id: number | null;
             /** @description ticker symbol */
             coin: string;
+            /** @description v1.2: the deposit confirmations an order waits for before it exchanges (its deposit_confirmations_required) */
+            confirmations_required: number;
             /** @description v1.1: the token contract (ERC-20, BEP-20, TRC-20, SPL), null for a native coin */
             contract_address: string | null;
             /** @description decimal precision for display and rounding */
@@ -445,6 +455,8 @@ export interface components {
             is_withdraw_enabled: boolean;
             /** @description maximum amount per order, in the coin's units */
             max_amount: number;
+            /** @description v1.2: what the chain's wallets call the memo or tag (Destination tag on XRP, Memo on XLM and TON); null where the chain has none */
+            memo_name: string | null;
             /** @description minimum amount per order, in the coin's units */
             min_amount: number;
             /** @description confirmations needed for the deposit to clear */
@@ -490,6 +502,8 @@ export interface components {
             deposit_txid: string | null;
             /** @description v1.1: the chain's standard payment URI for the deposit (BIP-21, EIP-681 with atomic amounts, Solana Pay, ripple: with dt, SEP-0007, ton://transfer), amount and tag included; null where the chain has none */
             deposit_uri: string | null;
+            /** @description v1.2: estimated seconds from the deposit being sent to the payout seen on chain (deposit confirmations × block time + payout allowance), as quoted at creation and never changed; null on orders created before v1.2 */
+            eta_seconds: number | null;
             /**
              * Format: date-time
              * @description 30 minutes after creation
@@ -500,6 +514,15 @@ export interface components {
              * @description order identifier
              */
             id: string;
+            /** @description v1.2: the payout network fee the order was priced with (coin_to, already deducted from amount_to_expected) and its USD value, stored at creation and never changed; null on orders created before v1.2 */
+            network_fee: {
+                /** @description the payout network fee, in coin_to: already deducted from amount_to_expected */
+                amount: number;
+                /** @description coin_to */
+                coin: string;
+                /** @description its USD value at the creation's coin_to price (8 decimals, rounded down) */
+                usd: number;
+            } | null;
             network_from: string;
             network_to: string;
             /** @description v1.1: the partner's commission on this order, recorded at the exchange moment (coin_to, and USD at that moment's price); null before the exchange, and on a failed order (nothing earned: GET /partner/stats leaves it out too) */
@@ -1721,12 +1744,28 @@ export interface operations {
                         amount_to: number;
                         coin_from: string;
                         coin_to: string;
+                        /** @description v1.2: estimated seconds from the deposit being sent to the payout seen on chain: the deposit's confirmations × the deposit chain's block time, plus the payout chain's payout allowance (from the catalog) */
+                        eta_seconds: number;
+                        /**
+                         * Format: date-time
+                         * @description v1.2: fixed, when quote_id expires; float, when the prices this quote used stop being fresh (the price feed's freshness bound: the oldest price observation used plus PRICE_MAX_AGE_SECONDS; a newer price may move the rate earlier)
+                         */
+                        expires_at: string;
                         /** @description null for float; for a fixed quote, seconds left to create an order with quote_id */
                         expires_in: number | null;
                         /** @description maximum exchange amount for this pair, in coin_from */
                         max_amount: number;
                         /** @description minimum exchange amount for this pair, in coin_from */
                         min_amount: number;
+                        /** @description v1.2: the payout network fee in coin_to, already deducted from amount_to, and its USD value */
+                        network_fee: {
+                            /** @description the payout network fee, in coin_to: already deducted from amount_to */
+                            amount: number;
+                            /** @description coin_to */
+                            coin: string;
+                            /** @description its USD value at the coin_to price the quote used (8 decimals, rounded down) */
+                            usd: number;
+                        };
                         /** @description fixed quotes only (extension): an opaque token to pass to POST /partner/orders, which then locks this rate and amount. A quote asked with a key can be locked only with a key of the same partner; one asked without a key, by any partner */
                         quote_id?: string;
                         /** @description units of coin_to per 1 coin_from, net of all fees, for the amount */
