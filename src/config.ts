@@ -107,6 +107,29 @@ export interface Config {
   readonly lifecycle: LifecycleConfig;
   readonly limits: LimitsConfig;
   readonly cabinet: CabinetConfig;
+  readonly endUserBlocklist: EndUserBlocklistConfig;
+}
+
+/**
+ * The operator's blocklist of end users (DESIGN §10.8): an order whose X-End-User-IP is in it is
+ * refused, 403 `region_restricted` (services/end-user-blocklist.ts). Both empty by default.
+ */
+export interface EndUserBlocklistConfig {
+  /**
+   * `REGION_BLOCKLIST`: ISO 3166-1 alpha-2 countries, comma-separated (`CU,IR,KP`), stored upper
+   * case. The address's country comes from the `geoip-country` package's data, loaded only when
+   * this is set (it is large) and refreshed by updating the package.
+   */
+  readonly countries: readonly string[];
+  /** `IP_BLOCKLIST`: IPv4 and IPv6 CIDRs (`203.0.113.0/24,2001:db8::/32`; a bare address is one address), comma-separated. */
+  readonly cidrs: readonly BlockedSubnet[];
+}
+
+export interface BlockedSubnet {
+  readonly address: string;
+  /** Prefix length in bits: 0–32 (ipv4), 0–128 (ipv6). */
+  readonly prefix: number;
+  readonly family: 'ipv4' | 'ipv6';
 }
 
 /** The partner cabinet (DESIGN §9, src/routes/cabinet). */
@@ -312,6 +335,10 @@ export function loadConfig(env: Env = process.env): Config {
       apiKeysPerPartner: integer(env, 'MAX_API_KEYS_PER_PARTNER', 20, 1, 10_000),
       poolSharePct: integer(env, 'POOL_SHARE_PCT', 20, 1, 100),
     }),
+    endUserBlocklist: Object.freeze({
+      countries: Object.freeze(parseCountries(optional(env, 'REGION_BLOCKLIST'))),
+      cidrs: Object.freeze(parseCidrs(optional(env, 'IP_BLOCKLIST'))),
+    }),
     cabinet: Object.freeze({
       publicUrl: parsePublicUrl(optional(env, 'PUBLIC_URL')),
       partnerMarkupMaxBps: integer(env, 'PARTNER_MARKUP_MAX_BPS', 300, 0, 1000),
@@ -475,6 +502,35 @@ function parsePriceSources(raw: string | undefined): PriceSourceName[] {
     }
   }
   return names as PriceSourceName[];
+}
+
+/** REGION_BLOCKLIST's countries, upper case, each once. */
+function parseCountries(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  const codes = [...new Set(raw.split(',').map((code) => code.trim().toUpperCase()))];
+  for (const code of codes) {
+    if (!/^[A-Z]{2}$/.test(code)) {
+      throw new ConfigError('REGION_BLOCKLIST', `"${code}" is not an ISO 3166-1 alpha-2 country code (two letters, e.g. CU,IR,KP)`);
+    }
+    // The one common slip: the United Kingdom's code is GB; UK would silently match nobody.
+    if (code === 'UK') throw new ConfigError('REGION_BLOCKLIST', '"UK" is not an ISO 3166-1 alpha-2 code: the United Kingdom is GB');
+  }
+  return codes;
+}
+
+/** IP_BLOCKLIST's subnets: `address/prefix`, or a bare address (a /32 or /128). */
+function parseCidrs(raw: string | undefined): BlockedSubnet[] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((entry) => {
+    const text = entry.trim();
+    const [address = '', bits, extra] = text.split('/');
+    const family = isIP(address) === 4 ? 'ipv4' : isIP(address) === 6 && !address.includes('%') ? 'ipv6' : undefined;
+    const maxBits = family === 'ipv4' ? 32 : 128;
+    if (family === undefined || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError('IP_BLOCKLIST', `"${text}" is not an IPv4 or IPv6 CIDR (e.g. 203.0.113.0/24 or 2001:db8::/32)`);
+    }
+    return Object.freeze({ address, prefix: bits === undefined ? maxBits : Number(bits), family });
+  });
 }
 
 function parseTrustProxy(raw: string | undefined): boolean | number | string[] {

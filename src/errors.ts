@@ -9,9 +9,13 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   invalid_signature: 401,
   forbidden: 403,
+  /** DESIGN §10.8: the order's X-End-User-IP is in the operator's blocklist (IP_BLOCKLIST, REGION_BLOCKLIST). */
+  region_restricted: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** DESIGN §10.8: the partner's mode already has an order with this external_id (its id in `order_id`). */
+  external_id_conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,

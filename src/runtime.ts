@@ -24,6 +24,7 @@ import { IdempotencyKeys } from './services/idempotency.js';
 import { OrderActions } from './services/order-actions.js';
 import { PartnerStats } from './services/partner-stats.js';
 import { OrderLifecycle } from './services/order-lifecycle.js';
+import { EndUserBlocklist } from './services/end-user-blocklist.js';
 import { OrderService } from './services/order-service.js';
 import { OrderStatusGauge } from './services/order-status-gauge.js';
 import { FixedQuoteTokens, quoteSigningKeys } from './services/fixed-quote-tokens.js';
@@ -157,6 +158,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     clock,
     config.shortIdPrefix,
     config.maxOpenOrdersPerPartner,
+    new EndUserBlocklist(config.endUserBlocklist),
   );
   const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '');
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));

@@ -2,24 +2,35 @@ import { randomUUID } from 'node:crypto';
 import type { Decimal } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import { createPartnerOrder, IdempotencyKeyCompleted, OpenOrdersOverCap, type NewOrderRow, type OrderCreation } from '../db/repositories/order-creation-repository.js';
+import {
+  createPartnerOrder,
+  ExternalIdConflict,
+  IdempotencyKeyCompleted,
+  OpenOrdersOverCap,
+  type NewOrderRow,
+  type OrderCreation,
+} from '../db/repositories/order-creation-repository.js';
 import {
   findPartnerOrderView,
   findPartnerOrderWire,
   orderUsingQuote,
+  orderWithExternalId,
   type OrderOwner,
   type PartnerOrderRow,
   type PartnerOrderWireRow,
 } from '../db/repositories/orders-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database, Db } from '../db/schema/index.js';
+import type { OrderMetadata } from '../db/schema/orders.js';
 import type { PartnerRow } from '../db/schema/partners.js';
+import type { EndUserIp } from '../domain/end-user-ip.js';
 import { checkRecipient } from '../domain/addresses/recipient-check.js';
 import { depositPaymentUri } from '../domain/payment-uri.js';
 import type { RateType } from '../domain/pricing/index.js';
 import { newShortId, SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
 import { ApiError } from '../errors.js';
 import type { DepositAddressAllocator, ReservedAddress } from './deposit-address-allocator.js';
+import type { EndUserBlocklist } from './end-user-blocklist.js';
 import type { IdempotencyKeys } from './idempotency.js';
 import type { FixedQuoteClaim } from './fixed-quote-tokens.js';
 import { sandboxScope, type PartnerAccess } from './partner-access.js';
@@ -63,6 +74,12 @@ export interface CreateOrderInput {
   sandbox: boolean;
   /** The key that creates the order, recorded on its creation event (DESIGN §10.2). */
   keyId: string;
+  /** The partner's own reference (DESIGN §10.8): unique per partner and mode. */
+  externalId?: string | undefined;
+  /** The partner's string map (the route checked its bounds). */
+  metadata?: OrderMetadata | undefined;
+  /** X-End-User-IP, already parsed: checked against the operator's blocklist, stored for the operator. */
+  endUserIp?: EndUserIp | undefined;
 }
 
 export type CreateOrderResult = { order: PartnerOrderRow; replayed: boolean };
@@ -82,6 +99,8 @@ export class OrderService {
     private readonly shortIdPrefix: string,
     /** Open orders per partner when the partner has no max_open_orders of its own. */
     private readonly defaultMaxOpenOrders: number,
+    /** The operator's blocklist of end users (IP_BLOCKLIST, REGION_BLOCKLIST). */
+    private readonly blocklist: EndUserBlocklist,
   ) {}
 
   async create(
@@ -93,7 +112,11 @@ export class OrderService {
       const claim = await this.idempotency.claim(partner.id, idempotency.key, idempotency.body);
       if (claim.kind === 'replay') return { order: await this.replay(partner, input, claim.orderId), replayed: true };
     }
+    // A replay above answers as it always did, whatever the blocklist or the external_id now
+    // say (docs/decisions.md, "Order metadata"): it is the order this request already made.
     try {
+      await this.checkEndUser(input.endUserIp);
+      if (input.externalId !== undefined) await this.checkExternalId(partner, input.sandbox, input.externalId);
       const order = await this.createNew(partner, input, idempotency?.key);
       return { order, replayed: false };
     } catch (error) {
@@ -101,8 +124,27 @@ export class OrderService {
       // process was slow, not gone): nothing of this one was written; it answers that order.
       if (error instanceof IdempotencyKeyCompleted) return { order: await this.replay(partner, input, error.orderId), replayed: true };
       if (idempotency !== undefined) await this.idempotency.release(partner.id, idempotency.key);
+      // Another creation with the same external_id got in between the check and the insert.
+      if (error instanceof ExternalIdConflict) throw externalIdConflict(error.orderId);
       throw error;
     }
+  }
+
+  /** 403 region_restricted when the end user's address is in the operator's blocklist. */
+  private async checkEndUser(ip: EndUserIp | undefined): Promise<void> {
+    if (ip === undefined) return;
+    const refusal = await this.blocklist.refusal(ip);
+    if (refusal !== undefined) throw new ApiError('region_restricted', refusal);
+  }
+
+  /**
+   * 409 external_id_conflict before any pricing: a partner retrying a creation that succeeded
+   * learns its order's id first, even when the retry would now fail otherwise (an expired quote,
+   * the open-order cap). create_partner_order checks it again, exactly, for two racing creations.
+   */
+  private async checkExternalId(partner: PartnerRow, sandbox: boolean, externalId: string): Promise<void> {
+    const existing = await orderWithExternalId(this.db, { partnerId: partner.id, sandbox }, externalId);
+    if (existing !== undefined) throw externalIdConflict(existing);
   }
 
   private async replay(partner: PartnerRow, input: CreateOrderInput, orderId: string): Promise<PartnerOrderRow> {
@@ -259,6 +301,9 @@ export class OrderService {
       payout_txid: null,
       refund_txid: null,
       sandbox: input.sandbox,
+      external_id: input.externalId ?? null,
+      metadata: input.metadata ?? {},
+      end_user_ip: input.endUserIp?.address ?? null,
       created_at: now,
       expires_at: new Date(now.getTime() + DEPOSIT_WINDOW_MS),
       updated_at: now,
@@ -358,6 +403,15 @@ export class OrderService {
   }
 }
 
+/** 409 with the existing order's id in `order_id` (DESIGN §10.8). */
+function externalIdConflict(orderId: string): ApiError {
+  return new ApiError(
+    'external_id_conflict',
+    `external_id is already used by order ${orderId}: read that order, or send another external_id`,
+    { order_id: orderId },
+  );
+}
+
 /** Whose orders a read reaches: the partner's, of the key's mode only (PartnerAccess). */
 export type OrderReader = Pick<PartnerAccess, 'partner' | 'mode'>;
 
@@ -441,11 +495,13 @@ function createdOrderView(order: NewOrderRow): PartnerOrderRow {
     network_fee: order.network_fee ?? null,
     network_fee_usd: order.network_fee_usd ?? null,
     eta_seconds: order.eta_seconds ?? null,
+    external_id: order.external_id ?? null,
+    metadata: typeof order.metadata === 'object' ? order.metadata : {},
   };
 }
 
 function certainlyRefused(error: unknown): boolean {
-  if (error instanceof OpenOrdersOverCap || error instanceof IdempotencyKeyCompleted) return true;
+  if (error instanceof OpenOrdersOverCap || error instanceof IdempotencyKeyCompleted || error instanceof ExternalIdConflict) return true;
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && code.startsWith('23');
 }

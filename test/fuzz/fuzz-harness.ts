@@ -637,8 +637,38 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       rate_type: rateType,
     })),
   };
+  // v1.2 order metadata (DESIGN §10.8): a few external_ids reused (409 external_id_conflict), and
+  // maps around their bounds (10 keys, keys of 40 characters, values of 64), with values that
+  // are no string, keys JSON parsers treat apart, and refused characters in keys and values.
+  const externalId = fc.oneof(
+    { weight: 3, arbitrary: fc.constant('null') },
+    { weight: 3, arbitrary: literal(fc.constantFrom('ext-1', 'ext-2', 'EXT-1', 'x'.repeat(64), 'x'.repeat(65), '')) },
+    { weight: 3, arbitrary: text(70) },
+    { weight: 1, arbitrary: fc.oneof(numberLiteral, fc.constantFrom('[]', '{}', 'true', '["ext-1"]')) },
+  );
+  const metadataKey = fc.oneof(
+    { weight: 6, arbitrary: fc.string({ maxLength: 45 }) },
+    { weight: 1, arbitrary: fc.constantFrom('', '__proto__', 'constructor', 'prototype', 'k'.repeat(40), 'k'.repeat(41), 'é'.repeat(40)) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 10 }).chain(withHostileChars) },
+  );
+  const metadataValue = fc.oneof(
+    { weight: 6, arbitrary: literal(fc.string({ maxLength: 70 })) },
+    { weight: 1, arbitrary: literal(fc.constantFrom('v'.repeat(64), 'v'.repeat(65), '💩'.repeat(64))) },
+    { weight: 1, arbitrary: literal(fc.string({ maxLength: 10 }).chain(withHostileChars)) },
+    { weight: 1, arbitrary: fc.oneof(numberLiteral, fc.constantFrom('null', 'true', '[]', '{}', '{"a":"b"}', '["v"]')) },
+  );
+  const metadata = fc.oneof(
+    { weight: 3, arbitrary: fc.constant('null') },
+    {
+      weight: 6,
+      arbitrary: fc
+        .array(fc.tuple(metadataKey, metadataValue), { maxLength: 12 })
+        .map((entries) => `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`),
+    },
+    { weight: 1, arbitrary: fc.constantFrom('[]', '"text"', '1', '{"a":{"b":"c"}}', '[{"a":"b"}]') },
+  );
   const orderBody: Fields = {
-    names: ['coin_from', 'network_from', 'coin_to', 'network_to', 'amount_from', 'amount_to', 'rate_type', 'recipient_address', 'recipient_address_tag', 'refund_address', 'quote_id'],
+    names: ['coin_from', 'network_from', 'coin_to', 'network_to', 'amount_from', 'amount_to', 'rate_type', 'recipient_address', 'recipient_address_tag', 'refund_address', 'quote_id', 'external_id', 'metadata'],
     plausible: fc
       .tuple(
         pair,
@@ -648,8 +678,9 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         fc.oneof({ weight: 9, arbitrary: fc.constant('null') }, { weight: 1, arbitrary: literal(randomUuid) }),
         fc.constantFrom('12345', '12345', '0', '4294967296', 'memo text', ''),
         amountSide,
+        fc.tuple(externalId, metadata),
       )
-      .map(([p, rateType, withTag, withRefund, quoteId, tag, side]) => ({
+      .map(([p, rateType, withTag, withRefund, quoteId, tag, side, [external, map]]) => ({
         coin_from: JSON.stringify(cased(p.from.coin, p.lower)),
         network_from: JSON.stringify(p.from.network),
         coin_to: JSON.stringify(p.to.coin),
@@ -661,6 +692,8 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         recipient_address_tag: withTag || p.to.is_memo ? JSON.stringify(tag) : 'null',
         refund_address: withRefund ? JSON.stringify(ADDRESS_BY_NETWORK[p.from.network] ?? BTC_ADDRESS) : 'null',
         quote_id: quoteId,
+        external_id: external,
+        metadata: map,
       })),
   };
 
@@ -679,7 +712,18 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       path: '/api/v1/partner/orders',
       auth: 'partner',
       body: orderBody,
-      headers: { 'idempotency-key': fc.oneof(fc.constantFrom('key-1', 'key-2'), fc.uuid().map(String)) },
+      headers: {
+        'idempotency-key': fc.oneof(fc.constantFrom('key-1', 'key-2'), fc.uuid().map(String)),
+        // v1.2 (DESIGN §10.8): addresses of both families, forms isIP refuses (zone, port, octal), junk.
+        'x-end-user-ip': fc.oneof(
+          { weight: 3, arbitrary: fc.oneof(fc.ipV4(), fc.ipV6()) },
+          { weight: 1, arbitrary: fc.ipV4Extended() },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom('203.0.113.7', '2001:DB8::1', '::ffff:198.51.100.1', '::', 'fe80::1%eth0', '203.0.113.7:443', '1.2.3', '203.0.113.7, 198.51.100.1', '2001:db8::/32'),
+          },
+        ),
+      },
     },
     {
       method: 'GET',

@@ -43,6 +43,8 @@ const V11_KEYS = ['deposit_uri', 'sandbox', 'actions', 'refund_hold_until', 'par
 const PAID_KEYS = ['updated_at', 'amount_to_final', 'rate_final', 'amount_refunded', 'recipient_address_tag', 'refund_address', 'refund_address_tag'];
 /** DESIGN §10.6 (issue 27.3): what the quote told of cost and time, set at creation. */
 const V12_QUOTE_KEYS = ['network_fee', 'eta_seconds'];
+/** DESIGN §10.8 (issue 27.5): the partner's own reference and string map; null and {} when not given. */
+const METADATA_KEYS = ['external_id', 'metadata'];
 
 type Order = Record<string, unknown> & {
   id: string;
@@ -93,13 +95,17 @@ describe('POST /partner/orders: the Order contract', () => {
     });
 
     it('answers 201 with exactly the spec 2.3 keys plus the documented extensions', () => {
-      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS, ...V12_QUOTE_KEYS].sort());
+      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS, ...V12_QUOTE_KEYS, ...METADATA_KEYS].sort());
       // A live key's order (DESIGN §7.6).
       assert.equal(order.sandbox, false);
       for (const key of EXTENSION_KEYS) assert.equal(order[key], null, key);
       // Nothing paid yet, no tag and no refund address given; updated_at is the creation.
       for (const key of PAID_KEYS.filter((name) => name !== 'updated_at')) assert.equal(order[key], null, key);
       assert.equal(order.updated_at, order.created_at);
+      assert.equal(order.external_id, null);
+      assert.deepEqual(order.metadata, {});
+      // The end user's address is the operator's only (DESIGN §10.8).
+      assert.ok(!('end_user_ip' in order));
       // Echoed request fields outside the shape are not returned (spec 2.3; DESIGN §10.1 adds the addresses).
       assert.ok(!('quote_id' in order));
     });

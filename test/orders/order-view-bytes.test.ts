@@ -73,6 +73,9 @@ function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
       order.status === 'failed' || order.partner_fee === null || order.partner_fee_usd === null
         ? null
         : { amount: new Decimal(order.partner_fee), coin: order.coin_to, usd: new Decimal(order.partner_fee_usd) },
+    // v1.2 (DESIGN §10.8), added after the writer changed: the bytes before it, plus these fields.
+    external_id: order.external_id,
+    metadata: order.metadata,
   };
 }
 
@@ -200,7 +203,7 @@ describe('GET /partner/orders/{order_id}: the same bytes as before', () => {
     await assertSameBytes('hold lapsed');
     // Failed after the exchange recorded its commission: nothing earned, the Order shows none.
     await sql`update orders set status = 'failed', status_reason = 'payout_failed', refund_hold_until = null where id = ${order.id}`.execute(db());
-    assert.match(await assertSameBytes('failed after the exchange'), /"partner_fee":null\}$/);
+    assert.match(await assertSameBytes('failed after the exchange'), /"partner_fee":null,"external_id":null,"metadata":\{\}\}$/);
     await sql`
       update orders set refund_hold_until = null, partner_fee = null, partner_fee_usd = null, volume_usd = null,
         exchanged_at = null, refund_address = null,

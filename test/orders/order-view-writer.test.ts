@@ -76,6 +76,9 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   network_fee: fc.option(numeric),
   network_fee_usd: fc.option(numeric),
   eta_seconds: fc.option(count),
+  external_id: fc.option(text),
+  // Keys in any order, as jsonb or a request gives them: both writers sort them.
+  metadata: fc.dictionary(text, text, { maxKeys: 10 }),
 });
 
 function validator() {

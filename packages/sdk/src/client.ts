@@ -71,6 +71,12 @@ export interface CallOptions {
 export interface CreateOrderOptions extends CallOptions {
   /** Your own Idempotency-Key (printable ASCII, up to 255): retrying your call with it is safe too. */
   idempotencyKey?: string | undefined;
+  /**
+   * v1.2: your end user's IP address (IPv4 or IPv6), sent as the X-End-User-IP header: kept on
+   * the order for the exchange's operator (never shown back), and checked against the operator's
+   * blocklist (403: a `PartnerApiError` with code `region_restricted`).
+   */
+  endUserIp?: string | undefined;
 }
 
 export interface WaitForStatusOptions extends CallOptions {
@@ -135,7 +141,9 @@ export class PartnerClient {
 
   /**
    * POST /partner/orders: a new order in waiting_deposit with its deposit address. Retried
-   * safely: every try carries the same Idempotency-Key, so the server makes one order.
+   * safely: every try carries the same Idempotency-Key, so the server makes one order (a retry
+   * after a lost answer replays that order; with `external_id` set, another key with the same
+   * external_id is a 409 `external_id_conflict` whose body's `order_id` names the order).
    */
   createOrder(request: CreateOrderRequest, options: CreateOrderOptions = {}): Promise<Order> {
     const key = options.idempotencyKey ?? this.newIdempotencyKey();
@@ -145,7 +153,7 @@ export class PartnerClient {
       body: request,
       auth: 'required',
       idempotent: true,
-      headers: { 'idempotency-key': key },
+      headers: { 'idempotency-key': key, ...(options.endUserIp === undefined ? {} : { 'x-end-user-ip': options.endUserIp }) },
       signal: options.signal,
     });
   }

@@ -8,7 +8,8 @@ import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-or
  * A new order written in one statement: `create_partner_order` (migrations 0020, 0028) inserts
  * the order, binds its deposit address, appends the creation event, completes the
  * Idempotency-Key record, checks the open-order cap and records the `order.created` webhook
- * event (DESIGN §8) for the partner's endpoints. Only the partner view's columns come back.
+ * event (DESIGN §8) for the partner's endpoints; since 0047 it refuses a second order with one
+ * external_id (DESIGN §10.8). Only the partner view's columns come back.
  */
 
 /**
@@ -18,7 +19,16 @@ import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-or
 export type NewOrderRow = NewOrder & { created_at: Date; expires_at: Date; updated_at: Date; markup_bps: number };
 
 /** What a column left out of NewOrder would get from its default. */
-const ORDER_DEFAULTS = { attempts: 0, sandbox: false, next_attempt_at: null, locked_until: null, amount_to_final: null };
+const ORDER_DEFAULTS = {
+  attempts: 0,
+  sandbox: false,
+  next_attempt_at: null,
+  locked_until: null,
+  amount_to_final: null,
+  external_id: null,
+  metadata: {},
+  end_user_ip: null,
+};
 
 /** The order's deposit: a derived or memo address to record, or a pool row claimed in this transaction. */
 export type NewOrderDeposit =
@@ -69,6 +79,16 @@ export class IdempotencyKeyCompleted extends Error {
   }
 }
 
+/**
+ * The function's refusal: the partner already has an order with this external_id in the order's
+ * mode (migration 0047; also when the two creations raced); nothing is written.
+ */
+export class ExternalIdConflict extends Error {
+  constructor(readonly orderId: string) {
+    super(`external_id is already used by order ${orderId}`);
+  }
+}
+
 const CREATE: CompiledQuery<PartnerOrderRow> = preparedQuery(
   'create_partner_order',
   `select ${PARTNER_ORDER_COLUMNS.map((column) => `"${column}"`).join(', ')} ` +
@@ -79,7 +99,8 @@ const CREATE: CompiledQuery<PartnerOrderRow> = preparedQuery(
  * Writes the order and its outbox rows (one statement: atomic alone, or in the caller's
  * transaction when it passes one, as a pool address claimed first needs). Throws
  * OpenOrdersOverCap when the partner is at its cap (nothing is written), IdempotencyKeyCompleted
- * when its key was completed meanwhile with another order (nothing is written), or the database's
+ * when its key was completed meanwhile with another order (nothing is written), ExternalIdConflict
+ * when the partner's mode already has an order with its external_id (nothing is written), or the database's
  * error (a unique violation names its constraint: orders_short_id_key, orders_quote_id_key).
  */
 export async function createPartnerOrder(db: Db, creation: OrderCreation): Promise<PartnerOrderRow> {
@@ -104,6 +125,7 @@ export async function createPartnerOrder(db: Db, creation: OrderCreation): Promi
     const e = error as { code?: string; message?: string; detail?: string };
     if (e.code === 'P0001' && e.message === 'open_orders_limit') throw new OpenOrdersOverCap(Number(e.detail));
     if (e.code === 'P0001' && e.message === 'idempotency_key_completed') throw new IdempotencyKeyCompleted(e.detail ?? '');
+    if (e.code === 'P0001' && e.message === 'external_id_conflict') throw new ExternalIdConflict(e.detail ?? '');
     throw error;
   }
 }

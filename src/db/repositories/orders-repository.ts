@@ -134,6 +134,18 @@ export async function findOrder(db: Db, id: string): Promise<OrderRow | undefine
   return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The id of the partner's order with this external_id in one mode (DESIGN §10.8), if any. */
+export async function orderWithExternalId(db: Db, owner: { partnerId: string; sandbox: boolean }, externalId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('partner_id', '=', owner.partnerId)
+    .where('sandbox', '=', owner.sandbox)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+  return row?.id;
+}
+
 export async function orderUsingQuote(db: Db, quoteId: string): Promise<string | undefined> {
   const row = await db.selectFrom('orders').select('id').where('quote_id', '=', quoteId).executeTakeFirst();
   return row?.id;

@@ -24,7 +24,7 @@ export interface PartnerOrderFilter {
   /**
    * Exact match on any of: id (when `searchId` is set, a lower-case UUID), short id (when
    * `searchShortId` is set, upper case), deposit address, deposit txid, payout txid, recipient
-   * address; a hex address or hash matches in any case (searchSpellings).
+   * address, external_id (DESIGN §10.8, as sent); a hex address or hash matches in any case (searchSpellings).
    */
   search?: string | undefined;
   searchId?: string | undefined;
@@ -48,6 +48,9 @@ function statusCondition(eb: Where, statuses: readonly OrderStatus[], now: Date)
   return eb.or(branches);
 }
 
+/** external_id's longest (migration 0047): a longer search cannot be one. */
+const EXTERNAL_ID_MAX = 64;
+
 /**
  * An exact match on each search column, for each spelling of the value (domain/order-search.ts:
  * hex addresses and hashes in any case): `column IN (spellings)` is still an equality on the
@@ -60,6 +63,8 @@ function searchCondition(eb: Where, filter: PartnerOrderFilter, search: string) 
   const branches = [matches('deposit_address'), matches('deposit_txid'), matches('payout_txid'), matches('recipient_address')];
   if (filter.searchId !== undefined) branches.push(eb('id', '=', filter.searchId));
   if (filter.searchShortId !== undefined) branches.push(eb('short_id', '=', filter.searchShortId));
+  // The partner's own reference (DESIGN §10.8), exactly as sent: its unique index (migration 0047).
+  if (search.length <= EXTERNAL_ID_MAX) branches.push(eb('external_id', '=', search));
   return eb.or(branches);
 }
 

@@ -93,10 +93,25 @@ export interface OrderTable {
    * configured, and is listed and counted apart. Set at creation, never changed. Default false.
    */
   sandbox: Generated<boolean>;
+  /**
+   * The partner's own reference (DESIGN §10.8), at most 64 characters, unique per partner and
+   * mode; null when none was sent.
+   */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The partner's string map (at most 10 keys of ≤ 40 characters, values ≤ 64); `{}` when none. */
+  metadata: ColumnType<OrderMetadata, OrderMetadata | string | undefined, OrderMetadata | string>;
+  /**
+   * The end user's address the partner sent in X-End-User-IP (PostgreSQL `inet`, read as its
+   * text: `203.0.113.7`, `2001:db8::1`); operator only, never in the Order. Null when not sent.
+   */
+  end_user_ip: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   expires_at: Timestamp;
   updated_at: Timestamp;
 }
+
+/** An order's metadata: string keys to string values (DESIGN §10.8). */
+export type OrderMetadata = Readonly<Record<string, string>>;
 
 export type OrderRow = Selectable<OrderTable>;
 export type NewOrder = Insertable<OrderTable>;

@@ -2,7 +2,7 @@ import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
 import { actionsFor, orderContext, ORDER_ACTIONS, type OrderAction, type TransitionContext } from '../../domain/order-lifecycle.js';
 import { ORDER_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
 import { DecimalText, decimalTextLiteral, writeNumber, writeString } from '../../json.js';
-import type { OrderRow } from '../schema/orders.js';
+import type { OrderMetadata, OrderRow } from '../schema/orders.js';
 
 /**
  * The partner's view of an order (the Order object of spec 2.3), defined once: per field, the
@@ -99,6 +99,31 @@ function listOf<Value extends string>(values: readonly Value[]): Kind<readonly V
     json: (value) => `[${value.map(writeString).join(',')}]`,
     wire: (value) => `[${value.map(writeString).join(',')}]`,
   };
+}
+
+/**
+ * The partner's metadata (DESIGN §10.8), an object of strings, written with its keys in one
+ * order: jsonb keeps keys in an order of its own (shorter first), and the body of order.created
+ * is written from the request's object before the row exists, so one order everywhere makes GET,
+ * the list and every webhook body agree byte for byte. That order is a JavaScript object's built
+ * from the keys sorted (integer-like keys first, ascending, then the rest sorted by UTF-16 code
+ * units), so the object toJson is given writes the same text.
+ */
+const stringMap: Kind<OrderMetadata> = {
+  schema: (options) => Type.Object({}, { additionalProperties: Type.String(), ...options }),
+  value: ordered,
+  json: writeStringMap,
+  wire: writeStringMap,
+};
+
+function ordered(value: OrderMetadata): Record<string, string> {
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function writeStringMap(value: OrderMetadata): string {
+  return `{${Object.entries(ordered(value))
+    .map(([key, item]) => `${writeString(key)}:${writeString(item)}`)
+    .join(',')}}`;
 }
 
 /** The partner's commission on an order (DESIGN §7.8), from the columns the exchange recorded it in, and the status. */
@@ -377,6 +402,14 @@ const FIELDS = {
       'proceeds by itself (REFUND_HOLD_MINUTES after the exchange was refused); null otherwise',
   }),
   partner_fee: partnerFee,
+  external_id: column('external_id', nullable(text), {
+    description:
+      'v1.2: the partner\'s own reference sent at creation (at most 64 characters, unique per partner and mode: a second ' +
+      'order with it is 409 external_id_conflict); null when none. GET /partner/orders?search= finds it',
+  }),
+  metadata: column('metadata', stringMap, {
+    description: 'v1.2: the partner\'s string map sent at creation (at most 10 keys of up to 40 characters, values up to 64), keys sorted; {} when none',
+  }),
 };
 
 /** statusAt over the wire row's text (ISO text of equal length orders as the times do). */

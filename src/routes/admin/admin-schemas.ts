@@ -100,6 +100,8 @@ export function adminOrderView(order: OrderRow, now: Date): Record<string, unkno
     next_attempt_at: order.next_attempt_at?.toISOString() ?? null,
     version: order.version,
     updated_at: order.updated_at.toISOString(),
+    // The operator's only (DESIGN §10.8): never in the Order, a webhook or the cabinet.
+    end_user_ip: order.end_user_ip,
   };
 }
 

@@ -2,11 +2,17 @@ import { Type } from '@sinclair/typebox';
 import { parseNumberLiteral, type Decimal } from '../../domain/money.js';
 import { isLosslessNumber, parse } from 'lossless-json';
 import type { App, Services } from '../../app-types.js';
+import { parseEndUserIp, type EndUserIp } from '../../domain/end-user-ip.js';
 import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { partnerAccess } from '../../plugins/partner-auth.js';
 import { errorResponses } from '../schemas.js';
 import { orderJson } from './order-view.js';
+
+/** Bounds of `metadata` (DESIGN §10.8). */
+const METADATA_KEYS_MAX = 10;
+const METADATA_KEY_MAX = 40;
+const METADATA_VALUE_MAX = 64;
 
 const Ticker = (description: string) =>
   Type.String({ minLength: 1, maxLength: 12, pattern: '^[A-Za-z0-9]+$', description });
@@ -45,6 +51,34 @@ const Body = Type.Object(
           'Expired, altered, used, another partner\'s or not matching: 422 quote_invalid',
       }),
     ),
+    external_id: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+        description:
+          'v1.2: your own reference for the order (1 to 64 characters), shown on the Order and in webhooks, found by ' +
+          'GET /partner/orders?search=. Unique per partner and mode: a second order with it is 409 external_id_conflict ' +
+          'with the existing order\'s id in order_id (an Idempotency-Key replay still answers 201 with the order)',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Union(
+        [
+          Type.Object(
+            {},
+            {
+              additionalProperties: Type.String({ maxLength: METADATA_VALUE_MAX }),
+              maxProperties: METADATA_KEYS_MAX,
+              propertyNames: { minLength: 1, maxLength: METADATA_KEY_MAX },
+            },
+          ),
+          Type.Null(),
+        ],
+        {
+          description:
+            `v1.2: your own string map, stored on the order and shown on it and in webhooks: at most ${METADATA_KEYS_MAX} keys ` +
+            `of 1 to ${METADATA_KEY_MAX} characters, each value a string of at most ${METADATA_VALUE_MAX}; anything else is 400`,
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -53,7 +87,24 @@ const Headers = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', description: 'extension: safe retries' }),
   ),
+  'x-end-user-ip': Type.Optional(
+    Type.String({
+      description:
+        'v1.2: the end user\'s IP address (one IPv4 or IPv6 address, no port or zone): stored on the order for the operator ' +
+        '(never shown to partners) and checked against the operator\'s blocklist of countries and ranges: 403 region_restricted',
+    }),
+  ),
 });
+
+/** X-End-User-IP as an address, or 400 (its value is not echoed: it may be anything). */
+function endUserIp(header: string | undefined): EndUserIp | undefined {
+  if (header === undefined) return undefined;
+  const ip = parseEndUserIp(header);
+  if (ip === undefined) {
+    throw new ApiError('bad_request', 'X-End-User-IP must be one IPv4 or IPv6 address, such as 192.0.2.10 or 2001:db8::10 (no port, zone or list)');
+  }
+  return ip;
+}
 
 const AmountError = Type.Object({
   detail: Type.String(),
@@ -100,7 +151,9 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
           'Returns the order in waiting_deposit with its deposit address; it expires when no deposit arrives within 30 minutes. ' +
           'Extension: an Idempotency-Key header makes retries safe (replays answer 201 with Idempotent-Replayed: true). ' +
           'v1.1: amount_to instead of amount_from (exactly one); 422 codes amount_out_of_range (with the limits in both units), ' +
-          'pair_unavailable and quote_invalid.',
+          'pair_unavailable and quote_invalid. ' +
+          'v1.2: external_id and metadata (409 external_id_conflict with order_id for an external_id already used), ' +
+          'and the X-End-User-IP header (403 region_restricted when the operator does not serve that address).',
         security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
         headers: Headers,
         body: Body,
@@ -115,6 +168,7 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
       const access = partnerAccess(request);
       const body = request.body;
       const key = request.headers['idempotency-key'];
+      const ip = endUserIp(request.headers['x-end-user-ip']);
       if ((body.amount_from === undefined) === (body.amount_to === undefined)) {
         throw new ApiError('bad_request', 'body must have exactly one of "amount_from" and "amount_to"');
       }
@@ -135,6 +189,9 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
           quoteId: body.quote_id ?? undefined,
           sandbox: access.mode === 'sandbox',
           keyId: access.actor.keyId,
+          externalId: body.external_id ?? undefined,
+          metadata: body.metadata ?? undefined,
+          endUserIp: ip,
         },
         key === undefined ? undefined : { key, body: request.rawBody ?? Buffer.alloc(0) },
       );

@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Create an exchange order
-         * @description Returns the order in waiting_deposit with its deposit address; it expires when no deposit arrives within 30 minutes. Extension: an Idempotency-Key header makes retries safe (replays answer 201 with Idempotent-Replayed: true). v1.1: amount_to instead of amount_from (exactly one); 422 codes amount_out_of_range (with the limits in both units), pair_unavailable and quote_invalid.
+         * @description Returns the order in waiting_deposit with its deposit address; it expires when no deposit arrives within 30 minutes. Extension: an Idempotency-Key header makes retries safe (replays answer 201 with Idempotent-Replayed: true). v1.1: amount_to instead of amount_from (exactly one); 422 codes amount_out_of_range (with the limits in both units), pair_unavailable and quote_invalid. v1.2: external_id and metadata (409 external_id_conflict with order_id for an external_id already used), and the X-End-User-IP header (403 region_restricted when the operator does not serve that address).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -471,7 +471,7 @@ export interface components {
              * @description Stable machine-readable code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable";
+            code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable";
             /** @description What went wrong, in words for a person. */
             detail: string;
         } & {
@@ -509,11 +509,17 @@ export interface components {
              * @description 30 minutes after creation
              */
             expires_at: string;
+            /** @description v1.2: the partner's own reference sent at creation (at most 64 characters, unique per partner and mode: a second order with it is 409 external_id_conflict); null when none. GET /partner/orders?search= finds it */
+            external_id: string | null;
             /**
              * Format: uuid
              * @description order identifier
              */
             id: string;
+            /** @description v1.2: the partner's string map sent at creation (at most 10 keys of up to 40 characters, values up to 64), keys sorted; {} when none */
+            metadata: {
+                [key: string]: string;
+            };
             /** @description v1.2: the payout network fee the order was priced with (coin_to, already deducted from amount_to_expected) and its USD value, stored at creation and never changed; null on orders created before v1.2 */
             network_fee: {
                 /** @description the payout network fee, in coin_to: already deducted from amount_to_expected */
@@ -959,6 +965,8 @@ export interface operations {
             header?: {
                 /** @description extension: safe retries */
                 "idempotency-key"?: string;
+                /** @description v1.2: the end user's IP address (one IPv4 or IPv6 address, no port or zone): stored on the order for the operator (never shown to partners) and checked against the operator's blocklist of countries and ranges: 403 region_restricted */
+                "x-end-user-ip"?: string;
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
                 /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
@@ -978,6 +986,12 @@ export interface operations {
                     coin_from: string;
                     /** @description destination coin ticker */
                     coin_to: string;
+                    /** @description v1.2: your own reference for the order (1 to 64 characters), shown on the Order and in webhooks, found by GET /partner/orders?search=. Unique per partner and mode: a second order with it is 409 external_id_conflict with the existing order's id in order_id (an Idempotency-Key replay still answers 201 with the order) */
+                    external_id?: string | null;
+                    /** @description v1.2: your own string map, stored on the order and shown on it and in webhooks: at most 10 keys of 1 to 40 characters, each value a string of at most 64; anything else is 400 */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
                     /** @description source network */
                     network_from: string;
                     /** @description destination network */
