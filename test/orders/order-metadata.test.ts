@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runAdminCli } from '../helpers/admin-cli.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { assertError } from '../rates/rates-helpers.js';
 
@@ -231,6 +235,24 @@ describe('POST /partner/orders: external_id, metadata and X-End-User-IP', () => 
     assert.ok(listed.json<Array<{ end_user_ip: string | null }>>().some((o) => o.end_user_ip === '2001:db8::7'));
     const plain = await created({});
     assert.equal((await t.admin('GET', `/admin/v1/orders/${plain.id}`)).json<{ end_user_ip: string | null }>().end_user_ip, null);
+  });
+
+  it('the CLI\'s `orders show` shows end_user_ip, external_id and metadata to the operator', async () => {
+    const order = await created({ external_id: freshId(), metadata: { tier: 'gold' } }, { 'x-end-user-ip': '2001:db8::42' });
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const workDir = mkdtempSync(path.join(tmpdir(), 'epa-cli-metadata-'));
+    try {
+      const env = { DATA_DIR: workDir, ADMIN_API_URL: address, ADMIN_TOKEN: t.adminToken };
+      const shown = await runAdminCli(['orders', 'show', order.id], env);
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.match(shown.stdout, /^end_user_ip\s+2001:db8::42$/m);
+      assert.match(shown.stdout, new RegExp(`^external_id\\s+${order.external_id ?? ''}$`, 'm'));
+      assert.match(shown.stdout, /^metadata\s+\{"tier":"gold"\}$/m);
+      const json = await runAdminCli(['orders', 'show', order.id, '--json'], env);
+      assert.equal((JSON.parse(json.stdout) as { end_user_ip: string }).end_user_ip, '2001:db8::42');
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
   });
 
   it('an X-End-User-IP that is not one IPv4 or IPv6 address is 400 naming the header (not echoing it); nothing stored', async () => {
