@@ -82,6 +82,30 @@ describe('SDK client against the server', () => {
     assert.deepEqual(await client.getOrder(order.id), byShortId);
   });
 
+  it('v1.2 (DESIGN §10.8): external_id and metadata on the order, endUserIp sent as X-End-User-IP, the 409 typed', async () => {
+    const sent: Headers[] = [];
+    const client = s.client({
+      fetch: async (input, init = {}) => {
+        if (init.method === 'POST') sent.push(new Headers(init.headers));
+        return fetch(input, init);
+      },
+    });
+    const externalId = `sdk-${Date.now()}`;
+    const order = await client.createOrder({ ...BTC_TO_ETH, external_id: externalId, metadata: { user: 'u-1' } }, { endUserIp: '198.51.100.23' });
+    assert.equal(order.external_id, externalId);
+    assert.deepEqual(order.metadata, { user: 'u-1' });
+    assert.equal(sent[0]?.get('x-end-user-ip'), '198.51.100.23');
+    const stored = await s.t.admin('GET', `/admin/v1/orders/${order.id}`);
+    assert.equal(stored.json<{ end_user_ip: string }>().end_user_ip, '198.51.100.23');
+    const again = await client.createOrder({ ...BTC_TO_ETH, external_id: externalId }).then(
+      () => assert.fail('a second order with the external_id was made'),
+      (error: unknown) => error,
+    );
+    assert.ok(again instanceof ConflictError);
+    assert.equal(again.code, 'external_id_conflict');
+    assert.equal(again.body.order_id, order.id);
+  });
+
   it('keeps every digit of an amount beyond 15 significant digits, both ways', async () => {
     // 19 significant digits: a float keeps about 16 (1.2345678901234568).
     const amount = '1.234567890123456789';
