@@ -151,7 +151,7 @@ describe('EndUserBlocklist: the country data is loaded only when REGION_BLOCKLIS
 });
 
 describe('REGION_BLOCKLIST and IP_BLOCKLIST configuration', () => {
-  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: '/nonexistent-test-dir', ...env });
+  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: 'some/dir', ...env });
   const refused = (env: Record<string, string>, variable: string, words: RegExp) =>
     assert.throws(() => load(env), (error: unknown) => error instanceof ConfigError && error.variable === variable && words.test(error.message));
 
