@@ -15,6 +15,8 @@ import { Drain, installDrain } from './plugins/drain.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installCallerIdentification, partnerAuthHooks } from './plugins/partner-auth.js';
 import { createRateLimits } from './plugins/rate-limit.js';
+import { installCors } from './plugins/cors.js';
+import { CorsOrigins } from './services/cors-origins.js';
 import { sharedSerializerFactory } from './plugins/serialization.js';
 import { installValidators } from './plugins/validation.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
@@ -135,6 +137,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installRequestMetrics(app, metrics);
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);
+  // CORS headers go on before the rate limiter answers, so a page can read its 429 too.
+  const cors = installCors(app, new CorsOrigins(database.db, clock));
   rateLimits.install();
   const openApiDocuments = await installOpenApi(app);
   for (const schema of [CurrencySchema, OrderSchema, Partner, KeyListing, CabinetPerson, AdminCurrency]) app.addSchema(schema);
@@ -146,5 +150,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerMetricsEndpoint(app, services);
   await registerCabinet(app, services);
   registerStaticIcons(app, [...new Set(runtime.catalog.all().map((row) => row.coin))]);
+  cors.registerPreflights();
   return app;
 }

@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   invalid_signature: 401,
   forbidden: 403,
+  /** DESIGN §10.9: a client key (pk_client_…) used where only a full key may go. */
+  scope: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

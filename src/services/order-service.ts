@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Decimal } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
@@ -26,6 +26,11 @@ import { sandboxScope, type PartnerAccess } from './partner-access.js';
 import type { PricedQuote, QuoteService } from './quote-service.js';
 import { checkRefundAddress } from './refund-address.js';
 import { newWebhookMessageId, orderEventBody } from './webhook-outbox.js';
+
+/** An order's status page token (DESIGN §10.10): 24 random bytes, 32 base64url characters (192 bits). */
+function newStatusToken(): string {
+  return randomBytes(24).toString('base64url');
+}
 
 /** Every order's deposit window (spec §8). */
 export const DEPOSIT_WINDOW_MS = 30 * 60 * 1000;
@@ -61,8 +66,13 @@ export interface CreateOrderInput {
    * (DESIGN §7.6) runs on the simulator only, whatever chains are configured.
    */
   sandbox: boolean;
-  /** The key that creates the order, recorded on its creation event (DESIGN §10.2). */
+  /** The key that creates the order, recorded on the order and its creation event (DESIGN §10.2). */
   keyId: string;
+  /**
+   * The key is a client key (DESIGN §10.9): an Idempotency-Key replay answers only an order this
+   * key created, never one of the partner's other keys (anyone may hold a client key).
+   */
+  clientKey?: boolean;
 }
 
 export type CreateOrderResult = { order: PartnerOrderRow; replayed: boolean };
@@ -106,7 +116,10 @@ export class OrderService {
   }
 
   private async replay(partner: PartnerRow, input: CreateOrderInput, orderId: string): Promise<PartnerOrderRow> {
-    const order = await findPartnerOrderView(this.db, { partnerId: partner.id }, { id: orderId });
+    const order = await findPartnerOrderView(this.db, { partnerId: partner.id, createdBy: input.clientKey === true ? input.keyId : undefined }, { id: orderId });
+    if (order === undefined && input.clientKey === true) {
+      throw new ApiError('unprocessable', 'this Idempotency-Key was used by another of the partner\'s keys: use another key');
+    }
     if (order === undefined) throw new Error(`idempotency record points at missing order ${orderId}`);
     // Keys are per partner, so a live key could replay a sandbox key's request: answering it
     // with a test order would have real funds sent to an order that never runs live.
@@ -128,7 +141,10 @@ export class OrderService {
     let order: PartnerOrderRow | undefined;
     const owner = ownerOf(access);
     if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, owner, { id: orderId.toLowerCase() });
-    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, owner, { shortId: orderId });
+    else if (SHORT_ID_PATTERN.test(orderId)) {
+      refuseShortIdForClientKey(access);
+      order = await findPartnerOrderView(this.db, owner, { shortId: orderId });
+    }
     if (order === undefined) throw new ApiError('not_found', 'order not found');
     return order;
   }
@@ -141,7 +157,10 @@ export class OrderService {
     let order: PartnerOrderWireRow | undefined;
     const owner = ownerOf(access);
     if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, owner, { id: orderId.toLowerCase() });
-    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, owner, { shortId: orderId });
+    else if (SHORT_ID_PATTERN.test(orderId)) {
+      refuseShortIdForClientKey(access);
+      order = await findPartnerOrderWire(this.db, owner, { shortId: orderId });
+    }
     if (order === undefined) throw new ApiError('not_found', 'order not found');
     return order;
   }
@@ -259,6 +278,8 @@ export class OrderService {
       payout_txid: null,
       refund_txid: null,
       sandbox: input.sandbox,
+      created_by_key_id: input.keyId,
+      status_token: newStatusToken(),
       created_at: now,
       expires_at: new Date(now.getTime() + DEPOSIT_WINDOW_MS),
       updated_at: now,
@@ -359,10 +380,19 @@ export class OrderService {
 }
 
 /** Whose orders a read reaches: the partner's, of the key's mode only (PartnerAccess). */
-export type OrderReader = Pick<PartnerAccess, 'partner' | 'mode'>;
+export type OrderReader = Pick<PartnerAccess, 'partner' | 'mode' | 'onlyCreatedBy'>;
 
 function ownerOf(access: OrderReader): OrderOwner {
-  return { partnerId: access.partner.id, sandbox: sandboxScope(access) };
+  return { partnerId: access.partner.id, sandbox: sandboxScope(access), createdBy: access.onlyCreatedBy };
+}
+
+/**
+ * A client key reads orders by UUID only (DESIGN §10.9): anyone may hold it, and short ids, being
+ * short, could be walked to find other users' orders made through the same app.
+ */
+function refuseShortIdForClientKey(access: OrderReader): void {
+  if (access.onlyCreatedBy === undefined) return;
+  throw new ApiError('scope', 'a client key reads an order by its id (the UUID the order was created with), not by its short_id');
 }
 
 /**

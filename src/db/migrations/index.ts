@@ -34,6 +34,8 @@ import * as m0041 from './0041-worker-heartbeats.js';
 import * as m0043 from './0043-idempotency-key-completed-once.js';
 import * as m0045 from './0045-chain-facts.js';
 import * as m0046 from './0046-order-network-fee-eta.js';
+import * as m0049 from './0049-client-keys.js';
+import * as m0050 from './0050-order-status-tokens.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -72,4 +74,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0043-idempotency-key-completed-once': m0043,
   '0045-chain-facts': m0045,
   '0046-order-network-fee-eta': m0046,
+  '0049-client-keys': m0049,
+  '0050-order-status-tokens': m0050,
 };

@@ -92,6 +92,8 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
     '/api/v1/partner/orders',
     {
       preValidation: partnerAuth.required,
+      // DESIGN §10.9: a client key may call it, from the pages of its partner's cors_origins.
+      config: { cors: 'partner' },
       schema: {
         tags: ['partner'],
         summary: 'Create an exchange order',
@@ -135,6 +137,7 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
           quoteId: body.quote_id ?? undefined,
           sandbox: access.mode === 'sandbox',
           keyId: access.actor.keyId,
+          clientKey: access.onlyCreatedBy !== undefined,
         },
         key === undefined ? undefined : { key, body: request.rawBody ?? Buffer.alloc(0) },
       );

@@ -11,6 +11,8 @@ export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Servi
     '/api/v1/partner/orders/:order_id',
     {
       preValidation: partnerAuth.required,
+      // DESIGN §10.9: a client key may call it, from the pages of its partner's cors_origins.
+      config: { cors: 'partner' },
       schema: {
         tags: ['partner'],
         summary: 'Read an order',
