@@ -24,8 +24,10 @@ import { registerHealth } from './routes/ops/health.js';
 import { registerMetricsEndpoint } from './routes/ops/metrics.js';
 import { CurrencySchema } from './routes/schemas.js';
 import { registerStaticIcons } from './routes/static-icons.js';
+import { registerStatusPage } from './routes/status-page/index.js';
 import { registerV1Routes } from './routes/v1/index.js';
 import { OrderSchema } from './routes/v1/order-view.js';
+import { PublicOrderSchema } from './db/views/public-order-view.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { createSignatureNonces } from './services/signature-nonces.js';
@@ -141,7 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const cors = installCors(app, new CorsOrigins(database.db, clock));
   rateLimits.install();
   const openApiDocuments = await installOpenApi(app);
-  for (const schema of [CurrencySchema, OrderSchema, Partner, KeyListing, CabinetPerson, AdminCurrency]) app.addSchema(schema);
+  for (const schema of [CurrencySchema, OrderSchema, PublicOrderSchema, Partner, KeyListing, CabinetPerson, AdminCurrency]) app.addSchema(schema);
   for (const schema of WEBHOOK_SCHEMAS) app.addSchema(schema);
 
   registerV1Routes(app, services);
@@ -149,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealth(app, services);
   registerMetricsEndpoint(app, services);
   await registerCabinet(app, services);
+  registerStatusPage(app, services);
   registerStaticIcons(app, [...new Set(runtime.catalog.all().map((row) => row.coin))]);
   cors.registerPreflights();
   return app;

@@ -6,6 +6,7 @@ import { createPartnerOrder, IdempotencyKeyCompleted, OpenOrdersOverCap, type Ne
 import {
   findPartnerOrderView,
   findPartnerOrderWire,
+  findPublicOrder,
   orderUsingQuote,
   type OrderOwner,
   type PartnerOrderRow,
@@ -26,6 +27,11 @@ import { sandboxScope, type PartnerAccess } from './partner-access.js';
 import type { PricedQuote, QuoteService } from './quote-service.js';
 import { checkRefundAddress } from './refund-address.js';
 import { newWebhookMessageId, orderEventBody } from './webhook-outbox.js';
+import type { LinkBase } from '../db/views/partner-order-view.js';
+import type { PublicOrderRow } from '../db/views/public-order-view.js';
+
+/** What migration 0050 lets a status token be. */
+const STATUS_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,64}$/;
 
 /** An order's status page token (DESIGN §10.10): 24 random bytes, 32 base64url characters (192 bits). */
 function newStatusToken(): string {
@@ -92,6 +98,8 @@ export class OrderService {
     private readonly shortIdPrefix: string,
     /** Open orders per partner when the partner has no max_open_orders of its own. */
     private readonly defaultMaxOpenOrders: number,
+    /** Where the Order's links begin (status_url in the order.created webhook body). */
+    private readonly linkBase: LinkBase = '',
   ) {}
 
   async create(
@@ -162,6 +170,16 @@ export class OrderService {
       order = await findPartnerOrderWire(this.db, owner, { shortId: orderId });
     }
     if (order === undefined) throw new ApiError('not_found', 'order not found');
+    return order;
+  }
+
+  /**
+   * The order behind a status link (DESIGN §10.10), as its public view reads it; 404 for any
+   * other token. A token that is not of the form the service makes is not looked up.
+   */
+  async findByStatusToken(token: string): Promise<PublicOrderRow> {
+    const order = STATUS_TOKEN_PATTERN.test(token) ? await findPublicOrder(this.db, token) : undefined;
+    if (order === undefined) throw new ApiError('not_found', 'no order has this status link');
     return order;
   }
 
@@ -309,7 +327,7 @@ export class OrderService {
       },
       idempotencyKey: idempotencyKey ?? null,
       maxOpenOrders: partner.max_open_orders ?? this.defaultMaxOpenOrders,
-      webhookEvent: { id: newWebhookMessageId(), payload: orderEventBody('order.created', now, createdOrderView(order), null) },
+      webhookEvent: { id: newWebhookMessageId(), payload: orderEventBody('order.created', now, createdOrderView(order), null, this.linkBase) },
     };
   }
 
@@ -436,6 +454,7 @@ function createdOrderView(order: NewOrderRow): PartnerOrderRow {
     id: order.id,
     short_id: order.short_id,
     status: order.status,
+    status_token: order.status_token,
     expires_at: order.expires_at,
     created_at: order.created_at,
     updated_at: order.updated_at,

@@ -43,6 +43,8 @@ const V11_KEYS = ['deposit_uri', 'sandbox', 'actions', 'refund_hold_until', 'par
 const PAID_KEYS = ['updated_at', 'amount_to_final', 'rate_final', 'amount_refunded', 'recipient_address_tag', 'refund_address', 'refund_address_tag'];
 /** DESIGN §10.6 (issue 27.3): what the quote told of cost and time, set at creation. */
 const V12_QUOTE_KEYS = ['network_fee', 'eta_seconds'];
+/** DESIGN §10.10 (issue 27.7): the end user's status page, set at creation. */
+const V12_LINK_KEYS = ['status_url'];
 
 type Order = Record<string, unknown> & {
   id: string;
@@ -93,7 +95,8 @@ describe('POST /partner/orders: the Order contract', () => {
     });
 
     it('answers 201 with exactly the spec 2.3 keys plus the documented extensions', () => {
-      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS, ...V12_QUOTE_KEYS].sort());
+      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS, ...V12_QUOTE_KEYS, ...V12_LINK_KEYS].sort());
+      assert.match(String(order['status_url']), /^\/status\/[A-Za-z0-9_-]{32}$/);
       // A live key's order (DESIGN §7.6).
       assert.equal(order.sandbox, false);
       for (const key of EXTENSION_KEYS) assert.equal(order[key], null, key);

@@ -73,6 +73,8 @@ function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
       order.status === 'failed' || order.partner_fee === null || order.partner_fee_usd === null
         ? null
         : { amount: new Decimal(order.partner_fee), coin: order.coin_to, usd: new Decimal(order.partner_fee_usd) },
+    // v1.2 (DESIGN §10.10): the status page's link; the test app has no PUBLIC_URL, so it is relative.
+    status_url: `/status/${order.status_token}`,
   };
 }
 
@@ -133,7 +135,7 @@ describe('GET /partner/orders/{order_id}: the same bytes as before', () => {
     }
     const row = await findPartnerOrderView(db(), { partnerId: acme.id }, { id: order.id });
     assert.ok(row !== undefined);
-    assert.equal(toJson(orderView(row, clock.now())), expected, label);
+    assert.equal(toJson(orderView(row, clock.now(), '')), expected, label);
     return expected;
   }
 

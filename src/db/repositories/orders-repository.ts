@@ -8,6 +8,7 @@ import {
   type CompiledQuery,
   type SelectQueryBuilder,
 } from 'kysely';
+import { PUBLIC_ORDER_COLUMNS, type PublicOrderRow } from '../views/public-order-view.js';
 import { preparedQuery } from '../prepared-statements.js';
 import type { Database, Db } from '../schema/index.js';
 import type { OrderStatus } from '../../domain/order-status.js';
@@ -179,4 +180,12 @@ export async function insertOrderEvent(db: Db, event: NewOrderEvent): Promise<vo
     .insertInto('order_events')
     .values({ ...event, data: event.data === null ? null : JSON.stringify(event.data) })
     .execute();
+}
+
+/**
+ * The order whose status page token is `token` (DESIGN §10.10), through orders_status_token_key
+ * (migration 0050): an exact match of the whole token, never a prefix or a short id.
+ */
+export async function findPublicOrder(db: Db, token: string): Promise<PublicOrderRow | undefined> {
+  return db.selectFrom('orders').select(PUBLIC_ORDER_COLUMNS).where('status_token', '=', token).executeTakeFirst();
 }

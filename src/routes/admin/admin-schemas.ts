@@ -13,6 +13,7 @@ import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { orderView } from '../v1/order-view.js';
+import type { LinkBase } from '../../db/views/partner-order-view.js';
 
 export const PartnerStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
 export const MarkupBps = Type.Integer({ minimum: 0, maximum: 1000, description: 'markup in basis points' });
@@ -105,9 +106,9 @@ export const adminSecurity = [{ adminToken: [] }];
 export const OrderIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 /** An order as the operator reads it: the partner's view plus what only the operator sees. */
-export function adminOrderView(order: OrderRow, now: Date): Record<string, unknown> {
+export function adminOrderView(order: OrderRow, now: Date, base: LinkBase): Record<string, unknown> {
   return {
-    ...orderView(order, now),
+    ...orderView(order, now, base),
     stored_status: order.status,
     partner_id: order.partner_id,
     recipient_address_tag: order.recipient_address_tag,

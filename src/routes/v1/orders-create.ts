@@ -87,7 +87,7 @@ function exactAmount(rawBody: Buffer | undefined, field: AmountField): Decimal {
 }
 
 /** POST /api/v1/partner/orders (API key). */
-export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Services): void {
+export function registerCreateOrder(app: App, { partnerAuth, orders, clock, linkBase }: Services): void {
   app.post(
     '/api/v1/partner/orders',
     {
@@ -142,7 +142,7 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
         key === undefined ? undefined : { key, body: request.rawBody ?? Buffer.alloc(0) },
       );
       if (replayed) reply.header('idempotent-replayed', 'true');
-      return sendJsonText(reply, orderJson(order, clock.now()), 201);
+      return sendJsonText(reply, orderJson(order, clock.now(), linkBase), 201);
     },
   );
 }
