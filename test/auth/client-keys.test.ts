@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { cabinetPerson } from '../helpers/cabinet-client.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -197,5 +198,30 @@ describe('client keys (pk_client_…)', () => {
       assert.equal(ok.statusCode, 200, ok.body);
       assert.deepEqual(ok.json<{ cors_origins: string[] }>().cors_origins, [WALLET, 'http://localhost:5173']);
     });
+  });
+
+  it('the cabinet makes app keys and sets the allowed origins', async () => {
+    const { partnerId: own, client: browser } = await cabinetPerson(t, { email: 'apps@example.com', password: 'a long enough password 1' });
+    await browser.get('/cabinet/keys');
+    assert.match(browser.lastBody, /name="scope" value="client"/);
+    const made = await browser.post('/cabinet/keys', { label: 'iOS app', kind: 'live', scope: 'client' });
+    assert.equal(made.statusCode, 303, made.body);
+    const shown = await browser.get(String(made.headers.location));
+    const key = /pk_client_[a-z0-9]{20}\.[A-Za-z0-9_-]{43}/.exec(shown.body)?.[0];
+    assert.ok(key !== undefined, 'the new client key is shown once');
+    assert.match(shown.body, /app \(client\)/);
+    assertCode(await call('GET', '/api/v1/partner/orders', key), 403, 'scope');
+
+    await browser.get('/cabinet/settings');
+    const bad = await browser.post('/cabinet/settings/cors-origins', { cors_origins: 'https://app.example/path' });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /role="alert"/);
+    const saved = await browser.post('/cabinet/settings/cors-origins', { cors_origins: 'https://app.example\r\nhttp://localhost:5173\n' });
+    assert.equal(saved.statusCode, 200, saved.body);
+    const partner = (await t.admin('GET', `/admin/v1/partners/${own}`)).json<{ cors_origins: string[] }>();
+    assert.deepEqual(partner.cors_origins, ['https://app.example', 'http://localhost:5173']);
+    const created = await call('POST', '/api/v1/partner/orders', key, ORDER, { origin: 'https://app.example' });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.headers['access-control-allow-origin'], 'https://app.example');
   });
 });
