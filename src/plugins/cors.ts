@@ -82,7 +82,9 @@ export function installCors(app: FastifyInstance, origins: CorsOrigins): Cors {
     registerPreflights(): void {
       for (const [url, { policy, methods }] of routes) {
         const allowMethods = [...methods].sort().join(', ');
-        app.options(url, { schema: { hide: true }, config: { cors: policy } }, async (request, reply) => {
+        // 204 always: a preflight that is not allowed gets no CORS headers, which the browser reads as a refusal.
+        const schema = { hide: true, response: { 204: { type: 'null' } } };
+        app.options(url, { schema, config: { cors: policy } }, async (request, reply) => {
           await answerPreflight(request, reply, policy, allowMethods, origins);
           return reply.code(204).send();
         });

@@ -73,9 +73,14 @@ describe('status links: status_url, GET /api/v1/public/orders/{token} and /statu
       const res = await t.app.inject({ method: 'GET', url: `/api/v1/public/orders/${encodeURIComponent(bad)}` });
       assert.equal(res.statusCode, 404, `${bad}: ${res.body}`);
       assert.equal(typeof res.json<{ detail: string }>().detail, 'string');
-      const page = await t.app.inject({ method: 'GET', url: `/status/${encodeURIComponent(bad)}` });
+      const page = await t.app.inject({ method: 'GET', url: `/status/${encodeURIComponent(bad)}`, headers: { accept: 'text/html,*/*;q=0.8' } });
       assert.equal(page.statusCode, 404);
       assert.match(String(page.headers['content-type']), /^text\/html/);
+      assert.match(page.body, /Order not found/);
+      // Not a browser: the JSON envelope, as every other error.
+      const plain = await t.app.inject({ method: 'GET', url: `/status/${encodeURIComponent(bad)}` });
+      assert.equal(plain.statusCode, 404);
+      assert.equal(plain.json<{ code: string }>().code, 'not_found');
     }
   });
 

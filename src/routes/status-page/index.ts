@@ -15,7 +15,8 @@ import { html, trusted, type Html } from '../cabinet/html.js';
  * (routes/cabinet/html.ts), the QR code is SVG this server draws. It shows exactly the public
  * view's fields (the order's amounts, addresses and status), nothing of the partner. While the
  * order can still move, the page asks the browser to load it again every 30 seconds (a meta
- * refresh: no JavaScript needed). An unknown link is a 404 page.
+ * refresh: no JavaScript needed). An unknown link is a 404: a page for a browser (Accept
+ * text/html), the JSON error envelope for anything else.
  */
 
 const STYLESHEET = readFileSync(new URL('./status.css', import.meta.url));
@@ -133,7 +134,10 @@ export function registerStatusPage(app: App, { orders, clock }: Services): void 
         const page = await statusPage(order, clock.now());
         return reply.send(page.body);
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'not_found') return reply.code(404).send(notFoundPage());
+        // A browser (it asks for HTML) gets a page; any other client the JSON error, as everywhere.
+        const browser = /\btext\/html\b/.test(request.headers.accept ?? '');
+        if (browser && error instanceof ApiError && error.code === 'not_found') return reply.code(404).send(notFoundPage());
+        reply.removeHeader('content-type');
         throw error;
       }
     },
