@@ -82,8 +82,9 @@ export function installCors(app: FastifyInstance, origins: CorsOrigins): Cors {
     registerPreflights(): void {
       for (const [url, { policy, methods }] of routes) {
         const allowMethods = [...methods].sort().join(', ');
-        // 204 always: a preflight that is not allowed gets no CORS headers, which the browser reads as a refusal.
-        const schema = { hide: true, response: { 204: { type: 'null' } } };
+        // 204: a preflight that is not allowed gets no CORS headers, which the browser reads as a
+        // refusal. 400: an OPTIONS request with a body that is not JSON (Fastify reads its body).
+        const schema = { hide: true, response: { 204: { type: 'null' }, 400: { $ref: 'Error#' } } };
         app.options(url, { schema, config: { cors: policy } }, async (request, reply) => {
           await answerPreflight(request, reply, policy, allowMethods, origins);
           return reply.code(204).send();
