@@ -230,8 +230,8 @@ describe('operator API (/admin/v1)', () => {
       assert.equal(listed.statusCode, 200);
       const keys = listed.json<Array<Record<string, unknown>>>();
       assert.deepEqual(keys, [
-        { key_id: key.key_id, sandbox: false, created_at: key.created_at, revoked_at: null },
-        { key_id: second.key_id, sandbox: false, created_at: keys[1]?.created_at, revoked_at: null },
+        { key_id: key.key_id, sandbox: false, scope: 'full', created_at: key.created_at, revoked_at: null },
+        { key_id: second.key_id, sandbox: false, scope: 'full', created_at: keys[1]?.created_at, revoked_at: null },
       ]);
       for (const listing of keys) assert.deepEqual(Object.keys(listing).sort(), ['created_at', 'key_id', 'revoked_at', 'sandbox', 'scope']);
       for (const leaked of [secret ?? '', second.api_key.split('.')[1] ?? '', 'api_key', 'secret', 'hash', 'ciphertext']) {
