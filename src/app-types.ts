@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LinkBase } from './db/views/partner-order-view.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { Clock } from './clock.js';
@@ -37,6 +38,8 @@ export interface Services {
   readonly config: Config;
   readonly database: DatabaseHandle;
   readonly clock: Clock;
+  /** Where the Order's links begin (status_url, DESIGN §10.10): PUBLIC_URL, or '' (relative). */
+  readonly linkBase: LinkBase;
   readonly catalog: CurrencyCatalog;
   readonly apiKeys: ApiKeyService;
   readonly partnerAuth: PartnerAuthHooks;

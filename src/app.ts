@@ -15,6 +15,8 @@ import { Drain, installDrain } from './plugins/drain.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installCallerIdentification, partnerAuthHooks } from './plugins/partner-auth.js';
 import { createRateLimits } from './plugins/rate-limit.js';
+import { installCors } from './plugins/cors.js';
+import { CorsOrigins } from './services/cors-origins.js';
 import { sharedSerializerFactory } from './plugins/serialization.js';
 import { installValidators } from './plugins/validation.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
@@ -22,8 +24,10 @@ import { registerHealth } from './routes/ops/health.js';
 import { registerMetricsEndpoint } from './routes/ops/metrics.js';
 import { CurrencySchema } from './routes/schemas.js';
 import { registerStaticIcons } from './routes/static-icons.js';
+import { registerStatusPage } from './routes/status-page/index.js';
 import { registerV1Routes } from './routes/v1/index.js';
 import { OrderSchema } from './routes/v1/order-view.js';
+import { PublicOrderSchema } from './db/views/public-order-view.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { createSignatureNonces } from './services/signature-nonces.js';
@@ -135,9 +139,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installRequestMetrics(app, metrics);
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);
+  // CORS headers go on before the rate limiter answers, so a page can read its 429 too.
+  const cors = installCors(app, new CorsOrigins(database.db, clock));
   rateLimits.install();
   const openApiDocuments = await installOpenApi(app);
-  for (const schema of [CurrencySchema, OrderSchema, Partner, KeyListing, CabinetPerson, AdminCurrency]) app.addSchema(schema);
+  for (const schema of [CurrencySchema, OrderSchema, PublicOrderSchema, Partner, KeyListing, CabinetPerson, AdminCurrency]) app.addSchema(schema);
   for (const schema of WEBHOOK_SCHEMAS) app.addSchema(schema);
 
   registerV1Routes(app, services);
@@ -145,6 +151,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealth(app, services);
   registerMetricsEndpoint(app, services);
   await registerCabinet(app, services);
+  registerStatusPage(app, services);
   registerStaticIcons(app, [...new Set(runtime.catalog.all().map((row) => row.coin))]);
+  cors.registerPreflights();
   return app;
 }

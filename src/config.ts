@@ -136,9 +136,10 @@ export interface BlockedSubnet {
 export interface CabinetConfig {
   /**
    * `PUBLIC_URL`: the origin partners reach the service at (`https://exchange.example`), without
-   * a trailing slash; invitation and password reset links are built from it. Unset: from the
-   * request that asked for the link, unless ADMIN_PORT is set (that request came through the
-   * operator listener: the link is refused). An https URL also marks the cookies Secure.
+   * a trailing slash; invitation and password reset links, and the Order's status_url (DESIGN
+   * §10.10: relative when unset), are built from it. Unset, cabinet links use the request that
+   * asked for them, unless ADMIN_PORT is set (that request came through the operator listener:
+   * the link is refused). An https URL also marks the cookies Secure.
    */
   readonly publicUrl: string | undefined;
   /**

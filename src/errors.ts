@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   forbidden: 403,
   /** DESIGN §10.8: the order's X-End-User-IP is in the operator's blocklist (IP_BLOCKLIST, REGION_BLOCKLIST). */
   region_restricted: 403,
+  /** DESIGN §10.9: a client key (pk_client_…) used where only a full key may go. */
+  scope: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -1,4 +1,5 @@
 import { Decimal } from './domain/money.js';
+import { linkBase, type LinkBase } from './db/views/partner-order-view.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { Gauge } from 'prom-client';
 import { createChainWatchers, simulatorExcept } from './chains/nodes/create-chain-watchers.js';
@@ -37,6 +38,8 @@ import { WebhookWorker } from './worker/webhook-worker.js';
 
 /** Everything behind the HTTP layer; the API process and `npm run worker` both build one. */
 export interface Runtime {
+  /** Where the Order's links begin (status_url, DESIGN §10.10): PUBLIC_URL, or '' (relative). */
+  readonly linkBase: LinkBase;
   readonly catalog: CurrencyCatalog;
   readonly apiKeys: ApiKeyService;
   readonly prices: PriceBook;
@@ -143,6 +146,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   };
   await resync();
   const idempotency = new IdempotencyKeys(db, clock);
+  const base = linkBase(config.cabinet.publicUrl);
   const depositAddresses = new DepositAddressAllocator(
     db,
     wallets,
@@ -159,8 +163,9 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     config.shortIdPrefix,
     config.maxOpenOrdersPerPartner,
     new EndUserBlocklist(config.endUserBlocklist),
+    base,
   );
-  const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '');
+  const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '', base);
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
   await orderStatusGauge.start();
   // Chains with a node (CHAIN_<CHAIN>_RPC_URL) are watched there; the simulator keeps the rest.
@@ -229,6 +234,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   const keyUseTimer = setInterval(() => void flushKeyUses(), 60_000).unref();
 
   return {
+    linkBase: base,
     catalog,
     apiKeys,
     prices,

@@ -7,7 +7,8 @@ import { buildTestApp, type TestApp } from './helpers/test-app.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY_ID = /^pk_[a-z0-9]{20}$/;
-const PARTNER_KEYS = ['created_at', 'id', 'markup_bps', 'max_open_orders', 'name', 'rate_limit_per_minute', 'status'];
+// v1.2 (DESIGN §10.9): cors_origins.
+const PARTNER_KEYS = ['cors_origins', 'created_at', 'id', 'markup_bps', 'max_open_orders', 'name', 'rate_limit_per_minute', 'status'];
 const PUBLIC_CURRENCY_KEYS = [
   'id', 'coin', 'network', 'name', 'is_active', 'is_deposit_enabled', 'is_withdraw_enabled',
   'min_amount', 'max_amount', 'min_confirmations', 'decimals', 'is_memo',
@@ -213,7 +214,7 @@ describe('operator API (/admin/v1)', () => {
       assert.equal(issued.statusCode, 201, issued.body);
       assert.equal(issued.headers['cache-control'], 'no-store');
       const key = issued.json<{ key_id: string; api_key: string; created_at: string; sandbox: boolean }>();
-      assert.deepEqual(Object.keys(key).sort(), ['api_key', 'created_at', 'key_id', 'sandbox']);
+      assert.deepEqual(Object.keys(key).sort(), ['api_key', 'created_at', 'key_id', 'sandbox', 'scope']);
       // No body: a live key (v1.1 sandbox keys are asked for with {"sandbox": true}).
       assert.equal(key.sandbox, false);
       assert.match(key.key_id, KEY_ID);
@@ -229,10 +230,10 @@ describe('operator API (/admin/v1)', () => {
       assert.equal(listed.statusCode, 200);
       const keys = listed.json<Array<Record<string, unknown>>>();
       assert.deepEqual(keys, [
-        { key_id: key.key_id, sandbox: false, created_at: key.created_at, revoked_at: null },
-        { key_id: second.key_id, sandbox: false, created_at: keys[1]?.created_at, revoked_at: null },
+        { key_id: key.key_id, sandbox: false, scope: 'full', created_at: key.created_at, revoked_at: null },
+        { key_id: second.key_id, sandbox: false, scope: 'full', created_at: keys[1]?.created_at, revoked_at: null },
       ]);
-      for (const listing of keys) assert.deepEqual(Object.keys(listing).sort(), ['created_at', 'key_id', 'revoked_at', 'sandbox']);
+      for (const listing of keys) assert.deepEqual(Object.keys(listing).sort(), ['created_at', 'key_id', 'revoked_at', 'sandbox', 'scope']);
       for (const leaked of [secret ?? '', second.api_key.split('.')[1] ?? '', 'api_key', 'secret', 'hash', 'ciphertext']) {
         assert.ok(!listed.body.includes(leaked), `listing contains ${leaked}`);
       }

@@ -24,6 +24,7 @@ const OPTIONS = {
   count: { type: 'string' },
   permanent: { type: 'boolean' },
   sandbox: { type: 'boolean' },
+  client: { type: 'boolean' },
   'clear-2fa': { type: 'boolean' },
   live: { type: 'boolean' },
   status: { type: 'string' },

@@ -7,15 +7,17 @@ export const keyCommands: readonly Command[] = [
   {
     words: ['keys', 'create'],
     args: ['<partner-id>'],
-    flags: ['sandbox'],
+    flags: ['sandbox', 'client'],
     async run(context, [partnerId = ''], flags) {
-      // Without --sandbox no body is sent: a live key, as the API gives by default.
-      const response = await context.api.send('POST', keysPath(partnerId), flags.sandbox === true ? { sandbox: true } : undefined);
+      // Without flags no body is sent: a live full key, as the API gives by default.
+      const asked = { ...(flags.sandbox === true ? { sandbox: true } : {}), ...(flags.client === true ? { scope: 'client' } : {}) };
+      const response = await context.api.send('POST', keysPath(partnerId), Object.keys(asked).length === 0 ? undefined : asked);
       printResponse(context, response, (body) => {
         const key = asRecord(body);
         const sandbox = key.sandbox === true;
+        const client = key.scope === 'client';
         return [
-          `${sandbox ? 'Sandbox API key' : 'API key'} for partner ${partnerId}:`,
+          `${[sandbox ? 'Sandbox' : '', client ? 'client key' : 'API key'].filter(Boolean).join(' ').replace(/^client/, 'Client')} for partner ${partnerId}:`,
           '',
           `  ${text(key, 'api_key')}`,
           '',
@@ -26,6 +28,9 @@ export const keyCommands: readonly Command[] = [
           'Only its key_id can be listed later; a lost key is revoked and replaced.',
           ...(sandbox
             ? ['', 'Orders made with it are test orders: they run on the simulator only; deposit to them with', 'POST /api/v1/partner/sandbox/orders/{order_id}/deposit.']
+            : []),
+          ...(client
+            ? ['', 'A client key may ship inside an app: it reads currencies and rates, validates addresses, creates', 'orders and reads the orders it created; anything else is 403 scope.']
             : []),
         ].join('\n');
       });
@@ -40,11 +45,12 @@ export const keyCommands: readonly Command[] = [
         const keys = asList(body);
         if (keys.length === 0) return `partner ${partnerId} has no API keys: issue one with keys create ${partnerId}`;
         return table(
-          ['KEY_ID', 'STATUS', 'MODE', 'CREATED_AT', 'REVOKED_AT'],
+          ['KEY_ID', 'STATUS', 'MODE', 'SCOPE', 'CREATED_AT', 'REVOKED_AT'],
           keys.map((key) => [
             cell(key.key_id),
             key.revoked_at === null ? 'active' : 'revoked',
             key.sandbox === true ? 'sandbox' : 'live',
+            cell(key.scope),
             cell(key.created_at),
             cell(key.revoked_at),
           ]),

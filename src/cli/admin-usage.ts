@@ -33,9 +33,11 @@ Cabinet people (every action here is recorded)
                                        what was done to the partner's people, newest first
 
 API keys
-  keys create <partner-id> [--sandbox]
+  keys create <partner-id> [--sandbox] [--client]
                                        prints the full key: the only time it is shown;
-                                       --sandbox: a pk_test_ key, its orders run on the simulator only
+                                       --sandbox: a pk_test_ key, its orders run on the simulator only;
+                                       --client: a pk_client_ key to ship inside an app (rates,
+                                       currencies, address checks, order creation, its own orders)
   keys list <partner-id>
   keys revoke <key-id>                 requests with the key get 401 from then on
 

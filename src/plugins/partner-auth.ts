@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import type { KeyScope } from '../db/schema/api-keys.js';
 import type { PartnerRow } from '../db/schema/partners.js';
 import { ApiError } from '../errors.js';
 import type { Clock } from '../clock.js';
@@ -11,7 +12,7 @@ import type { AttemptDecision, AttemptLimit } from './rate-limit.js';
 /** Who is calling, as far as the presented key says; set by the onRequest hook below. */
 export type Caller =
   | { kind: 'anonymous' }
-  | { kind: 'partner'; partner: PartnerRow; keyId: string; sealedSecret: Buffer; sandbox: boolean }
+  | { kind: 'partner'; partner: PartnerRow; keyId: string; sealedSecret: Buffer; sandbox: boolean; scope: KeyScope }
   /** A key was sent but is not usable; `error` is thrown by any route that reads the key. */
   | { kind: 'rejected'; error: ApiError };
 
@@ -37,7 +38,23 @@ export function partnerAccess(request: FastifyRequest): KeyAccess {
 }
 
 function accessOf(caller: Extract<Caller, { kind: 'partner' }>): KeyAccess {
-  return { partner: caller.partner, mode: modeOf(caller.sandbox), actor: { keyId: caller.keyId } };
+  const access: KeyAccess = { partner: caller.partner, mode: modeOf(caller.sandbox), actor: { keyId: caller.keyId } };
+  // A client key reaches only the orders it created (DESIGN §10.9).
+  return caller.scope === 'client' ? { ...access, onlyCreatedBy: caller.keyId } : access;
+}
+
+/**
+ * DESIGN §10.9: a client key (`pk_client_…`) is shipped inside apps, so anyone may hold it. It
+ * reaches the routes a browser may call with it (route config `cors`: the public routes, order
+ * creation, an order it created and its QR code), and nothing else.
+ */
+function checkScope(request: FastifyRequest, caller: Extract<Caller, { kind: 'partner' }>): void {
+  if (caller.scope !== 'client' || request.routeOptions.config.cors !== undefined) return;
+  throw new ApiError(
+    'scope',
+    'this is a client key (pk_client_…), made to ship inside an app: it may read currencies and rates, validate addresses, ' +
+      'create orders and read the orders it created (and their QR codes), nothing else; use a full key on your server for this',
+  );
 }
 
 /**
@@ -132,7 +149,7 @@ export function installCallerIdentification(app: FastifyInstance, keys: ApiKeySe
 
 function callerOf(result: Authentication): Caller {
   return result.ok
-    ? { kind: 'partner', partner: result.partner, keyId: result.keyId, sealedSecret: result.sealedSecret, sandbox: result.sandbox }
+    ? { kind: 'partner', partner: result.partner, keyId: result.keyId, sealedSecret: result.sealedSecret, sandbox: result.sandbox, scope: result.scope }
     : { kind: 'rejected', error: new ApiError(result.failure === 'inactive' ? 'forbidden' : 'unauthorized', result.detail) };
 }
 
@@ -177,6 +194,7 @@ export function partnerAuthHooks(keys: ApiKeyService, signing: SigningOptions): 
       if (required) throw new ApiError('unauthorized', 'missing API key: send Authorization: Bearer <key> or X-API-Key');
       return;
     }
+    checkScope(request, caller);
     const signature = request.headers['x-signature'];
     const timestamp = request.headers['x-timestamp'];
     if (timestamp !== undefined) return checkTimestamped(request, caller, timestamp, signature);

@@ -12,7 +12,8 @@ import {
 } from '../db/repositories/api-keys-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
-import { parseApiKey, SANDBOX_KEY_PREFIX } from '../domain/api-key-format.js';
+import { keyIdPrefix, parseApiKey } from '../domain/api-key-format.js';
+import type { KeyScope } from '../db/schema/api-keys.js';
 import { InProcessAuthChanges, type AuthChange, type AuthChangeFeed } from './auth-changes.js';
 import type { SecretBox } from './secret-box.js';
 import { ApiError } from '../errors.js';
@@ -23,11 +24,13 @@ export interface IssuedKey {
   api_key: string;
   /** A sandbox key (`pk_test_…`): its orders run on the simulator only (DESIGN §7.6). */
   sandbox: boolean;
+  /** `client` (`pk_client_…`, DESIGN §10.9): safe to ship inside an app; else `full`. */
+  scope: KeyScope;
   created_at: Date;
 }
 
 export type Authentication =
-  | { ok: true; partner: PartnerRow; keyId: string; sealedSecret: Buffer; sandbox: boolean }
+  | { ok: true; partner: PartnerRow; keyId: string; sealedSecret: Buffer; sandbox: boolean; scope: KeyScope }
   | { ok: false; failure: 'malformed' | 'invalid' | 'inactive'; detail: string };
 
 // One-shot hash: no Hash object per call (it runs on every keyed request).
@@ -91,13 +94,16 @@ export class ApiKeyService {
 
   /**
    * A new key; `sandbox` makes a `pk_test_` key whose orders never run live (DESIGN §7.6);
-   * `label` is the partner's name for it (the cabinet). 409 `conflict` when the partner already
-   * has `keysPerKind` unrevoked keys of that kind (issue 26.7): a key costs nothing to ask for,
-   * and each one is a row, a cache entry and a budget's worth of requests to watch.
+   * `label` is the partner's name for it (the cabinet); `scope` `client` makes a `pk_client_`
+   * key (DESIGN §10.9). 409 `conflict` when the partner already has `keysPerKind` unrevoked keys
+   * of that kind (issue 26.7; live and sandbox, full and client counted apart): a key costs
+   * nothing to ask for, and each one is a row, a cache entry and a budget's worth of requests to
+   * watch.
    */
-  async issue(partnerId: string, options: { sandbox?: boolean; label?: string } = {}): Promise<IssuedKey> {
+  async issue(partnerId: string, options: { sandbox?: boolean; label?: string; scope?: KeyScope } = {}): Promise<IssuedKey> {
     const sandbox = options.sandbox === true;
-    const keyId = `${sandbox ? SANDBOX_KEY_PREFIX : 'pk_'}${randomBytes(10).toString('hex')}`;
+    const scope = options.scope ?? 'full';
+    const keyId = `${keyIdPrefix(scope, sandbox)}${randomBytes(10).toString('hex')}`;
     const secret = randomBytes(32).toString('base64url');
     const result = await insertApiKeyCapped(this.db, {
       key_id: keyId,
@@ -106,16 +112,17 @@ export class ApiKeyService {
       secret_ciphertext: this.box.seal(secret, keyId),
       revoked_at: null,
       sandbox,
+      scope,
       ...(options.label === undefined ? {} : { label: options.label }),
     }, this.keysPerKind);
     if ('refused' in result) {
-      const kind = sandbox ? 'sandbox' : 'live';
+      const kind = `${sandbox ? 'sandbox' : 'live'}${scope === 'client' ? ' client' : ''}`;
       throw new ApiError('conflict', `the partner already has ${result.refused} active ${kind} keys, the most it may have (${this.keysPerKind}): revoke one it no longer uses, then create the new one`);
     }
     const row = result.inserted;
     // Random ids are not guessed in advance, but a process that saw this one as unknown forgets it.
     await this.changes.publish({ kind: 'key', keyId });
-    return { key_id: keyId, api_key: `${keyId}.${secret}`, sandbox: row.sandbox, created_at: row.created_at };
+    return { key_id: keyId, api_key: `${keyId}.${secret}`, sandbox: row.sandbox, scope: row.scope, created_at: row.created_at };
   }
 
   list(partnerId: string): Promise<KeyListing[]> {
@@ -217,7 +224,7 @@ export class ApiKeyService {
       return { ok: false, failure: 'inactive', detail: 'partner account is not active' };
     }
     this.used.add(keyId);
-    return { ok: true, partner: found.partner, keyId, sealedSecret: found.key.secret_ciphertext, sandbox: found.key.sandbox };
+    return { ok: true, partner: found.partner, keyId, sealedSecret: found.key.secret_ciphertext, sandbox: found.key.sandbox, scope: found.key.scope };
   }
 
   /**

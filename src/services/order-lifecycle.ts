@@ -12,6 +12,7 @@ import { orderContext, refundRequested, transition, type LifecycleEvent, type St
 import type { OrderStatus } from '../domain/order-status.js';
 import type { Metrics } from '../metrics.js';
 import { recordOrderEvents } from './webhook-outbox.js';
+import type { LinkBase } from '../db/views/partner-order-view.js';
 
 /** A payout or refund to record in the same transaction as the move that requires it. */
 export interface OutboxRequest {
@@ -59,6 +60,8 @@ export class OrderLifecycle {
     metrics: Metrics,
     /** Chain of a currency row id (the catalog knows). */
     private readonly chainOf: (currencyId: string) => string,
+    /** Where the Order's links begin in webhook bodies (status_url, DESIGN §10.10). */
+    private readonly linkBase: LinkBase = '',
   ) {
     this.transitions = new Counter({
       name: 'order_transitions_total',
@@ -113,7 +116,7 @@ export class OrderLifecycle {
         // The webhook outbox: the partner hears of every move, committed with it (DESIGN §7.5, §8).
         // A move that keeps the status still changed the Order (actions, refund address, reason,
         // confirmations), so it is an order.status_changed with previous_status equal to status.
-        await recordOrderEvents(tx, [{ order: row, previousStatus: order.status }], now);
+        await recordOrderEvents(tx, [{ order: row, previousStatus: order.status }], now, this.linkBase);
         await options.inTransaction?.(tx);
         return row;
       });
@@ -167,7 +170,7 @@ export class OrderLifecycle {
               created_at: now,
             })),
           );
-          await recordOrderEvents(tx, done.map((row) => ({ order: row, previousStatus: from })), now);
+          await recordOrderEvents(tx, done.map((row) => ({ order: row, previousStatus: from })), now, this.linkBase);
           return done;
         });
         if (from !== to) {

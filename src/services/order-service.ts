@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Decimal } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
@@ -13,6 +13,7 @@ import {
 import {
   findPartnerOrderView,
   findPartnerOrderWire,
+  findPublicOrder,
   orderUsingQuote,
   orderWithExternalId,
   type OrderOwner,
@@ -37,6 +38,16 @@ import { sandboxScope, type PartnerAccess } from './partner-access.js';
 import type { PricedQuote, QuoteService } from './quote-service.js';
 import { checkRefundAddress } from './refund-address.js';
 import { newWebhookMessageId, orderEventBody } from './webhook-outbox.js';
+import type { LinkBase } from '../db/views/partner-order-view.js';
+import type { PublicOrderRow } from '../db/views/public-order-view.js';
+
+/** What migration 0050 lets a status token be. */
+const STATUS_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,64}$/;
+
+/** An order's status page token (DESIGN §10.10): 24 random bytes, 32 base64url characters (192 bits). */
+function newStatusToken(): string {
+  return randomBytes(24).toString('base64url');
+}
 
 /** Every order's deposit window (spec §8). */
 export const DEPOSIT_WINDOW_MS = 30 * 60 * 1000;
@@ -72,7 +83,7 @@ export interface CreateOrderInput {
    * (DESIGN §7.6) runs on the simulator only, whatever chains are configured.
    */
   sandbox: boolean;
-  /** The key that creates the order, recorded on its creation event (DESIGN §10.2). */
+  /** The key that creates the order, recorded on the order and its creation event (DESIGN §10.2). */
   keyId: string;
   /** The partner's own reference (DESIGN §10.8): unique per partner and mode. */
   externalId?: string | undefined;
@@ -80,6 +91,11 @@ export interface CreateOrderInput {
   metadata?: OrderMetadata | undefined;
   /** X-End-User-IP, already parsed: checked against the operator's blocklist, stored for the operator. */
   endUserIp?: EndUserIp | undefined;
+  /**
+   * The key is a client key (DESIGN §10.9): an Idempotency-Key replay answers only an order this
+   * key created, never one of the partner's other keys (anyone may hold a client key).
+   */
+  clientKey?: boolean;
 }
 
 export type CreateOrderResult = { order: PartnerOrderRow; replayed: boolean };
@@ -101,6 +117,8 @@ export class OrderService {
     private readonly defaultMaxOpenOrders: number,
     /** The operator's blocklist of end users (IP_BLOCKLIST, REGION_BLOCKLIST). */
     private readonly blocklist: EndUserBlocklist,
+    /** Where the Order's links begin (status_url in the order.created webhook body). */
+    private readonly linkBase: LinkBase = '',
   ) {}
 
   async create(
@@ -148,7 +166,10 @@ export class OrderService {
   }
 
   private async replay(partner: PartnerRow, input: CreateOrderInput, orderId: string): Promise<PartnerOrderRow> {
-    const order = await findPartnerOrderView(this.db, { partnerId: partner.id }, { id: orderId });
+    const order = await findPartnerOrderView(this.db, { partnerId: partner.id, createdBy: input.clientKey === true ? input.keyId : undefined }, { id: orderId });
+    if (order === undefined && input.clientKey === true) {
+      throw new ApiError('unprocessable', 'this Idempotency-Key was used by another of the partner\'s keys: use another key');
+    }
     if (order === undefined) throw new Error(`idempotency record points at missing order ${orderId}`);
     // Keys are per partner, so a live key could replay a sandbox key's request: answering it
     // with a test order would have real funds sent to an order that never runs live.
@@ -170,7 +191,10 @@ export class OrderService {
     let order: PartnerOrderRow | undefined;
     const owner = ownerOf(access);
     if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, owner, { id: orderId.toLowerCase() });
-    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, owner, { shortId: orderId });
+    else if (SHORT_ID_PATTERN.test(orderId)) {
+      refuseShortIdForClientKey(access);
+      order = await findPartnerOrderView(this.db, owner, { shortId: orderId });
+    }
     if (order === undefined) throw new ApiError('not_found', 'order not found');
     return order;
   }
@@ -183,8 +207,21 @@ export class OrderService {
     let order: PartnerOrderWireRow | undefined;
     const owner = ownerOf(access);
     if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, owner, { id: orderId.toLowerCase() });
-    else if (SHORT_ID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, owner, { shortId: orderId });
+    else if (SHORT_ID_PATTERN.test(orderId)) {
+      refuseShortIdForClientKey(access);
+      order = await findPartnerOrderWire(this.db, owner, { shortId: orderId });
+    }
     if (order === undefined) throw new ApiError('not_found', 'order not found');
+    return order;
+  }
+
+  /**
+   * The order behind a status link (DESIGN §10.10), as its public view reads it; 404 for any
+   * other token. A token that is not of the form the service makes is not looked up.
+   */
+  async findByStatusToken(token: string): Promise<PublicOrderRow> {
+    const order = STATUS_TOKEN_PATTERN.test(token) ? await findPublicOrder(this.db, token) : undefined;
+    if (order === undefined) throw new ApiError('not_found', 'no order has this status link');
     return order;
   }
 
@@ -304,6 +341,8 @@ export class OrderService {
       external_id: input.externalId ?? null,
       metadata: input.metadata ?? {},
       end_user_ip: input.endUserIp?.address ?? null,
+      created_by_key_id: input.keyId,
+      status_token: newStatusToken(),
       created_at: now,
       expires_at: new Date(now.getTime() + DEPOSIT_WINDOW_MS),
       updated_at: now,
@@ -333,7 +372,7 @@ export class OrderService {
       },
       idempotencyKey: idempotencyKey ?? null,
       maxOpenOrders: partner.max_open_orders ?? this.defaultMaxOpenOrders,
-      webhookEvent: { id: newWebhookMessageId(), payload: orderEventBody('order.created', now, createdOrderView(order), null) },
+      webhookEvent: { id: newWebhookMessageId(), payload: orderEventBody('order.created', now, createdOrderView(order), null, this.linkBase) },
     };
   }
 
@@ -413,10 +452,19 @@ function externalIdConflict(orderId: string): ApiError {
 }
 
 /** Whose orders a read reaches: the partner's, of the key's mode only (PartnerAccess). */
-export type OrderReader = Pick<PartnerAccess, 'partner' | 'mode'>;
+export type OrderReader = Pick<PartnerAccess, 'partner' | 'mode' | 'onlyCreatedBy'>;
 
 function ownerOf(access: OrderReader): OrderOwner {
-  return { partnerId: access.partner.id, sandbox: sandboxScope(access) };
+  return { partnerId: access.partner.id, sandbox: sandboxScope(access), createdBy: access.onlyCreatedBy };
+}
+
+/**
+ * A client key reads orders by UUID only (DESIGN §10.9): anyone may hold it, and short ids, being
+ * short, could be walked to find other users' orders made through the same app.
+ */
+function refuseShortIdForClientKey(access: OrderReader): void {
+  if (access.onlyCreatedBy === undefined) return;
+  throw new ApiError('scope', 'a client key reads an order by its id (the UUID the order was created with), not by its short_id');
 }
 
 /**
@@ -460,6 +508,7 @@ function createdOrderView(order: NewOrderRow): PartnerOrderRow {
     id: order.id,
     short_id: order.short_id,
     status: order.status,
+    status_token: order.status_token,
     expires_at: order.expires_at,
     created_at: order.created_at,
     updated_at: order.updated_at,

@@ -14,6 +14,11 @@ export interface PartnerAccess {
   mode: Mode | undefined;
   /** Who acts, as order_events records it: the key, or the cabinet person (cabinet_users.id). */
   actor: { keyId: string } | { userId: string };
+  /**
+   * A client key (DESIGN §10.9): its own id. It reaches only the orders it created (another
+   * order answers 404, as another partner's does); unset for a full key and the cabinet.
+   */
+  onlyCreatedBy?: string;
 }
 
 /** An API key's access: one mode, acting as the key. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { insertWebhookEvents, type NewOrderWebhookEvent } from '../db/repositories/webhook-events-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
-import { partnerOrderJson, type PartnerOrderRow } from '../db/views/partner-order-view.js';
+import { partnerOrderJson, type LinkBase, type PartnerOrderRow } from '../db/views/partner-order-view.js';
 import type { OrderStatus } from '../domain/order-status.js';
 import type { WebhookEventType } from '../domain/webhook-events.js';
 import { writeString } from '../json.js';
@@ -28,9 +28,9 @@ export function newWebhookMessageId(): string {
  * The body of an order event: `{"type", "timestamp", "data": {"order", "previous_status"}}`, the
  * Order exactly as GET /partner/orders/{id} answers it at `at` (the move's time, this version).
  */
-export function orderEventBody(type: WebhookEventType, at: Date, order: PartnerOrderRow, previousStatus: OrderStatus | null): string {
+export function orderEventBody(type: WebhookEventType, at: Date, order: PartnerOrderRow, previousStatus: OrderStatus | null, base: LinkBase): string {
   const previous = previousStatus === null ? 'null' : writeString(previousStatus);
-  return `{"type":${writeString(type)},"timestamp":${writeString(at.toISOString())},"data":{"order":${partnerOrderJson(order, at)},"previous_status":${previous}}}`;
+  return `{"type":${writeString(type)},"timestamp":${writeString(at.toISOString())},"data":{"order":${partnerOrderJson(order, at, base)},"previous_status":${previous}}}`;
 }
 
 /** The body of a ping: no data beyond its type and time. */
@@ -39,11 +39,12 @@ export function pingBody(at: Date): string {
 }
 
 /**
- * Records the events of order moves made in `tx` at `now` (created when previousStatus is null),
+ * Records the events of order moves made in `tx` at `now` (created when previousStatus is null;
+ * the Orders' links on `base`),
  * one statement whatever their number: each becomes a pending delivery per endpoint that takes it
  * (of the order's mode: DESIGN §10.2).
  */
-export async function recordOrderEvents(tx: Db, moves: readonly OrderMoveRecord[], now: Date): Promise<void> {
+export async function recordOrderEvents(tx: Db, moves: readonly OrderMoveRecord[], now: Date, base: LinkBase): Promise<void> {
   const events: NewOrderWebhookEvent[] = moves.map(({ order, previousStatus }) => {
     const type: WebhookEventType = previousStatus === null ? 'order.created' : 'order.status_changed';
     return {
@@ -51,7 +52,7 @@ export async function recordOrderEvents(tx: Db, moves: readonly OrderMoveRecord[
       partner_id: order.partner_id,
       type,
       order_id: order.id,
-      payload: orderEventBody(type, now, order, previousStatus),
+      payload: orderEventBody(type, now, order, previousStatus, base),
       sandbox: order.sandbox,
     };
   });

@@ -103,7 +103,16 @@ describe('admin CLI', () => {
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /^KEY_ID\s+STATUS\s+MODE/);
     assert.match(listed.stdout, new RegExp(`${sandbox[1]}\\s+active\\s+sandbox`));
-    assert.match(listed.stdout, new RegExp(`${live.key_id}\\s+active\\s+live`));
+    assert.match(listed.stdout, new RegExp(`${live.key_id}\\s+active\\s+live\\s+full`));
+    // DESIGN §10.9: --client makes a key to ship inside an app.
+    const client = await admin('keys', 'create', id, '--client');
+    assert.equal(client.code, 0, client.stderr);
+    assert.match(client.stdout, /^Client key for partner /);
+    const clientId = /(pk_client_[a-z0-9]{20})\.[A-Za-z0-9_-]{43}/.exec(client.stdout)?.[1];
+    assert.ok(clientId !== undefined, client.stdout);
+    assert.match(client.stdout, /403 scope/);
+    const again = await admin('keys', 'list', id);
+    assert.match(again.stdout, new RegExp(`${clientId}\\s+active\\s+live\\s+client`));
   });
 
   it('lists and shows partners in aligned human output', async () => {

@@ -210,6 +210,8 @@ export interface Credentials {
   /** Refused: a revoked key, a suspended partner's key. */
   revokedKey: string;
   suspendedKey: string;
+  /** A client key (pk_client_…, DESIGN §10.9): served on some routes, 403 scope on the others. */
+  clientKey: string;
   adminToken: string;
 }
 
@@ -235,6 +237,7 @@ export function partnerAuth(creds: Credentials): fc.Arbitrary<AuthHeaders> {
         fc.constantFrom<AuthHeaders>(
           { 'x-api-key': creds.revokedKey },
           { 'x-api-key': creds.suspendedKey },
+          { 'x-api-key': creds.clientKey },
           { authorization: `Bearer ${creds.adminToken}` },
           { authorization: `Basic ${apiKey}` },
           { authorization: apiKey },

@@ -170,6 +170,8 @@ export class FuzzContext {
       orderId: string;
       shortId: string;
       otherOrderId: string;
+      /** The fuzz partner's order's status link token (DESIGN §10.10). */
+      statusToken: string;
       /** Orders of the fuzz partner made with its sandbox key (POST /partner/sandbox/orders/{id}/deposit). */
       sandboxOrderIds: string[];
       /** Webhook endpoints (issue 15): two of the fuzz partner's, one of the victim's, and one delivery of each. */
@@ -209,6 +211,8 @@ export class FuzzContext {
     await t.admin('PATCH', `/admin/v1/partners/${suspended.id}`, { status: 'suspended' });
     const revoked = await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`);
     const revokedKey = revoked.json<{ api_key: string; key_id: string }>();
+    // A client key (DESIGN §10.9): every route either serves it or answers 403 scope.
+    const clientKey = (await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`, { scope: 'client' })).json<{ api_key: string }>();
     await t.admin('DELETE', `/admin/v1/keys/${revokedKey.key_id}`);
     const victimKeyIds = [victim.keyId];
     for (let i = 0; i < 3; i++) {
@@ -263,7 +267,7 @@ export class FuzzContext {
     }
     return new FuzzContext(
       t,
-      { apiKey: partner.apiKey, revokedKey: revokedKey.api_key, suspendedKey: suspended.apiKey, adminToken: t.adminToken },
+      { apiKey: partner.apiKey, revokedKey: revokedKey.api_key, suspendedKey: suspended.apiKey, clientKey: clientKey.api_key, adminToken: t.adminToken },
       {
         partnerId: partner.id,
         victimId: victim.id,
@@ -271,6 +275,7 @@ export class FuzzContext {
         orderId: order.id,
         shortId: order.short_id,
         otherOrderId: otherOrder.id,
+        statusToken: order.status_url.slice(order.status_url.lastIndexOf('/') + 1),
         sandboxOrderIds,
         webhookIds,
         victimWebhookId,
@@ -440,7 +445,7 @@ export class FuzzContext {
   }
 }
 
-async function createOrder(t: TestApp, apiKey: string): Promise<{ id: string; short_id: string }> {
+async function createOrder(t: TestApp, apiKey: string): Promise<{ id: string; short_id: string; status_url: string }> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/v1/partner/orders',
@@ -822,6 +827,11 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         markup_bps: integerLiteral(-1, 1001),
         rate_limit_per_minute: integerLiteral(0, 1_000_001),
         max_open_orders: fc.oneof(integerLiteral(0, 1_000_001), fc.constant('null')),
+        // DESIGN §10.9: web origins as a browser sends them, and near misses.
+        cors_origins: fc.oneof(
+          fc.array(fc.constantFrom('"https://wallet.example"', '"http://localhost:5173"', '"https://wallet.example/"', '"*"', '"null"', '""', '"https://WALLET.example"', '1'), { maxLength: 22 }).map((items) => `[${items.join(',')}]`),
+          fc.constantFrom('null', '"https://wallet.example"', '{}'),
+        ),
       }),
     },
     { method: 'GET', path: '/admin/v1/partners', auth: 'admin', query: fields({ limit, offset: limit }) },
@@ -838,7 +848,13 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         max_open_orders: fc.oneof(integerLiteral(0, 1_000_001), fc.constant('null')),
       }),
     },
-    { method: 'POST', path: '/admin/v1/partners/:id/keys', auth: 'admin', params: { id: partnerIds }, body: fields({ sandbox: bool }) },
+    {
+      method: 'POST',
+      path: '/admin/v1/partners/:id/keys',
+      auth: 'admin',
+      params: { id: partnerIds },
+      body: fields({ sandbox: bool, scope: fc.oneof(literal(fc.constantFrom('full', 'client', 'CLIENT', 'server', '')), fc.constant('null')) }),
+    },
     {
       method: 'POST',
       path: '/admin/v1/partners/:id/invitations',
@@ -953,6 +969,11 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     { method: 'POST', path: '/admin/v1/webhooks/deliveries/:id/retry', auth: 'admin', params: { id: fc.oneof(fc.constantFrom(...ids.deliveryIds), fc.uuid().map(String)) } },
     { method: 'GET', path: '/admin/v1/openapi.json', auth: 'admin' },
 
+    // The end user's status link (DESIGN §10.10): the JSON twin, the page and its stylesheet.
+    ...statusLinkSpecs(ids),
+    // CORS preflights (DESIGN §10.9) of the public and client-key routes.
+    ...preflightSpecs(),
+
     // Operations, icons and the interactive docs.
     { method: 'GET', path: '/healthz', auth: 'none' },
     { method: 'GET', path: '/readyz', auth: 'none' },
@@ -1037,4 +1058,41 @@ function webhookSpecs(
       params: { id: fc.oneof(fc.constantFrom(...ids.deliveryIds), fc.uuid().map(String), fc.constant('x')) },
     },
   ];
+}
+
+/** The status link's routes (DESIGN §10.10): the order's token, near misses and junk. */
+function statusLinkSpecs(ids: FuzzContext['ids']): RouteSpec[] {
+  const token = fc.oneof(
+    { weight: 3, arbitrary: fc.constant(ids.statusToken) },
+    { weight: 1, arbitrary: fc.constantFrom(ids.statusToken.toUpperCase(), ids.statusToken.slice(1), `${ids.statusToken}A`, ids.shortId, ids.orderId) },
+    { weight: 2, arbitrary: fc.oneof(fc.base64String({ minLength: 0, maxLength: 80 }), junkSegment) },
+  );
+  return [
+    { method: 'GET', path: '/api/v1/public/orders/:token', auth: 'none', params: { token } },
+    { method: 'GET', path: '/status/:token', auth: 'none', params: { token } },
+    { method: 'GET', path: '/status/assets/status.css', auth: 'none' },
+  ];
+}
+
+/** The OPTIONS routes CORS adds (plugins/cors.ts), with origins and methods asked for. */
+function preflightSpecs(): RouteSpec[] {
+  const headers: Record<string, fc.Arbitrary<string>> = {
+    origin: fc.constantFrom('https://wallet.example', 'https://evil.example', 'null', '', 'http://localhost:5173'),
+    'access-control-request-method': fc.constantFrom('GET', 'POST', 'DELETE', 'get', ''),
+    'access-control-request-headers': fc.constantFrom('x-api-key', 'authorization, content-type', ''),
+  };
+  const paths = [
+    '/api/v1/currencies',
+    '/api/v1/partner/rates',
+    '/api/v1/partner/addresses/validate',
+    '/api/v1/partner/orders',
+    '/api/v1/partner/orders/:order_id',
+    '/api/v1/partner/orders/:order_id/qr.svg',
+    '/api/v1/public/orders/:token',
+  ];
+  const id = fc.oneof(fc.uuid().map(String), junkSegment);
+  return paths.map((path): RouteSpec => {
+    const params: Record<string, fc.Arbitrary<string>> | undefined = path.includes(':order_id') ? { order_id: id } : path.includes(':token') ? { token: id } : undefined;
+    return { method: 'OPTIONS', path, auth: 'none', headers, ...(params === undefined ? {} : { params }) };
+  });
 }

@@ -62,6 +62,12 @@ export interface SecurityTarget {
    * partner's key in the suite is a sandbox key.
    */
   sandbox?: boolean;
+  /**
+   * The status the owner's client key (`pk_client_…`, DESIGN §10.9) gets for the request built
+   * for the owner: 403 `scope` (the default) on every route a client key may not use; the
+   * success status where it may; 404 where it may but the resource is not one it created.
+   */
+  clientKeyStatus?: number;
 }
 
 let addressCounter = 0;
@@ -102,6 +108,7 @@ export function runSecuritySuite(name: string, target: SecurityTarget): void {
     let other: SuitePartner;
     let suspended: SuitePartner;
     let revokedKey: string;
+    let clientKey: string;
 
     before(async () => {
       const t = target.app();
@@ -127,6 +134,9 @@ export function runSecuritySuite(name: string, target: SecurityTarget): void {
       const revoke = await t.admin('DELETE', `/admin/v1/keys/${key_id}`);
       assert.ok(revoke.statusCode === 200 || revoke.statusCode === 204, revoke.body);
       revokedKey = api_key;
+      const client = await t.admin('POST', `/admin/v1/partners/${owner.id}/keys`, { ...keyBody, scope: 'client' });
+      assert.equal(client.statusCode, 201, client.body);
+      clientKey = client.json<{ api_key: string }>().api_key;
     });
 
     /** The route's request for the owner, sent with `headers` (and nothing else) as credentials. */
@@ -268,6 +278,13 @@ export function runSecuritySuite(name: string, target: SecurityTarget): void {
         assert.deepEqual(await target.state?.(), before);
       });
     }
+
+    const clientStatus = target.clientKeyStatus ?? 403;
+    it(`the owner's client key (pk_client_…): ${clientStatus}`, async () => {
+      if (clientStatus === 403) await refused(bearer(clientKey), 403, 'scope', /client key/);
+      else if (clientStatus === 404) await refused(bearer(clientKey), 404, 'not_found');
+      else assert.equal((await send(bearer(clientKey))).statusCode, clientStatus);
+    });
 
     it('the refusals did not suspend or break the owner key', async () => {
       const res = await send(bearer(owner.apiKey));

@@ -45,6 +45,8 @@ const PAID_KEYS = ['updated_at', 'amount_to_final', 'rate_final', 'amount_refund
 const V12_QUOTE_KEYS = ['network_fee', 'eta_seconds'];
 /** DESIGN §10.8 (issue 27.5): the partner's own reference and string map; null and {} when not given. */
 const METADATA_KEYS = ['external_id', 'metadata'];
+/** DESIGN §10.10 (issue 27.7): the end user's status page, set at creation. */
+const V12_LINK_KEYS = ['status_url'];
 
 type Order = Record<string, unknown> & {
   id: string;
@@ -95,7 +97,8 @@ describe('POST /partner/orders: the Order contract', () => {
     });
 
     it('answers 201 with exactly the spec 2.3 keys plus the documented extensions', () => {
-      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS, ...V12_QUOTE_KEYS, ...METADATA_KEYS].sort());
+      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS, ...V12_QUOTE_KEYS, ...METADATA_KEYS, ...V12_LINK_KEYS].sort());
+      assert.match(String(order['status_url']), /^\/status\/[A-Za-z0-9_-]{32}$/);
       // A live key's order (DESIGN §7.6).
       assert.equal(order.sandbox, false);
       for (const key of EXTENSION_KEYS) assert.equal(order[key], null, key);

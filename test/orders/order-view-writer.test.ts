@@ -36,6 +36,10 @@ const numeric = fc
 
 const time = fc.date({ min: new Date('2000-01-01T00:00:00.000Z'), max: new Date('2100-01-01T00:00:00.000Z'), noInvalidDate: true });
 const count = fc.integer({ min: 0, max: 2 ** 31 - 1 });
+/** Where the Order's links begin: PUBLIC_URL, or '' (relative links). */
+const linkBase = fc.constantFrom('', 'https://exchange.example', 'http://localhost:3000');
+/** A status page token as the service or migration 0050 makes it. */
+const statusToken = fc.oneof(fc.base64String({ minLength: 32, maxLength: 32 }).map((t) => t.replace(/[+/=]/g, '_')), fc.stringMatching(/^[0-9a-f]{64}$/));
 
 const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   id: fc.uuid(),
@@ -79,6 +83,7 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   external_id: fc.option(text),
   // Keys in any order, as jsonb or a request gives them: both writers sort them.
   metadata: fc.dictionary(text, text, { maxKeys: 10 }),
+  status_token: statusToken,
 });
 
 function validator() {
@@ -91,9 +96,9 @@ describe('the partner order view: one definition, schema and writer derived from
   it('the direct writer writes toJson(orderView(row)) byte for byte, valid against the Order schema', () => {
     const validate = validator();
     fc.assert(
-      fc.property(row, time, (order, now) => {
-        const written = orderJson(order, now);
-        assert.equal(written, toJson(orderView(order, now)));
+      fc.property(row, time, linkBase, (order, now, base) => {
+        const written = orderJson(order, now, base);
+        assert.equal(written, toJson(orderView(order, now, base)));
         const parsed = JSON.parse(written) as unknown;
         assert.ok(validate(parsed), JSON.stringify(validate.errors));
       }),
@@ -132,8 +137,8 @@ describe('the partner order view: one definition, schema and writer derived from
       now,
     }));
     fc.assert(
-      fc.property(fc.oneof(nearRow, fc.record({ order: row, now: time })), ({ order, now }) => {
-        assert.equal(partnerOrderWireJson(wire(order), now), orderJson(order, now));
+      fc.property(fc.oneof(nearRow, fc.record({ order: row, now: time })), linkBase, ({ order, now }, base) => {
+        assert.equal(partnerOrderWireJson(wire(order), now, base), orderJson(order, now, base));
       }),
       { numRuns: 1000 },
     );
@@ -150,7 +155,7 @@ describe('the partner order view: one definition, schema and writer derived from
     const base = fc.sample(row, { numRuns: 1, seed: 1 })[0];
     assert.ok(base !== undefined);
     const status = (stored: PartnerOrderRow['status'], now: Date) =>
-      (JSON.parse(orderJson({ ...base, status: stored, expires_at: expiresAt }, now)) as { status: string }).status;
+      (JSON.parse(orderJson({ ...base, status: stored, expires_at: expiresAt }, now, '')) as { status: string }).status;
     assert.equal(status('waiting_deposit', new Date(expiresAt.getTime() - 1)), 'waiting_deposit');
     assert.equal(status('waiting_deposit', expiresAt), 'expired');
     assert.equal(status('confirming', new Date(expiresAt.getTime() + 1)), 'confirming');
@@ -166,9 +171,9 @@ describe('the partner order view: one definition, schema and writer derived from
     // status and the refund address and hold columns) and `partner_fee` (amount, usd, coin_to);
     // amount_to_final and rate_final read payout_txid as well, a field too (DESIGN §10.1 made
     // refund_address and refund_address_tag fields of their own); `network_fee` (amount, usd,
-    // coin_to: DESIGN §10.6).
-    const computed = new Set(['actions', 'partner_fee', 'network_fee']);
-    const extra = ['partner_fee', 'partner_fee_usd', 'network_fee', 'network_fee_usd'];
+    // coin_to: DESIGN §10.6); status_url (DESIGN §10.10) is made of status_token and the link base.
+    const computed = new Set(['actions', 'partner_fee', 'network_fee', 'status_url']);
+    const extra = ['partner_fee', 'partner_fee_usd', 'network_fee', 'network_fee_usd', 'status_token'];
     assert.deepEqual([...PARTNER_ORDER_COLUMNS].sort(), [...names.filter((name) => !computed.has(name)), ...extra].sort());
   });
 });

@@ -36,6 +36,8 @@ describe('protected routes', () => {
     app: () => t,
     request: async () => ({ method: 'POST', url: '/api/v1/partner/orders', payload: ORDER_BODY }),
     successStatus: 201,
+    // DESIGN §10.9: a client key creates orders.
+    clientKeyStatus: 201,
     state: async () => ({
       orders: await count('orders'),
       events: await count('order_events'),
@@ -71,6 +73,8 @@ describe('protected routes', () => {
     request: async (owner) => ({ method: 'GET', url: `/api/v1/partner/orders/${await orderOf(owner)}` }),
     successStatus: 200,
     otherPartnerStatus: 404,
+    // A client key reads the orders it created only: this one the owner's full key made.
+    clientKeyStatus: 404,
   });
 
   runSecuritySuite('GET /api/v1/partner/orders/{id} by short id', {
@@ -89,6 +93,7 @@ describe('protected routes', () => {
     request: async (owner) => ({ method: 'GET', url: `/api/v1/partner/orders/${await orderOf(owner)}/qr.svg` }),
     successStatus: 200,
     otherPartnerStatus: 404,
+    clientKeyStatus: 404,
   });
 
   runSecuritySuite('GET /api/v1/partner/orders (list)', {

@@ -32,6 +32,7 @@ function partnerWithMarkup(markupBps: number): PartnerRow {
     markup_bps: markupBps,
     rate_limit_per_minute: 600,
     max_open_orders: null,
+    cors_origins: [],
     created_at: at,
     updated_at: at,
   };

@@ -35,6 +35,8 @@ import * as m0043 from './0043-idempotency-key-completed-once.js';
 import * as m0045 from './0045-chain-facts.js';
 import * as m0046 from './0046-order-network-fee-eta.js';
 import * as m0047 from './0047-order-metadata.js';
+import * as m0049 from './0049-client-keys.js';
+import * as m0050 from './0050-order-status-tokens.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -74,4 +76,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0045-chain-facts': m0045,
   '0046-order-network-fee-eta': m0046,
   '0047-order-metadata': m0047,
+  '0049-client-keys': m0049,
+  '0050-order-status-tokens': m0050,
 };

@@ -21,6 +21,7 @@ export async function insertApiKeyCapped(db: Db, key: NewApiKey, cap: number): P
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('partner_id', '=', key.partner_id)
       .where('sandbox', '=', key.sandbox ?? false)
+      .where('scope', '=', key.scope ?? 'full')
       .where('revoked_at', 'is', null)
       .executeTakeFirstOrThrow();
     if (Number(n) >= cap) return { refused: Number(n) };
@@ -28,12 +29,12 @@ export async function insertApiKeyCapped(db: Db, key: NewApiKey, cap: number): P
   });
 }
 
-export type KeyListing = Pick<ApiKeyRow, 'key_id' | 'sandbox' | 'created_at' | 'revoked_at'>;
+export type KeyListing = Pick<ApiKeyRow, 'key_id' | 'sandbox' | 'scope' | 'created_at' | 'revoked_at'>;
 
 export async function listApiKeys(db: Db, partnerId: string): Promise<KeyListing[]> {
   return db
     .selectFrom('api_keys')
-    .select(['key_id', 'sandbox', 'created_at', 'revoked_at'])
+    .select(['key_id', 'sandbox', 'scope', 'created_at', 'revoked_at'])
     .where('partner_id', '=', partnerId)
     .orderBy('created_at')
     .execute();
@@ -42,11 +43,11 @@ export async function listApiKeys(db: Db, partnerId: string): Promise<KeyListing
 /** Revokes once; revoking a revoked key keeps its first revocation time. */
 export async function revokeApiKey(db: Db, keyId: string, at: Date): Promise<KeyListing | undefined> {
   await db.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null).execute();
-  return db.selectFrom('api_keys').select(['key_id', 'sandbox', 'created_at', 'revoked_at']).where('key_id', '=', keyId).executeTakeFirst();
+  return db.selectFrom('api_keys').select(['key_id', 'sandbox', 'scope', 'created_at', 'revoked_at']).where('key_id', '=', keyId).executeTakeFirst();
 }
 
 export interface KeyWithPartner {
-  key: Pick<ApiKeyRow, 'key_id' | 'secret_hash' | 'secret_ciphertext' | 'revoked_at' | 'sandbox'>;
+  key: Pick<ApiKeyRow, 'key_id' | 'secret_hash' | 'secret_ciphertext' | 'revoked_at' | 'sandbox' | 'scope'>;
   partner: PartnerRow;
 }
 
@@ -56,25 +57,25 @@ export async function findKeyWithPartner(db: Db, keyId: string): Promise<KeyWith
     .selectFrom('api_keys as k')
     .innerJoin('partners as p', 'p.id', 'k.partner_id')
     .select([
-      'k.key_id', 'k.secret_hash', 'k.secret_ciphertext', 'k.revoked_at', 'k.sandbox',
-      'p.id', 'p.name', 'p.status', 'p.markup_bps', 'p.rate_limit_per_minute', 'p.max_open_orders', 'p.created_at', 'p.updated_at',
+      'k.key_id', 'k.secret_hash', 'k.secret_ciphertext', 'k.revoked_at', 'k.sandbox', 'k.scope',
+      'p.id', 'p.name', 'p.status', 'p.markup_bps', 'p.rate_limit_per_minute', 'p.max_open_orders', 'p.cors_origins', 'p.created_at', 'p.updated_at',
     ])
     .where('k.key_id', '=', keyId)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  const { key_id, secret_hash, secret_ciphertext, revoked_at, sandbox, ...partner } = row;
-  return { key: { key_id, secret_hash, secret_ciphertext, revoked_at, sandbox }, partner };
+  const { key_id, secret_hash, secret_ciphertext, revoked_at, sandbox, scope, ...partner } = row;
+  return { key: { key_id, secret_hash, secret_ciphertext, revoked_at, sandbox, scope }, partner };
 }
 
 /** A key as the partner's cabinet lists it: no secret material. */
-export type CabinetKeyListing = Pick<ApiKeyRow, 'key_id' | 'sandbox' | 'label' | 'created_at' | 'revoked_at'> & { last_used_at: Date | null };
+export type CabinetKeyListing = Pick<ApiKeyRow, 'key_id' | 'sandbox' | 'scope' | 'label' | 'created_at' | 'revoked_at'> & { last_used_at: Date | null };
 
 /** The partner's keys, newest first, revoked ones after the active ones, with their last use. */
 export async function listPartnerKeysForCabinet(db: Db, partnerId: string): Promise<CabinetKeyListing[]> {
   return db
     .selectFrom('api_keys as k')
     .leftJoin('api_key_uses as u', 'u.key_id', 'k.key_id')
-    .select(['k.key_id', 'k.sandbox', 'k.label', 'k.created_at', 'k.revoked_at', 'u.last_used_at'])
+    .select(['k.key_id', 'k.sandbox', 'k.scope', 'k.label', 'k.created_at', 'k.revoked_at', 'u.last_used_at'])
     .where('k.partner_id', '=', partnerId)
     .orderBy((eb) => eb('k.revoked_at', 'is', null), 'desc')
     .orderBy('k.created_at', 'desc')

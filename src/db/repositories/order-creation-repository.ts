@@ -16,7 +16,7 @@ import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-or
  * A new order. Its columns go to the function as one JSON row, and a column left out is null
  * there (not its default): the defaults of the Generated columns are filled in below.
  */
-export type NewOrderRow = NewOrder & { created_at: Date; expires_at: Date; updated_at: Date; markup_bps: number };
+export type NewOrderRow = NewOrder & { created_at: Date; expires_at: Date; updated_at: Date; markup_bps: number; status_token: string };
 
 /** What a column left out of NewOrder would get from its default. */
 const ORDER_DEFAULTS = {

@@ -8,6 +8,7 @@ import {
   type CompiledQuery,
   type SelectQueryBuilder,
 } from 'kysely';
+import { PUBLIC_ORDER_COLUMNS, type PublicOrderRow } from '../views/public-order-view.js';
 import { preparedQuery } from '../prepared-statements.js';
 import type { Database, Db } from '../schema/index.js';
 import type { OrderStatus } from '../../domain/order-status.js';
@@ -35,7 +36,8 @@ const sqlBuilder = new Kysely<Database>({
 
 /**
  * One partner's order by id and by short id, compiled once: parameters are [partner id, key,
- * sandbox], where sandbox null reaches either mode (DESIGN §10.2: a key reaches its own only).
+ * sandbox, creator], where sandbox null reaches either mode (DESIGN §10.2: a key reaches its own
+ * only) and creator null orders made by any key (DESIGN §10.9: a client key reaches its own only).
  */
 interface PartnerOrderQueries<Row> {
   byId: CompiledQuery<Row>;
@@ -48,9 +50,10 @@ function compilePartnerOrderQueries<Row>(select: SelectQueryBuilder<Database, 'o
       .where('partner_id', '=', 'partner')
       .where(column, '=', 'key')
       .where(sql<boolean>`sandbox = coalesce(${'sandbox'}::boolean, sandbox)`)
+      .where(sql<boolean>`created_by_key_id is not distinct from coalesce(${'creator'}::text, created_by_key_id)`)
       .compile();
-    const [partner, key, sandbox, ...more] = compiled.parameters;
-    if (partner !== 'partner' || key !== 'key' || sandbox !== 'sandbox' || more.length > 0) {
+    const [partner, key, sandbox, creator, ...more] = compiled.parameters;
+    if (partner !== 'partner' || key !== 'key' || sandbox !== 'sandbox' || creator !== 'creator' || more.length > 0) {
       throw new Error(`unexpected parameters of ${compiled.sql}`);
     }
     return prepareAs === undefined ? compiled : preparedQuery<Row>(`${prepareAs}_by_${column}`, compiled.sql);
@@ -83,6 +86,8 @@ const PARTNER_ORDER_WIRE = compilePartnerOrderQueries(
 export interface OrderOwner {
   partnerId: string;
   sandbox?: boolean | undefined;
+  /** Only orders this key created (a client key, DESIGN §10.9); undefined: any. */
+  createdBy?: string | undefined;
 }
 
 /**
@@ -96,9 +101,10 @@ async function findByPartner<Row>(
   by: { id: string } | { shortId: string },
 ): Promise<Row | undefined> {
   const sandbox = owner.sandbox ?? null;
+  const creator = owner.createdBy ?? null;
   const query: CompiledQuery<Row> = 'id' in by
-    ? { ...queries.byId, parameters: [owner.partnerId, by.id, sandbox] }
-    : { ...queries.byShortId, parameters: [owner.partnerId, by.shortId.toUpperCase(), sandbox] };
+    ? { ...queries.byId, parameters: [owner.partnerId, by.id, sandbox, creator] }
+    : { ...queries.byShortId, parameters: [owner.partnerId, by.shortId.toUpperCase(), sandbox, creator] };
   const result = await db.executeQuery(query);
   return result.rows[0];
 }
@@ -186,4 +192,12 @@ export async function insertOrderEvent(db: Db, event: NewOrderEvent): Promise<vo
     .insertInto('order_events')
     .values({ ...event, data: event.data === null ? null : JSON.stringify(event.data) })
     .execute();
+}
+
+/**
+ * The order whose status page token is `token` (DESIGN §10.10), through orders_status_token_key
+ * (migration 0050): an exact match of the whole token, never a prefix or a short id.
+ */
+export async function findPublicOrder(db: Db, token: string): Promise<PublicOrderRow | undefined> {
+  return db.selectFrom('orders').select(PUBLIC_ORDER_COLUMNS).where('status_token', '=', token).executeTakeFirst();
 }

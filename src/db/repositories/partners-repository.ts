@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../schema/index.js';
 import type { NewPartner, PartnerRow, PartnerUpdate } from '../schema/partners.js';
 
@@ -28,4 +29,19 @@ export async function updatePartner(db: Db, id: string, changes: PartnerUpdate):
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * Whether some active partner lists `origin` among its cors_origins (DESIGN §10.9): a browser's
+ * preflight carries no key, so it can only be answered for the origins some partner allows.
+ */
+export async function someActivePartnerAllowsOrigin(db: Db, origin: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('partners')
+    .select('id')
+    .where('status', '=', 'active')
+    .where(sql<boolean>`${origin} = any(cors_origins)`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -1,6 +1,9 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { GeneratedTimestamp, Timestamp } from './currencies.js';
 
+/** What a key may reach (migration 0049). */
+export type KeyScope = 'full' | 'client';
+
 /** A partner API key `<key_id>.<secret>`; the secret itself is never stored in clear. */
 export interface ApiKeyTable {
   /** Public part of the key, the lookup index. */
@@ -12,6 +15,11 @@ export interface ApiKeyTable {
   secret_ciphertext: Buffer;
   /** A sandbox key (`pk_test_…`, DESIGN §7.6): its orders run on the simulator only. Default false. */
   sandbox: Generated<boolean>;
+  /**
+   * `full`, or `client` (`pk_client_…`, DESIGN §10.9): a key safe to ship inside an app, which
+   * reaches the public routes, order creation and the orders it created only. Default full.
+   */
+  scope: Generated<KeyScope>;
   created_at: GeneratedTimestamp;
   revoked_at: Timestamp | null;
   /** The partner's name for the key, given in the cabinet (1..64 characters); null when none. */

@@ -105,6 +105,17 @@ export interface OrderTable {
    * text: `203.0.113.7`, `2001:db8::1`); operator only, never in the Order. Null when not sent.
    */
   end_user_ip: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * The key that created the order (migration 0049): a client key reads only the orders it
+   * created (DESIGN §10.9). Null for orders made before it. Internal (not in the Order).
+   */
+  created_by_key_id: Generated<string | null>;
+  /**
+   * The unguessable part of the order's public status link (`/status/{token}`, DESIGN §10.10,
+   * migration 0050): 32 base64url characters from the service (192 random bits), or the column's
+   * default of 64 hex digits. The Order shows it only inside `status_url`.
+   */
+  status_token: Generated<string>;
   created_at: Timestamp;
   expires_at: Timestamp;
   updated_at: Timestamp;

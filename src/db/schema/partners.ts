@@ -16,6 +16,11 @@ export interface PartnerTable {
    * (MAX_OPEN_ORDERS_PER_PARTNER). Keeps one partner from draining a shared address pool.
    */
   max_open_orders: Generated<number | null>;
+  /**
+   * Web origins (`https://wallet.example`, scheme, host and port only) whose pages may call the
+   * client-key routes from a browser (CORS, DESIGN §10.9); at most 20, empty by default.
+   */
+  cors_origins: Generated<string[]>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }

@@ -255,20 +255,51 @@ function nullable<T>(kind: Kind<T>): Kind<T | null> {
   };
 }
 
+/**
+ * Where the Order's links begin (DESIGN §10.10): PUBLIC_URL (`https://exchange.example`), or ''
+ * when it is unset, which makes them relative (`/status/{token}`): the same Order is written in
+ * answers and in webhook bodies, and a webhook has no request whose origin it could take
+ * (docs/decisions.md). Every writer of the view is given it.
+ */
+export type LinkBase = string;
+
+/** The Order's link base from PUBLIC_URL (config.cabinet.publicUrl): '' when unset. */
+export function linkBase(publicUrl: string | undefined): LinkBase {
+  return publicUrl ?? '';
+}
+
 /** One field of a view over rows of type Row. */
 export interface ViewField<Row> {
   /** The columns its value is made of. */
   readonly columns: readonly (keyof Row & string)[];
   readonly schema: TSchema;
-  /** Its value for toJson, at `now`. */
-  readonly value: (row: Row, now: Date) => unknown;
-  /** Its value as JSON text, at `now`. */
-  readonly json: (row: Row, now: Date) => string;
+  /** Its value for toJson, at `now`, its links on `base`. */
+  readonly value: (row: Row, now: Date, base: LinkBase) => unknown;
+  /** Its value as JSON text, at `now`, its links on `base`. */
+  readonly json: (row: Row, now: Date, base: LinkBase) => string;
   /** Its columns the wire row reads as text (timestamps, NUMERIC). */
   readonly sql: Readonly<Partial<Record<keyof Row & string, WireSql>>>;
   /** The same JSON text from the wire row, at `now` (`nowIso`: now.toISOString()). */
-  readonly wire: (row: WireRow<Row>, nowIso: string) => string;
+  readonly wire: (row: WireRow<Row>, nowIso: string, base: LinkBase) => string;
 }
+
+/**
+ * DESIGN §10.10: the end user's status page, `{PUBLIC_URL}/status/{token}`. The token (migration
+ * 0050) is base64url or hex: nothing in it needs escaping in a URL or in JSON.
+ */
+const statusUrl: ViewField<Pick<OrderRow, 'status_token'>> = {
+  columns: ['status_token'],
+  schema: Type.String({
+    description:
+      'v1.2: the order\'s public status page for the end user ({PUBLIC_URL}/status/{token}; relative, /status/{token}, when the ' +
+      'service has no PUBLIC_URL): no key needed, shows the order\'s amounts, addresses and status only. Its JSON twin is ' +
+      'GET /api/v1/public/orders/{token}. Anyone with the link can read the order: give it to the order\'s end user only',
+  }),
+  value: (row, _now, base) => `${base}/status/${row.status_token}`,
+  json: (row, _now, base) => writeString(`${base}/status/${row.status_token}`),
+  sql: {},
+  wire: (row, _nowIso, base) => writeString(`${base}/status/${row.status_token}`),
+};
 
 /** A row as the wire query reads it. */
 export type WireRow<Row> = { [Column in keyof Row]: Wire<Row[Column]> };
@@ -309,8 +340,11 @@ function column<Column extends string, T>(name: Column, kind: Kind<T>, options?:
   };
 }
 
-/** Field name (the JSON key, in the order written) → field. */
-const FIELDS = {
+/**
+ * Field name (the JSON key, in the order written) → field. The public order view
+ * (public-order-view.ts) takes some of them, so its amounts and times are written alike.
+ */
+export const ORDER_VIEW_FIELDS = {
   id: column('id', text, { format: 'uuid', description: 'order identifier' }),
   short_id: column('short_id', text, { description: 'prefix, hyphen, six of A-Z0-9; lookups are case-insensitive' }),
   // A waiting order reads expired from expires_at on, before the sweep has stored it.
@@ -410,7 +444,9 @@ const FIELDS = {
   metadata: column('metadata', stringMap, {
     description: 'v1.2: the partner\'s string map sent at creation (at most 10 keys of up to 40 characters, values up to 64), keys sorted; {} when none',
   }),
+  status_url: statusUrl,
 };
+const FIELDS = ORDER_VIEW_FIELDS;
 
 /** statusAt over the wire row's text (ISO text of equal length orders as the times do). */
 function wireStatus(status: OrderStatus, expiresAt: string, nowIso: string): OrderStatus {
@@ -461,9 +497,9 @@ const WRITERS = PARTNER_ORDER_FIELDS.map(([name, field], i) => [`${i === 0 ? '{'
  * routes/v1/order-view.ts's orderView, without building the object: the GET
  * /partner/orders/{id} hot path (bench/README.md) and the Order in every webhook body.
  */
-export function partnerOrderJson(order: PartnerOrderRow, now: Date): string {
+export function partnerOrderJson(order: PartnerOrderRow, now: Date, base: LinkBase): string {
   let text = '';
-  for (const [key, write] of WRITERS) text += key + write(order, now);
+  for (const [key, write] of WRITERS) text += key + write(order, now, base);
   return `${text}}`;
 }
 
@@ -497,12 +533,12 @@ export const PARTNER_ORDER_WIRE_SELECT: ReadonlyArray<readonly [column: PartnerO
 const WIRE_WRITERS = PARTNER_ORDER_FIELDS.map(([name, field], i) => [`${i === 0 ? '{' : ','}${writeString(name)}:`, field.wire] as const);
 
 /**
- * partnerOrderJson(order, now) from the wire row of that order: byte for byte the same text,
+ * partnerOrderJson(order, now, base) from the wire row of that order: byte for byte the same text,
  * with no Date or decimal made per row (GET /partner/orders/{id}).
  */
-export function partnerOrderWireJson(order: PartnerOrderWireRow, now: Date): string {
+export function partnerOrderWireJson(order: PartnerOrderWireRow, now: Date, base: LinkBase): string {
   const nowIso = now.toISOString();
   let text = '';
-  for (const [key, write] of WIRE_WRITERS) text += key + write(order, nowIso);
+  for (const [key, write] of WIRE_WRITERS) text += key + write(order, nowIso, base);
   return `${text}}`;
 }

@@ -8,10 +8,12 @@ import type { Db } from '../../db/schema/index.js';
 import type { OrderRow } from '../../db/schema/orders.js';
 import type { PartnerRow } from '../../db/schema/partners.js';
 import { Decimal } from '../../domain/money.js';
+import { CORS_ORIGINS_MAX } from '../../domain/web-origin.js';
 import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { orderView } from '../v1/order-view.js';
+import type { LinkBase } from '../../db/views/partner-order-view.js';
 
 export const PartnerStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
 export const MarkupBps = Type.Integer({ minimum: 0, maximum: 1000, description: 'markup in basis points' });
@@ -19,6 +21,22 @@ export const RateLimit = Type.Integer({ minimum: 1, maximum: 1_000_000, descript
 export const MaxOpenOrders = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], {
   description: 'orders awaiting a deposit the partner may have at once; null: the server default (MAX_OPEN_ORDERS_PER_PARTNER)',
 });
+
+/** DESIGN §10.9: a key's scope. */
+export const KeyScopeSchema = Type.Union([Type.Literal('full'), Type.Literal('client')], {
+  description:
+    'v1.2: `full` (default), or `client` (pk_client_…): a key safe to ship inside an app, which may read currencies and rates, ' +
+    'validate addresses, create orders and read the orders it created (and their QR codes); anything else is 403 `scope`',
+});
+
+/** DESIGN §10.9: the web origins whose pages may call the client-key routes. */
+export const CorsOrigins = Type.Array(
+  Type.String({ minLength: 1, maxLength: 200, description: 'an origin as a browser sends it: https://wallet.example (scheme, host, optional port)' }),
+  {
+    maxItems: CORS_ORIGINS_MAX,
+    description: 'v1.2: web origins whose pages may call the client-key routes (CORS); empty: none',
+  },
+);
 
 export const Partner = Type.Object(
   {
@@ -28,6 +46,7 @@ export const Partner = Type.Object(
     markup_bps: Type.Integer(),
     rate_limit_per_minute: Type.Integer(),
     max_open_orders: Type.Union([Type.Integer(), Type.Null()], { description: 'null: the server default' }),
+    cors_origins: CorsOrigins,
     created_at: Type.String({ format: 'date-time' }),
   },
   { $id: 'AdminPartner', additionalProperties: false },
@@ -41,6 +60,7 @@ export function partnerView(row: PartnerRow) {
     markup_bps: row.markup_bps,
     rate_limit_per_minute: row.rate_limit_per_minute,
     max_open_orders: row.max_open_orders,
+    cors_origins: row.cors_origins,
     created_at: row.created_at.toISOString(),
   };
 }
@@ -49,6 +69,7 @@ export const KeyListing = Type.Object(
   {
     key_id: Type.String(),
     sandbox: Type.Boolean({ description: 'a sandbox key (pk_test_…): its orders run on the simulator only' }),
+    scope: KeyScopeSchema,
     created_at: Type.String({ format: 'date-time' }),
     revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
@@ -85,9 +106,9 @@ export const adminSecurity = [{ adminToken: [] }];
 export const OrderIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 /** An order as the operator reads it: the partner's view plus what only the operator sees. */
-export function adminOrderView(order: OrderRow, now: Date): Record<string, unknown> {
+export function adminOrderView(order: OrderRow, now: Date, base: LinkBase): Record<string, unknown> {
   return {
-    ...orderView(order, now),
+    ...orderView(order, now, base),
     stored_status: order.status,
     partner_id: order.partner_id,
     recipient_address_tag: order.recipient_address_tag,
@@ -102,6 +123,7 @@ export function adminOrderView(order: OrderRow, now: Date): Record<string, unkno
     updated_at: order.updated_at.toISOString(),
     // The operator's only (DESIGN §10.8): never in the Order, a webhook or the cabinet.
     end_user_ip: order.end_user_ip,
+    created_by_key_id: order.created_by_key_id,
   };
 }
 

@@ -3,13 +3,14 @@ import type { App, Services } from '../../app-types.js';
 import { findPartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
 import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
-import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
+import { KeyScopeSchema, PartnerIdParams, adminSecurity } from './admin-schemas.js';
 
 const IssuedKey = Type.Object(
   {
     key_id: Type.String(),
     api_key: Type.String({ description: 'the full key <key_id>.<secret>; shown only in this response' }),
     sandbox: Type.Boolean({ description: 'a sandbox key (pk_test_…): its orders run on the simulator only' }),
+    scope: KeyScopeSchema,
     created_at: Type.String({ format: 'date-time' }),
   },
   { additionalProperties: false },
@@ -32,6 +33,7 @@ export function registerCreateKey(app: App, { database, apiKeys }: Services): vo
               sandbox: Type.Optional(
                 Type.Boolean({ default: false, description: 'v1.1: a sandbox key (pk_test_…) whose orders never run live (DESIGN §7.6)' }),
               ),
+              scope: Type.Optional(KeyScopeSchema),
             },
             { additionalProperties: false },
           ),
@@ -43,7 +45,7 @@ export function registerCreateKey(app: App, { database, apiKeys }: Services): vo
     async (request, reply) => {
       const partner = await findPartner(database.db, request.params.id);
       if (partner === undefined) throw new ApiError('not_found', 'partner not found');
-      const issued = await apiKeys.issue(partner.id, { sandbox: request.body?.sandbox === true });
+      const issued = await apiKeys.issue(partner.id, { sandbox: request.body?.sandbox === true, scope: request.body?.scope ?? 'full' });
       // The full key must not sit in any cache between here and the operator.
       return reply
         .code(201)

@@ -24,6 +24,7 @@ export function registerListKeys(app: App, { database, apiKeys }: Services): voi
       return keys.map((key) => ({
         key_id: key.key_id,
         sandbox: key.sandbox,
+        scope: key.scope,
         created_at: key.created_at.toISOString(),
         revoked_at: key.revoked_at?.toISOString() ?? null,
       }));

@@ -16,7 +16,7 @@ const NoBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
 
 function registerBodilessAction(
   app: App,
-  { orderActions, clock }: Services,
+  { orderActions, clock, linkBase }: Services,
   url: string,
   action: 'cancel' | 'continue' | 'refund',
   summary: string,
@@ -37,7 +37,7 @@ function registerBodilessAction(
     async (request, reply) => {
       const { id } = request.params;
       const order = await orderActions.perform({ id }, { action }, 'operator');
-      return sendJsonText(reply, toJson(adminOrderView(order, clock.now())));
+      return sendJsonText(reply, toJson(adminOrderView(order, clock.now(), linkBase)));
     },
   );
 }
@@ -46,7 +46,7 @@ export function registerAdminOrderActions(app: App, services: Services): void {
   registerBodilessAction(app, services, '/admin/v1/orders/:id/cancel', 'cancel', 'Cancel an order awaiting its deposit (→ expired, cancelled)');
   registerBodilessAction(app, services, '/admin/v1/orders/:id/continue', 'continue', 'Continue an order whose refund is held (re-priced at the float rate)');
   registerBodilessAction(app, services, '/admin/v1/orders/:id/refund', 'refund', 'Refund an order whose refund is held, now');
-  const { orderActions, clock } = services;
+  const { orderActions, clock, linkBase } = services;
   app.put(
     '/admin/v1/orders/:id/refund-address',
     {
@@ -75,7 +75,7 @@ export function registerAdminOrderActions(app: App, services: Services): void {
         },
         'operator',
       );
-      return sendJsonText(reply, toJson(adminOrderView(order, clock.now())));
+      return sendJsonText(reply, toJson(adminOrderView(order, clock.now(), linkBase)));
     },
   );
 }

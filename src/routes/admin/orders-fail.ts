@@ -10,7 +10,7 @@ import { OrderIdParams, STORABLE_TEXT_PATTERN, adminOrderView, adminSecurity } f
  * POST /admin/v1/orders/{id}/fail: the operator fails a non-final order by hand, through the
  * lifecycle (`operator_fail`); the note is recorded in the audit trail. A move the table refuses is 409.
  */
-export function registerAdminFailOrder(app: App, { clock, lifecycle }: Services): void {
+export function registerAdminFailOrder(app: App, { clock, lifecycle, linkBase }: Services): void {
   app.post(
     '/admin/v1/orders/:id/fail',
     {
@@ -35,7 +35,7 @@ export function registerAdminFailOrder(app: App, { clock, lifecycle }: Services)
         if (result.reason === 'order not found') throw new ApiError('not_found', 'order not found');
         throw new ApiError('conflict', result.reason);
       }
-      return sendJsonText(reply, toJson(adminOrderView(result.order, clock.now())));
+      return sendJsonText(reply, toJson(adminOrderView(result.order, clock.now(), linkBase)));
     },
   );
 }

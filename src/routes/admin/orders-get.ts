@@ -11,7 +11,7 @@ import { errorResponses } from '../schemas.js';
 import { OrderIdParams, adminOrderView, adminSecurity } from './admin-schemas.js';
 
 /** GET /admin/v1/orders/{id}: one order with its audit trail and its payout and refund. */
-export function registerAdminGetOrder(app: App, { database, clock }: Services): void {
+export function registerAdminGetOrder(app: App, { database, clock, linkBase }: Services): void {
   const db = database.db;
   app.get(
     '/admin/v1/orders/:id',
@@ -32,7 +32,7 @@ export function registerAdminGetOrder(app: App, { database, clock }: Services): 
       return sendJsonText(
         reply,
         toJson({
-          ...adminOrderView(order, clock.now()),
+          ...adminOrderView(order, clock.now(), linkBase),
           events: events.map((event) => ({ ...event, created_at: event.created_at.toISOString() })),
           payouts: payouts.map((payout) => ({
             ...payout,

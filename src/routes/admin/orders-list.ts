@@ -11,7 +11,7 @@ import { adminOrderView, adminSecurity } from './admin-schemas.js';
 const Status = Type.Union(ORDER_STATUSES.map((status) => Type.Literal(status)));
 
 /** GET /admin/v1/orders: orders newest first, filtered by status, partner and creation time. */
-export function registerAdminListOrders(app: App, { database, clock }: Services): void {
+export function registerAdminListOrders(app: App, { database, clock, linkBase }: Services): void {
   app.get(
     '/admin/v1/orders',
     {
@@ -47,7 +47,7 @@ export function registerAdminListOrders(app: App, { database, clock }: Services)
         offset: q.offset,
       });
       const now = clock.now();
-      return sendJsonText(reply, toJson(rows.map((row) => adminOrderView(row, now))));
+      return sendJsonText(reply, toJson(rows.map((row) => adminOrderView(row, now, linkBase))));
     },
   );
 }

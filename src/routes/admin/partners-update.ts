@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { updatePartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
+import { checkedCorsOrigins } from '../../services/cors-origins.js';
 import { errorResponses } from '../schemas.js';
-import { MarkupBps, MaxOpenOrders, PartnerIdParams, PartnerStatus, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
+import { CorsOrigins, MarkupBps, MaxOpenOrders, PartnerIdParams, PartnerStatus, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
 
 const Body = Type.Object(
   {
@@ -11,6 +12,7 @@ const Body = Type.Object(
     markup_bps: Type.Optional(MarkupBps),
     rate_limit_per_minute: Type.Optional(RateLimit),
     max_open_orders: Type.Optional(MaxOpenOrders),
+    cors_origins: Type.Optional(CorsOrigins),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -26,7 +28,7 @@ export function registerUpdatePartner(app: App, { database, apiKeys }: Services)
     {
       schema: {
         tags: ['admin'],
-        summary: 'Change status, markup, rate limit or open-order cap',
+        summary: 'Change status, markup, rate limit, open-order cap or allowed web origins',
         security: adminSecurity,
         params: PartnerIdParams,
         body: Body,
@@ -34,7 +36,11 @@ export function registerUpdatePartner(app: App, { database, apiKeys }: Services)
       },
     },
     async (request) => {
-      const row = await updatePartner(database.db, request.params.id, request.body);
+      const { cors_origins, ...changes } = request.body;
+      const row = await updatePartner(database.db, request.params.id, {
+        ...changes,
+        ...(cors_origins === undefined ? {} : { cors_origins: checkedCorsOrigins(cors_origins) }),
+      });
       if (row === undefined) throw new ApiError('not_found', 'partner not found');
       await apiKeys.forgetPartner(row.id);
       return partnerView(row);

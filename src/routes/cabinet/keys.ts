@@ -46,6 +46,11 @@ export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Se
     <label class="check"><input type="radio" name="kind" value="sandbox" checked> Sandbox (pk_test_…): orders run on the simulator, no real funds</label>
     <label class="check"><input type="radio" name="kind" value="live"> Live: real orders</label>
   </fieldset>
+  <fieldset>
+    <legend>Where it is used</legend>
+    <label class="check"><input type="radio" name="scope" value="full" checked> Server (pk_…): every API route; keep it secret on your server</label>
+    <label class="check"><input type="radio" name="scope" value="client"> App (pk_client_…): safe to ship inside an app or web page; it can quote, check addresses, create orders and read the orders it created, nothing else (web pages also need their origin in Settings)</label>
+  </fieldset>
   <button type="submit">Create key</button>
 </form>
 <h2>Your keys</h2>
@@ -57,7 +62,7 @@ ${keys.length === 0
   (key) => html`<tr>
 <td data-label="Label">${key.label ?? '—'}</td>
 <td data-label="Key id" class="mono">${key.key_id}</td>
-<td data-label="Kind">${key.sandbox ? 'sandbox' : 'live'}</td>
+<td data-label="Kind">${key.sandbox ? 'sandbox' : 'live'}${key.scope === 'client' ? ', app (client)' : ''}</td>
 <td data-label="Created">${time(key.created_at)}</td>
 <td data-label="Last used">${lastUsed(key)}</td>
 <td data-label="State">${key.revoked_at === null
@@ -87,16 +92,18 @@ ${keys.length === 0
     const session = sessionOf(request);
     const label = (formField(request, 'label') ?? '').trim();
     const kind = formField(request, 'kind');
-    if (label === '' || [...label].length > LABEL_MAX || (kind !== 'live' && kind !== 'sandbox')) {
+    // No scope field (a form from before client keys): a server key, as before.
+    const scope = formField(request, 'scope') ?? 'full';
+    if (label === '' || [...label].length > LABEL_MAX || (kind !== 'live' && kind !== 'sandbox') || (scope !== 'full' && scope !== 'client')) {
       return send(reply, await keysPage(session, { problem: `Give the key a label (at most ${LABEL_MAX} characters) and choose its kind.` }), 400);
     }
     let issued: Awaited<ReturnType<typeof apiKeys.issue>>;
     try {
-      issued = await apiKeys.issue(session.partnerId, { sandbox: kind === 'sandbox', label });
+      issued = await apiKeys.issue(session.partnerId, { sandbox: kind === 'sandbox', label, scope });
     } catch (error) {
       // At the cap of unrevoked keys of the kind (MAX_API_KEYS_PER_PARTNER): said on the form.
       if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
-      return send(reply, await keysPage(session, { problem: `You already have as many ${kind} keys as a partner may have: revoke one you no longer use, then create the new one.` }), 409);
+      return send(reply, await keysPage(session, { problem: `You already have as many ${kind}${scope === 'client' ? ' app' : ''} keys as a partner may have: revoke one you no longer use, then create the new one.` }), 409);
     }
     const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'api_key', issued.key_id);
     return reply.redirect(`/cabinet/keys?created=${reveal}`, 303);

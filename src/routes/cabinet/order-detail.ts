@@ -36,7 +36,7 @@ function explorerLink(template: string | null | undefined, placeholder: '{txid}'
  * (OrderService.get: another partner's order is not found, 404), its event timeline, the
  * deposit QR code and explorer links (live orders: a sandbox order is on no public chain).
  */
-export function registerCabinetOrderDetail(app: App, { database, clock, orders, orderActions, catalog }: Services, sessions: CabinetSessions): void {
+export function registerCabinetOrderDetail(app: App, { database, clock, orders, orderActions, catalog, linkBase }: Services, sessions: CabinetSessions): void {
   /** The session's partner's order, or undefined (another partner's order is not found either). */
   const ownOrder = async (session: CabinetSession, orderId: string): Promise<PartnerOrderRow | undefined> => {
     const partner = await findPartner(database.db, session.partnerId);
@@ -93,7 +93,7 @@ ${order.sandbox ? html`<dt>Sandbox</dt><dd>yes: a test order on the simulator</d
 
   /** The actions the order offers now (its `actions`, as the API lists them), as forms. */
   const actionForms = (session: CabinetSession, order: PartnerOrderRow, problem: string | undefined): Html => {
-    const offered = (orderView(order, clock.now()).actions as string[]).filter(isActionName);
+    const offered = (orderView(order, clock.now(), linkBase).actions as string[]).filter(isActionName);
     if (offered.length === 0 && problem === undefined) return html``;
     const memo = catalog.all().find((row) => row.coin === order.coin_from && row.network === order.network_from)?.is_memo === true;
     const form = (action: ActionName, fields: Html = html``) =>

@@ -1,6 +1,9 @@
 import type { App, Services } from '../../app-types.js';
 import { findPartner, updatePartner } from '../../db/repositories/partners-repository.js';
 import type { PartnerRow } from '../../db/schema/partners.js';
+import { CORS_ORIGINS_MAX } from '../../domain/web-origin.js';
+import { ApiError } from '../../errors.js';
+import { checkedCorsOrigins } from '../../services/cors-origins.js';
 import { html } from './html.js';
 import { csrfField, page } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
@@ -9,12 +12,17 @@ const percent = (bps: number): string => `${(bps / 100).toFixed(2)} %`;
 
 /**
  * GET/POST /cabinet/settings: the partner's own markup on its quotes, within the operator's cap
- * (PARTNER_MARKUP_MAX_BPS). The change reaches the partner's keys at once in every process,
+ * (PARTNER_MARKUP_MAX_BPS), and the web origins whose pages may use its client keys (DESIGN §10.9).
+ * A change reaches the partner's keys at once in every process,
  * as an operator's change does (ApiKeyService.forgetPartner).
  */
 export function registerCabinetSettings(app: App, { database, apiKeys, config }: Services, sessions: CabinetSessions): void {
   const cap = config.cabinet.partnerMarkupMaxBps;
-  const settingsPage = (session: CabinetSession, partner: PartnerRow, options: { notice?: string; problem?: string; typed?: string } = {}) =>
+  const settingsPage = (
+    session: CabinetSession,
+    partner: PartnerRow,
+    options: { notice?: string; problem?: string; typed?: string; originsProblem?: string; typedOrigins?: string } = {},
+  ) =>
     page({
       title: 'Settings',
       session,
@@ -30,6 +38,17 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
   </label>
   <p class="hint" id="markup-hint">From 0 to ${cap} (${percent(cap)}), the most the operator allows.</p>
   <button type="submit">Save markup</button>
+</form>
+<h2>Web pages that may use your app keys</h2>
+<p>A web page may call the API with an app key (pk_client_…) only from the origins listed here (CORS). Servers and mobile apps need none.</p>
+<form method="post" action="/cabinet/settings/cors-origins" class="stack">
+  ${csrfField(session.csrf)}
+  ${options.originsProblem === undefined ? '' : html`<p role="alert">${options.originsProblem}</p>`}
+  <label>Allowed origins, one per line
+    <textarea name="cors_origins" rows="4" aria-describedby="origins-hint">${options.typedOrigins ?? partner.cors_origins.join('\n')}</textarea>
+  </label>
+  <p class="hint" id="origins-hint">As a browser sends them: https://wallet.example or http://localhost:5173 (scheme, host and port; no path). At most ${CORS_ORIGINS_MAX}; empty: none.</p>
+  <button type="submit">Save origins</button>
 </form>
 <h2>Limits set by the operator</h2>
 <dl class="facts"><dt>Requests per minute, per key</dt><dd>${partner.rate_limit_per_minute}</dd></dl>`,
@@ -56,5 +75,26 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     await apiKeys.forgetPartner(partner.id);
     return reply.type('text/html; charset=utf-8').send(settingsPage(session, partner, { notice: `Your markup is now ${value} basis points (${percent(value)}).` }));
+  });
+
+  // DESIGN §10.9: the partner's cors_origins, as the operator's PATCH /admin/v1/partners/{id} sets them.
+  app.post('/cabinet/settings/cors-origins', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+    const session = sessionOf(request);
+    const typed = formField(request, 'cors_origins') ?? '';
+    const lines = typed.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+    let origins: string[];
+    try {
+      origins = checkedCorsOrigins(lines);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const partner = await findPartner(database.db, session.partnerId);
+      if (partner === undefined) throw new Error('session of a partner that does not exist');
+      return reply.code(400).type('text/html; charset=utf-8').send(settingsPage(session, partner, { originsProblem: error.message, typedOrigins: typed }));
+    }
+    const partner = await updatePartner(database.db, session.partnerId, { cors_origins: origins });
+    if (partner === undefined) throw new Error('session of a partner that does not exist');
+    await apiKeys.forgetPartner(partner.id);
+    const notice = origins.length === 0 ? 'No web page may use your app keys now.' : `Web pages of ${origins.join(', ')} may use your app keys.`;
+    return reply.type('text/html; charset=utf-8').send(settingsPage(session, partner, { notice }));
   });
 }

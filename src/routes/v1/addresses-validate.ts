@@ -51,6 +51,8 @@ export function registerValidateAddress(app: App, { partnerAuth, catalog }: Serv
     '/api/v1/partner/addresses/validate',
     {
       preValidation: partnerAuth.optional,
+      // DESIGN §10.9: public, so any web page may call it; a client key may too.
+      config: { cors: 'any' },
       schema: {
         tags: ['partner'],
         summary: 'Check a recipient address (v1.1)',

@@ -10,6 +10,8 @@ export function registerListCurrencies(app: App, { catalog, partnerAuth }: Servi
     {
       // Public, but a key that is sent must be valid (never silently ignored).
       preValidation: partnerAuth.optional,
+      // DESIGN §10.9: public, so any web page may call it; a client key may too.
+      config: { cors: 'any' },
       schema: {
         tags: ['partner'],
         summary: 'List active currencies',

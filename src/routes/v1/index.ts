@@ -18,6 +18,7 @@ import { registerRetryWebhookDelivery } from './webhooks-retry.js';
 import { registerRotateWebhookSecret } from './webhooks-rotate-secret.js';
 import { registerTestWebhook } from './webhooks-test.js';
 import { registerUpdateWebhook } from './webhooks-update.js';
+import { registerGetPublicOrder } from './public-order-get.js';
 
 /** The partner API under /api/v1, registered explicitly so grep finds every route. */
 export function registerV1Routes(app: App, services: Services): void {
@@ -40,4 +41,5 @@ export function registerV1Routes(app: App, services: Services): void {
   registerTestWebhook(app, services);
   registerWebhookDeliveries(app, services);
   registerRetryWebhookDelivery(app, services);
+  registerGetPublicOrder(app, services);
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PARTNER_ORDER_FIELDS, partnerOrderJson, type PartnerOrderRow } from '../../db/views/partner-order-view.js';
+import { PARTNER_ORDER_FIELDS, partnerOrderJson, type LinkBase, type PartnerOrderRow } from '../../db/views/partner-order-view.js';
 
 /**
  * The partner's order view as the routes answer it, all derived from its one definition
@@ -17,14 +17,14 @@ export const OrderSchema = Type.Object(
  * Amounts and rate stay the NUMERIC text the database returned (DecimalText): toJson writes
  * them as exact numbers.
  */
-export function orderView(order: PartnerOrderRow, now: Date): Record<string, unknown> {
+export function orderView(order: PartnerOrderRow, now: Date, base: LinkBase): Record<string, unknown> {
   const view: Record<string, unknown> = {};
-  for (const [name, field] of PARTNER_ORDER_FIELDS) view[name] = field.value(order, now);
+  for (const [name, field] of PARTNER_ORDER_FIELDS) view[name] = field.value(order, now, base);
   return view;
 }
 
 /**
- * The JSON text of orderView(order, now), byte for byte what toJson writes for it, without
+ * The JSON text of orderView(order, now, base), byte for byte what toJson writes for it, without
  * building the object (defined beside the view, where webhook bodies take it too).
  */
 export const orderJson = partnerOrderJson;

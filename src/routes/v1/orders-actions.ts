@@ -34,7 +34,7 @@ const RefundAddressBody = Type.Object(
 /** POST /partner/orders/{id}/cancel, /continue and /refund: the same shape, one action each. */
 function registerBodilessAction(
   app: App,
-  { partnerAuth, orders, orderActions, clock }: Services,
+  { partnerAuth, orders, orderActions, clock, linkBase }: Services,
   url: string,
   action: 'cancel' | 'continue' | 'refund',
   summary: string,
@@ -60,7 +60,7 @@ function registerBodilessAction(
       const access = partnerAccess(request);
       const order = await orders.get(access, request.params.order_id);
       const moved = await orderActions.perform(order, { action }, access.actor);
-      return sendJsonText(reply, orderJson(moved, clock.now()));
+      return sendJsonText(reply, orderJson(moved, clock.now(), linkBase));
     },
   );
 }
@@ -94,7 +94,7 @@ export function registerOrderActions(app: App, services: Services): void {
     'v1.1: while a refund is held for a choice (`refund` in actions): the refund is requested at once instead of when ' +
       'the hold runs out (without a refund address the order then waits for one). Otherwise 409.',
   );
-  const { partnerAuth, orders, orderActions, clock } = services;
+  const { partnerAuth, orders, orderActions, clock, linkBase } = services;
   app.put(
     '/api/v1/partner/orders/:order_id/refund-address',
     {
@@ -121,7 +121,7 @@ export function registerOrderActions(app: App, services: Services): void {
         refundAddressTag: request.body.refund_address_tag ?? undefined,
       };
       const moved = await orderActions.perform(order, action, access.actor);
-      return sendJsonText(reply, orderJson(moved, clock.now()));
+      return sendJsonText(reply, orderJson(moved, clock.now(), linkBase));
     },
   );
 }

@@ -138,11 +138,13 @@ function exactAmount(rawBody: Buffer | undefined, field: AmountField): Decimal {
 }
 
 /** POST /api/v1/partner/orders (API key). */
-export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Services): void {
+export function registerCreateOrder(app: App, { partnerAuth, orders, clock, linkBase }: Services): void {
   app.post(
     '/api/v1/partner/orders',
     {
       preValidation: partnerAuth.required,
+      // DESIGN §10.9: a client key may call it, from the pages of its partner's cors_origins.
+      config: { cors: 'partner' },
       schema: {
         tags: ['partner'],
         summary: 'Create an exchange order',
@@ -192,11 +194,12 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock }: Se
           externalId: body.external_id ?? undefined,
           metadata: body.metadata ?? undefined,
           endUserIp: ip,
+          clientKey: access.onlyCreatedBy !== undefined,
         },
         key === undefined ? undefined : { key, body: request.rawBody ?? Buffer.alloc(0) },
       );
       if (replayed) reply.header('idempotent-replayed', 'true');
-      return sendJsonText(reply, orderJson(order, clock.now()), 201);
+      return sendJsonText(reply, orderJson(order, clock.now(), linkBase), 201);
     },
   );
 }

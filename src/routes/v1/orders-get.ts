@@ -6,11 +6,13 @@ import { partnerOrderWireJson } from '../../db/views/partner-order-view.js';
 import { partnerAccess } from '../../plugins/partner-auth.js';
 
 /** GET /api/v1/partner/orders/{order_id} (API key): by UUID or short id; others' orders are 404. */
-export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Services): void {
+export function registerGetOrder(app: App, { partnerAuth, orders, clock, linkBase }: Services): void {
   app.get(
     '/api/v1/partner/orders/:order_id',
     {
       preValidation: partnerAuth.required,
+      // DESIGN §10.9: a client key may call it, from the pages of its partner's cors_origins.
+      config: { cors: 'partner' },
       schema: {
         tags: ['partner'],
         summary: 'Read an order',
@@ -27,7 +29,7 @@ export function registerGetOrder(app: App, { partnerAuth, orders, clock }: Servi
     async (request, reply) => {
       // The wire row: its timestamps and amounts are already the response's text.
       const order = await orders.getWire(partnerAccess(request), request.params.order_id);
-      return sendJsonText(reply, partnerOrderWireJson(order, clock.now()));
+      return sendJsonText(reply, partnerOrderWireJson(order, clock.now(), linkBase));
     },
   );
 }

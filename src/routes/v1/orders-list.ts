@@ -67,7 +67,7 @@ function parseStatuses(text: string): OrderStatus[] {
 }
 
 /** GET /api/v1/partner/orders (API key, DESIGN §7.2): the caller's orders, filtered, by keyset pages. */
-export function registerListOrders(app: App, { partnerAuth, database, clock, config }: Services): void {
+export function registerListOrders(app: App, { partnerAuth, database, clock, config, linkBase }: Services): void {
   if (config.secretsKey === undefined) throw new Error('SECRETS_KEY must be resolved before the routes are registered');
   const list = new OrderList(database.db, clock, config.secretsKey);
   app.get(
@@ -101,7 +101,7 @@ export function registerListOrders(app: App, { partnerAuth, database, clock, con
         cursor: query.cursor,
       });
       const now = clock.now();
-      const orders = page.orders.map((order) => partnerOrderWireJson(order, now)).join(',');
+      const orders = page.orders.map((order) => partnerOrderWireJson(order, now, linkBase)).join(',');
       const next = page.nextCursor === null ? 'null' : writeString(page.nextCursor);
       return sendJsonText(reply, `{"orders":[${orders}],"next_cursor":${next}}`);
     },

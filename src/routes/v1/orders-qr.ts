@@ -16,6 +16,8 @@ export function registerOrderQr(app: App, { partnerAuth, orders }: Services): vo
     '/api/v1/partner/orders/:order_id/qr.svg',
     {
       preValidation: partnerAuth.required,
+      // DESIGN §10.9: a client key may call it, from the pages of its partner's cors_origins.
+      config: { cors: 'partner' },
       schema: {
         tags: ['partner'],
         summary: "QR code of an order's deposit (SVG)",

@@ -102,6 +102,8 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
     '/api/v1/partner/rates',
     {
       preValidation: partnerAuth.optional,
+      // DESIGN §10.9: public, so any web page may call it; a client key may too.
+      config: { cors: 'any' },
       schema: {
         tags: ['partner'],
         summary: 'Rate and limits for a pair',

@@ -53,7 +53,7 @@ function exactAmount(raw: string | number, rawBody: Buffer | undefined): Decimal
  * fit. Only the caller's sandbox orders: a live order, another partner's, or none at all is 404,
  * so this route can never put a deposit on an order that runs live.
  */
-export function registerSandboxDeposit(app: App, { partnerAuth, orders, database, clock }: Services): void {
+export function registerSandboxDeposit(app: App, { partnerAuth, orders, database, clock, linkBase }: Services): void {
   app.post(
     '/api/v1/partner/sandbox/orders/:order_id/deposit',
     {
@@ -92,7 +92,7 @@ export function registerSandboxDeposit(app: App, { partnerAuth, orders, database
         updated_at: now,
       });
       if (!inserted) throw new ApiError('conflict', 'this sandbox order already has a deposit');
-      return sendJsonText(reply, orderJson(order, now));
+      return sendJsonText(reply, orderJson(order, now, linkBase));
     },
   );
 }

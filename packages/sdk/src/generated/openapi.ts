@@ -377,6 +377,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/public/orders/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order's public status (the status link's JSON)
+         * @description v1.2: no key. The token is the last part of the Order's status_url. Answers the order's amounts, addresses and status only (amounts as the Order writes them); any other token is 404.
+         */
+        get: operations["getPublicOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -471,7 +491,7 @@ export interface components {
              * @description Stable machine-readable code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable";
+            code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable";
             /** @description What went wrong, in words for a person. */
             detail: string;
         } & {
@@ -564,6 +584,45 @@ export interface components {
             status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
             /** @description extension: why the order went to refunding or failed (amount_below_min, amount_above_max, fixed_rate_mismatch, late_deposit, exchange_failed, payout_failed, operator) */
             status_reason: string | null;
+            /** @description v1.2: the order's public status page for the end user ({PUBLIC_URL}/status/{token}; relative, /status/{token}, when the service has no PUBLIC_URL): no key needed, shows the order's amounts, addresses and status only. Its JSON twin is GET /api/v1/public/orders/{token}. Anyone with the link can read the order: give it to the order's end user only */
+            status_url: string;
+            /**
+             * Format: date-time
+             * @description v1.2: when the order last changed (any move, action or deposit update)
+             */
+            updated_at: string;
+        };
+        /** @description v1.2: an order as its end user may see it through the status link (DESIGN §10.10): its amounts, addresses and status only */
+        PublicOrder: {
+            /** @description amount the user is expected to send */
+            amount_from_expected: number;
+            /** @description amount the recipient is expected to receive */
+            amount_to_expected: number;
+            /** @description v1.2: exactly what the payout sent, in coin_to (equal to the payout, to the last decimal); null until the payout is sent. It differs from amount_to_expected when the deposit differed (float), or after continue */
+            amount_to_final: number | null;
+            coin_from: string;
+            coin_to: string;
+            /** Format: date-time */
+            created_at: string;
+            deposit_address: string;
+            /** @description memo or tag, null when none */
+            deposit_address_tag: string | null;
+            deposit_txid: string | null;
+            /** @description v1.1: the chain's standard payment URI for the deposit (BIP-21, EIP-681 with atomic amounts, Solana Pay, ripple: with dt, SEP-0007, ton://transfer), amount and tag included; null where the chain has none */
+            deposit_uri: string | null;
+            /**
+             * Format: date-time
+             * @description 30 minutes after creation
+             */
+            expires_at: string;
+            network_from: string;
+            network_to: string;
+            payout_txid: string | null;
+            /** @description extension: refund transaction hash */
+            refund_txid: string | null;
+            /** @description prefix, hyphen, six of A-Z0-9; lookups are case-insensitive */
+            short_id: string;
+            status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
             /**
              * Format: date-time
              * @description v1.2: when the order last changed (any move, action or deposit update)
@@ -2867,6 +2926,56 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPublicOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the last part of the Order's status_url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description v1.2: an order as its end user may see it through the status link (DESIGN §10.10): its amounts, addresses and status only */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicOrder"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import type { OrderRow } from '../schema/orders.js';
+import { ORDER_VIEW_FIELDS, type ViewField } from './partner-order-view.js';
+
+/**
+ * The end user's view of an order (DESIGN §10.10): what GET /api/v1/public/orders/{token} answers
+ * and the status page (/status/{token}) shows, to whoever holds the link. Exactly these fields,
+ * each written as the Order writes it (the same field definitions): the order's own amounts,
+ * addresses and status, nothing of the partner (no id, no recipient or refund address, no fee,
+ * no mode).
+ */
+const PUBLIC_FIELD_NAMES = [
+  'short_id',
+  'status',
+  'coin_from',
+  'network_from',
+  'coin_to',
+  'network_to',
+  'amount_from_expected',
+  'amount_to_expected',
+  'amount_to_final',
+  'deposit_address',
+  'deposit_address_tag',
+  'deposit_uri',
+  'deposit_txid',
+  'payout_txid',
+  'refund_txid',
+  'expires_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof typeof ORDER_VIEW_FIELDS)[];
+
+type PublicFieldName = (typeof PUBLIC_FIELD_NAMES)[number];
+type ColumnsOf<Field> = Field extends ViewField<infer Row> ? keyof Row : never;
+type PublicOrderColumn = { [Name in PublicFieldName]: ColumnsOf<(typeof ORDER_VIEW_FIELDS)[Name]> }[PublicFieldName];
+
+/** An order as its public view reads it: the columns of those fields, nothing else. */
+export type PublicOrderRow = Pick<OrderRow, PublicOrderColumn>;
+
+const PUBLIC_FIELDS: ReadonlyArray<readonly [name: PublicFieldName, field: ViewField<PublicOrderRow>]> = PUBLIC_FIELD_NAMES.map(
+  (name) => [name, ORDER_VIEW_FIELDS[name] as ViewField<PublicOrderRow>] as const,
+);
+
+/** What the token lookup selects. */
+export const PUBLIC_ORDER_COLUMNS: readonly PublicOrderColumn[] = [...new Set(PUBLIC_FIELDS.flatMap(([, field]) => field.columns))];
+
+/** The response schema (`PublicOrder` in OpenAPI). */
+export const PublicOrderSchema = Type.Object(Object.fromEntries(PUBLIC_FIELDS.map(([name, field]) => [name, field.schema])), {
+  $id: 'PublicOrder',
+  additionalProperties: false,
+  description:
+    'v1.2: an order as its end user may see it through the status link (DESIGN §10.10): its amounts, addresses and status only',
+});
+
+/** The public view as a value for toJson (amounts as DecimalText, written as exact numbers). */
+export function publicOrderView(order: PublicOrderRow, now: Date): Record<PublicFieldName, unknown> {
+  const view: Partial<Record<PublicFieldName, unknown>> = {};
+  // No field of this view is a link, so the link base is never read.
+  for (const [name, field] of PUBLIC_FIELDS) view[name] = field.value(order, now, '');
+  return view as Record<PublicFieldName, unknown>;
+}
