@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
+import { assertErrorItems } from './helpers/error-items.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -43,7 +44,8 @@ function assertPartnerShape(value: unknown): asserts value is AdminPartner {
 function assertJsonError(res: LightMyRequestResponse, status: number, expected: { detail?: string; code: string }): void {
   assert.equal(res.statusCode, status, res.body);
   const body = res.json<{ detail: string; code: string }>();
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail']);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'errors']);
+  assertErrorItems(body);
   assert.equal(body.code, expected.code);
   assert.equal(typeof body.detail, 'string');
   if (expected.detail !== undefined) assert.equal(body.detail, expected.detail);

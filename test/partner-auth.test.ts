@@ -4,6 +4,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, it, mock } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
+import { assertErrorItems } from './helpers/error-items.js';
 
 const ACCOUNT = '/api/v1/partner/account';
 const INVALID_KEY = { detail: 'invalid API key', code: 'unauthorized' };
@@ -22,7 +23,8 @@ const unknownKey = (): string => `pk_${randomBytes(10).toString('hex')}.${random
 function assertUnauthorized(res: LightMyRequestResponse, detail?: string): void {
   assert.equal(res.statusCode, 401, res.body);
   const body = res.json<{ detail: unknown; code: unknown }>();
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail']);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'errors']);
+  assertErrorItems(body);
   assert.equal(body.code, 'unauthorized');
   assert.equal(typeof body.detail, 'string');
   if (detail !== undefined) assert.equal(body.detail, detail);
