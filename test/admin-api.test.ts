@@ -19,7 +19,7 @@ const ADMIN_CURRENCY_KEYS = [
   ...PUBLIC_CURRENCY_KEYS,
   'payout_fee', 'address_format', 'deposit_strategy', 'price_symbol', 'token_contract', 'sort_order', 'updated_at',
 ].sort();
-const NO_TOKEN = { detail: 'missing or invalid admin token', code: 'unauthorized' };
+const NO_TOKEN = { detail: 'missing or invalid admin token', code: 'unauthorized', errors: [{ code: 'unauthorized', field: null, detail: 'missing or invalid admin token' }] };
 
 interface AdminPartner {
   id: string;
@@ -200,7 +200,7 @@ describe('operator API (/admin/v1)', () => {
 
     it('an unknown partner id is 404', async () => {
       const id = randomUUID();
-      const notFound = { detail: 'partner not found', code: 'not_found' };
+      const notFound = { detail: 'partner not found', code: 'not_found', errors: [{ code: 'not_found', field: null, detail: 'partner not found' }] };
       assertJsonError(await t.admin('GET', `/admin/v1/partners/${id}`), 404, notFound);
       assertJsonError(await t.admin('PATCH', `/admin/v1/partners/${id}`, { status: 'suspended' }), 404, notFound);
       assertJsonError(await t.admin('GET', `/admin/v1/partners/${id}/keys`), 404, notFound);
@@ -254,7 +254,7 @@ describe('operator API (/admin/v1)', () => {
     });
 
     it('revoking an unknown or malformed key id is 404', async () => {
-      const notFound = { detail: 'API key not found', code: 'not_found' };
+      const notFound = { detail: 'API key not found', code: 'not_found', errors: [{ code: 'not_found', field: null, detail: 'API key not found' }] };
       assertJsonError(await t.admin('DELETE', `/admin/v1/keys/pk_${'0'.repeat(20)}`), 404, notFound);
       assertJsonError(await t.admin('DELETE', '/admin/v1/keys/not-a-key'), 404, notFound);
     });

@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from './helpers/test-app.js';
 import { assertErrorItems } from './helpers/error-items.js';
 
 const ACCOUNT = '/api/v1/partner/account';
-const INVALID_KEY = { detail: 'invalid API key', code: 'unauthorized' };
+const INVALID_KEY = { detail: 'invalid API key', code: 'unauthorized', errors: [{ code: 'unauthorized', field: null, detail: 'invalid API key' }] };
 
 interface Partner {
   id: string;
@@ -153,7 +153,7 @@ describe('partner key authentication (GET /api/v1/partner/account)', () => {
 
       const refused = await account({ authorization: `Bearer ${partner.apiKey}` });
       assert.equal(refused.statusCode, 403);
-      assert.deepEqual(refused.json(), { detail: 'partner account is not active', code: 'forbidden' });
+      assert.deepEqual(refused.json(), { detail: 'partner account is not active', code: 'forbidden', errors: [{ code: 'forbidden', field: null, detail: 'partner account is not active' }] });
 
       const reactivate = await t.admin('PATCH', `/admin/v1/partners/${partner.id}`, { status: 'active' });
       assert.equal(reactivate.statusCode, 200);
@@ -193,7 +193,7 @@ describe('partner key authentication (GET /api/v1/partner/account)', () => {
       for (const signature of wrong) {
         const res = await account({ authorization: `Bearer ${acme.apiKey}`, 'x-signature': signature });
         assert.equal(res.statusCode, 401, `signature ${JSON.stringify(signature)}`);
-        assert.deepEqual(res.json(), { detail: 'invalid signature', code: 'invalid_signature' });
+        assert.deepEqual(res.json(), { detail: 'invalid signature', code: 'invalid_signature', errors: [{ code: 'invalid_signature', field: null, detail: 'invalid signature' }] });
       }
     });
 
