@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
+import { assertErrorItems } from './helpers/error-items.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -19,7 +20,7 @@ const ADMIN_CURRENCY_KEYS = [
   ...PUBLIC_CURRENCY_KEYS,
   'payout_fee', 'address_format', 'deposit_strategy', 'price_symbol', 'token_contract', 'sort_order', 'updated_at',
 ].sort();
-const NO_TOKEN = { detail: 'missing or invalid admin token', code: 'unauthorized' };
+const NO_TOKEN = { detail: 'missing or invalid admin token', code: 'unauthorized', errors: [{ code: 'unauthorized', field: null, detail: 'missing or invalid admin token' }] };
 
 interface AdminPartner {
   id: string;
@@ -44,7 +45,8 @@ function assertPartnerShape(value: unknown): asserts value is AdminPartner {
 function assertJsonError(res: LightMyRequestResponse, status: number, expected: { detail?: string; code: string }): void {
   assert.equal(res.statusCode, status, res.body);
   const body = res.json<{ detail: string; code: string }>();
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail']);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'errors']);
+  assertErrorItems(body);
   assert.equal(body.code, expected.code);
   assert.equal(typeof body.detail, 'string');
   if (expected.detail !== undefined) assert.equal(body.detail, expected.detail);
@@ -199,7 +201,7 @@ describe('operator API (/admin/v1)', () => {
 
     it('an unknown partner id is 404', async () => {
       const id = randomUUID();
-      const notFound = { detail: 'partner not found', code: 'not_found' };
+      const notFound = { detail: 'partner not found', code: 'not_found', errors: [{ code: 'not_found', field: null, detail: 'partner not found' }] };
       assertJsonError(await t.admin('GET', `/admin/v1/partners/${id}`), 404, notFound);
       assertJsonError(await t.admin('PATCH', `/admin/v1/partners/${id}`, { status: 'suspended' }), 404, notFound);
       assertJsonError(await t.admin('GET', `/admin/v1/partners/${id}/keys`), 404, notFound);
@@ -253,7 +255,7 @@ describe('operator API (/admin/v1)', () => {
     });
 
     it('revoking an unknown or malformed key id is 404', async () => {
-      const notFound = { detail: 'API key not found', code: 'not_found' };
+      const notFound = { detail: 'API key not found', code: 'not_found', errors: [{ code: 'not_found', field: null, detail: 'API key not found' }] };
       assertJsonError(await t.admin('DELETE', `/admin/v1/keys/pk_${'0'.repeat(20)}`), 404, notFound);
       assertJsonError(await t.admin('DELETE', '/admin/v1/keys/not-a-key'), 404, notFound);
     });

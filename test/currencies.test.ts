@@ -188,7 +188,7 @@ describe('GET /api/v1/currencies', () => {
     }
     const missing = await t.app.inject({ method: 'GET', url: '/static/icons/nope.svg' });
     assert.equal(missing.statusCode, 404);
-    assert.deepEqual(missing.json(), { detail: 'no such icon', code: 'not_found' });
+    assert.deepEqual(missing.json(), { detail: 'no such icon', code: 'not_found', errors: [{ code: 'not_found', field: null, detail: 'no such icon' }] });
   });
 
   describe('operator changes show up at once', () => {
@@ -228,7 +228,7 @@ describe('GET /api/v1/currencies', () => {
       for (const min_amount of ['0.000000001', 0.000000001]) {
         const res = await t.admin('PATCH', `/admin/v1/currencies/${btc.id}`, { min_amount });
         assert.equal(res.statusCode, 400, JSON.stringify(min_amount));
-        assert.deepEqual(res.json(), { detail: 'min_amount has more than 8 decimals', code: 'bad_request' });
+        assert.deepEqual(res.json(), { detail: 'min_amount has more than 8 decimals', code: 'bad_request', errors: [{ code: 'bad_request', field: null, detail: 'min_amount has more than 8 decimals' }] });
       }
       assert.deepEqual(find((await list()).currencies, 'BTC', 'BTC'), btc);
     });
@@ -238,7 +238,7 @@ describe('GET /api/v1/currencies', () => {
       assert.ok(sol !== undefined);
       const res = await t.admin('PATCH', `/admin/v1/currencies/${sol.id}`, { min_amount: '30000' });
       assert.equal(res.statusCode, 422);
-      assert.deepEqual(res.json(), { detail: 'min_amount must not exceed max_amount', code: 'unprocessable' });
+      assert.deepEqual(res.json(), { detail: 'min_amount must not exceed max_amount', code: 'unprocessable', errors: [{ code: 'unprocessable', field: null, detail: 'min_amount must not exceed max_amount' }] });
       const both = await t.admin('PATCH', `/admin/v1/currencies/${sol.id}`, { min_amount: '5', max_amount: '4' });
       assert.equal(both.statusCode, 422);
       assert.equal(both.json<{ code: string }>().code, 'unprocessable');

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
+import { assertErrorItems } from './helpers/error-items.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -14,7 +15,8 @@ function assertError(res: LightMyRequestResponse, status: number, code: string, 
   assert.equal(res.statusCode, status, res.body);
   assert.match(String(res.headers['content-type']), /^application\/json/);
   const body = res.json<Record<string, unknown>>();
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail']);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'errors']);
+  assertErrorItems(body);
   assert.equal(body.code, code);
   assert.equal(typeof body.detail, 'string');
   assert.ok((body.detail as string).length > 0);
@@ -145,7 +147,11 @@ describe('error responses', () => {
     it('a route that throws is 500 "internal server error" without the message', async () => {
       const res = await t.app.inject({ method: 'GET', url: '/test/throws' });
       assertError(res, 500, 'internal', 'internal server error');
-      assert.deepEqual(res.json(), { detail: 'internal server error', code: 'internal' });
+      assert.deepEqual(res.json(), {
+        detail: 'internal server error',
+        code: 'internal',
+        errors: [{ code: 'internal', field: null, detail: 'internal server error' }],
+      });
       assert.ok(!res.body.includes('secret internals'));
       // The operator still sees what happened, under the request's id.
       const id = String(res.headers['x-request-id']);

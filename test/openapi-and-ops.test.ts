@@ -72,7 +72,23 @@ describe('OpenAPI document, docs and operations endpoints', () => {
         ].sort(),
       );
       const error = doc.components.schemas.Error;
-      assert.deepEqual(error?.required, ['detail', 'code']);
+      assert.deepEqual(error?.required, ['detail', 'code', 'errors']);
+      // DESIGN §10.4: every item of `errors` has a code of the closed list, all listed in the document.
+      const item = (error?.properties as { errors?: { items?: { required?: string[]; properties?: { code?: { enum?: string[] } } } } } | undefined)
+        ?.errors?.items;
+      assert.deepEqual(item?.required, ['code', 'field', 'detail']);
+      const codes = item?.properties?.code?.enum ?? [];
+      for (const code of [
+        'bad_request', 'currency_unsupported', 'network_unsupported', 'pair_unavailable', 'amount_below_min', 'amount_above_max',
+        'amount_invalid', 'address_invalid', 'memo_required', 'memo_invalid', 'quote_invalid', 'region_restricted',
+        'external_id_conflict', 'scope', 'amount_out_of_range', 'open_orders_limit', 'not_found', 'unauthorized', 'rate_limited',
+      ]) {
+        assert.ok(codes.includes(code), `item code ${code} is not in the document`);
+      }
+      // The top-level codes stay v1.1's outcomes; the three new outcomes of v1.2 are among them.
+      const topCodes = (error?.properties as { code?: { enum?: string[] } } | undefined)?.code?.enum ?? [];
+      for (const code of ['region_restricted', 'external_id_conflict', 'scope', 'amount_out_of_range']) assert.ok(topCodes.includes(code), code);
+      assert.ok(!topCodes.includes('amount_invalid'), 'amount_invalid is an item code only');
     });
 
     it('holds the partner API only: no operator path, schema, tag or security scheme', () => {

@@ -4,9 +4,10 @@ import { syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, it, mock } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
+import { assertErrorItems } from './helpers/error-items.js';
 
 const ACCOUNT = '/api/v1/partner/account';
-const INVALID_KEY = { detail: 'invalid API key', code: 'unauthorized' };
+const INVALID_KEY = { detail: 'invalid API key', code: 'unauthorized', errors: [{ code: 'unauthorized', field: null, detail: 'invalid API key' }] };
 
 interface Partner {
   id: string;
@@ -22,7 +23,8 @@ const unknownKey = (): string => `pk_${randomBytes(10).toString('hex')}.${random
 function assertUnauthorized(res: LightMyRequestResponse, detail?: string): void {
   assert.equal(res.statusCode, 401, res.body);
   const body = res.json<{ detail: unknown; code: unknown }>();
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail']);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'errors']);
+  assertErrorItems(body);
   assert.equal(body.code, 'unauthorized');
   assert.equal(typeof body.detail, 'string');
   if (detail !== undefined) assert.equal(body.detail, detail);
@@ -151,7 +153,7 @@ describe('partner key authentication (GET /api/v1/partner/account)', () => {
 
       const refused = await account({ authorization: `Bearer ${partner.apiKey}` });
       assert.equal(refused.statusCode, 403);
-      assert.deepEqual(refused.json(), { detail: 'partner account is not active', code: 'forbidden' });
+      assert.deepEqual(refused.json(), { detail: 'partner account is not active', code: 'forbidden', errors: [{ code: 'forbidden', field: null, detail: 'partner account is not active' }] });
 
       const reactivate = await t.admin('PATCH', `/admin/v1/partners/${partner.id}`, { status: 'active' });
       assert.equal(reactivate.statusCode, 200);
@@ -191,7 +193,7 @@ describe('partner key authentication (GET /api/v1/partner/account)', () => {
       for (const signature of wrong) {
         const res = await account({ authorization: `Bearer ${acme.apiKey}`, 'x-signature': signature });
         assert.equal(res.statusCode, 401, `signature ${JSON.stringify(signature)}`);
-        assert.deepEqual(res.json(), { detail: 'invalid signature', code: 'invalid_signature' });
+        assert.deepEqual(res.json(), { detail: 'invalid signature', code: 'invalid_signature', errors: [{ code: 'invalid_signature', field: null, detail: 'invalid signature' }] });
       }
     });
 

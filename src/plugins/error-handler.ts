@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../errors.js';
+import { ApiError, ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorItem } from '../errors.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { toJson } from '../json.js';
 import { applySecurityHeaders } from './security-headers.js';
@@ -27,15 +27,19 @@ export function sendError(
   code: ErrorCode,
   detail: string,
   extra?: Readonly<Record<string, unknown>>,
+  /** Every problem found (DESIGN §10.4); one item of `code`, without a field, when not given. */
+  errors?: readonly ErrorItem[],
 ): FastifyReply {
-  const body: ErrorBody = { detail, code, ...extra };
+  const items = errors !== undefined && errors.length > 0 ? errors : [{ code, field: null, detail }];
+  const body: ErrorBody = { detail, code, ...extra, errors: items };
   // toJson: extra fields may hold exact decimals (the pair limits on an amount error).
   return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send(toJson(body));
 }
 
 /**
  * The one place an error becomes a response: every layer (routing, parsing, validation, auth,
- * handlers, bugs) ends here, so every error is `{detail, code}` and a 5xx never shows internals.
+ * handlers, bugs) ends here, so every error is `{detail, code, errors}` and a 5xx never shows
+ * internals.
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
@@ -52,10 +56,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
       if (error.headers !== undefined) void reply.headers(error.headers);
-      return sendError(reply, error.code, error.message, error.extra);
+      return sendError(reply, error.code, error.message, error.extra, error.errors);
     }
     if (error.validation !== undefined) {
-      return sendError(reply, 'bad_request', validationDetail(error));
+      return sendError(reply, 'bad_request', validationDetail(error), undefined, validationItems(request, error));
     }
     const status = error.statusCode ?? 500;
     // Fastify 5 wraps a parse failure in FST_ERR_CTP_INVALID_JSON_BODY (not a SyntaxError).
@@ -97,19 +101,72 @@ function routePath(url: string): string {
   return url.split('?')[0] ?? '';
 }
 
+type ValidationError = NonNullable<FastifyError['validation']>[number];
+
 /** "body/amount_from must be > 0" rather than Ajv's terse wording without the location. */
 function validationDetail(error: FastifyError): string {
   const first = error.validation?.[0];
   if (first === undefined) return error.message;
-  const where = `${error.validationContext ?? 'request'}${first.instancePath}`;
-  if (first.keyword === 'additionalProperties') {
-    const field = (first.params as { additionalProperty?: string }).additionalProperty ?? '';
+  return describeValidationError(error.validationContext ?? 'request', first);
+}
+
+function describeValidationError(context: string, failed: ValidationError): string {
+  const where = `${context}${failed.instancePath}`;
+  if (failed.keyword === 'additionalProperties') {
+    const field = (failed.params as { additionalProperty?: string }).additionalProperty ?? '';
     return `${where} has unknown field "${field}"`;
   }
-  if (first.keyword === 'required') {
-    const field = (first.params as { missingProperty?: string }).missingProperty ?? '';
+  if (failed.keyword === 'required') {
+    const field = (failed.params as { missingProperty?: string }).missingProperty ?? '';
     return `${where} is missing required field "${field}"`;
   }
-  if (first.keyword === 'pattern') return `${where} has an invalid format`;
-  return `${where} ${first.message ?? 'is invalid'}`;
+  if (failed.keyword === 'pattern') return `${where} has an invalid format`;
+  return `${where} ${failed.message ?? 'is invalid'}`;
+}
+
+/**
+ * The items of a schema validation's 400 (DESIGN §10.4): one per failed keyword, its field from
+ * the instance path (the missing or unknown property for `required` and `additionalProperties`).
+ * A union (`anyOf`) that fails is one item, worded as its first branch's failure (the detail v1.1
+ * gave), not one per branch. A field the route's schema marks as an amount (`x-amount`,
+ * routes/amount-input.ts) is `amount_invalid`; every other item is `bad_request`.
+ */
+function validationItems(request: FastifyRequest, error: FastifyError): ErrorItem[] {
+  const context = error.validationContext ?? 'request';
+  const failures = error.validation ?? [];
+  const unions = failures.filter((failed) => failed.keyword === 'anyOf').map((failed) => failed.schemaPath);
+  const reported = new Set<string>();
+  const items: ErrorItem[] = [];
+  for (const failed of failures) {
+    const union = unions.find((path) => failed.schemaPath === path || failed.schemaPath.startsWith(`${path}/`));
+    if (union !== undefined) {
+      if (reported.has(union)) continue;
+      reported.add(union);
+    }
+    const field = validationField(failed);
+    const amount = field !== null && isAmountField(request, context, field);
+    items.push({ code: amount ? 'amount_invalid' : 'bad_request', field, detail: describeValidationError(context, failed) });
+  }
+  return items;
+}
+
+/** `/a/b` as `a.b` (JSON pointer escapes undone), plus the property a keyword names; null for the whole part. */
+function validationField(failed: ValidationError): string | null {
+  const path = failed.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const params = failed.params as { missingProperty?: unknown; additionalProperty?: unknown };
+  if (failed.keyword === 'required' && typeof params.missingProperty === 'string') path.push(params.missingProperty);
+  if (failed.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') path.push(params.additionalProperty);
+  return path.length === 0 ? null : path.join('.');
+}
+
+/** Whether the route's schema of `context` (body, querystring) marks the top-level property of `field` as an amount. */
+function isAmountField(request: FastifyRequest, context: string, field: string): boolean {
+  const schema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context] as
+    | { properties?: Record<string, Record<string, unknown> | undefined> }
+    | undefined;
+  const property = schema?.properties?.[field.split('.')[0] ?? ''];
+  return property?.['x-amount'] === true;
 }

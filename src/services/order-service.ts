@@ -30,12 +30,13 @@ import { depositPaymentUri } from '../domain/payment-uri.js';
 import type { RateType } from '../domain/pricing/index.js';
 import { newShortId, SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
 import { ApiError } from '../errors.js';
+import { ProblemList } from '../problem-list.js';
 import type { DepositAddressAllocator, ReservedAddress } from './deposit-address-allocator.js';
 import type { EndUserBlocklist } from './end-user-blocklist.js';
 import type { IdempotencyKeys } from './idempotency.js';
 import type { FixedQuoteClaim } from './fixed-quote-tokens.js';
 import { sandboxScope, type PartnerAccess } from './partner-access.js';
-import type { PricedQuote, QuoteService } from './quote-service.js';
+import type { AmountFieldNames, PricedQuote, QuoteService } from './quote-service.js';
 import { checkRefundAddress } from './refund-address.js';
 import { newWebhookMessageId, orderEventBody } from './webhook-outbox.js';
 import type { LinkBase } from '../db/views/partner-order-view.js';
@@ -226,13 +227,7 @@ export class OrderService {
   }
 
   private async createNew(partner: PartnerRow, input: CreateOrderInput, idempotencyKey: string | undefined): Promise<PartnerOrderRow> {
-    const { from, to } = this.quotes.resolvePair(input);
-    checkAddresses(from, to, input);
-    // A locked quote's order stores the quote's own id (its spent record), not the token sent.
-    const { priced, quoteId } = input.quoteId === undefined
-      ? { priced: this.quotes.pricePair(from, to, { amount: input.amountFrom, amountTo: input.amountTo, rateType: input.rateType, partner }), quoteId: undefined }
-      : await this.lockedQuote(partner, from, to, input);
-
+    const { priced, quoteId } = await this.checkRequest(partner, input);
     for (let shortIdCollisions = 0, retired = 0; ; ) {
       try {
         return await this.insert(partner, { ...input, quoteId }, priced, idempotencyKey);
@@ -243,11 +238,39 @@ export class OrderService {
         if (isUniqueViolation(error, RETIRED_ADDRESS_CONSTRAINT) && ++retired < RETIRED_ADDRESS_ATTEMPTS) continue;
         // Two requests with one quote_id both passed the check above: the unique index decides.
         if (isUniqueViolation(error, 'orders_quote_id_key')) {
-          throw new ApiError('quote_invalid', 'the quote was already used for an order');
+          throw quoteInvalid('the quote was already used for an order');
         }
         throw error;
       }
     }
+  }
+
+  /**
+   * Every check of a new order, in v1.1's order (pair, recipient, refund address, amount or
+   * quote), each problem recorded rather than ending the request, so the 4xx lists them all
+   * (DESIGN §10.4: a bad recipient and a bad refund address are two items) and answers the
+   * first, as v1.1 did. A check that needs what an earlier one could not give (a side's row, a
+   * usable pair) is skipped.
+   */
+  private async checkRequest(partner: PartnerRow, input: CreateOrderInput): Promise<{ priced: PricedQuote; quoteId: string | undefined }> {
+    const problems = new ProblemList();
+    const { from, to, usable } = this.quotes.resolvePairInto(input, problems);
+    if (to !== undefined) problems.check(() => checkRecipientAddress(to, input));
+    if (from !== undefined) problems.check(() => checkRefund(from, input));
+    let checked: { priced: PricedQuote; quoteId: string | undefined } | undefined;
+    if (from !== undefined && to !== undefined && usable) {
+      // A locked quote's order stores the quote's own id (its spent record), not the token sent.
+      checked =
+        input.quoteId === undefined
+          ? problems.check(() => ({
+              priced: this.quotes.pricePair(from, to, { amount: input.amountFrom, amountTo: input.amountTo, rateType: input.rateType, partner }, ORDER_AMOUNT_FIELDS),
+              quoteId: undefined,
+            }))
+          : await problems.checkAsync(() => this.lockedQuote(partner, from, to, input));
+    }
+    problems.throwIfAny();
+    if (checked === undefined) throw new Error('an order request without problems was not priced');
+    return checked;
   }
 
   /**
@@ -406,27 +429,27 @@ export class OrderService {
   }> {
     const quote = this.quotes.openFixedQuote(input.quoteId ?? '');
     if (quote === 'malformed' || quote === 'forged') {
-      throw new ApiError('quote_invalid', 'quote_id is not a quote from GET /partner/rates, or it was altered');
+      throw quoteInvalid('quote_id is not a quote from GET /partner/rates, or it was altered');
     }
-    if (input.rateType !== 'fixed') throw new ApiError('quote_invalid', 'quote_id can only be used with rate_type fixed');
-    if (quote.expiresAtMs <= this.clock.now().getTime()) throw new ApiError('quote_invalid', 'the quote has expired: ask for a new one');
+    if (input.rateType !== 'fixed') throw quoteInvalid('quote_id can only be used with rate_type fixed');
+    if (quote.expiresAtMs <= this.clock.now().getTime()) throw quoteInvalid('the quote has expired: ask for a new one');
     if (quote.partnerId !== null && quote.partnerId !== partner.id) {
-      throw new ApiError('quote_invalid', 'the quote was issued to another caller');
+      throw quoteInvalid('the quote was issued to another caller');
     }
     if (quote.currencyFromId !== from.id || quote.currencyToId !== to.id) {
-      throw new ApiError('quote_invalid', 'the quote is for another pair');
+      throw quoteInvalid('the quote is for another pair');
     }
     if (input.amountTo === undefined) {
       if (input.amountFrom === undefined || !quote.amountFrom.eq(input.amountFrom)) {
-        throw new ApiError('quote_invalid', `the quote is for amount_from ${quote.amountFrom.toFixed()}`);
+        throw quoteInvalid(`the quote is for amount_from ${quote.amountFrom.toFixed()}`);
       }
     } else if (!reverseQuoteMatches(quote, input.amountTo)) {
-      throw new ApiError('quote_invalid', `the quote is for amount_to ${(quote.amountToRequested ?? quote.amountTo).toFixed()}`);
+      throw quoteInvalid(`the quote is for amount_to ${(quote.amountToRequested ?? quote.amountTo).toFixed()}`);
     }
     if ((await orderUsingQuote(this.db, quote.id)) !== undefined) {
-      throw new ApiError('quote_invalid', 'the quote was already used for an order');
+      throw quoteInvalid('the quote was already used for an order');
     }
-    const limits = this.quotes.pricePair(from, to, { amount: quote.amountFrom, rateType: 'fixed', partner });
+    const limits = this.quotes.pricePair(from, to, { amount: quote.amountFrom, rateType: 'fixed', partner }, ORDER_AMOUNT_FIELDS);
     return {
       priced: {
         ...limits,
@@ -475,23 +498,44 @@ function reverseQuoteMatches(quote: FixedQuoteClaim, amountTo: Decimal): boolean
   return (quote.amountToRequested !== undefined && amountTo.eq(quote.amountToRequested)) || amountTo.eq(quote.amountTo);
 }
 
-function checkAddresses(from: CurrencyRow, to: CurrencyRow, input: CreateOrderInput): void {
+/** What an order body calls its amounts (the items of its amount errors). */
+const ORDER_AMOUNT_FIELDS: AmountFieldNames = { amount: 'amount_from', amountTo: 'amount_to' };
+
+/** A 422 quote_invalid, its item on quote_id. */
+function quoteInvalid(detail: string): ApiError {
+  return ApiError.field('quote_invalid', { code: 'quote_invalid', field: 'quote_id' }, detail);
+}
+
+/** The recipient by coin_to's rules: 400 with its item (address_invalid, memo_required, memo_invalid). */
+function checkRecipientAddress(to: CurrencyRow, input: CreateOrderInput): void {
   const recipient = checkRecipient(to, input.recipientAddress, input.recipientAddressTag);
-  if (!recipient.ok) {
-    switch (recipient.problem) {
-      case 'invalid_address':
-        throw new ApiError('bad_request', `recipient_address is not a valid ${to.network} address: ${recipient.reason}`);
-      case 'memo_not_used':
-        throw new ApiError('bad_request', `recipient_address_tag: ${to.network} does not use a memo`);
-      case 'invalid_tag':
-        throw new ApiError('bad_request', `recipient_address_tag is not valid: ${recipient.reason}`);
-      case 'memo_required':
-        throw new ApiError('bad_request', `recipient_address_tag is required: ${to.network} needs a memo or destination tag`);
-    }
+  if (recipient.ok) return;
+  switch (recipient.problem) {
+    case 'invalid_address':
+      throw ApiError.field(
+        'bad_request',
+        { code: 'address_invalid', field: 'recipient_address' },
+        `recipient_address is not a valid ${to.network} address: ${recipient.reason}`,
+      );
+    case 'memo_not_used':
+      throw ApiError.field('bad_request', { code: 'memo_invalid', field: 'recipient_address_tag' }, `recipient_address_tag: ${to.network} does not use a memo`);
+    case 'invalid_tag':
+      throw ApiError.field('bad_request', { code: 'memo_invalid', field: 'recipient_address_tag' }, `recipient_address_tag is not valid: ${recipient.reason}`);
+    case 'memo_required':
+      throw ApiError.field(
+        'bad_request',
+        { code: 'memo_required', field: 'recipient_address_tag' },
+        `recipient_address_tag is required: ${to.network} needs a memo or destination tag`,
+      );
   }
-  // The refund address's rule is the PUT's (issue 26.3): its tag checked, and required on memo chains.
+}
+
+/** The refund address's rule is the PUT's (issue 26.3): its tag checked, and required on memo chains. */
+function checkRefund(from: CurrencyRow, input: CreateOrderInput): void {
   if (input.refundAddress !== undefined) checkRefundAddress(from, input.refundAddress, input.refundAddressTag);
-  else if (input.refundAddressTag !== undefined) throw new ApiError('bad_request', 'refund_address_tag is given without refund_address');
+  else if (input.refundAddressTag !== undefined) {
+    throw ApiError.field('bad_request', { code: 'bad_request', field: 'refund_address_tag' }, 'refund_address_tag is given without refund_address');
+  }
 }
 
 /** The database refused the order's statement and wrote nothing (the cap, or a constraint of class 23). */

@@ -19,7 +19,9 @@ import {
 } from '../domain/pricing/index.js';
 import { USD_PLACES } from '../domain/pricing/partner-commission.js';
 import { ApiError } from '../errors.js';
+import { ProblemList } from '../problem-list.js';
 import type { CurrencyCatalog } from './currency-catalog.js';
+import { resolveCurrency } from './currency-resolve.js';
 import type { FixedQuoteClaim, FixedQuoteTokens, QuoteTokenProblem } from './fixed-quote-tokens.js';
 
 export interface QuoteRequest {
@@ -98,6 +100,26 @@ export interface PriceLookup {
 type Side = 'from' | 'to';
 
 /**
+ * What a request calls its two amounts, for the field of an amount item (DESIGN §10.4): the
+ * rates query says `amount` and `amount_to`, an order's body `amount_from` and `amount_to`.
+ */
+export interface AmountFieldNames {
+  amount: string;
+  amountTo: string;
+}
+
+/** GET /partner/rates' names. */
+export const RATES_AMOUNT_FIELDS: AmountFieldNames = { amount: 'amount', amountTo: 'amount_to' };
+
+/** A resolved pair as far as it goes: each side that was found, and whether the pair may be quoted. */
+export interface ResolvedPair {
+  from: CurrencyRow | undefined;
+  to: CurrencyRow | undefined;
+  /** Both sides found and usable (active, deposits and payouts on and configured, not the same). */
+  usable: boolean;
+}
+
+/**
  * The per-pair half of a quote (offerPair), kept with the very inputs it was computed from. It is
  * reused only while they are the same: the same row objects (the catalog replaces every row on
  * refresh), the same price Decimal instances (the price book hands out one instance until a poll
@@ -138,23 +160,45 @@ export class QuoteService {
     return this.pricePair(from, to, request);
   }
 
-  /** The two currencies of a request, with the 400 (unknown) and 422 (unusable) outcomes. */
+  /** The two currencies of a request, with the 400 (unknown) and 422 (unusable) outcomes, every problem listed. */
   resolvePair(request: Pick<QuoteRequest, 'coinFrom' | 'coinTo' | 'networkFrom' | 'networkTo' | 'sandbox'>): {
     from: CurrencyRow;
     to: CurrencyRow;
   } {
-    const from = this.resolve('from', request.coinFrom, request.networkFrom);
-    const to = this.resolve('to', request.coinTo, request.networkTo);
-    if (from.id === to.id) throw new ApiError('pair_unavailable', `cannot exchange ${label(from)} for itself`);
-    this.checkUsable(from, to, request.sandbox === true);
+    const problems = new ProblemList();
+    const { from, to } = this.resolvePairInto(request, problems);
+    problems.throwIfAny();
+    if (from === undefined || to === undefined) throw new Error('a pair resolved without a problem lacks a side');
     return { from, to };
   }
 
-  /** Prices a resolved pair: limits, rate and amount_to, or the 400/422 amount outcomes. */
+  /**
+   * resolvePair, its problems recorded in `problems` (both sides' at once, DESIGN §10.4) rather
+   * than thrown: what was found, for a caller that goes on to find the request's other problems.
+   * The checks run in v1.1's order, so the first problem is the one v1.1 answered.
+   */
+  resolvePairInto(
+    request: Pick<QuoteRequest, 'coinFrom' | 'coinTo' | 'networkFrom' | 'networkTo' | 'sandbox'>,
+    problems: ProblemList,
+  ): ResolvedPair {
+    const from = problems.check(() => this.resolve('from', request.coinFrom, request.networkFrom));
+    const to = problems.check(() => this.resolve('to', request.coinTo, request.networkTo));
+    if (from === undefined || to === undefined) return { from, to, usable: false };
+    if (from.id === to.id) {
+      problems.add(new ApiError('pair_unavailable', `cannot exchange ${label(from)} for itself`));
+      return { from, to, usable: false };
+    }
+    const before = problems.empty;
+    this.checkUsable(from, to, request.sandbox === true, problems);
+    return { from, to, usable: before === problems.empty };
+  }
+
+  /** Prices a resolved pair: limits, rate and amount_to, or the 400/422 amount outcomes (items named by `fields`). */
   pricePair(
     from: CurrencyRow,
     to: CurrencyRow,
     request: Pick<QuoteRequest, 'amount' | 'amountTo' | 'rateType' | 'partner' | 'markupBps'>,
+    fields: AmountFieldNames = RATES_AMOUNT_FIELDS,
   ): PricedQuote {
     const result = this.tryPricePair(from, to, request);
     if (result.ok) return result;
@@ -163,16 +207,22 @@ export class QuoteService {
         throw new ApiError('pair_unavailable', `no fresh price for ${result.coin}: try again shortly`);
       case 'pair_unavailable':
         throw new ApiError('pair_unavailable', `the pair ${label(from)} → ${label(to)} is not available`);
-      case 'too_many_decimals':
-        throw new ApiError(
+      case 'too_many_decimals': {
+        const field = result.field === 'amount' ? fields.amount : fields.amountTo;
+        throw ApiError.field(
           'bad_request',
-          `${result.field} has more than ${result.decimals} decimals for ${result.field === 'amount' ? from.coin : to.coin}`,
+          { code: 'amount_invalid', field },
+          `${field} has more than ${result.decimals} decimals for ${result.field === 'amount' ? from.coin : to.coin}`,
         );
+      }
       case 'below_min':
-      case 'above_max':
-        throw new ApiError(
+      case 'above_max': {
+        const field = request.amountTo === undefined ? fields.amount : fields.amountTo;
+        const below = result.reason === 'below_min';
+        throw ApiError.field(
           'amount_out_of_range',
-          `${request.amountTo === undefined ? 'amount' : 'amount_to'} is ${result.reason === 'below_min' ? 'below the minimum' : 'above the maximum'} for ${label(from)} → ${label(to)}`,
+          { code: below ? 'amount_below_min' : 'amount_above_max', field },
+          `${field} is ${below ? 'below the minimum' : 'above the maximum'} for ${label(from)} → ${label(to)}`,
           {
             min_amount: result.minAmount,
             max_amount: result.maxAmount,
@@ -180,6 +230,7 @@ export class QuoteService {
             max_amount_to: result.maxAmountTo,
           },
         );
+      }
     }
   }
 
@@ -302,35 +353,33 @@ export class QuoteService {
   }
 
   private resolve(side: Side, rawCoin: string, rawNetwork: string | undefined): CurrencyRow {
-    const coin = rawCoin.toUpperCase();
-    const rows = this.catalog.networksOf(coin);
-    if (rows.length === 0) throw new ApiError('bad_request', `coin_${side} "${rawCoin}" is not a known coin`);
-    if (rawNetwork === undefined) {
-      if (rows.length === 1 && rows[0] !== undefined) return rows[0];
-      throw new ApiError(
-        'bad_request',
-        `${coin} exists on several networks (${networkList(rows)}): pass network_${side}`,
-      );
-    }
-    const network = rawNetwork.toUpperCase();
-    const row = rows.find((candidate) => candidate.network === network);
-    if (row === undefined) {
-      throw new ApiError('bad_request', `network_${side} "${rawNetwork}" is not a network of ${coin} (${networkList(rows)})`);
-    }
-    return row;
+    return resolveCurrency(this.catalog.networksOf(rawCoin.toUpperCase()), rawCoin, rawNetwork, {
+      coin: `coin_${side}`,
+      network: `network_${side}`,
+    });
   }
 
-  /** The switches, and what the server has configured (CurrencyCatalog: deposit wallets, payout paths, DESIGN §11.1). */
-  private checkUsable(from: CurrencyRow, to: CurrencyRow, sandbox: boolean): void {
-    for (const row of [from, to]) {
-      if (!row.is_active) throw new ApiError('pair_unavailable', `${label(row)} is not active`);
+  /**
+   * The switches, and what the server has configured (CurrencyCatalog: deposit wallets, payout
+   * paths, DESIGN §11.1): one item per side that stops the pair, its first reason (inactive, then
+   * switched off, then not configured), listed in v1.1's order of checks so the first is the one
+   * v1.1 answered.
+   */
+  private checkUsable(from: CurrencyRow, to: CurrencyRow, sandbox: boolean, problems: ProblemList): void {
+    const reasons: { rank: number; field: string; detail: string }[] = [];
+    if (!from.is_active) reasons.push({ rank: 0, field: 'coin_from', detail: `${label(from)} is not active` });
+    else if (!from.is_deposit_enabled) reasons.push({ rank: 1, field: 'coin_from', detail: `deposits of ${label(from)} are disabled` });
+    else if (!this.catalog.depositEnabled(from)) {
+      reasons.push({ rank: 2, field: 'coin_from', detail: `deposits of ${label(from)} are not configured on this server` });
     }
-    if (!from.is_deposit_enabled) throw new ApiError('pair_unavailable', `deposits of ${label(from)} are disabled`);
-    if (!to.is_withdraw_enabled) throw new ApiError('pair_unavailable', `withdrawals of ${label(to)} are disabled`);
-    if (!this.catalog.depositEnabled(from)) throw new ApiError('pair_unavailable', `deposits of ${label(from)} are not configured on this server`);
-    if (!this.catalog.withdrawEnabled(to, sandbox)) {
-      throw new ApiError('pair_unavailable', `payouts of ${label(to)} are not configured on this server for live orders`);
+    if (!to.is_active) reasons.push({ rank: 0, field: 'coin_to', detail: `${label(to)} is not active` });
+    else if (!to.is_withdraw_enabled) reasons.push({ rank: 1, field: 'coin_to', detail: `withdrawals of ${label(to)} are disabled` });
+    else if (!this.catalog.withdrawEnabled(to, sandbox)) {
+      reasons.push({ rank: 2, field: 'coin_to', detail: `payouts of ${label(to)} are not configured on this server for live orders` });
     }
+    // Stable: within a rank, coin_from (pushed first) stays first, as v1.1 checked it first.
+    reasons.sort((a, b) => a.rank - b.rank);
+    for (const { field, detail } of reasons) problems.add(ApiError.field('pair_unavailable', { code: 'pair_unavailable', field }, detail));
   }
 
   /** offerPair for these inputs, from the memo while they are the same objects (see PairMemo). */
@@ -391,4 +440,3 @@ function terms(row: CurrencyRow): CurrencyTerms {
 }
 
 const label = (row: CurrencyRow): string => (row.coin === row.network ? row.coin : `${row.coin} (${row.network})`);
-const networkList = (rows: readonly CurrencyRow[]): string => rows.map((row) => row.network).sort().join(', ');

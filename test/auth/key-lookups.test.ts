@@ -48,7 +48,7 @@ describe('key lookups: unknown, malformed and revoked key ids', () => {
       for (let i = 0; i < 10; i += 1) {
         const res = await account('198.51.100.1', key);
         assert.equal(res.statusCode, 401);
-        assert.deepEqual(res.json(), { detail: 'invalid API key', code: 'unauthorized' });
+        assert.deepEqual(res.json(), { detail: 'invalid API key', code: 'unauthorized', errors: [{ code: 'unauthorized', field: null, detail: 'invalid API key' }] });
       }
     });
     assert.equal(repeats, 0);

@@ -7,6 +7,7 @@ import { DatabaseSignatureNonces, MemorySignatureNonces, RedisSignatureNonces } 
 import { ORDER_MIX } from '../helpers/process/order-mix.js';
 import { ManualClock, buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { REDIS_URL, redisReachable, redisSkip, uniquePrefix, withKeyPrefix } from '../rate-limit/redis-support.js';
+import { assertErrorItems } from '../helpers/error-items.js';
 
 const ACCOUNT = '/api/v1/partner/account';
 const ORDERS = '/api/v1/partner/orders';
@@ -22,7 +23,8 @@ function sign(apiKey: string, timestamp: number | string, method: string, target
 function assertRefused(res: LightMyRequestResponse, detail: string | RegExp): void {
   assert.equal(res.statusCode, 401, res.body);
   const body = res.json<{ detail: string; code: string }>();
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail']);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'errors']);
+  assertErrorItems(body);
   assert.equal(body.code, 'invalid_signature');
   if (typeof detail === 'string') assert.equal(body.detail, detail);
   else assert.match(body.detail, detail);

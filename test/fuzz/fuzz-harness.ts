@@ -7,8 +7,9 @@
  *
  * 1. never a 5xx;
  * 2. every error (4xx) carries a JSON body with a string `detail` and a `code` of the closed set
- *    whose status is the response's status (HEAD answers have no body by definition; the only
- *    3xx are the docs UI's redirects);
+ *    whose status is the response's status, and `errors` (DESIGN §10.4): a non-empty list of
+ *    `{code, field, detail}` with codes of the closed item list (HEAD answers have no body by
+ *    definition; the only 3xx are the docs UI's redirects);
  * 3. the status is one the route documents in its OpenAPI response schema
  *    (GET /api/v1/openapi.json), plus 404 and 405 (routing), 413 and 415 on methods that carry
  *    a body, and 429 on rate-limited routes; a request no route took may only be 404 (or 429);
@@ -26,7 +27,7 @@ import { Decimal } from '../../src/domain/money.js';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { ERROR_STATUS } from '../../src/errors.js';
+import { ERROR_ITEM_CODES, ERROR_STATUS } from '../../src/errors.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   HTTP_METHODS,
@@ -387,6 +388,7 @@ export class FuzzContext {
       assert.equal(typeof detail, 'string', `error without a string detail: ${what}`);
       assert.equal(typeof code, 'string', `error without a code: ${what}`);
       assert.equal(ERROR_STATUS[code as keyof typeof ERROR_STATUS], res.statusCode, `code ${String(code)} does not match the status: ${what}`);
+      assertErrorItems(body, what);
     }
     if (!success) {
       const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
@@ -442,6 +444,26 @@ export class FuzzContext {
       { numRuns: runs, ...(seed === undefined ? {} : { seed }), endOnFailure: process.env.FUZZ_SHRINK !== '1' },
     );
     return stats;
+  }
+}
+
+const ITEM_CODES: ReadonlySet<string> = new Set(ERROR_ITEM_CODES);
+const ITEM_KEYS: ReadonlySet<string> = new Set(['code', 'field', 'detail', 'min_amount', 'max_amount', 'min_amount_to', 'max_amount_to']);
+
+/** An error body's `errors` (DESIGN §10.4): every item `{code, field, detail}` of the closed list, amount limits at most. */
+function assertErrorItems(body: unknown, what: string): void {
+  const items = (body as { errors?: unknown }).errors;
+  assert.ok(Array.isArray(items) && items.length > 0, `error without errors: ${what}`);
+  for (const item of items as Record<string, unknown>[]) {
+    assert.ok(ITEM_CODES.has(String(item.code)), `item code ${String(item.code)} is not in the closed list: ${what}`);
+    assert.ok(item.field === null || typeof item.field === 'string', `item field is not a string or null: ${what}`);
+    assert.equal(typeof item.detail, 'string', `item without a string detail: ${what}`);
+    for (const key of Object.keys(item)) assert.ok(ITEM_KEYS.has(key), `undocumented item field ${key}: ${what}`);
+    if (String(item.code).startsWith('amount_above') || String(item.code).startsWith('amount_below')) {
+      for (const limit of ['min_amount', 'max_amount', 'min_amount_to', 'max_amount_to']) {
+        assert.equal(typeof item[limit], 'number', `amount item without ${limit}: ${what}`);
+      }
+    }
   }
 }
 
@@ -627,18 +649,30 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     omitNetworks: fc.boolean(),
   });
   const amountOf = (min: string, factor: string) => new Decimal(min).mul(factor).toFixed();
+  /**
+   * How an amount is spelt (DESIGN §10.5): mostly as the decimal it is; now and then with an
+   * exponent or a digit past the coin's decimals (both 400 amount_invalid).
+   */
+  const spelling = fc.constantFrom<(amount: string) => string>(
+    (amount) => amount,
+    (amount) => amount,
+    (amount) => amount,
+    (amount) => amount,
+    (amount) => new Decimal(amount).toExponential(),
+    (amount) => `${amount}${amount.includes('.') ? '' : '.'}000000000000000001`,
+  );
   const cased = (text: string, lower: boolean) => (lower ? text.toLowerCase() : text);
   // v1.1 reverse quotes: amount_to (near coin_to's limits) instead of amount, now and then both.
   const amountSide = fc.constantFrom('amount', 'amount', 'amount_to', 'both');
   const ratesQuery: Fields = {
     names: ['coin_from', 'coin_to', 'network_from', 'network_to', 'amount', 'amount_to', 'rate_type'],
-    plausible: fc.tuple(pair, fc.constantFrom('float', 'fixed', 'float', 'fixed', 'FIXED', ''), amountSide).map(([p, rateType, side]) => ({
+    plausible: fc.tuple(pair, fc.constantFrom('float', 'fixed', 'float', 'fixed', 'FIXED', ''), amountSide, spelling).map(([p, rateType, side, spell]) => ({
       coin_from: cased(p.from.coin, p.lower),
       coin_to: p.to.coin,
       network_from: p.from.network,
       network_to: cased(p.to.network, p.lower),
-      ...(side === 'amount_to' ? {} : { amount: amountOf(p.from.min_amount, p.factor) }),
-      ...(side === 'amount' ? {} : { amount_to: amountOf(p.to.min_amount, p.factor) }),
+      ...(side === 'amount_to' ? {} : { amount: spell(amountOf(p.from.min_amount, p.factor)) }),
+      ...(side === 'amount' ? {} : { amount_to: spell(amountOf(p.to.min_amount, p.factor)) }),
       rate_type: rateType,
     })),
   };
@@ -683,23 +717,29 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         fc.oneof({ weight: 9, arbitrary: fc.constant('null') }, { weight: 1, arbitrary: literal(randomUuid) }),
         fc.constantFrom('12345', '12345', '0', '4294967296', 'memo text', ''),
         amountSide,
+        spelling,
+        // v1.2: an amount as a JSON number (v1) or a decimal string, about half each.
+        fc.boolean(),
         fc.tuple(externalId, metadata),
       )
-      .map(([p, rateType, withTag, withRefund, quoteId, tag, side, [external, map]]) => ({
-        coin_from: JSON.stringify(cased(p.from.coin, p.lower)),
-        network_from: JSON.stringify(p.from.network),
-        coin_to: JSON.stringify(p.to.coin),
-        network_to: JSON.stringify(cased(p.to.network, p.lower)),
-        ...(side === 'amount_to' ? {} : { amount_from: amountOf(p.from.min_amount, p.factor) }),
-        ...(side === 'amount' ? {} : { amount_to: amountOf(p.to.min_amount, p.factor) }),
-        rate_type: JSON.stringify(rateType),
-        recipient_address: JSON.stringify(ADDRESS_BY_NETWORK[p.to.network] ?? ETH_ADDRESS),
-        recipient_address_tag: withTag || p.to.is_memo ? JSON.stringify(tag) : 'null',
-        refund_address: withRefund ? JSON.stringify(ADDRESS_BY_NETWORK[p.from.network] ?? BTC_ADDRESS) : 'null',
-        quote_id: quoteId,
-        external_id: external,
-        metadata: map,
-      })),
+      .map(([p, rateType, withTag, withRefund, quoteId, tag, side, spell, asString, [external, map]]) => {
+        const amount = (value: string) => (asString ? JSON.stringify(spell(value)) : spell(value));
+        return {
+          coin_from: JSON.stringify(cased(p.from.coin, p.lower)),
+          network_from: JSON.stringify(p.from.network),
+          coin_to: JSON.stringify(p.to.coin),
+          network_to: JSON.stringify(cased(p.to.network, p.lower)),
+          ...(side === 'amount_to' ? {} : { amount_from: amount(amountOf(p.from.min_amount, p.factor)) }),
+          ...(side === 'amount' ? {} : { amount_to: amount(amountOf(p.to.min_amount, p.factor)) }),
+          rate_type: JSON.stringify(rateType),
+          recipient_address: JSON.stringify(ADDRESS_BY_NETWORK[p.to.network] ?? ETH_ADDRESS),
+          recipient_address_tag: withTag || p.to.is_memo ? JSON.stringify(tag) : 'null',
+          refund_address: withRefund ? JSON.stringify(ADDRESS_BY_NETWORK[p.from.network] ?? BTC_ADDRESS) : 'null',
+          quote_id: quoteId,
+          external_id: external,
+          metadata: map,
+        };
+      }),
   };
 
   return [
@@ -769,7 +809,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       path: '/api/v1/partner/sandbox/orders/:order_id/deposit',
       auth: 'partner',
       params: { order_id: fc.oneof(fc.constantFrom(...ids.sandboxOrderIds), orderIds, fc.constantFrom(ids.shortId, 'EX-AAAAAA')) },
-      body: fields({ amount: fc.oneof(amountLiteral, literal(fc.constantFrom('0.01', '0', '-1', 'abc', '1e30'))) }),
+      body: fields({ amount: fc.oneof(amountLiteral, literal(fc.constantFrom('0.01', '0', '-1', 'abc', '1e30', '1e-2', '0.0000000000000000001'))) }),
     },
     // Order actions (issue 14, DESIGN §7.5): the caller's orders (200 once, then 409), another
     // partner's and unknown ones (404); a refund address of some network, a tag, or junk.

@@ -4,6 +4,7 @@ import { before, describe, it } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { CabinetClient } from './cabinet-client.js';
 import type { TestApp } from './test-app.js';
+import { assertErrorItems } from './error-items.js';
 
 /**
  * The authentication checks every API-key route must pass (spec §5, DESIGN §3 and §6), written
@@ -92,7 +93,8 @@ export function assertAuthError(res: LightMyRequestResponse, status: number, cod
   assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
   assert.match(String(res.headers['content-type']), /^application\/json/);
   const body = res.json<Record<string, unknown>>();
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail'], res.body);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'errors'], res.body);
+  assertErrorItems(body);
   assert.equal(typeof body.detail, 'string');
   assert.ok((body.detail as string).length > 0);
   assert.equal(body.code, code, res.body);

@@ -127,7 +127,7 @@ describe('sandbox keys and orders', () => {
     ] as const) {
       const res = await deposit(id, {}, key);
       assert.equal(res.statusCode, 404, res.body);
-      assert.deepEqual(res.json(), { detail: 'order not found', code: 'not_found' });
+      assert.deepEqual(res.json(), { detail: 'order not found', code: 'not_found', errors: [{ code: 'not_found', field: null, detail: 'order not found' }] });
     }
     const rows = await h.t.db.handle.db.selectFrom('simulated_deposits').select('order_id').where('order_id', 'in', [live.id, foreign.id]).execute();
     assert.deepEqual(rows, []);

@@ -120,7 +120,7 @@ describe('no secrets in logs (LOG_LEVEL=trace)', () => {
     for (const url of ['/test/boom', '/test/boom-with-request']) {
       const res = await call('GET', url, headers);
       assert.equal(res.statusCode, 500);
-      assert.deepEqual(res.json(), { detail: 'internal server error', code: 'internal' });
+      assert.deepEqual(res.json(), { detail: 'internal server error', code: 'internal', errors: [{ code: 'internal', field: null, detail: 'internal server error' }] });
     }
     const admin = await call('GET', '/test/boom-with-request', { authorization: `Bearer ${t.adminToken}` });
     assert.equal(admin.statusCode, 500);

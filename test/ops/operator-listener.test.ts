@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { closeOperator, listenOperator } from '../../src/operator-listener.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { assertErrorItems } from '../helpers/error-items.js';
 
 /**
  * ADMIN_PORT (issue 12): the operator API, its OpenAPI document and /metrics answer on their own
@@ -24,7 +25,8 @@ describe('ADMIN_PORT: the operator surface on a listener of its own', () => {
       for (const headers of [{}, { authorization: `Bearer ${t.adminToken}` }]) {
         const res = await t.app.inject({ method: 'GET', url, headers });
         assert.equal(res.statusCode, 404, `${url}: ${res.body}`);
-        assert.deepEqual(Object.keys(res.json<object>()).sort(), ['code', 'detail']);
+        assert.deepEqual(Object.keys(res.json<object>()).sort(), ['code', 'detail', 'errors']);
+        assertErrorItems(res.json());
         assert.equal(res.json<{ code: string }>().code, 'not_found');
       }
     }

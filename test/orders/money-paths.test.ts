@@ -79,11 +79,11 @@ describe('money paths under DATABASE_URL (issue 36.1)', { skip: production }, ()
 
       const live = await order(t, partner.apiKey, BTC_TO_ETH);
       assert.equal(live.statusCode, 422, live.body);
-      assert.deepEqual(live.json(), { detail: 'payouts of ETH are not configured on this server for live orders', code: 'pair_unavailable' });
+      assert.deepEqual(live.json(), { detail: 'payouts of ETH are not configured on this server for live orders', code: 'pair_unavailable', errors: [{ code: 'pair_unavailable', field: 'coin_to', detail: 'payouts of ETH are not configured on this server for live orders' }] });
       // A currency without a deposit wallet: the same 422 as a disabled one, before any address is sought.
       const noWallet = await order(t, partner.apiKey, ETH_TO_BTC);
       assert.equal(noWallet.statusCode, 422, noWallet.body);
-      assert.deepEqual(noWallet.json(), { detail: 'deposits of ETH are not configured on this server', code: 'pair_unavailable' });
+      assert.deepEqual(noWallet.json(), { detail: 'deposits of ETH are not configured on this server', code: 'pair_unavailable', errors: [{ code: 'pair_unavailable', field: 'coin_from', detail: 'deposits of ETH are not configured on this server' }] });
     });
 
     it('keeps sandbox keys working: their orders are paid by the simulator', async () => {

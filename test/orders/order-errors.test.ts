@@ -118,9 +118,12 @@ describe('POST /partner/orders: refusals', () => {
       }
     });
 
-    it('amount_from as a string ("1", "0.1") is not a number', async () => {
-      for (const value of ['1', '0.1']) {
-        await refused({ ...BTC_ETH, amount_from: value }, 400, 'bad_request', { detail: /amount_from/ });
+    it('amount_from as a string that is no plain decimal (v1.2 takes "0.1"; test/orders/amount-strings.test.ts)', async () => {
+      for (const value of ['1e-3', '1E1', '-1', '+1', ' 1', '0x10', '1,5', 'abc', '', '.5', '1.', '0', '0.000']) {
+        const error = await refused({ ...BTC_ETH, amount_from: value }, 400, 'bad_request', { detail: /amount_from/ });
+        assert.deepEqual((error.errors as { code: string; field: string }[]).map(({ code, field }) => ({ code, field })), [
+          { code: 'amount_invalid', field: 'amount_from' },
+        ]);
       }
     });
 

@@ -36,7 +36,7 @@ describe('a key reaches its own mode\'s orders only', () => {
     });
   const stored = (id: string) =>
     h.t.db.handle.db.selectFrom('orders').select(['status', 'refund_address', 'version']).where('id', '=', id).executeTakeFirstOrThrow();
-  const NOT_FOUND = { detail: 'order not found', code: 'not_found' };
+  const NOT_FOUND = { detail: 'order not found', code: 'not_found', errors: [{ code: 'not_found', field: null, detail: 'order not found' }] };
 
   it('reads, QR codes and acts on the other mode\'s order answer 404, by id and short id, and change nothing', async () => {
     for (const [key, order] of [

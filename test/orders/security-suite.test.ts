@@ -47,7 +47,8 @@ describe('protected routes', () => {
     invalidRequest: async () => ({
       method: 'POST',
       url: '/api/v1/partner/orders',
-      payload: ORDER_BODY.replace('"amount_from":0.1', '"amount_from":"0.1"'),
+      // v1.2 takes a decimal string ("0.1"), but not one with an exponent.
+      payload: ORDER_BODY.replace('"amount_from":0.1', '"amount_from":"1e-1"'),
     }),
   });
 

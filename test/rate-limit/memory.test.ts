@@ -5,6 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { PUBLIC_RATE_LIMIT_PER_MINUTE } from '../../src/plugins/rate-limit.js';
 import { MemoryRateLimiter } from '../../src/services/rate-limiter.js';
 import { ManualClock, buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { assertErrorItems } from '../helpers/error-items.js';
 
 const CURRENCIES = '/api/v1/currencies';
 const ACCOUNT = '/api/v1/partner/account';
@@ -22,7 +23,8 @@ interface AlsoCounted {
 
 function assertLimited(res: LightMyRequestResponse, limit: number, policy: string, also: AlsoCounted[] = []): void {
   assert.equal(res.statusCode, 429, res.body);
-  assert.deepEqual(Object.keys(res.json<object>()).sort(), ['code', 'detail']);
+  assert.deepEqual(Object.keys(res.json<object>()).sort(), ['code', 'detail', 'errors']);
+  assertErrorItems(res.json());
   assert.equal(res.json<{ code: string }>().code, 'rate_limited');
   assert.match(res.json<{ detail: string }>().detail, /rate limit/);
   const retryAfter = Number(res.headers['retry-after']);

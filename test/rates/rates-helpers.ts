@@ -3,6 +3,7 @@ import { Decimal } from '../../src/domain/money.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { quoteAmount, type CurrencyTerms, type Quote, type RateType } from '../../src/domain/pricing/index.js';
 import type { TestApp } from '../helpers/test-app.js';
+import { assertErrorItems } from '../helpers/error-items.js';
 
 /**
  * Currency terms copied by hand from migration 0002 (the seed catalog), so the oracle below does
@@ -127,7 +128,8 @@ export function assertError(
   assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
   assert.match(String(res.headers['content-type']), /^application\/json/);
   const body = res.json<{ detail: string; code: string } & Record<string, unknown>>();
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', ...extraKeys].sort(), res.body);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'errors', ...extraKeys].sort(), res.body);
+  assertErrorItems(body);
   assert.equal(typeof body.detail, 'string');
   assert.ok(body.detail.length > 0);
   assert.equal(body.code, code, res.body);

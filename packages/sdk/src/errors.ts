@@ -1,9 +1,10 @@
 /**
- * Typed errors. Every error the API answers is `{"detail", "code"}` with the status DESIGN
- * names; amount errors add the pair's limits in both units. The class says what a caller can do
+ * Typed errors. Every error the API answers is `{"detail", "code", "errors"}` with the status
+ * DESIGN names; `errors` (v1.2) lists every problem of the request, each with its own code and
+ * field; amount errors add the pair's limits in both units. The class says what a caller can do
  * about it (fix the input, fix the key, wait, retry), the fields say the rest.
  */
-import type { DecimalString, ErrorCode, Order } from './types.js';
+import type { DecimalString, ErrorCode, ErrorItem, Order } from './types.js';
 
 /** An error response of the API. */
 export class PartnerApiError extends Error {
@@ -20,6 +21,12 @@ export class PartnerApiError extends Error {
   /** Amount errors (v1.1): the payouts at those limits, in coin_to. */
   readonly min_amount_to: DecimalString | undefined;
   readonly max_amount_to: DecimalString | undefined;
+  /**
+   * v1.2: every problem found in the request, each `{code, field, detail}` (field: the body or
+   * query field, or null), amount items with the limits; e.g. a bad recipient and a bad refund
+   * address are two items. An answer without the list (not from the API) gives one item of `code`.
+   */
+  readonly errors: readonly ErrorItem[];
 
   constructor(
     /** HTTP status. */
@@ -38,7 +45,15 @@ export class PartnerApiError extends Error {
     this.max_amount = text('max_amount');
     this.min_amount_to = text('min_amount_to');
     this.max_amount_to = text('max_amount_to');
+    const items = Array.isArray(body.errors) ? (body.errors as unknown[]).filter(isErrorItem) : [];
+    this.errors = items.length > 0 ? items : [{ code: this.code, field: null, detail }];
   }
+}
+
+function isErrorItem(item: unknown): item is ErrorItem {
+  if (item === null || typeof item !== 'object') return false;
+  const { code, field, detail } = item as Record<string, unknown>;
+  return typeof code === 'string' && typeof detail === 'string' && (field === null || typeof field === 'string');
 }
 
 /** A subclass of PartnerApiError told apart by its name alone (its status or code is what differs). */

@@ -38,6 +38,10 @@ export type Order = Exact<components['schemas']['Order']>;
 export type OrderStatus = Order['status'];
 export type ErrorBody = Exact<components['schemas']['Error']>;
 export type ErrorCode = ErrorBody['code'];
+/** v1.2: one problem of a request, as `errors` lists them (DESIGN §10.4). */
+export type ErrorItem = ErrorBody['errors'][number];
+/** The closed list of problem codes (the top-level codes, and currency_unsupported, amount_invalid, …). */
+export type ErrorItemCode = ErrorItem['code'];
 
 export type RatesQuery = Query<'getRates'>;
 export type RateQuote = Response<'getRates', 200>;

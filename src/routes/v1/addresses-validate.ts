@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import type { CurrencyRow } from '../../db/schema/currencies.js';
 import { checkRecipient, type RecipientProblem } from '../../domain/addresses/recipient-check.js';
-import { ApiError } from '../../errors.js';
+import { resolveCurrency } from '../../services/currency-resolve.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
@@ -67,17 +67,7 @@ export function registerValidateAddress(app: App, { partnerAuth, catalog }: Serv
     },
     async (request, reply) => {
       const { coin, network, address, tag } = request.query;
-      const rows = catalog.networksOf(coin.toUpperCase());
-      if (rows.length === 0) throw new ApiError('bad_request', `coin "${coin}" is not a known coin`);
-      const networks = rows.map((candidate) => candidate.network).sort().join(', ');
-      let row: CurrencyRow | undefined;
-      if (network === undefined) {
-        if (rows.length > 1) throw new ApiError('bad_request', `${coin.toUpperCase()} exists on several networks (${networks}): pass network`);
-        row = rows[0];
-      } else {
-        row = rows.find((candidate) => candidate.network === network.toUpperCase());
-      }
-      if (row === undefined) throw new ApiError('bad_request', `network "${network ?? ''}" is not a network of ${coin.toUpperCase()} (${networks})`);
+      const row = resolveCurrency(catalog.networksOf(coin.toUpperCase()), coin, network, { coin: 'coin', network: 'network' });
       const checked = checkRecipient(row, address, tag);
       return sendJsonText(
         reply,

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { parseNumberLiteral, type Decimal } from '../../domain/money.js';
-import { isLosslessNumber, parse } from 'lossless-json';
 import type { App, Services } from '../../app-types.js';
 import { parseEndUserIp, type EndUserIp } from '../../domain/end-user-ip.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, amountErrorBodySchema } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { partnerAccess } from '../../plugins/partner-auth.js';
+import { BodyAmount, readBodyAmounts } from '../amount-input.js';
 import { errorResponses } from '../schemas.js';
 import { orderJson } from './order-view.js';
 
@@ -27,14 +26,12 @@ const Body = Type.Object(
     coin_to: Ticker('destination coin ticker'),
     network_to: Ticker('destination network'),
     amount_from: Type.Optional(
-      Type.Number({ exclusiveMinimum: 0, description: 'amount to send; greater than 0. Exactly one of amount_from and amount_to' }),
+      BodyAmount('amount to send; greater than 0 (a number, or v1.2 a decimal string). Exactly one of amount_from and amount_to'),
     ),
     amount_to: Type.Optional(
-      Type.Number({
-        exclusiveMinimum: 0,
-        description:
-          'v1.1: the amount the recipient should get, in coin_to, instead of amount_from; the order is priced at the smallest amount_from (coin_from decimals) whose payout reaches it',
-      }),
+      BodyAmount(
+        'v1.1: the amount the recipient should get, in coin_to, instead of amount_from; the order is priced at the smallest amount_from (coin_from decimals) whose payout reaches it',
+      ),
     ),
     rate_type: Type.Union([Type.Literal('float'), Type.Literal('fixed')]),
     recipient_address: Type.String({ minLength: 1, maxLength: 128, description: 'wallet receiving the payout' }),
@@ -106,36 +103,8 @@ function endUserIp(header: string | undefined): EndUserIp | undefined {
   return ip;
 }
 
-const AmountError = Type.Object({
-  detail: Type.String(),
-  code: Type.String(),
-  min_amount: Type.Optional(Type.Number({ description: 'amount errors: the pair minimum, in coin_from' })),
-  max_amount: Type.Optional(Type.Number({ description: 'amount errors: the pair maximum, in coin_from' })),
-  min_amount_to: Type.Optional(Type.Number({ description: 'amount errors (v1.1): the payout at min_amount, in coin_to' })),
-  max_amount_to: Type.Optional(Type.Number({ description: 'amount errors (v1.1): the payout at max_amount, in coin_to' })),
-});
-
-type AmountField = 'amount_from' | 'amount_to';
-
-/**
- * The exact literal of `amount_from` or `amount_to`: JSON.parse has already turned it into a
- * binary float, so the raw body is read again without losing digits.
- */
-function exactAmount(rawBody: Buffer | undefined, field: AmountField): Decimal {
-  let parsed: Partial<Record<AmountField, unknown>>;
-  try {
-    parsed = parse(rawBody?.toString('utf8') ?? '') as Partial<Record<AmountField, unknown>>;
-  } catch (error) {
-    // JSON.parse accepted the body, so this is a field sent twice with different values
-    // (JSON.parse keeps the last, lossless-json refuses): ambiguous, so refused.
-    throw new ApiError('bad_request', `request body is ambiguous: ${error instanceof Error ? error.message : 'unreadable'}`);
-  }
-  const literal = parsed[field];
-  if (!isLosslessNumber(literal)) throw new ApiError('bad_request', `body/${field} must be a number`);
-  const amount = parseNumberLiteral(literal.toString());
-  if (amount === undefined) throw new ApiError('bad_request', `body/${field} is out of range`);
-  return amount;
-}
+/** 422 amount_out_of_range carries the pair limits at the top (v1.1) and on its item (v1.2). */
+const AmountError = Type.Unsafe(amountErrorBodySchema);
 
 /** POST /api/v1/partner/orders (API key). */
 export function registerCreateOrder(app: App, { partnerAuth, orders, clock, linkBase }: Services): void {
@@ -153,8 +122,9 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock, link
           'Returns the order in waiting_deposit with its deposit address; it expires when no deposit arrives within 30 minutes. ' +
           'Extension: an Idempotency-Key header makes retries safe (replays answer 201 with Idempotent-Replayed: true). ' +
           'v1.1: amount_to instead of amount_from (exactly one); 422 codes amount_out_of_range (with the limits in both units), ' +
-          'pair_unavailable and quote_invalid. ' +
-          'v1.2: external_id and metadata (409 external_id_conflict with order_id for an external_id already used), ' +
+          'pair_unavailable and quote_invalid. v1.2: amounts also as decimal strings ("0.1"); every error lists each problem ' +
+          'found in `errors` (both addresses, the memo, the amount and the pair at once), each with its code and field; ' +
+          'external_id and metadata (409 external_id_conflict with order_id for an external_id already used), ' +
           'and the X-End-User-IP header (403 region_restricted when the operator does not serve that address).',
         security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
         headers: Headers,
@@ -172,8 +142,10 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock, link
       const key = request.headers['idempotency-key'];
       const ip = endUserIp(request.headers['x-end-user-ip']);
       if ((body.amount_from === undefined) === (body.amount_to === undefined)) {
-        throw new ApiError('bad_request', 'body must have exactly one of "amount_from" and "amount_to"');
+        const field = body.amount_from === undefined ? 'amount_from' : 'amount_to';
+        throw ApiError.field('bad_request', { code: 'bad_request', field }, 'body must have exactly one of "amount_from" and "amount_to"');
       }
+      const amounts = readBodyAmounts(request.rawBody, body, ['amount_from', 'amount_to']);
       const { order, replayed } = await orders.create(
         access.partner,
         {
@@ -181,8 +153,8 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock, link
           networkFrom: body.network_from,
           coinTo: body.coin_to,
           networkTo: body.network_to,
-          amountFrom: body.amount_from === undefined ? undefined : exactAmount(request.rawBody, 'amount_from'),
-          amountTo: body.amount_to === undefined ? undefined : exactAmount(request.rawBody, 'amount_to'),
+          amountFrom: amounts.amount_from,
+          amountTo: amounts.amount_to,
           rateType: body.rate_type,
           recipientAddress: body.recipient_address,
           recipientAddressTag: body.recipient_address_tag ?? undefined,

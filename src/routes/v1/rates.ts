@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { DECIMAL_PATTERN, parseDecimalInput } from '../../domain/money.js';
-import { ApiError } from '../../errors.js';
+import { parseDecimalInput } from '../../domain/money.js';
+import { ApiError, amountErrorBodySchema } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
+import { QueryAmount } from '../amount-input.js';
 import { errorResponses } from '../schemas.js';
 
 const Ticker = (description: string) =>
@@ -16,17 +17,14 @@ const Query = Type.Object(
     network_from: Type.Optional(Ticker('source network; required when the coin is on several networks')),
     network_to: Type.Optional(Ticker('destination network; required when the coin is on several networks')),
     amount: Type.Optional(
-      Type.String({
-        pattern: DECIMAL_PATTERN,
-        description: 'amount to exchange, a decimal number such as 0.5; min_amount when omitted (and amount_to is too)',
-      }),
+      QueryAmount(
+        'amount to exchange, a decimal number such as 0.5 (no exponent, at most the coin\'s decimals); min_amount when omitted (and amount_to is too)',
+      ),
     ),
     amount_to: Type.Optional(
-      Type.String({
-        pattern: DECIMAL_PATTERN,
-        description:
-          'v1.1, instead of amount: what the recipient should get, in coin_to; the quote prices the smallest amount_from (coin_from decimals, rounded up) whose amount_to reaches it. Both: 400',
-      }),
+      QueryAmount(
+        'v1.1, instead of amount: what the recipient should get, in coin_to; the quote prices the smallest amount_from (coin_from decimals, rounded up) whose amount_to reaches it. Both: 400',
+      ),
     ),
     rate_type: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('fixed')], { default: 'float' })),
   },
@@ -87,14 +85,8 @@ const RateQuote = Type.Object(
   { additionalProperties: false },
 );
 
-const AmountError = Type.Object({
-  detail: Type.String(),
-  code: Type.String(),
-  min_amount: Type.Optional(Type.Number({ description: 'amount errors: the pair minimum, in coin_from' })),
-  max_amount: Type.Optional(Type.Number({ description: 'amount errors: the pair maximum, in coin_from' })),
-  min_amount_to: Type.Optional(Type.Number({ description: 'amount errors (v1.1): the payout at min_amount, in coin_to' })),
-  max_amount_to: Type.Optional(Type.Number({ description: 'amount errors (v1.1): the payout at max_amount, in coin_to' })),
-});
+/** 422 amount_out_of_range carries the pair limits at the top (v1.1) and on its item (v1.2). */
+const AmountError = Type.Unsafe(amountErrorBodySchema);
 
 /** GET /api/v1/partner/rates (public; a key prices with that partner's markup). */
 export function registerRates(app: App, { partnerAuth, quotes }: Services): void {
@@ -111,7 +103,8 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
         description:
           'Public. With an X-API-Key (or Bearer) header the quote reflects that partner\'s pricing; an invalid key is 401. ' +
           'An amount outside the limits is 422 amount_out_of_range with min_amount and max_amount (coin_from) and, v1.1, ' +
-          'min_amount_to and max_amount_to (coin_to) in the body; a pair that cannot be quoted now is 422 pair_unavailable.',
+          'min_amount_to and max_amount_to (coin_to) in the body; a pair that cannot be quoted now is 422 pair_unavailable. ' +
+          'v1.2: every error lists each problem in `errors` (both coins unknown: two items; an amount item carries the limits).',
         security: [{}, { apiKeyHeader: [] }, { bearerAuth: [] }],
         querystring: Query,
         response: { 200: RateQuote, 422: AmountError, ...errorResponses(400, 401, 403, 429, 500) },
@@ -121,7 +114,7 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
     (request, reply) => {
       const query = request.query;
       if (query.amount !== undefined && query.amount_to !== undefined) {
-        throw new ApiError('bad_request', 'send amount or amount_to, not both');
+        throw ApiError.field('bad_request', { code: 'bad_request', field: 'amount_to' }, 'send amount or amount_to, not both');
       }
       const amount = query.amount === undefined ? undefined : parseDecimalInput(query.amount);
       const amountTo = query.amount_to === undefined ? undefined : parseDecimalInput(query.amount_to);

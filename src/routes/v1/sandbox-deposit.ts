@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { isLosslessNumber, parse } from 'lossless-json';
 import type { App, Services } from '../../app-types.js';
 import { insertSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
-import { DECIMAL_PATTERN, Decimal, isStorableDecimal, parseNumberLiteral } from '../../domain/money.js';
+import { Decimal, isStorableDecimal } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
+import { BodyAmount, readBodyAmounts } from '../amount-input.js';
 import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
 import { orderJson } from './order-view.js';
 import { partnerAccess } from '../../plugins/partner-auth.js';
@@ -13,35 +13,21 @@ import { partnerAccess } from '../../plugins/partner-auth.js';
 const Body = Type.Object(
   {
     amount: Type.Optional(
-      Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Number({ exclusiveMinimum: 0 })], {
-        description:
-          'what the simulated deposit brings, in coin_from (a number, or a decimal string); default amount_from_expected. ' +
+      BodyAmount(
+        'what the simulated deposit brings, in coin_from (a number, or a decimal string); default amount_from_expected. ' +
           'An amount the order cannot take (outside the limits, or off a fixed rate) sends it to refunding, as a real one would',
-      }),
+      ),
     ),
   },
   { additionalProperties: false },
 );
 
-/**
- * The amount exactly as sent: a decimal string as it is; a JSON number read again from the raw
- * body, as JSON.parse has already made it a binary float.
- */
-function exactAmount(raw: string | number, rawBody: Buffer | undefined): Decimal {
-  let amount: Decimal | undefined;
-  if (typeof raw === 'string') {
-    amount = new Decimal(raw);
-  } else {
-    let parsed: { amount?: unknown };
-    try {
-      parsed = parse(rawBody?.toString('utf8') ?? '') as { amount?: unknown };
-    } catch (error) {
-      throw new ApiError('bad_request', `request body is ambiguous: ${error instanceof Error ? error.message : 'unreadable'}`);
-    }
-    amount = isLosslessNumber(parsed.amount) ? parseNumberLiteral(parsed.amount.toString()) : undefined;
+/** The amount exactly as sent (routes/amount-input.ts), and small enough to store. */
+function exactAmount(body: { amount?: string | number }, rawBody: Buffer | undefined): Decimal | undefined {
+  const { amount } = readBodyAmounts(rawBody, body, ['amount']);
+  if (amount !== undefined && !isStorableDecimal(amount)) {
+    throw ApiError.field('bad_request', { code: 'amount_invalid', field: 'amount' }, 'body/amount must be below 1e20 with at most 18 decimals');
   }
-  if (amount === undefined || amount.lte(0)) throw new ApiError('bad_request', 'body/amount must be a positive decimal');
-  if (!isStorableDecimal(amount)) throw new ApiError('bad_request', 'body/amount must be below 1e20 with at most 18 decimals');
   return amount;
 }
 
@@ -79,8 +65,7 @@ export function registerSandboxDeposit(app: App, { partnerAuth, orders, database
       const order = await orders.get(partnerAccess(request), request.params.order_id);
       // The same answer as for an order that does not exist: nothing tells a live order apart.
       if (!order.sandbox) throw new ApiError('not_found', 'order not found');
-      const raw = request.body?.amount;
-      const amount = raw === undefined ? new Decimal(order.amount_from_expected) : exactAmount(raw, request.rawBody);
+      const amount = exactAmount(request.body ?? {}, request.rawBody) ?? new Decimal(order.amount_from_expected);
       const now = clock.now();
       const inserted = await insertSimulatedDeposit(database.db, {
         order_id: order.id,

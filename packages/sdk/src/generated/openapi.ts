@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Create an exchange order
-         * @description Returns the order in waiting_deposit with its deposit address; it expires when no deposit arrives within 30 minutes. Extension: an Idempotency-Key header makes retries safe (replays answer 201 with Idempotent-Replayed: true). v1.1: amount_to instead of amount_from (exactly one); 422 codes amount_out_of_range (with the limits in both units), pair_unavailable and quote_invalid. v1.2: external_id and metadata (409 external_id_conflict with order_id for an external_id already used), and the X-End-User-IP header (403 region_restricted when the operator does not serve that address).
+         * @description Returns the order in waiting_deposit with its deposit address; it expires when no deposit arrives within 30 minutes. Extension: an Idempotency-Key header makes retries safe (replays answer 201 with Idempotent-Replayed: true). v1.1: amount_to instead of amount_from (exactly one); 422 codes amount_out_of_range (with the limits in both units), pair_unavailable and quote_invalid. v1.2: amounts also as decimal strings ("0.1"); every error lists each problem found in `errors` (both addresses, the memo, the amount and the pair at once), each with its code and field; external_id and metadata (409 external_id_conflict with order_id for an external_id already used), and the X-End-User-IP header (403 region_restricted when the operator does not serve that address).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -207,7 +207,7 @@ export interface paths {
         };
         /**
          * Rate and limits for a pair
-         * @description Public. With an X-API-Key (or Bearer) header the quote reflects that partner's pricing; an invalid key is 401. An amount outside the limits is 422 amount_out_of_range with min_amount and max_amount (coin_from) and, v1.1, min_amount_to and max_amount_to (coin_to) in the body; a pair that cannot be quoted now is 422 pair_unavailable.
+         * @description Public. With an X-API-Key (or Bearer) header the quote reflects that partner's pricing; an invalid key is 401. An amount outside the limits is 422 amount_out_of_range with min_amount and max_amount (coin_from) and, v1.1, min_amount_to and max_amount_to (coin_to) in the body; a pair that cannot be quoted now is 422 pair_unavailable. v1.2: every error lists each problem in `errors` (both coins unknown: two items; an amount item carries the limits).
          */
         get: operations["getRates"];
         put?: never;
@@ -488,12 +488,34 @@ export interface components {
         };
         Error: {
             /**
-             * @description Stable machine-readable code.
+             * @description Stable machine-readable code of the outcome (the status); as v1.1 answered the same request.
              * @enum {string}
              */
             code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable";
-            /** @description What went wrong, in words for a person. */
+            /** @description What went wrong, in words for a person: the first problem found. */
             detail: string;
+            /** @description v1.2: every problem found in the request, each with its own code and field. */
+            errors: ({
+                /**
+                 * @description What is wrong, from a closed list: the top-level codes, and currency_unsupported, network_unsupported, amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid.
+                 * @enum {string}
+                 */
+                code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable" | "currency_unsupported" | "network_unsupported" | "amount_below_min" | "amount_above_max" | "amount_invalid" | "address_invalid" | "memo_required" | "memo_invalid";
+                /** @description The problem, in words for a person. */
+                detail: string;
+                /** @description The body or query field the problem is about (nested as a.b), null for the request as a whole. */
+                field: string | null;
+                /** @description amount items: the pair maximum, in coin_from */
+                max_amount?: number;
+                /** @description amount items: the payout at max_amount, in coin_to */
+                max_amount_to?: number;
+                /** @description amount items: the pair minimum, in coin_from */
+                min_amount?: number;
+                /** @description amount items: the payout at min_amount, in coin_to */
+                min_amount_to?: number;
+            } & {
+                [key: string]: unknown;
+            })[];
         } & {
             [key: string]: unknown;
         };
@@ -1037,10 +1059,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description amount to send; greater than 0. Exactly one of amount_from and amount_to */
-                    amount_from?: number;
+                    /** @description amount to send; greater than 0 (a number, or v1.2 a decimal string). Exactly one of amount_from and amount_to */
+                    amount_from?: number | string;
                     /** @description v1.1: the amount the recipient should get, in coin_to, instead of amount_from; the order is priced at the smallest amount_from (coin_from decimals) whose payout reaches it */
-                    amount_to?: number;
+                    amount_to?: number | string;
                     /** @description source coin ticker */
                     coin_from: string;
                     /** @description destination coin ticker */
@@ -1140,16 +1162,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: string;
+                        /**
+                         * @description Stable machine-readable code of the outcome (the status); as v1.1 answered the same request.
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable";
+                        /** @description What went wrong, in words for a person: the first problem found. */
                         detail: string;
-                        /** @description amount errors: the pair maximum, in coin_from */
+                        /** @description v1.2: every problem found in the request, each with its own code and field. */
+                        errors: ({
+                            /**
+                             * @description What is wrong, from a closed list: the top-level codes, and currency_unsupported, network_unsupported, amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid.
+                             * @enum {string}
+                             */
+                            code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable" | "currency_unsupported" | "network_unsupported" | "amount_below_min" | "amount_above_max" | "amount_invalid" | "address_invalid" | "memo_required" | "memo_invalid";
+                            /** @description The problem, in words for a person. */
+                            detail: string;
+                            /** @description The body or query field the problem is about (nested as a.b), null for the request as a whole. */
+                            field: string | null;
+                            /** @description amount items: the pair maximum, in coin_from */
+                            max_amount?: number;
+                            /** @description amount items: the payout at max_amount, in coin_to */
+                            max_amount_to?: number;
+                            /** @description amount items: the pair minimum, in coin_from */
+                            min_amount?: number;
+                            /** @description amount items: the payout at min_amount, in coin_to */
+                            min_amount_to?: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        /** @description amount items: the pair maximum, in coin_from */
                         max_amount?: number;
-                        /** @description amount errors (v1.1): the payout at max_amount, in coin_to */
+                        /** @description amount items: the payout at max_amount, in coin_to */
                         max_amount_to?: number;
-                        /** @description amount errors: the pair minimum, in coin_from */
+                        /** @description amount items: the pair minimum, in coin_from */
                         min_amount?: number;
-                        /** @description amount errors (v1.1): the payout at min_amount, in coin_to */
+                        /** @description amount items: the payout at min_amount, in coin_to */
                         min_amount_to?: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1779,7 +1830,7 @@ export interface operations {
     getRates: {
         parameters: {
             query: {
-                /** @description amount to exchange, a decimal number such as 0.5; min_amount when omitted (and amount_to is too) */
+                /** @description amount to exchange, a decimal number such as 0.5 (no exponent, at most the coin's decimals); min_amount when omitted (and amount_to is too) */
                 amount?: string;
                 /** @description v1.1, instead of amount: what the recipient should get, in coin_to; the quote prices the smallest amount_from (coin_from decimals, rounded up) whose amount_to reaches it. Both: 400 */
                 amount_to?: string;
@@ -1881,16 +1932,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        code: string;
+                        /**
+                         * @description Stable machine-readable code of the outcome (the status); as v1.1 answered the same request.
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable";
+                        /** @description What went wrong, in words for a person: the first problem found. */
                         detail: string;
-                        /** @description amount errors: the pair maximum, in coin_from */
+                        /** @description v1.2: every problem found in the request, each with its own code and field. */
+                        errors: ({
+                            /**
+                             * @description What is wrong, from a closed list: the top-level codes, and currency_unsupported, network_unsupported, amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid.
+                             * @enum {string}
+                             */
+                            code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable" | "currency_unsupported" | "network_unsupported" | "amount_below_min" | "amount_above_max" | "amount_invalid" | "address_invalid" | "memo_required" | "memo_invalid";
+                            /** @description The problem, in words for a person. */
+                            detail: string;
+                            /** @description The body or query field the problem is about (nested as a.b), null for the request as a whole. */
+                            field: string | null;
+                            /** @description amount items: the pair maximum, in coin_from */
+                            max_amount?: number;
+                            /** @description amount items: the payout at max_amount, in coin_to */
+                            max_amount_to?: number;
+                            /** @description amount items: the pair minimum, in coin_from */
+                            min_amount?: number;
+                            /** @description amount items: the payout at min_amount, in coin_to */
+                            min_amount_to?: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        /** @description amount items: the pair maximum, in coin_from */
                         max_amount?: number;
-                        /** @description amount errors (v1.1): the payout at max_amount, in coin_to */
+                        /** @description amount items: the payout at max_amount, in coin_to */
                         max_amount_to?: number;
-                        /** @description amount errors: the pair minimum, in coin_from */
+                        /** @description amount items: the pair minimum, in coin_from */
                         min_amount?: number;
-                        /** @description amount errors (v1.1): the payout at min_amount, in coin_to */
+                        /** @description amount items: the payout at min_amount, in coin_to */
                         min_amount_to?: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1933,7 +2013,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description what the simulated deposit brings, in coin_from (a number, or a decimal string); default amount_from_expected. An amount the order cannot take (outside the limits, or off a fixed rate) sends it to refunding, as a real one would */
-                    amount?: string | number;
+                    amount?: number | string;
                 };
             };
         };
