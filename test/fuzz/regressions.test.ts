@@ -138,6 +138,16 @@ describe('fuzz findings', () => {
     assert.equal((await t.admin('POST', `/admin/v1/orders/${orderId}/fail`, { reason: 'line 1\nline 2 💩' })).statusCode, 200);
   });
 
+  it('a cabinet link is never built on a Host header that is no origin (the 10,000-case fuzz made http:///cabinet/…)', async () => {
+    const partner = await t.createPartner();
+    const invite = (host: string) =>
+      t.app.inject({ method: 'POST', url: `/admin/v1/partners/${partner.id}/invitations`, headers: { authorization: `Bearer ${t.adminToken}`, host }, payload: { email: 'someone@partner.example' } });
+    for (const host of ['', ' ', 'user@evil.example', 'a b', 'evil.example/path']) assertError(await invite(host), 400, 'bad_request');
+    const made = await invite('Exchange.Example:8443');
+    assert.equal(made.statusCode, 201, made.body);
+    assert.match(made.json<{ url: string }>().url, /^http:\/\/exchange\.example:8443\/cabinet\/invitation\/[A-Za-z0-9_-]+$/);
+  });
+
   it('the operator OpenAPI document lists the 400 that DELETE /keys and drop-deposit answer', async () => {
     const paths = (await t.admin('GET', '/admin/v1/openapi.json')).json<{
       paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;

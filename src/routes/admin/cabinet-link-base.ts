@@ -14,5 +14,18 @@ export function cabinetLinkBase(config: Config, request: FastifyRequest): string
   if (config.operator.listener !== undefined) {
     throw new ApiError('conflict', 'set PUBLIC_URL to make cabinet links: with ADMIN_PORT this request came through the operator listener, whose address is not where partners reach the cabinet');
   }
-  return `${request.protocol}://${request.host}`;
+  // The Host header is the client's to write: a link is built on it only when it is a host (and
+  // port) and nothing else. An empty or malformed one made `http:///cabinet/…` (the 10,000-case
+  // fuzz, issue 26.8); one with a path or credentials would point partners elsewhere.
+  const host = request.host;
+  let origin: URL | undefined;
+  try {
+    origin = new URL(`${request.protocol}://${host}`);
+  } catch {
+    origin = undefined;
+  }
+  if (origin === undefined || host === '' || origin.host !== host.toLowerCase() || origin.username !== '' || origin.pathname !== '/') {
+    throw new ApiError('bad_request', "the request's Host header is not an origin a cabinet link can be built on: send the service's host, or set PUBLIC_URL");
+  }
+  return origin.origin;
 }
