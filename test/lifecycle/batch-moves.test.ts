@@ -33,7 +33,9 @@ describe('OrderLifecycle.applyToMany: many orders moved by the lifecycle table a
 
   /** `count` copies of the order row (new ids and short ids), each with its creation event. */
   async function copiesOf(id: string, count: number): Promise<string[]> {
-    const { id: _id, short_id, attempts: _attempts, ...row } = await storedOrder(h, id);
+    // Each copy is an order of its own: its id, short id and status link token are its own (the
+    // token's column default makes one per row).
+    const { id: _id, short_id, attempts: _attempts, status_token: _token, ...row } = await storedOrder(h, id);
     const prefix = short_id.split('-')[0] ?? 'EX';
     const ids: string[] = [];
     for (let start = 0; start < count; start += 500) {

@@ -123,7 +123,7 @@ describe('POST /partner/orders: Idempotency-Key', () => {
 
   it('a request refused by validation stores nothing; the key then works with a corrected body', async () => {
     const refusals: Array<[object, number]> = [
-      [{ ...BTC_ETH, amount_from: '0.1' }, 400], // schema
+      [{ ...BTC_ETH, amount_from: '1e-1' }, 400], // schema: a decimal string (v1.2) with an exponent
       [{ ...BTC_ETH, recipient_address: ETH_ADDRESS.toLowerCase().replace('0x9', '0xz') }, 400], // address
       [{ ...BTC_ETH, amount_from: 0.00001 }, 422], // limits, after the key was claimed
       [{ ...BTC_ETH, coin_to: 'XRP', network_to: 'XRP' }, 400], // address again

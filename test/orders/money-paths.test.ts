@@ -83,7 +83,15 @@ describe('money paths under DATABASE_URL (issue 36.1)', { skip: production }, ()
       // A currency without a deposit wallet: the same 422 as a disabled one, before any address is sought.
       const noWallet = await order(t, partner.apiKey, ETH_TO_BTC);
       assert.equal(noWallet.statusCode, 422, noWallet.body);
-      assert.deepEqual(noWallet.json(), { detail: 'deposits of ETH are not configured on this server', code: 'pair_unavailable', errors: [{ code: 'pair_unavailable', field: 'coin_from', detail: 'deposits of ETH are not configured on this server' }] });
+      // Both sides are closed (no ETH wallet, no BTC payout path): v1.2 lists both (DESIGN §10.4), the first one on top.
+      assert.deepEqual(noWallet.json(), {
+        detail: 'deposits of ETH are not configured on this server',
+        code: 'pair_unavailable',
+        errors: [
+          { code: 'pair_unavailable', field: 'coin_from', detail: 'deposits of ETH are not configured on this server' },
+          { code: 'pair_unavailable', field: 'coin_to', detail: 'payouts of BTC are not configured on this server for live orders' },
+        ],
+      });
     });
 
     it('keeps sandbox keys working: their orders are paid by the simulator', async () => {

@@ -196,7 +196,8 @@ describe('GET /partner/orders', () => {
           insert into orders
           select (jsonb_populate_record(o, jsonb_build_object(
             'id', gen_random_uuid(), 'short_id', 'ZZ-' || upper(lpad(to_hex(i), 6, '0')), 'quote_id', null,
-            'deposit_address', 'plan-deposit-' || i, 'recipient_address', 'plan-recipient-' || (i % 500)))).*
+            'deposit_address', 'plan-deposit-' || i, 'recipient_address', 'plan-recipient-' || (i % 500),
+            'status_token', md5(i::text) || md5(gen_random_uuid()::text)))).*
           from orders o, generate_series(1, 5000) i
           where o.id = ${eth.id}
         `.execute(tx);

@@ -178,7 +178,7 @@ describe('POST /partner/orders: external_id, metadata and X-End-User-IP', () => 
     ];
     for (const [field, value] of refused) {
       const res = await create({ [field]: value });
-      const body = assertError(res, 400, 'bad_request', Object.keys(res.json<object>()).filter((k) => k === 'errors'));
+      const body = assertError(res, 400, 'bad_request');
       assert.match(body.detail, new RegExp(field), `${field}: ${JSON.stringify(value)} → ${res.body}`);
     }
     // Control characters and lone surrogates, in a value, a key and the external_id (sent as
@@ -259,7 +259,7 @@ describe('POST /partner/orders: external_id, metadata and X-End-User-IP', () => 
     const before = await orderCount();
     for (const value of ['', 'localhost', '203.0.113', '203.0.113.7:443', '203.0.113.256', '01.2.3.4', 'fe80::1%eth0', '203.0.113.7, 198.51.100.1', '2001:db8::/32', '<script>']) {
       const res = await create({}, { 'x-end-user-ip': value });
-      const body = assertError(res, 400, 'bad_request', Object.keys(res.json<object>()).filter((k) => k === 'errors'));
+      const body = assertError(res, 400, 'bad_request');
       assert.match(body.detail, /X-End-User-IP/i, `${JSON.stringify(value)} → ${res.body}`);
       if (value.length > 3) assert.ok(!body.detail.includes(value), body.detail);
     }

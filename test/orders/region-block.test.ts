@@ -71,7 +71,7 @@ describe('X-End-User-IP against the operator\'s blocklist', () => {
     const before = await orderCount();
     for (const ip of ['203.0.113.1', '203.0.113.254', '2001:db8:bad::1', '2001:DB8:BAD:ffff::9', '::ffff:203.0.113.5', '198.51.100.77']) {
       const res = await create(ip, { external_id: `blocked-${ip}` });
-      const body = assertError(res, 403, 'region_restricted', Object.keys(res.json<object>()).filter((k) => k === 'errors'));
+      const body = assertError(res, 403, 'region_restricted');
       assert.match(body.detail, /X-End-User-IP/, body.detail);
     }
     assert.equal(await orderCount(), before);
@@ -85,7 +85,7 @@ describe('X-End-User-IP against the operator\'s blocklist', () => {
     for (const ip of [GOOGLE_DNS_V4, GOOGLE_DNS_V6]) {
       assert.equal(countryOf(ip), blockedCountry);
       const res = await create(ip);
-      const body = assertError(res, 403, 'region_restricted', Object.keys(res.json<object>()).filter((k) => k === 'errors'));
+      const body = assertError(res, 403, 'region_restricted');
       assert.ok(body.detail.includes(`(${blockedCountry},`), body.detail);
     }
     const allowed = await create(RIPE_NCC);

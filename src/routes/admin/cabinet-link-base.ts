@@ -2,6 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
 
+/** A host name or an IP literal, and an optional port: what a Host header may be, nothing more. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::\d{1,5})?$/;
+
 /**
  * The origin a cabinet link (invitation, password reset) is built on: PUBLIC_URL, or else the
  * asking request's own origin, which is where partners reach the service only when one listener
@@ -19,12 +22,14 @@ export function cabinetLinkBase(config: Config, request: FastifyRequest): string
   // fuzz, issue 26.8); one with a path or credentials would point partners elsewhere.
   const host = request.host;
   let origin: URL | undefined;
-  try {
-    origin = new URL(`${request.protocol}://${host}`);
-  } catch {
-    origin = undefined;
+  if (HOST.test(host)) {
+    try {
+      origin = new URL(`${request.protocol}://${host}`);
+    } catch {
+      origin = undefined;
+    }
   }
-  if (origin === undefined || host === '' || origin.host !== host.toLowerCase() || origin.username !== '' || origin.pathname !== '/') {
+  if (origin === undefined) {
     throw new ApiError('bad_request', "the request's Host header is not an origin a cabinet link can be built on: send the service's host, or set PUBLIC_URL");
   }
   return origin.origin;
