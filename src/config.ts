@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { HOT_WALLET_CHAINS, isHotWalletChain } from './signer/hot-wallet.js';
 
 /**
  * Validated, frozen configuration read once from the environment at start.
@@ -87,6 +88,13 @@ export interface Config {
    * (DESIGN §11.1). The embedded default always pays on the simulator; the variable changes nothing there.
    */
   readonly simulateLivePayouts: boolean;
+  /**
+   * `PAYOUT_SIGNER_CHAINS` (e.g. `LTC,ETH`; default none): chains whose live payouts and refunds
+   * the signer (`npm run signer`, DESIGN §11) makes. The worker records each as a request and
+   * completes the order when the signer reports it confirmed. Needs DATABASE_URL: the signer is
+   * its own process and reaches the payouts through PostgreSQL, never through an embedded database.
+   */
+  readonly payoutSignerChains: readonly string[];
   /**
    * `ADDRESS_RESYNC_GAP` (default 100, 0–1000000): at start and by `addresses resync`, each hd and
    * memo chain's next deposit index is moved to at least the highest one the database knows + 1 +
@@ -246,7 +254,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = optional(env, 'DATABASE_URL');
@@ -315,6 +323,7 @@ export function loadConfig(env: Env = process.env): Config {
     depositAddresses: Object.freeze(prefixed(env, 'DEPOSIT_ADDRESS_')),
     chainRpcUrls: Object.freeze(parseRpcUrls(surrounded(env, 'CHAIN_', '_RPC_URL'))),
     simulateLivePayouts: oneOf(env, 'SIMULATE_LIVE_PAYOUTS', ['true', 'false'], 'false') === 'true',
+    payoutSignerChains: Object.freeze(parseSignerChains(optional(env, 'PAYOUT_SIGNER_CHAINS'), databaseUrl)),
     addressResyncGap: integer(env, 'ADDRESS_RESYNC_GAP', 100, 0, 1_000_000),
     operator: parseOperator(env),
     webhooks: parseWebhooks(env, databaseUrl),
@@ -407,12 +416,12 @@ function parsePublicUrl(raw: string | undefined): string | undefined {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-function optional(env: Env, name: string): string | undefined {
+export function optional(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+export function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = optional(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
@@ -503,6 +512,17 @@ function parsePriceSources(raw: string | undefined): PriceSourceName[] {
     }
   }
   return names as PriceSourceName[];
+}
+
+/** PAYOUT_SIGNER_CHAINS: chain codes the signer holds a hot wallet for, upper case, each once. */
+function parseSignerChains(raw: string | undefined, databaseUrl: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const chains = [...new Set(raw.split(',').map((chain) => chain.trim().toUpperCase()))];
+  for (const chain of chains) {
+    if (!isHotWalletChain(chain)) throw new ConfigError('PAYOUT_SIGNER_CHAINS', `the signer pays no chain "${chain}" (it pays ${Object.keys(HOT_WALLET_CHAINS).join(', ')})`);
+  }
+  if (databaseUrl === undefined) throw new ConfigError('PAYOUT_SIGNER_CHAINS', 'needs DATABASE_URL: the signer is its own process and reaches payouts through PostgreSQL');
+  return chains;
 }
 
 /** REGION_BLOCKLIST's countries, upper case, each once. */

@@ -165,7 +165,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     new EndUserBlocklist(config.endUserBlocklist),
     base,
   );
-  const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '', base);
+  const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '', base, new Set(config.payoutSignerChains));
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
   await orderStatusGauge.start();
   // Chains with a node (CHAIN_<CHAIN>_RPC_URL) are watched there; the simulator keeps the rest.

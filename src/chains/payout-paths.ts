@@ -1,11 +1,9 @@
 /**
- * Which chains can really pay a live order out (DESIGN §11.1). The lifecycle worker sends every
- * payout through a PayoutSender; until the signer exists the only one is the simulator, which
- * makes up a txid. A chain is offered for live orders only where a payout path is configured,
- * so under DATABASE_URL no live order is settled on the simulator unless the operator says so.
- *
- * The signer plugs in here: its PayoutPaths answers true for the chains it holds a hot wallet
- * for (and the worker then sends those chains' payouts to it).
+ * Which chains can really pay a live order out (DESIGN §11.1): the signer's (PAYOUT_SIGNER_CHAINS:
+ * the worker records their payouts for the signer and follows them), and, with
+ * SIMULATE_LIVE_PAYOUTS=true, every other chain on the simulator, which makes up a txid. A chain
+ * is offered for live orders only where a payout path is configured, so under DATABASE_URL no
+ * live order is settled on the simulator unless the operator says so.
  */
 export interface PayoutPaths {
   /** Whether live payouts on `chain` (a catalog chain code, e.g. `BTC`) have a real path. */
@@ -25,8 +23,13 @@ export function simulatorPayoutPaths(simulatedLive: boolean): PayoutPaths {
   return { configured: () => true, simulatedLive };
 }
 
-/** The paths a configuration has today: the simulator when embedded or asked for, else none. */
-export function configuredPayoutPaths(config: { databaseUrl: string | undefined; simulateLivePayouts: boolean }): PayoutPaths {
+/**
+ * The paths a configuration has: the simulator when embedded; under DATABASE_URL the signer's
+ * chains (PAYOUT_SIGNER_CHAINS), and every other chain only with SIMULATE_LIVE_PAYOUTS=true.
+ */
+export function configuredPayoutPaths(config: { databaseUrl: string | undefined; simulateLivePayouts: boolean; payoutSignerChains: readonly string[] }): PayoutPaths {
   if (config.databaseUrl === undefined) return simulatorPayoutPaths(false);
-  return config.simulateLivePayouts ? simulatorPayoutPaths(true) : NO_PAYOUT_PATHS;
+  if (config.simulateLivePayouts) return simulatorPayoutPaths(true);
+  const signer = new Set(config.payoutSignerChains);
+  return { configured: (chain) => signer.has(chain), simulatedLive: false };
 }

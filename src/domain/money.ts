@@ -70,3 +70,18 @@ export function fractionDigits(value: Decimal): number {
 export function floorToPlaces(value: Decimal, places: number): Decimal {
   return value.toDecimalPlaces(places, Decimal.ROUND_DOWN);
 }
+
+/**
+ * An amount in a coin's smallest unit (satoshis, wei): exact, or an error when the amount has
+ * more decimals than the coin (a payout must never be rounded on the way to the chain).
+ */
+export function toBaseUnits(amount: Decimal, decimals: number): bigint {
+  const units = amount.times(new Decimal(10).pow(decimals));
+  if (!units.isInteger()) throw new RangeError(`${amount.toFixed()} has more than ${decimals} decimals`);
+  return BigInt(units.toFixed(0));
+}
+
+/** The inverse of toBaseUnits: smallest units back to a decimal amount of the coin. */
+export function fromBaseUnits(units: bigint, decimals: number): Decimal {
+  return new Decimal(units.toString()).div(new Decimal(10).pow(decimals));
+}

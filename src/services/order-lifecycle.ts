@@ -17,6 +17,8 @@ import type { LinkBase } from '../db/views/partner-order-view.js';
 /** A payout or refund to record in the same transaction as the move that requires it. */
 export interface OutboxRequest {
   kind: 'payout' | 'refund';
+  /** The currency sent: the signer pays a token by its contract (DESIGN §11). */
+  currency_id: string;
   chain: string;
   address: string;
   tag: string | null;
@@ -62,6 +64,8 @@ export class OrderLifecycle {
     private readonly chainOf: (currencyId: string) => string,
     /** Where the Order's links begin in webhook bodies (status_url, DESIGN §10.10). */
     private readonly linkBase: LinkBase = '',
+    /** PAYOUT_SIGNER_CHAINS: live payouts on these chains are the signer's, the rest the simulator's. */
+    private readonly signerChains: ReadonlySet<string> = new Set(),
   ) {
     this.transitions = new Counter({
       name: 'order_transitions_total',
@@ -112,7 +116,12 @@ export class OrderLifecycle {
           created_at: now,
         });
         const outbox = outboxFor(move.to, options.outbox) ?? refundRequest(order, row, now, this.chainOf);
-        if (outbox !== undefined) await insertPayoutRequest(tx, { order_id: order.id, ...outbox, created_at: now });
+        if (outbox !== undefined) {
+          // Who pays is decided once, here: the signer claims only its own rows, so a payout is
+          // never both signed and simulated, whatever either side's configuration says later.
+          const payer = !row.sandbox && this.signerChains.has(outbox.chain) ? 'signer' : 'simulator';
+          await insertPayoutRequest(tx, { order_id: order.id, ...outbox, payer, created_at: now });
+        }
         // The webhook outbox: the partner hears of every move, committed with it (DESIGN §7.5, §8).
         // A move that keeps the status still changed the Order (actions, refund address, reason,
         // confirmations), so it is an order.status_changed with previous_status equal to status.
@@ -239,6 +248,7 @@ function refundRequest(
   if (after.refund_address === null || after.amount_from_received === null) return undefined;
   return {
     kind: 'refund',
+    currency_id: after.currency_from_id,
     chain: chainOf(after.currency_from_id),
     address: after.refund_address,
     tag: after.refund_address_tag,

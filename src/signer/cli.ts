@@ -2,9 +2,12 @@ import { ConfigError } from '../config.js';
 import { HotWallet, HOT_WALLET_CHAINS } from './hot-wallet.js';
 import { checkPassphrase, KeyFileError, newMnemonics, readKeyFile, writeKeyFile } from './key-file.js';
 import { parseSignerPolicy } from './policy.js';
+import { runSignerLoop } from './run.js';
 
-export const SIGNER_USAGE = `usage: npm run signer -- <command>
+export const SIGNER_USAGE = `usage: npm run signer [-- <command>]
 
+  (none) or run             the payout loop: claims requested payouts, checks them against
+                            the limits, signs, stores, broadcasts and confirms (DESIGN §11)
   init                      make SIGNER_KEY_FILE: new keys, sealed with SIGNER_PASSPHRASE
                             (never replaces an existing file)
   addresses [--json] [--network <name>]
@@ -15,8 +18,10 @@ export const SIGNER_USAGE = `usage: npm run signer -- <command>
                             SIGNER_APPROVAL_ABOVE_<ASSET>)
 
 Environment: SIGNER_KEY_FILE (path), SIGNER_PASSPHRASE (at least 16 characters). Neither
-belongs in the API's or the worker's environment. The payout loop itself (claiming, signing,
-broadcasting) is not part of this release: docs/decisions.md, "Signer".
+belongs in the API's or the worker's environment. The loop also reads DATABASE_URL (the signer's
+own role), CHAIN_<CHAIN>_RPC_URL (BTC, LTC), PAYOUT_BATCH_MAX, PAYOUT_BATCH_SECONDS,
+PAYOUT_CONFIRMATIONS, SIGNER_FEE_RATE_MIN_<CHAIN>, SIGNER_FEE_RATE_MAX_<CHAIN> and
+SIGNER_WALLET_BIRTHDAY (README, "Real payouts").
 `;
 
 interface Io {
@@ -30,6 +35,10 @@ export async function runSigner(args: readonly string[], io: Io): Promise<number
   const [command, ...rest] = args;
   try {
     switch (command) {
+      case undefined:
+      case 'run':
+        await runSignerLoop(io.env);
+        return 0;
       case 'init':
         return await init(io);
       case 'addresses':

@@ -18,6 +18,7 @@ import { findPayoutRequest, markPayoutFailed, markPayoutSent } from '../db/repos
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
+import type { PayoutRow } from '../db/schema/payouts.js';
 import { floorRatio } from '../domain/pricing/exact-decimal.js';
 import { partnerCommission } from '../domain/pricing/partner-commission.js';
 import { decideExchange, holdsRefund, type ExchangeDecision, type RefusalReason } from '../domain/exchange-decision.js';
@@ -81,6 +82,8 @@ const MAX_BACKOFF_MS = 10 * 60 * 1000;
 /** Expired orders stay watched this long, so a late deposit is still noticed and refunded. */
 const LATE_DEPOSIT_WATCH_MS = 24 * 60 * 60 * 1000;
 const DUE_STATUSES = ['exchanging', 'sending', 'refunding'] as const;
+/** How often an order whose payout is the signer's looks at the payout again, ms. */
+const SIGNER_FOLLOW_MS = 2000;
 /** How often a worker returns ended orders' pool addresses to their pools, ms (it need not be prompt). */
 const POOL_RELEASE_INTERVAL_MS = 60_000;
 
@@ -350,6 +353,7 @@ export class LifecycleWorker {
       data: { amount_to: amount.toFixed() },
       outbox: {
         kind: 'payout',
+        currency_id: to.id,
         chain: to.chain,
         address: order.recipient_address,
         tag: order.recipient_address_tag,
@@ -438,6 +442,10 @@ export class LifecycleWorker {
     }
     const request = await findPayoutRequest(this.deps.db, order.id, kind);
     if (request === undefined) throw new Error(`order ${order.id} is ${order.status} without a ${kind} request`);
+    if (request.payer === 'signer') {
+      await this.followSigner(order, kind, request);
+      return;
+    }
     let txid: string;
     try {
       ({ txid } = await this.adaptersFor(order).payouts.send({
@@ -472,6 +480,35 @@ export class LifecycleWorker {
       data: { txid },
       inTransaction: (tx) => markPayoutSent(tx, request.id, txid, sentAt),
     });
+  }
+
+  /**
+   * A payout the signer makes (DESIGN §11.2): the worker never sends it, it follows the row the
+   * signer moves. Confirmed: the order completes (or is refunded) with the mined txid. Failed
+   * (the signer's policy refused it, say): a payout fails the order; a refund is never given up
+   * by itself, the operator decides (it is looked at again every 10 minutes). Anything else is
+   * still on its way: looked at again after SIGNER_FOLLOW_MS, no attempt counted.
+   */
+  private async followSigner(order: OrderRow, kind: 'payout' | 'refund', request: PayoutRow): Promise<void> {
+    if (request.status === 'confirmed' && request.txid !== null) {
+      const txid = request.txid;
+      await this.deps.lifecycle.apply(order.id, kind === 'payout' ? 'payout_sent' : 'refund_sent', {
+        changes: kind === 'payout' ? { payout_txid: txid } : { refund_txid: txid, amount_refunded: request.amount },
+        data: { txid, fee: request.fee },
+      });
+      return;
+    }
+    if (request.status === 'failed') {
+      this.payoutFailures.inc({ kind });
+      if (kind === 'payout') {
+        await this.deps.lifecycle.apply(order.id, 'payout_failed', { reason: 'payout_failed', data: { error: request.failure_reason } });
+      } else {
+        this.deps.logger.error({ orderId: order.id, reason: request.failure_reason }, 'the signer failed a refund: the operator decides (fail the order or correct and request again)');
+        await scheduleRetry(this.deps.db, order, order.attempts, new Date(this.deps.clock.now().getTime() + MAX_BACKOFF_MS));
+      }
+      return;
+    }
+    await scheduleRetry(this.deps.db, order, order.attempts, new Date(this.deps.clock.now().getTime() + SIGNER_FOLLOW_MS));
   }
 
   /** The exchanger and payout sender an order's steps go to: the simulator's for a sandbox order. */

@@ -37,7 +37,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 /** What a caller sends with each event (the worker, a watcher, an action route). */
-function optionsFor(s: Extract<Step, { kind: 'event' }>, now: Date): ApplyOptions {
+function optionsFor(s: Extract<Step, { kind: 'event' }>, now: Date, currencyToId: string): ApplyOptions {
   switch (s.event) {
     case 'deposit_seen':
     case 'late_deposit':
@@ -50,7 +50,7 @@ function optionsFor(s: Extract<Step, { kind: 'event' }>, now: Date): ApplyOption
     case 'exchange_filled':
       return {
         changes: { amount_to_final: s.amount },
-        outbox: { kind: 'payout', chain: 'ETH', address: ETH_RECIPIENT, tag: null, amount: s.amount },
+        outbox: { kind: 'payout', currency_id: currencyToId, chain: 'ETH', address: ETH_RECIPIENT, tag: null, amount: s.amount },
       };
     case 'cannot_proceed':
       return { reason: 'fixed_rate_mismatch', ...(s.hold ? { changes: { refund_hold_until: new Date(now.getTime() + 30 * 60_000) } } : {}) };
@@ -107,7 +107,7 @@ describe('order lifecycle: invariants under random event sequences (property)', 
           }
           const before = await storedOrder(h, created.id);
           const requestedBefore = (await payouts(created.id)).some((p) => p.kind === 'refund');
-          const result = await lifecycle.apply(created.id, s.event, optionsFor(s, h.clock.now()));
+          const result = await lifecycle.apply(created.id, s.event, optionsFor(s, h.clock.now(), before.currency_to_id));
           const afterRow = await storedOrder(h, created.id);
           const rows = await payouts(created.id);
           const label = `${before.status} + ${s.event} → ${afterRow.status} (${result.ok ? 'applied' : result.reason})`;

@@ -64,7 +64,11 @@ describe('npm run signer: init, addresses, check (issue 28)', () => {
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /wrong SIGNER_PASSPHRASE/);
     assert.equal((await signer(['addresses'], { SIGNER_KEY_FILE: env.SIGNER_KEY_FILE })).code, 1);
-    assert.equal((await signer([], env)).code, 2);
+    assert.equal((await signer(['bogus'], env)).code, 2);
+    // No command runs the loop (DESIGN §11.1), which needs PostgreSQL before it opens any key.
+    const loop = await signer([], env);
+    assert.equal(loop.code, 1);
+    assert.match(loop.stderr, /DATABASE_URL: the signer needs PostgreSQL/);
     assert.equal((await signer(['addresses', '--bogus'], env)).code, 2);
   });
 

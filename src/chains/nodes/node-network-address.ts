@@ -96,3 +96,23 @@ function decodeSegwit(address: string): { prefix: string; words: number[]; encod
   }
   throw new Error(`not a valid SegWit address: ${address}`);
 }
+
+/** Address prefixes in the shape @scure/btc-signer takes (its BTC_NETWORK). */
+export interface SignerNetwork {
+  bech32: string;
+  pubKeyHash: number;
+  scriptHash: number;
+  wif: number;
+}
+
+/**
+ * The chain's MAINNET prefixes as signer networks, one per P2SH byte it accepts (Litecoin's "M"
+ * and old "3"): what the signer decodes a payout's mainnet address with into an output script,
+ * the same on every network. The WIF byte is never used (no key leaves as WIF): 0x80.
+ */
+export function mainnetSignerNetworks(chain: string): SignerNetwork[] {
+  const main = PREFIXES[chain]?.main;
+  if (main === undefined) throw new Error(`no address prefixes for ${chain}`);
+  // A chain without SegWit gets an hrp no address can carry (bech32 needs a "1" after it).
+  return main.p2sh.map((scriptHash) => ({ bech32: main.hrp ?? 'none', pubKeyHash: main.p2pkh, scriptHash, wif: 0x80 }));
+}

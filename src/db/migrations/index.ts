@@ -37,6 +37,7 @@ import * as m0046 from './0046-order-network-fee-eta.js';
 import * as m0047 from './0047-order-metadata.js';
 import * as m0049 from './0049-client-keys.js';
 import * as m0050 from './0050-order-status-tokens.js';
+import * as m0051 from './0051-payout-signing.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -78,4 +79,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0047-order-metadata': m0047,
   '0049-client-keys': m0049,
   '0050-order-status-tokens': m0050,
+  '0051-payout-signing': m0051,
 };

@@ -17,12 +17,13 @@ export async function findPayoutRequest(db: Db, orderId: string, kind: PayoutRow
   return db.selectFrom('payouts').selectAll().where('order_id', '=', orderId).where('kind', '=', kind).executeTakeFirst();
 }
 
+/** The simulator's payouts only: a signer's row moves through its own states (signer-repository). */
 export async function markPayoutSent(db: Db, id: string, txid: string, sentAt: Date): Promise<void> {
-  await db.updateTable('payouts').set({ status: 'sent', txid, sent_at: sentAt }).where('id', '=', id).execute();
+  await db.updateTable('payouts').set({ status: 'sent', txid, sent_at: sentAt }).where('id', '=', id).where('payer', '=', 'simulator').execute();
 }
 
 export async function markPayoutFailed(db: Db, id: string): Promise<void> {
-  await db.updateTable('payouts').set({ status: 'failed' }).where('id', '=', id).execute();
+  await db.updateTable('payouts').set({ status: 'failed' }).where('id', '=', id).where('payer', '=', 'simulator').execute();
 }
 
 /** An order's payout and refund as the operator sees them. */

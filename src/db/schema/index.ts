@@ -7,7 +7,15 @@ import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { PartnerTable } from './partners.js';
-import type { PayoutTable, SimulatedDepositTable, SimulatedSendTable, SimulatorFaultTable } from './payouts.js';
+import type {
+  HotWalletIndexTable,
+  PayoutTable,
+  PayoutTransactionTable,
+  SignerPayoutCheckView,
+  SimulatedDepositTable,
+  SimulatedSendTable,
+  SimulatorFaultTable,
+} from './payouts.js';
 import type { SignatureNonceTable } from './signature-nonces.js';
 import type { StaticPriceTable } from './static-prices.js';
 import type { WorkerHeartbeatTable } from './worker-heartbeats.js';
@@ -25,6 +33,9 @@ export interface Database {
   deposit_addresses: DepositAddressTable;
   idempotency_keys: IdempotencyKeyTable;
   payouts: PayoutTable;
+  payout_transactions: PayoutTransactionTable;
+  hot_wallet_indexes: HotWalletIndexTable;
+  signer_payout_checks: SignerPayoutCheckView;
   simulated_deposits: SimulatedDepositTable;
   simulator_faults: SimulatorFaultTable;
   simulated_sends: SimulatedSendTable;

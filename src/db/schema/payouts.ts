@@ -11,10 +11,70 @@ export interface PayoutTable {
   tag: string | null;
   /** In the coin being sent. */
   amount: Numeric;
-  status: Generated<'requested' | 'sent' | 'failed'>;
+  status: Generated<PayoutStatus>;
   txid: string | null;
   created_at: Timestamp;
   sent_at: Timestamp | null;
+  /** Who pays it, fixed when recorded (migration 0051): the signer (PAYOUT_SIGNER_CHAINS) or the simulator. */
+  payer: Generated<'simulator' | 'signer'>;
+  /** The currency paid (migration 0051); null on rows recorded before it. */
+  currency_id: string | null;
+  /** Why a requested payout waits (`awaiting_liquidity`, `paused`); null when it does not. */
+  status_reason: string | null;
+  /** Why a failed payout failed, in words (`policy: …`). */
+  failure_reason: string | null;
+  approved_by: string | null;
+  approved_at: Timestamp | null;
+  /** The transaction that pays it now (payout_transactions); the mined one once confirmed. */
+  transaction_id: string | null;
+  /** Its share of the network fee, in the chain's own coin, once signed. */
+  fee: Numeric | null;
+  signed_at: Timestamp | null;
+  confirmed_at: Timestamp | null;
+  updated_at: Timestamp | null;
+}
+
+/**
+ * DESIGN §11.2: requested → (awaiting_approval →) signed → broadcast → confirmed, or failed.
+ * `sent`: settled by the simulator, which has no transaction to follow.
+ */
+export type PayoutStatus = 'requested' | 'awaiting_approval' | 'signed' | 'broadcast' | 'confirmed' | 'sent' | 'failed';
+
+/** A transaction the signer made; stored before it is broadcast (migration 0051). */
+export interface PayoutTransactionTable {
+  id: Generated<string>;
+  chain: string;
+  txid: string;
+  /** The signed transaction, hex: what is broadcast, and broadcast again after a crash. */
+  raw: string;
+  /** The whole network fee, in the chain's own coin. */
+  fee: Numeric;
+  vsize: number | null;
+  /** Outpoints spent (`txid:vout`): reserved while the transaction is in flight. */
+  inputs: Generated<string[]>;
+  nonce: string | null;
+  replaces_id: string | null;
+  state: Generated<'signed' | 'broadcast' | 'mined' | 'replaced' | 'conflicted'>;
+  confirmations: Generated<number>;
+  created_at: Timestamp;
+  broadcast_at: Timestamp | null;
+  mined_at: Timestamp | null;
+}
+
+export type PayoutTransactionRow = Selectable<PayoutTransactionTable>;
+
+export interface HotWalletIndexTable {
+  chain: string;
+  next_change_index: Generated<number>;
+}
+
+/** The view the signer checks each payout against (migration 0051). */
+export interface SignerPayoutCheckView {
+  payout_id: string;
+  /** What the order says must be sent: amount_to_final, or the received amount for a refund. */
+  expected_amount: Numeric | null;
+  sandbox: boolean;
+  to_own_address: boolean;
 }
 
 export type PayoutRow = Selectable<PayoutTable>;

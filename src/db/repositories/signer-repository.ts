@@ -1,0 +1,191 @@
+import { sql } from 'kysely';
+import type { Db } from '../schema/index.js';
+import type { PayoutTransactionRow } from '../schema/payouts.js';
+
+/**
+ * The signer's queries (src/signer): the payouts it signs and the transactions it makes. Only
+ * the tables and view its PostgreSQL role is granted (migration 0051): payouts,
+ * payout_transactions, hot_wallet_indexes, signer_payout_checks and currencies.
+ */
+
+/** A requested payout as the signer judges and pays it. */
+export interface ClaimedPayout {
+  id: string;
+  kind: 'payout' | 'refund';
+  chain: string;
+  address: string;
+  tag: string | null;
+  amount: string;
+  currency_id: string;
+  coin: string;
+  network: string;
+  decimals: number;
+  token_contract: string | null;
+  expected_amount: string | null;
+  to_own_address: boolean;
+  approved_by: string | null;
+  created_at: Date;
+}
+
+/**
+ * Locks the chain for this transaction: one signer at a time chooses coins, nonces and the
+ * 24-hour sums of a chain, so two signers never spend the same coin or pass a limit together.
+ */
+export async function lockChain(tx: Db, chain: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`signer:${chain}`}))`.execute(tx);
+}
+
+/** Up to `limit` requested payouts of `chain`, oldest first, locked (SKIP LOCKED) until commit. */
+export async function claimRequestedPayouts(tx: Db, chain: string, limit: number): Promise<ClaimedPayout[]> {
+  return tx
+    .selectFrom('payouts as p')
+    .innerJoin('signer_payout_checks as c', 'c.payout_id', 'p.id')
+    .innerJoin('currencies as cur', 'cur.id', 'p.currency_id')
+    .select([
+      'p.id',
+      'p.kind',
+      'p.chain',
+      'p.address',
+      'p.tag',
+      'p.amount',
+      'cur.id as currency_id',
+      'cur.coin',
+      'cur.network',
+      'cur.decimals',
+      'cur.token_contract',
+      'c.expected_amount',
+      'c.to_own_address',
+      'p.approved_by',
+      'p.created_at',
+    ])
+    .where('p.payer', '=', 'signer')
+    .where('p.status', '=', 'requested')
+    .where('p.chain', '=', chain)
+    .where('c.sandbox', '=', false)
+    .orderBy('p.created_at')
+    .orderBy('p.id')
+    .limit(limit)
+    .forUpdate('p')
+    .skipLocked()
+    .execute();
+}
+
+/** What the signer signed of a currency since `since` (payouts signed, in flight or confirmed). */
+export async function signedSince(tx: Db, currencyId: string, since: Date): Promise<string> {
+  const row = await tx
+    .selectFrom('payouts')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), sql<string>`0`).as('total'))
+    .where('currency_id', '=', currencyId)
+    .where('status', 'in', ['signed', 'broadcast', 'confirmed'])
+    .where('signed_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return String(row.total);
+}
+
+/** Outpoints spent by the chain's transactions in flight: no new transaction may spend them. */
+export async function reservedInputs(tx: Db, chain: string): Promise<Set<string>> {
+  const rows = await tx.selectFrom('payout_transactions').select('inputs').where('chain', '=', chain).where('state', 'in', ['signed', 'broadcast']).execute();
+  return new Set(rows.flatMap((row) => row.inputs));
+}
+
+/** The chain's next change index, taken: the next call gets the one after. */
+export async function takeChangeIndex(tx: Db, chain: string): Promise<number> {
+  const row = await tx
+    .insertInto('hot_wallet_indexes')
+    .values({ chain, next_change_index: 1 })
+    .onConflict((conflict) => conflict.column('chain').doUpdateSet({ next_change_index: sql`hot_wallet_indexes.next_change_index + 1` }))
+    .returning('next_change_index')
+    .executeTakeFirstOrThrow();
+  return row.next_change_index - 1;
+}
+
+/** The chain's next change index, not taken (what the node's wallet must watch up to). */
+export async function peekChangeIndex(db: Db, chain: string): Promise<number> {
+  const row = await db.selectFrom('hot_wallet_indexes').select('next_change_index').where('chain', '=', chain).executeTakeFirst();
+  return row?.next_change_index ?? 0;
+}
+
+export async function failPayout(tx: Db, id: string, reason: string, now: Date): Promise<void> {
+  await tx.updateTable('payouts').set({ status: 'failed', failure_reason: reason, status_reason: null, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function awaitApproval(tx: Db, id: string, reason: string, now: Date): Promise<void> {
+  await tx.updateTable('payouts').set({ status: 'awaiting_approval', status_reason: reason, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Payouts that stay requested, and why (`awaiting_liquidity`, `paused`); null clears it. */
+export async function setWaitReason(tx: Db, ids: readonly string[], reason: string | null, now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.updateTable('payouts').set({ status_reason: reason, updated_at: now }).where('id', 'in', [...ids]).where('status', '=', 'requested').execute();
+}
+
+/**
+ * Stores a signed transaction and moves its payouts to `signed`, with each payout's share of
+ * the fee: in the same database transaction as the claim, and before anything is broadcast.
+ */
+export async function storeSignedTransaction(
+  tx: Db,
+  row: { chain: string; txid: string; raw: string; fee: string; vsize: number | null; inputs: string[]; nonce: string | null; replaces_id: string | null },
+  payouts: readonly { id: string; fee: string }[],
+  now: Date,
+): Promise<string> {
+  const stored = await tx
+    .insertInto('payout_transactions')
+    .values({ ...row, created_at: now, broadcast_at: null, mined_at: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  for (const payout of payouts) {
+    await tx
+      .updateTable('payouts')
+      .set({ status: 'signed', transaction_id: stored.id, txid: row.txid, fee: payout.fee, signed_at: now, status_reason: null, updated_at: now })
+      .where('id', '=', payout.id)
+      .execute();
+  }
+  return stored.id;
+}
+
+/** The chain's transactions that are stored but not yet mined deep enough. */
+export async function transactionsInFlight(db: Db, chain: string): Promise<PayoutTransactionRow[]> {
+  return db.selectFrom('payout_transactions').selectAll().where('chain', '=', chain).where('state', 'in', ['signed', 'broadcast']).orderBy('created_at').execute();
+}
+
+export async function markBroadcast(db: Db, transactionId: string, now: Date): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await tx.updateTable('payout_transactions').set({ state: 'broadcast', broadcast_at: now }).where('id', '=', transactionId).where('state', '=', 'signed').execute();
+    await tx.updateTable('payouts').set({ status: 'broadcast', updated_at: now }).where('transaction_id', '=', transactionId).where('status', '=', 'signed').execute();
+  });
+}
+
+/** Mined with enough confirmations: the transaction is `mined`, its payouts `confirmed`. */
+export async function markMined(db: Db, transactionId: string, confirmations: number, now: Date): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await tx.updateTable('payout_transactions').set({ state: 'mined', confirmations, mined_at: now }).where('id', '=', transactionId).execute();
+    await tx
+      .updateTable('payouts')
+      .set({ status: 'confirmed', confirmed_at: now, sent_at: now, updated_at: now })
+      .where('transaction_id', '=', transactionId)
+      .where('status', 'in', ['signed', 'broadcast'])
+      .execute();
+  });
+}
+
+export async function recordConfirmations(db: Db, transactionId: string, confirmations: number): Promise<void> {
+  await db.updateTable('payout_transactions').set({ confirmations }).where('id', '=', transactionId).execute();
+}
+
+/**
+ * The transaction can never be mined (a coin it spends was spent by another, mined one): it is
+ * `conflicted`, and its payouts go back to `requested` to be paid by a new transaction. The only
+ * case in which a payout is signed again.
+ */
+export async function markConflicted(db: Db, transactionId: string, now: Date): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await tx.updateTable('payout_transactions').set({ state: 'conflicted' }).where('id', '=', transactionId).execute();
+    await tx
+      .updateTable('payouts')
+      .set({ status: 'requested', transaction_id: null, txid: null, fee: null, signed_at: null, updated_at: now })
+      .where('transaction_id', '=', transactionId)
+      .where('status', 'in', ['signed', 'broadcast'])
+      .execute();
+  });
+}

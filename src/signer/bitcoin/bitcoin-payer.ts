@@ -1,0 +1,130 @@
+import { HDKey } from '@scure/bip32';
+import { peekChangeIndex, reservedInputs, takeChangeIndex, type ClaimedPayout } from '../../db/repositories/signer-repository.js';
+import type { Db } from '../../db/schema/index.js';
+import { Decimal, fromBaseUnits, toBaseUnits } from '../../domain/money.js';
+import type { ChainPayer, SignOutcome, TransactionState } from '../chain-payer.js';
+import { SegwitAccount } from './batch-transaction.js';
+import { NodeWallet } from './node-wallet.js';
+import { JsonRpcClient } from '../../chains/nodes/json-rpc-client.js';
+
+/** Receive addresses the node's wallet watches: the funding address is index 0. */
+const RECEIVE_RANGE = 20;
+/** Satoshis per coin. */
+const DECIMALS = 8;
+
+/** Extended public key versions a node of each network reads in descriptors (xpub, tpub). */
+const PUBLIC_VERSIONS: Readonly<Record<string, number>> = { main: 0x0488b21e, test: 0x043587cf, testnet4: 0x043587cf, signet: 0x043587cf, regtest: 0x043587cf };
+
+export interface FeeBounds {
+  /** Satoshis per vbyte: never less (SIGNER_FEE_RATE_MIN_<CHAIN>). */
+  min: Decimal;
+  /** Never more (SIGNER_FEE_RATE_MAX_<CHAIN>). */
+  max: Decimal;
+  /** Confirmation target given to estimatesmartfee, blocks. */
+  targetBlocks: number;
+}
+
+/**
+ * Pays a BIP-84 chain (BTC, LTC) from the hot wallet's own keys: coins found through the node's
+ * watch-only wallet, one transaction per batch with change to the next change address, signed
+ * here (@scure/btc-signer) and checked before signing (batch-transaction.ts).
+ */
+export class BitcoinPayer implements ChainPayer {
+  readonly batchMax: number;
+
+  constructor(
+    readonly chain: string,
+    private readonly account: SegwitAccount,
+    private readonly wallet: NodeWallet,
+    private readonly fees: FeeBounds,
+    batchMax: number,
+    private readonly onBoundedFee: (estimate: Decimal | undefined, used: Decimal) => void,
+  ) {
+    this.batchMax = batchMax;
+  }
+
+  /**
+   * The payer of `chain` for the hot wallet's account key, on the node at `rpcUrl`: the node's
+   * watch-only wallet is `hot-<chain>-<account fingerprint>`, its descriptors spelled for the
+   * node's network (tpub on test networks).
+   */
+  static async create(
+    chain: string,
+    accountKey: HDKey,
+    rpcUrl: string,
+    options: { fees: FeeBounds; batchMax: number; walletBirthday: number; onBoundedFee: (estimate: Decimal | undefined, used: Decimal) => void },
+  ): Promise<BitcoinPayer> {
+    const network = (await new JsonRpcClient(rpcUrl).call<{ chain: string }>('getblockchaininfo')).chain;
+    const { head, tail } = BitcoinPayer.descriptorParts(accountKey, network);
+    const name = `hot-${chain.toLowerCase()}-${accountKey.fingerprint.toString(16).padStart(8, '0')}`;
+    const wallet = new NodeWallet(rpcUrl, name, head, tail, options.walletBirthday);
+    return new BitcoinPayer(chain, new SegwitAccount(chain, accountKey), wallet, options.fees, options.batchMax, options.onBoundedFee);
+  }
+
+  /** The node wallet's descriptor for `account` on `network`: `wpkh(tpub…` + `)`. */
+  static descriptorParts(account: HDKey, network: string): { head: string; tail: string } {
+    const version = PUBLIC_VERSIONS[network];
+    if (version === undefined) throw new Error(`no extended key version for network "${network}"`);
+    const spelled = new HDKey({
+      versions: { private: 0, public: version },
+      publicKey: account.publicKey as Uint8Array,
+      chainCode: account.chainCode as Uint8Array,
+      depth: account.depth,
+      index: account.index,
+      parentFingerprint: account.parentFingerprint,
+    });
+    return { head: `wpkh(${spelled.publicExtendedKey}`, tail: ')' };
+  }
+
+  async start(db: Db): Promise<void> {
+    this.account.extend(0, RECEIVE_RANGE);
+    await this.wallet.open(RECEIVE_RANGE, await peekChangeIndex(db, this.chain));
+  }
+
+  async sign(tx: Db, payouts: readonly ClaimedPayout[]): Promise<SignOutcome> {
+    // The chain is locked (payout-loop): the index peeked is the one taken below.
+    const changeIndex = await peekChangeIndex(tx, this.chain);
+    await this.wallet.ensureChange(changeIndex);
+    const [utxos, reserved, feeRate] = [await this.wallet.unspent(1), await reservedInputs(tx, this.chain), await this.feeRate()];
+    const batch = this.account.signBatch(
+      payouts.map((payout) => ({ id: payout.id, address: payout.address, amount: toBaseUnits(new Decimal(payout.amount), DECIMALS) })),
+      utxos,
+      reserved,
+      changeIndex,
+      BigInt(feeRate.ceil().toFixed(0)),
+    );
+    if (batch.kind === 'insufficient') return batch;
+    return {
+      take: async (db) => {
+        await takeChangeIndex(db, this.chain);
+      },
+      kind: 'signed',
+      transaction: { chain: this.chain, txid: batch.txid, raw: batch.raw, fee: fromBaseUnits(batch.fee, DECIMALS).toFixed(), vsize: batch.vsize, inputs: batch.inputs, nonce: null, replaces_id: null },
+      fees: shareFee(batch.fee, payouts.length).map((share) => fromBaseUnits(share, DECIMALS).toFixed()),
+    };
+  }
+
+  broadcast(raw: string): Promise<void> {
+    return this.wallet.broadcast(raw);
+  }
+
+  state(txid: string): Promise<TransactionState> {
+    return this.wallet.state(txid);
+  }
+
+  /** The node's estimate within the bounds; no estimate or one outside them is reported. */
+  private async feeRate(): Promise<Decimal> {
+    const estimate = await this.wallet.feeRate(this.fees.targetBlocks);
+    const used = Decimal.min(this.fees.max, Decimal.max(this.fees.min, estimate ?? this.fees.min));
+    if (estimate === undefined || !used.eq(estimate)) this.onBoundedFee(estimate, used);
+    return used;
+  }
+}
+
+/** A fee split over n payouts in whole satoshis: equal shares, the remainder on the first ones. */
+export function shareFee(fee: bigint, n: number): bigint[] {
+  const count = BigInt(n);
+  const base = fee / count;
+  const rest = Number(fee % count);
+  return Array.from({ length: n }, (_, i) => base + (i < rest ? 1n : 0n));
+}

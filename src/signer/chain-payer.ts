@@ -1,0 +1,51 @@
+import type { ClaimedPayout } from '../db/repositories/signer-repository.js';
+import type { Db } from '../db/schema/index.js';
+
+/** What the chain's node knows of one of our transactions. */
+export type TransactionState = { kind: 'confirmed'; confirmations: number } | { kind: 'mempool' } | { kind: 'dropped' } | { kind: 'conflicted' };
+
+/** A transaction signed for a batch, as it is stored before it is broadcast. */
+export interface SignedTransaction {
+  chain: string;
+  txid: string;
+  raw: string;
+  /** The whole network fee, decimal, in the chain's own coin. */
+  fee: string;
+  vsize: number | null;
+  inputs: string[];
+  nonce: string | null;
+  replaces_id: string | null;
+}
+
+export type SignOutcome =
+  | {
+      kind: 'signed';
+      transaction: SignedTransaction;
+      /** Each payout's share of the fee, same order as given. */
+      fees: string[];
+      /**
+       * Takes what the transaction used (the change index, the nonce) for good: called by the
+       * loop, in the same database transaction, only for the outcome it stores.
+       */
+      take(tx: Db): Promise<void>;
+    }
+  /** The hot wallet cannot cover these payouts with their fee now. */
+  | { kind: 'insufficient' };
+
+/**
+ * One chain's way of paying (a Bitcoin-family node wallet, an EVM account): the payout loop
+ * (payout-loop.ts) claims, judges and stores; a ChainPayer builds, signs, broadcasts and
+ * follows. `sign` runs inside the loop's database transaction with the chain locked, so what
+ * it reads and takes there (change index, nonce) is consistent across signers.
+ */
+export interface ChainPayer {
+  readonly chain: string;
+  /** Opens what the payer needs (the node's watch-only wallet); once, at start. */
+  start(db: Db): Promise<void>;
+  /** Most payouts one transaction may carry (1 where the chain has no batching). */
+  readonly batchMax: number;
+  sign(tx: Db, payouts: readonly ClaimedPayout[]): Promise<SignOutcome>;
+  /** Sends the stored bytes; a transaction the node already has counts as sent. */
+  broadcast(raw: string): Promise<void>;
+  state(txid: string): Promise<TransactionState>;
+}

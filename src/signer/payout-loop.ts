@@ -1,0 +1,227 @@
+import type { Kysely } from 'kysely';
+import {
+  awaitApproval,
+  claimRequestedPayouts,
+  failPayout,
+  lockChain,
+  markBroadcast,
+  markConflicted,
+  markMined,
+  recordConfirmations,
+  setWaitReason,
+  signedSince,
+  storeSignedTransaction,
+  transactionsInFlight,
+  type ClaimedPayout,
+} from '../db/repositories/signer-repository.js';
+import type { Database } from '../db/schema/index.js';
+import { Decimal } from '../domain/money.js';
+import type { ChainPayer } from './chain-payer.js';
+import { assetName, judgePayout, type SignerPolicy } from './policy.js';
+
+export interface PayoutLoopSettings {
+  /** PAYOUT_BATCH_SECONDS: a chain's requested payouts are signed together at most this often, ms. */
+  batchIntervalMs: number;
+  /** PAYOUT_CONFIRMATIONS: a payout is confirmed at this many confirmations. Default 1. */
+  confirmations: number;
+  /** Pause between passes, ms. */
+  intervalMs: number;
+}
+
+interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * Test hooks at the points a crash matters (issue 28's crash rounds kill the process there).
+ * Production passes none.
+ */
+export interface PayoutLoopHooks {
+  /** After the signed transaction is committed, before it is broadcast. */
+  afterStore?: (txid: string) => void | Promise<void>;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The signer's loop (DESIGN §11.2): per chain, follows the transactions in flight (broadcast
+ * what was stored, confirm what is mined, broadcast again what was dropped), then signs the
+ * chain's requested payouts as one batch.
+ *
+ * Signing is one database transaction: the chain is locked for signers, the payouts claimed
+ * (FOR UPDATE SKIP LOCKED), each judged against the signer's own policy (policy.ts) with the
+ * 24-hour sums read under that lock, the transaction built and signed, and the signed bytes and
+ * txid stored with the payouts moved to `signed`. Only after that commits is it broadcast. A
+ * crash anywhere leaves either nothing signed (the claim rolls back) or a stored transaction
+ * that the next pass broadcasts byte for byte: the same txid, never a second signature.
+ */
+export class PayoutLoop {
+  private readonly lastBatch = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly payers: readonly ChainPayer[],
+    private readonly policy: SignerPolicy,
+    private readonly settings: PayoutLoopSettings,
+    private readonly now: () => Date,
+    private readonly logger: Logger,
+    private readonly hooks: PayoutLoopHooks = {},
+  ) {}
+
+  async start(): Promise<void> {
+    for (const payer of this.payers) await payer.start(this.db);
+    this.stopped = false;
+    const loop = (): void => {
+      this.running = this.pass()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'signer pass failed'))
+        .finally(() => {
+          this.running = undefined;
+          if (!this.stopped) this.timer = setTimeout(loop, this.settings.intervalMs);
+        });
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass over every chain; tests call it directly. A chain's failure does not stop the others. */
+  async pass(): Promise<void> {
+    for (const payer of this.payers) {
+      try {
+        await this.follow(payer);
+        const now = this.now().getTime();
+        if (now - (this.lastBatch.get(payer.chain) ?? Number.NEGATIVE_INFINITY) >= this.settings.batchIntervalMs) {
+          this.lastBatch.set(payer.chain, now);
+          while (await this.signBatch(payer)) {
+            // A full batch may have left more requested payouts: sign them too in this pass.
+          }
+        }
+      } catch (error) {
+        this.logger.error({ err: error, chain: payer.chain }, 'signer pass failed on a chain');
+      }
+    }
+  }
+
+  /** Broadcasts what is stored, confirms what is mined deep enough, rebroadcasts what was dropped. */
+  private async follow(payer: ChainPayer): Promise<void> {
+    for (const transaction of await transactionsInFlight(this.db, payer.chain)) {
+      if (transaction.state === 'signed') {
+        // Stored by a signer that stopped before broadcasting: the same bytes go out now.
+        await payer.broadcast(transaction.raw);
+        await markBroadcast(this.db, transaction.id, this.now());
+        continue;
+      }
+      const state = await payer.state(transaction.txid);
+      switch (state.kind) {
+        case 'confirmed':
+          if (state.confirmations >= this.settings.confirmations) {
+            await markMined(this.db, transaction.id, state.confirmations, this.now());
+            this.logger.info({ chain: payer.chain, txid: transaction.txid, confirmations: state.confirmations }, 'payout transaction confirmed');
+          } else if (state.confirmations !== transaction.confirmations) {
+            await recordConfirmations(this.db, transaction.id, state.confirmations);
+          }
+          break;
+        case 'mempool':
+          if (transaction.confirmations !== 0) await recordConfirmations(this.db, transaction.id, 0);
+          break;
+        case 'dropped':
+          // Evicted or reorged out: the same signed bytes again, never a new signature.
+          this.logger.warn({ chain: payer.chain, txid: transaction.txid }, 'payout transaction not in the mempool or a block: broadcasting it again');
+          await payer.broadcast(transaction.raw);
+          if (transaction.confirmations !== 0) await recordConfirmations(this.db, transaction.id, 0);
+          break;
+        case 'conflicted':
+          // A coin it spends was spent by a mined transaction: it can never be mined.
+          this.logger.error({ chain: payer.chain, txid: transaction.txid }, 'payout transaction conflicted: its payouts are requested again');
+          await markConflicted(this.db, transaction.id, this.now());
+          break;
+      }
+    }
+  }
+
+  /** Signs and stores one batch, then broadcasts it. True when it signed one (there may be more). */
+  private async signBatch(payer: ChainPayer): Promise<boolean> {
+    const now = this.now();
+    const signed = await this.db.transaction().execute(async (tx) => {
+      await lockChain(tx, payer.chain);
+      const claimed = await claimRequestedPayouts(tx, payer.chain, payer.batchMax);
+      if (claimed.length === 0) return undefined;
+      const toSign: ClaimedPayout[] = [];
+      const sums = new Map<string, Decimal>();
+      for (const payout of claimed) {
+        const signedLast24h = sums.get(payout.currency_id) ?? new Decimal(await signedSince(tx, payout.currency_id, new Date(now.getTime() - DAY_MS)));
+        const verdict = judgePayout(
+          {
+            asset: assetName(payout.coin, payout.network),
+            amount: new Decimal(payout.amount),
+            expectedAmount: new Decimal(payout.expected_amount ?? '0'),
+            toOwnAddress: payout.to_own_address,
+            approved: payout.approved_by !== null,
+          },
+          this.policy,
+          signedLast24h,
+        );
+        if (verdict.action === 'refuse') {
+          await failPayout(tx, payout.id, `policy: ${verdict.reason}`, now);
+          this.logger.warn({ payout_id: payout.id, chain: payout.chain, reason: verdict.reason }, 'payout refused by the signer policy');
+        } else if (verdict.action === 'await_approval') {
+          await awaitApproval(tx, payout.id, verdict.reason, now);
+          this.logger.info({ payout_id: payout.id, chain: payout.chain, reason: verdict.reason }, 'payout waits for an operator approval');
+        } else {
+          toSign.push(payout);
+          sums.set(payout.currency_id, signedLast24h.plus(payout.amount));
+        }
+      }
+      // All of them when the coins cover them (the usual case); else, oldest first, each one
+      // that still fits beside those taken: a large payout waiting for liquidity does not hold
+      // up the small ones behind it. What does not fit waits, `awaiting_liquidity`.
+      let outcome = toSign.length === 0 ? undefined : await payer.sign(tx, toSign);
+      let paid = toSign;
+      if (outcome?.kind === 'insufficient') {
+        paid = [];
+        outcome = undefined;
+        for (const payout of toSign) {
+          const attempt = await payer.sign(tx, [...paid, payout]);
+          if (attempt.kind === 'signed') {
+            paid = [...paid, payout];
+            outcome = attempt;
+          }
+        }
+      }
+      if (outcome?.kind === 'signed') {
+        const signedOutcome = outcome;
+        await signedOutcome.take(tx);
+        const transactionId = await storeSignedTransaction(
+          tx,
+          signedOutcome.transaction,
+          paid.map((payout, i) => ({ id: payout.id, fee: signedOutcome.fees[i] as string })),
+          now,
+        );
+        const waiting = toSign.filter((payout) => !paid.includes(payout));
+        await setWaitReason(tx, waiting.map((payout) => payout.id), 'awaiting_liquidity', now);
+        if (waiting.length > 0) this.logger.warn({ chain: payer.chain, payouts: waiting.length }, 'the hot wallet cannot cover every requested payout: the rest wait for liquidity');
+        return { id: transactionId, txid: signedOutcome.transaction.txid, raw: signedOutcome.transaction.raw, count: paid.length, more: claimed.length === payer.batchMax };
+      }
+      if (toSign.length > 0) {
+        await setWaitReason(tx, toSign.map((payout) => payout.id), 'awaiting_liquidity', now);
+        this.logger.warn({ chain: payer.chain, payouts: toSign.length }, 'the hot wallet cannot cover the requested payouts: they wait for liquidity');
+      }
+      return undefined;
+    });
+    if (signed === undefined) return false;
+    this.logger.info({ chain: payer.chain, txid: signed.txid, payouts: signed.count }, 'payout transaction signed and stored');
+    await this.hooks.afterStore?.(signed.txid);
+    await payer.broadcast(signed.raw);
+    await markBroadcast(this.db, signed.id, this.now());
+    return signed.more && signed.count === payer.batchMax;
+  }
+}

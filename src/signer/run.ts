@@ -1,0 +1,62 @@
+import pino from 'pino';
+import { openDatabase } from '../db/database.js';
+import { loggerOptions } from '../logger.js';
+import { BitcoinPayer } from './bitcoin/bitcoin-payer.js';
+import type { ChainPayer } from './chain-payer.js';
+import { HotWallet } from './hot-wallet.js';
+import { checkPassphrase, readKeyFile } from './key-file.js';
+import { PayoutLoop } from './payout-loop.js';
+import { loadSignerConfig, type SignerConfig } from './signer-config.js';
+
+type Logger = Pick<pino.Logger, 'info' | 'warn' | 'error'>;
+
+/** The payers of every chain the configuration names a node for. */
+export async function createPayers(config: SignerConfig, wallet: HotWallet, logger: Logger): Promise<ChainPayer[]> {
+  const payers: ChainPayer[] = [];
+  for (const [chain, rpcUrl] of Object.entries(config.rpcUrls)) {
+    const fees = config.fees[chain];
+    if (fees === undefined) continue;
+    payers.push(
+      await BitcoinPayer.create(chain, wallet.account(chain), rpcUrl, {
+        fees,
+        batchMax: config.batchMax,
+        walletBirthday: config.walletBirthday,
+        onBoundedFee: (estimate, used) =>
+          logger.warn({ chain, estimate: estimate?.toFixed() ?? null, used: used.toFixed() }, 'fee rate estimate missing or outside SIGNER_FEE_RATE_MIN/MAX: the bound is used'),
+      }),
+    );
+  }
+  return payers;
+}
+
+/**
+ * `npm run signer`: the payout loop until SIGTERM or SIGINT. The key file is opened once; the
+ * passphrase is read from the environment and the variable deleted, so no child process or
+ * diagnostic dump of the environment carries it.
+ */
+export async function runSignerLoop(env: NodeJS.ProcessEnv, logLevel: pino.Level = 'info'): Promise<void> {
+  const logger = pino(loggerOptions(logLevel));
+  const config = loadSignerConfig(env);
+  const file = env.SIGNER_KEY_FILE ?? '';
+  const wallet = new HotWallet(await readKeyFile(file, checkPassphrase(env.SIGNER_PASSPHRASE)));
+  delete env.SIGNER_PASSPHRASE;
+  const database = await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: 4 });
+  const payers = await createPayers(config, wallet, logger);
+  if (payers.length === 0) logger.warn('no chain to pay: set CHAIN_<CHAIN>_RPC_URL for BTC or LTC');
+  const loop = new PayoutLoop(database.db, payers, config.policy, config, () => new Date(), logger);
+  await loop.start();
+  logger.info({ chains: payers.map((payer) => payer.chain), limits: [...config.policy.keys()] }, 'signer running');
+  const keepAlive = setInterval(() => undefined, 60_000);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      logger.info({ signal }, 'signer stopping: finishing the current pass');
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  clearInterval(keepAlive);
+  await loop.stop();
+  await database.close();
+  logger.info('signer stopped');
+}

@@ -1,0 +1,69 @@
+import { ConfigError, integer, optional, type Env } from '../config.js';
+import { Decimal, DECIMAL_PATTERN } from '../domain/money.js';
+import type { FeeBounds } from './bitcoin/bitcoin-payer.js';
+import { HOT_WALLET_CHAINS } from './hot-wallet.js';
+import { parseSignerPolicy, type SignerPolicy } from './policy.js';
+
+/** The chains this release signs payouts on: BIP-84 (P2WPKH) Bitcoin-family chains. */
+export const SIGNED_CHAINS: readonly string[] = ['BTC', 'LTC'];
+
+export interface SignerConfig {
+  databaseUrl: string;
+  /** CHAIN_<CHAIN>_RPC_URL of each chain the signer pays (a chain without one is not paid). */
+  rpcUrls: Readonly<Record<string, string>>;
+  policy: SignerPolicy;
+  /** PAYOUT_BATCH_MAX (default 50): payouts per transaction at most. */
+  batchMax: number;
+  /** PAYOUT_BATCH_SECONDS (default 30), in ms. */
+  batchIntervalMs: number;
+  /** PAYOUT_CONFIRMATIONS (default 1). */
+  confirmations: number;
+  /** SIGNER_INTERVAL_MS (default 2000): pause between passes. */
+  intervalMs: number;
+  /** SIGNER_FEE_RATE_MIN_<CHAIN> / SIGNER_FEE_RATE_MAX_<CHAIN>, satoshis per vbyte. */
+  fees: Readonly<Record<string, FeeBounds>>;
+  /** SIGNER_WALLET_BIRTHDAY (unix seconds, default 0): where the node's wallet rescans from. */
+  walletBirthday: number;
+}
+
+/** Satoshis per vbyte when the operator sets none: the relay minimum, and a ceiling no sane estimate passes. */
+const DEFAULT_FEE_RATE = { min: '1', max: '500' } as const;
+
+/**
+ * The signer's configuration, from the signer's environment only (DESIGN §11.1): it reaches
+ * PostgreSQL (its own role, docs/security.md) and each chain's node; its limits are its own.
+ */
+export function loadSignerConfig(env: Env): SignerConfig {
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  if (databaseUrl === undefined) throw new ConfigError('DATABASE_URL', 'the signer needs PostgreSQL: it works from the payouts table through its own role');
+  const rpcUrls: Record<string, string> = {};
+  const fees: Record<string, FeeBounds> = {};
+  for (const chain of Object.keys(HOT_WALLET_CHAINS)) {
+    const url = optional(env, `CHAIN_${chain}_RPC_URL`);
+    if (url === undefined) continue;
+    if (!SIGNED_CHAINS.includes(chain)) continue;
+    if (!/^https?:\/\//.test(url)) throw new ConfigError(`CHAIN_${chain}_RPC_URL`, 'must be an http:// or https:// URL');
+    rpcUrls[chain] = url;
+    const min = feeRate(env, `SIGNER_FEE_RATE_MIN_${chain}`, DEFAULT_FEE_RATE.min);
+    const max = feeRate(env, `SIGNER_FEE_RATE_MAX_${chain}`, DEFAULT_FEE_RATE.max);
+    if (max.lt(min)) throw new ConfigError(`SIGNER_FEE_RATE_MAX_${chain}`, `below SIGNER_FEE_RATE_MIN_${chain}`);
+    fees[chain] = { min, max, targetBlocks: integer(env, 'SIGNER_FEE_TARGET_BLOCKS', 6, 1, 1008) };
+  }
+  return {
+    databaseUrl,
+    rpcUrls,
+    policy: parseSignerPolicy(env),
+    batchMax: integer(env, 'PAYOUT_BATCH_MAX', 50, 1, 500),
+    batchIntervalMs: integer(env, 'PAYOUT_BATCH_SECONDS', 30, 0, 3600) * 1000,
+    confirmations: integer(env, 'PAYOUT_CONFIRMATIONS', 1, 1, 1000),
+    intervalMs: integer(env, 'SIGNER_INTERVAL_MS', 2000, 50, 60_000),
+    fees,
+    walletBirthday: integer(env, 'SIGNER_WALLET_BIRTHDAY', 0, 0, 4_102_444_800),
+  };
+}
+
+function feeRate(env: Env, name: string, fallback: string): Decimal {
+  const raw = optional(env, name) ?? fallback;
+  if (!new RegExp(DECIMAL_PATTERN).test(raw) || new Decimal(raw).lte(0)) throw new ConfigError(name, 'must be a positive number of satoshis per vbyte, like 2.5');
+  return new Decimal(raw);
+}

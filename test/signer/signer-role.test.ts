@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import {
+  claimRequestedPayouts,
+  lockChain,
+  peekChangeIndex,
+  reservedInputs,
+  signedSince,
+  takeChangeIndex,
+  transactionsInFlight,
+} from '../../src/db/repositories/signer-repository.js';
+import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
+
+/**
+ * Issue 28, DESIGN §11.1: the signer reaches PostgreSQL with its own role, whose grants
+ * (migration 0051) cover the payout tables, the check view and the catalog only. A login role
+ * made in `exchange_signer` runs every signer query and is refused everything else: a signer's
+ * stolen credentials read no partner, key or order.
+ */
+
+const postgresOnly = testEngine() !== 'postgres' ? 'roles and grants are PostgreSQL: runs on the PostgreSQL pass' : false;
+
+describe('the signer role: the payout tables and nothing else', { skip: postgresOnly }, () => {
+  let database: TestDatabase;
+  let signer: DatabaseHandle;
+  const login = `signer_test_${randomBytes(4).toString('hex')}`;
+
+  before(async () => {
+    database = await createTestDatabase();
+    await sql.raw(`create role ${login} login in role exchange_signer`).execute(database.handle.db);
+    const url = new URL(database.url as string);
+    url.username = login;
+    url.password = '';
+    signer = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 2, connectTimeoutMs: 10_000 });
+  });
+
+  after(async () => {
+    await signer?.close();
+    if (database !== undefined) {
+      await sql.raw(`drop owned by ${login}`).execute(database.handle.db);
+      await sql.raw(`drop role ${login}`).execute(database.handle.db);
+      await database.drop();
+    }
+  });
+
+  it('runs every query of the signer', async () => {
+    await signer.db.transaction().execute(async (tx) => {
+      await lockChain(tx, 'LTC');
+      assert.deepEqual(await claimRequestedPayouts(tx, 'LTC', 10), []);
+      assert.equal(Number(await signedSince(tx, '00000000-0000-0000-0000-000000000000', new Date(0))), 0);
+      assert.equal((await reservedInputs(tx, 'LTC')).size, 0);
+      assert.equal(await takeChangeIndex(tx, 'LTC'), 0);
+    });
+    assert.equal(await peekChangeIndex(signer.db, 'LTC'), 1);
+    assert.deepEqual(await transactionsInFlight(signer.db, 'LTC'), []);
+  });
+
+  for (const table of ['partners', 'api_keys', 'orders', 'deposit_addresses', 'webhook_endpoints', 'cabinet_users']) {
+    it(`is refused ${table}`, async () => {
+      await assert.rejects(sql.raw(`select count(*) from ${table}`).execute(signer.db), /permission denied/);
+    });
+  }
+
+  it('cannot insert a payout or change what one pays', async () => {
+    await assert.rejects(
+      sql`insert into payouts (order_id, kind, chain, address, amount, created_at) values (gen_random_uuid(), 'payout', 'LTC', 'x', 1, now())`.execute(signer.db),
+      /permission denied/,
+    );
+    await assert.rejects(sql`delete from payouts`.execute(signer.db), /permission denied/);
+    for (const column of ['address', 'amount', 'tag', 'order_id', 'payer', 'approved_by']) {
+      await assert.rejects(sql.raw(`update payouts set ${column} = ${column}`).execute(signer.db), /permission denied/, column);
+    }
+    // The state columns it moves are its own.
+    await sql`update payouts set status_reason = status_reason`.execute(signer.db);
+  });
+});
