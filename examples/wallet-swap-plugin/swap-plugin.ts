@@ -91,7 +91,7 @@ export class PartnerApiError extends Error {
   }
 }
 
-/** Edge's order statuses (docs/API_REQUIREMENTS.md of edge-exchange-plugins). */
+/** The order statuses Edge asks of an exchange's status API. */
 export type EdgeOrderStatus = 'pending' | 'processing' | 'infoNeeded' | 'expired' | 'refunded' | 'completed';
 
 export interface OrderStatusReport {
