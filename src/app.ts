@@ -123,7 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics,
     partnerAuth: partnerAuthHooks(apiKeys, { nonces: signatureNonces, clock }),
     adminAuthAttempts: rateLimits.attempts('admin-auth', config.limits.adminAuthFailuresPerMinute),
-    readiness: new Readiness({ database, chainRpcUrls: config.chainRpcUrls, clock, pingRedis: rateLimits.pingStore }),
+    readiness: new Readiness({ database, chainRpcUrls: config.chainRpcUrls, signerChains: config.payoutSignerChains, clock, pingRedis: rateLimits.pingStore }),
     cabinet: {
       accounts: new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
       signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),

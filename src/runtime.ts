@@ -27,6 +27,7 @@ import { PartnerStats } from './services/partner-stats.js';
 import { OrderLifecycle } from './services/order-lifecycle.js';
 import { EndUserBlocklist } from './services/end-user-blocklist.js';
 import { OrderService } from './services/order-service.js';
+import { SignerPayoutsGauge } from './services/signer-payouts-gauge.js';
 import { OrderStatusGauge } from './services/order-status-gauge.js';
 import { FixedQuoteTokens, quoteSigningKeys } from './services/fixed-quote-tokens.js';
 import { QuoteService } from './services/quote-service.js';
@@ -53,6 +54,7 @@ export interface Runtime {
   readonly worker: LifecycleWorker;
   /** orders_by_status, recounted on a timer (refresh() recounts at once). */
   readonly orderStatusGauge: OrderStatusGauge;
+  readonly signerPayoutsGauge: SignerPayoutsGauge;
   /** Webhook endpoints and their delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;
   /** Delivers the webhook outbox; runs wherever the lifecycle worker runs. */
@@ -168,6 +170,8 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '', base, new Set(config.payoutSignerChains));
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
   await orderStatusGauge.start();
+  const signerPayoutsGauge = new SignerPayoutsGauge(db, metrics, config.payoutSignerChains, (error) => logger.error({ err: error }, 'signer_payouts count failed'));
+  await signerPayoutsGauge.start();
   // Chains with a node (CHAIN_<CHAIN>_RPC_URL) are watched there; the simulator keeps the rest.
   const nodeWatchers = createChainWatchers(config, db, clock, metrics, logger, (chain) => {
     // Every way a deposit reaches the chain's addresses: its own coin and each token on it.
@@ -245,6 +249,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     partnerStats: new PartnerStats(db, clock),
     worker,
     orderStatusGauge,
+    signerPayoutsGauge,
     webhooks,
     webhookWorker,
     resyncDepositIndexes: resync,
@@ -254,6 +259,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       clearInterval(keyUseTimer);
       await flushKeyUses();
       orderStatusGauge.stop();
+      signerPayoutsGauge.stop();
       await worker.stop();
       await webhookWorker.stop();
       await depositAddresses.close();

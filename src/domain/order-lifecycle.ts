@@ -21,6 +21,11 @@ export type LifecycleEvent =
   | 'cannot_proceed'
   | 'payout_sent'
   | 'payout_failed'
+  /**
+   * The payout waits (the signer's hot wallet cannot cover it now, `awaiting_liquidity`) or no
+   * longer does: the order stays sending, its status_reason says which (DESIGN §11, issue 28).
+   */
+  | 'payout_waiting'
   | 'refund_sent'
   /** A deposit arrived after the order expired. */
   | 'late_deposit'
@@ -99,6 +104,7 @@ const TABLE: Partial<Record<OrderStatus, Partial<Record<LifecycleEvent, Rule>>>>
   },
   sending: {
     payout_sent: () => 'completed',
+    payout_waiting: () => 'sending',
     payout_failed: () => 'failed',
     operator_fail: () => 'failed',
   },
@@ -169,4 +175,6 @@ export type StatusReason =
   | 'payout_failed'
   | 'operator'
   /** Cancelled by its partner or the operator before any deposit (→ expired). */
-  | 'cancelled';
+  | 'cancelled'
+  /** Sending, and the hot wallet cannot cover the payout yet (issue 28): it is paid when it can. */
+  | 'awaiting_liquidity';

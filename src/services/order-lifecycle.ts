@@ -99,7 +99,7 @@ export class OrderLifecycle {
         const row = await moveOrder(tx, order, {
           ...options.changes,
           status: move.to,
-          ...(options.reason !== undefined && REASONED.has(move.to) ? { status_reason: options.reason } : {}),
+          ...(options.reason !== undefined && (REASONED.has(move.to) || event === 'payout_waiting') ? { status_reason: options.reason } : {}),
           ...newStep(order.status, move.to),
           ...actionFields(order, event, move.to, options.changes, now),
           updated_at: now,

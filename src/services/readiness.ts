@@ -1,3 +1,4 @@
+import { countSignerPayouts, SIGNER_PAYOUT_STATES, type SignerPayoutState } from '../db/repositories/payouts-repository.js';
 import type { Clock } from '../clock.js';
 import { listChainCursors } from '../db/repositories/chain-cursors-repository.js';
 import type { DatabaseHandle } from '../db/database.js';
@@ -58,11 +59,18 @@ export interface ReadinessReport {
   workers: WorkerHealth[];
   /** One entry per CHAIN_<CHAIN>_RPC_URL. Informational: a node outage never fails readiness. */
   chains: Record<string, ChainHealth>;
+  /**
+   * One entry per PAYOUT_SIGNER_CHAINS chain: the signer's unfinished payouts by state
+   * (`awaiting_liquidity`: the hot wallet cannot cover them). Informational.
+   */
+  payouts: Record<string, Record<SignerPayoutState, number>>;
 }
 
 export interface ReadinessDeps {
   database: DatabaseHandle;
   chainRpcUrls: Readonly<Record<string, string>>;
+  /** PAYOUT_SIGNER_CHAINS. */
+  signerChains: readonly string[];
   clock: Clock;
   /** Pings Redis; undefined without REDIS_URL. */
   pingRedis: ((timeoutMs: number) => Promise<boolean>) | undefined;
@@ -76,12 +84,14 @@ export interface ReadinessDeps {
 export class Readiness {
   private readonly database: DatabaseHandle;
   private readonly chainRpcUrls: Readonly<Record<string, string>>;
+  private readonly signerChains: readonly string[];
   private readonly clock: Clock;
   private readonly pingRedis: ReadinessDeps['pingRedis'];
 
   constructor(deps: ReadinessDeps) {
     this.database = deps.database;
     this.chainRpcUrls = deps.chainRpcUrls;
+    this.signerChains = deps.signerChains;
     this.clock = deps.clock;
     this.pingRedis = deps.pingRedis;
   }
@@ -115,7 +125,15 @@ export class Readiness {
         node: nodeHost(this.chainRpcUrls[chain] ?? ''),
       };
     }
-    return { ready: databaseUp, database, redis, workers_ok: workersOk(workers), workers, chains };
+    return { ready: databaseUp, database, redis, workers_ok: workersOk(workers), workers, chains, payouts: await this.payouts(databaseUp) };
+  }
+
+  private async payouts(databaseUp: boolean): Promise<ReadinessReport['payouts']> {
+    if (this.signerChains.length === 0) return {};
+    const counts = databaseUp ? await countSignerPayouts(this.database.db).catch(() => new Map<string, Map<SignerPayoutState, number>>()) : new Map<string, Map<SignerPayoutState, number>>();
+    return Object.fromEntries(
+      [...this.signerChains].sort().map((chain) => [chain, Object.fromEntries(SIGNER_PAYOUT_STATES.map((state) => [state, counts.get(chain)?.get(state) ?? 0])) as Record<SignerPayoutState, number>]),
+    );
   }
 
   private async workers(): Promise<WorkerHealth[]> {

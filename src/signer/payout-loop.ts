@@ -3,12 +3,14 @@ import {
   awaitApproval,
   claimRequestedPayouts,
   failPayout,
+  isPaused,
   lockChain,
   markBroadcast,
   markConflicted,
   markMined,
   recordConfirmations,
   setWaitReason,
+  showPause,
   signedSince,
   storeSignedTransaction,
   transactionsInFlight,
@@ -97,7 +99,11 @@ export class PayoutLoop {
   async pass(): Promise<void> {
     for (const payer of this.payers) {
       try {
+        // What is already signed is followed to the end, paused or not: a brake stops new signatures.
         await this.follow(payer);
+        const paused = await isPaused(this.db, payer.chain);
+        await showPause(this.db, payer.chain, paused, this.now());
+        if (paused) continue;
         const now = this.now().getTime();
         if (now - (this.lastBatch.get(payer.chain) ?? Number.NEGATIVE_INFINITY) >= this.settings.batchIntervalMs) {
           this.lastBatch.set(payer.chain, now);
@@ -153,6 +159,8 @@ export class PayoutLoop {
     const now = this.now();
     const signed = await this.db.transaction().execute(async (tx) => {
       await lockChain(tx, payer.chain);
+      // A pause that came after the pass looked is honoured too.
+      if (await isPaused(tx, payer.chain)) return undefined;
       const claimed = await claimRequestedPayouts(tx, payer.chain, payer.batchMax);
       if (claimed.length === 0) return undefined;
       const toSign: ClaimedPayout[] = [];

@@ -490,10 +490,11 @@ export class LifecycleWorker {
    * still on its way: looked at again after SIGNER_FOLLOW_MS, no attempt counted.
    */
   private async followSigner(order: OrderRow, kind: 'payout' | 'refund', request: PayoutRow): Promise<void> {
+    const waitedForLiquidity = order.status === 'sending' && order.status_reason === 'awaiting_liquidity';
     if (request.status === 'confirmed' && request.txid !== null) {
       const txid = request.txid;
       await this.deps.lifecycle.apply(order.id, kind === 'payout' ? 'payout_sent' : 'refund_sent', {
-        changes: kind === 'payout' ? { payout_txid: txid } : { refund_txid: txid, amount_refunded: request.amount },
+        changes: kind === 'payout' ? { payout_txid: txid, ...(waitedForLiquidity ? { status_reason: null } : {}) } : { refund_txid: txid, amount_refunded: request.amount },
         data: { txid, fee: request.fee },
       });
       return;
@@ -507,6 +508,14 @@ export class LifecycleWorker {
         await scheduleRetry(this.deps.db, order, order.attempts, new Date(this.deps.clock.now().getTime() + MAX_BACKOFF_MS));
       }
       return;
+    }
+    // The Order says when its payout waits for the hot wallet (a refunding order keeps the
+    // reason it is refunded for), and stops saying so once the signer takes it.
+    const waiting = request.status === 'requested' && request.status_reason === 'awaiting_liquidity';
+    if (kind === 'payout' && waiting !== waitedForLiquidity) {
+      const moved = await this.deps.lifecycle.apply(order.id, 'payout_waiting', waiting ? { reason: 'awaiting_liquidity' } : { changes: { status_reason: null } });
+      // The move changed the version: the retry below must be scheduled on the moved row.
+      if (moved.ok) order = moved.order;
     }
     await scheduleRetry(this.deps.db, order, order.attempts, new Date(this.deps.clock.now().getTime() + SIGNER_FOLLOW_MS));
   }

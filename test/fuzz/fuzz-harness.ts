@@ -996,6 +996,23 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     },
     { method: 'GET', path: '/admin/v1/commissions', auth: 'admin', query: fields({ from: dateTime, to: dateTime }) },
     { method: 'GET', path: '/admin/v1/health', auth: 'admin' },
+    // The signer's operator side (issue 28): payouts, approval, brakes.
+    {
+      method: 'GET',
+      path: '/admin/v1/payouts',
+      auth: 'admin',
+      query: fields({ status: fc.constantFrom('requested', 'awaiting_approval', 'confirmed', 'failed', 'sent', 'bogus'), chain: fc.constantFrom('LTC', 'BTC', 'ltc', ''), limit }),
+    },
+    { method: 'POST', path: '/admin/v1/payouts/:id/approve', auth: 'admin', params: { id: fc.uuid().map(String) }, body: fields({ by: text(100) }) },
+    { method: 'GET', path: '/admin/v1/signer', auth: 'admin' },
+    ...(['pause', 'resume'] as const).map(
+      (action): RouteSpec => ({
+        method: 'POST',
+        path: `/admin/v1/signer/${action}`,
+        auth: 'admin',
+        body: fields({ chain: fc.oneof(fc.constantFrom('LTC', 'BTC', 'ETH', '*', 'ltc'), text(13)), by: text(100), reason: text(500) }),
+      }),
+    ),
     { method: 'GET', path: '/admin/v1/webhooks', auth: 'admin', query: fields({ partner_id: partnerIds, limit }) },
     { method: 'POST', path: '/admin/v1/webhooks/:id/disable', auth: 'admin', params: { id: fc.oneof(fc.constantFrom(...ids.webhookIds, ids.victimWebhookId), fc.uuid().map(String)) } },
     { method: 'POST', path: '/admin/v1/webhooks/:id/enable', auth: 'admin', params: { id: fc.oneof(fc.constantFrom(...ids.webhookIds, ids.victimWebhookId), fc.uuid().map(String)) } },

@@ -24,7 +24,7 @@ type Step =
 
 const EVENTS: readonly LifecycleEvent[] = [
   'deposit_seen', 'confirmations', 'confirmed', 'deposit_dropped', 'time_limit', 'exchange_filled', 'cannot_proceed',
-  'payout_sent', 'payout_failed', 'refund_sent', 'late_deposit', 'operator_fail', 'cancel', 'set_refund_address',
+  'payout_sent', 'payout_failed', 'payout_waiting', 'refund_sent', 'late_deposit', 'operator_fail', 'cancel', 'set_refund_address',
   'continue', 'refund', 'hold_expired',
 ];
 

@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bech32 } from '@scure/base';
 import { parse } from 'lossless-json';
+import { nodeNetworkAddress } from '../../src/chains/nodes/node-network-address.js';
 import { createDemoXpubs } from '../../src/domain/deposit-addresses/index.js';
 import { Decimal } from '../../src/domain/money.js';
 import { BitcoinPayer } from '../../src/signer/bitcoin/bitcoin-payer.js';
 import { HotWallet } from '../../src/signer/hot-wallet.js';
 import { newMnemonics } from '../../src/signer/key-file.js';
+import { signedSince } from '../../src/db/repositories/signer-repository.js';
 import { PayoutLoop, type PayoutLoopHooks } from '../../src/signer/payout-loop.js';
 import { parseSignerPolicy } from '../../src/signer/policy.js';
 import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
@@ -25,6 +27,7 @@ const production = testEngine() !== 'postgres' ? 'real payouts need DATABASE_URL
 
 const SIGNER_FOLLOW_MS = 2000;
 const BTC_CONFIRMATIONS = 2;
+const LTC_CONFIRMATIONS = 6;
 
 interface OrderJson {
   id: string;
@@ -61,6 +64,13 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     const regtest = await ltc.rpc<string>('getnewaddress', ['', 'bech32']);
     const { words } = bech32.decode(regtest as `${string}1${string}`);
     return { regtest, mainnet: bech32.encode('ltc', words) };
+  };
+
+  /** One at a time: litecoind answers "Work queue depth exceeded" past 16 calls at once. */
+  const recipientsOf = async (count: number): Promise<{ regtest: string; mainnet: string }[]> => {
+    const list = [];
+    for (let i = 0; i < count; i++) list.push(await recipient());
+    return list;
   };
 
   /** What the test wallet holds at `address` in outputs with at least one confirmation. */
@@ -111,15 +121,25 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     t = await buildTestApp({
       production: true,
       clock,
-      env: { WORKER: 'off', SIMULATOR_AUTO: '0', PRICE_POLL_SECONDS: '3600', PAYOUT_SIGNER_CHAINS: 'LTC', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin },
+      env: {
+        WORKER: 'off',
+        SIMULATOR_AUTO: '0',
+        PRICE_POLL_SECONDS: '3600',
+        // BTC is listed so LTC → BTC orders can be made for the refund test; no BTC payout is made here.
+        PAYOUT_SIGNER_CHAINS: 'LTC,BTC',
+        DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin,
+        // LTC deposits are real too (the refund test): watched on the same litecoind.
+        DEPOSIT_XPUB_LTC: createDemoXpubs().litecoin,
+        CHAIN_LTC_RPC_URL: ltc.rpcUrl,
+      },
     });
     ({ apiKey } = await t.createPartner());
-    // The float: 40 LTC in two coins to the hot wallet's funding address, mined (the blocks
-    // before make the test wallet's coinbase coins spendable).
+    // The float: 200 LTC in two coins to the hot wallet's funding address, mined (the blocks
+    // before make the test wallet's coinbase coins spendable: 50 LTC each on regtest).
     await ltc.mine(5);
     const funding = hot.fundingAddress('LTC', 'regtest');
-    await ltc.rpc('sendtoaddress', [funding, '20']);
-    await ltc.rpc('sendtoaddress', [funding, '20']);
+    await ltc.rpc('sendtoaddress', [funding, '100']);
+    await ltc.rpc('sendtoaddress', [funding, '100']);
     await ltc.mine(1);
   });
 
@@ -169,7 +189,7 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
   });
 
   it('20 payouts requested together are mined in one transaction', async () => {
-    const recipients = await Promise.all(Array.from({ length: 20 }, () => recipient()));
+    const recipients = await recipientsOf(20);
     const orders = [];
     for (const to of recipients) orders.push(await orderInSending(to.mainnet, '0.001'));
     await workUntil(orders.map((order) => order.id), 'sending');
@@ -235,4 +255,161 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     assert.equal((await getOrder(order.id)).status_reason, 'payout_failed');
     assert.equal((await received(to.regtest)).toFixed(), '0');
   });
+
+  it('a payout above SIGNER_APPROVAL_ABOVE waits for an operator; approved (who and when recorded), it is paid', async () => {
+    const to = await recipient();
+    const order = await orderInSending(to.mainnet);
+    await workUntil([order.id], 'sending');
+    const careful = await makeLoop({}, parseSignerPolicy({ SIGNER_MAX_PAYOUT_LTC: '50', SIGNER_MAX_DAILY_LTC: '1000', SIGNER_APPROVAL_ABOVE_LTC: '0.001' }));
+    await careful.pass();
+    let row = await payoutRow(order.id);
+    assert.equal(row.status, 'awaiting_approval');
+    assert.match(row.status_reason ?? '', /above SIGNER_APPROVAL_ABOVE_LTC/);
+    const health = await t.admin('GET', '/admin/v1/health');
+    assert.equal(health.json<{ payouts: Record<string, Record<string, number>> }>().payouts.LTC?.awaiting_approval, 1, health.body);
+    const waiting = await t.admin('GET', '/admin/v1/payouts?status=awaiting_approval&chain=LTC');
+    assert.deepEqual(waiting.json<{ id: string }[]>().map((payout) => payout.id), [row.id]);
+
+    assert.equal((await t.admin('POST', `/admin/v1/payouts/${order.id}/approve`, { by: 'alice' })).statusCode, 404, 'an order id is not a payout id');
+    const approved = await t.admin('POST', `/admin/v1/payouts/${row.id}/approve`, { by: 'alice' });
+    assert.equal(approved.statusCode, 200, approved.body);
+    assert.equal(approved.json<{ approved_by: string }>().approved_by, 'alice');
+    assert.equal((await t.admin('POST', `/admin/v1/payouts/${row.id}/approve`, { by: 'alice' })).statusCode, 409, 'approved once');
+
+    await careful.pass();
+    await ltc.mine(1);
+    await careful.pass();
+    row = await payoutRow(order.id);
+    assert.equal(row.status, 'confirmed');
+    assert.equal(row.approved_by, 'alice');
+    assert.ok(row.approved_at !== null);
+    await workUntil([order.id], 'completed');
+    assert.equal((await received(to.regtest)).toFixed(), new Decimal((await getOrder(order.id)).amount_to_final!).toFixed());
+  });
+
+  it('paused, the signer signs nothing new (payouts wait, reason paused); resumed, it pays', async () => {
+    const to = await recipient();
+    const order = await orderInSending(to.mainnet);
+    await workUntil([order.id], 'sending');
+    const paused = await t.admin('POST', '/admin/v1/signer/pause', { chain: 'LTC', by: 'bob', reason: 'drill' });
+    assert.equal(paused.statusCode, 200, paused.body);
+    assert.deepEqual(paused.json<{ paused: { chain: string; by: string }[] }>().paused.map((p) => [p.chain, p.by]), [['LTC', 'bob']]);
+    const loop = await makeLoop();
+    await loop.pass();
+    let row = await payoutRow(order.id);
+    assert.equal(row.status, 'requested');
+    assert.equal(row.status_reason, 'paused');
+    const health = await t.admin('GET', '/admin/v1/health');
+    assert.equal(health.json<{ payouts: Record<string, Record<string, number>> }>().payouts.LTC?.paused, 1, health.body);
+
+    const resumed = await t.admin('POST', '/admin/v1/signer/resume', { chain: 'LTC', by: 'bob' });
+    assert.deepEqual(resumed.json<{ paused: unknown[] }>().paused, []);
+    const trail = await t.db.handle.db.selectFrom('signer_pause_events').select(['action', 'actor', 'reason']).orderBy('created_at').execute();
+    assert.deepEqual(trail.map((event) => [event.action, event.actor]), [['pause', 'bob'], ['resume', 'bob']]);
+    await loop.pass();
+    await ltc.mine(1);
+    await loop.pass();
+    row = await payoutRow(order.id);
+    assert.equal(row.status, 'confirmed');
+    await workUntil([order.id], 'completed');
+  });
+
+  it('a payout the hot wallet cannot cover waits, awaiting_liquidity on the order, the health and the gauge; funded, it is paid', async () => {
+    const to = await recipient();
+    // About 750 LTC at the test prices: more than the hot wallet was ever given.
+    const order = await orderInSending(to.mainnet, '1');
+    await workUntil([order.id], 'sending');
+    const generous = parseSignerPolicy({ SIGNER_MAX_PAYOUT_LTC: '100000', SIGNER_MAX_DAILY_LTC: '1000000' });
+    const loop = await makeLoop({}, generous);
+    await loop.pass();
+    const row = await payoutRow(order.id);
+    assert.equal(row.status, 'requested');
+    assert.equal(row.status_reason, 'awaiting_liquidity', `the payout of ${row.amount} LTC is more than the hot wallet holds`);
+
+    clock.advance(SIGNER_FOLLOW_MS);
+    await t.runtime.worker.tick();
+    const waiting = await getOrder(order.id);
+    assert.equal(waiting.status, 'sending');
+    assert.equal(waiting.status_reason, 'awaiting_liquidity');
+    const health = await t.admin('GET', '/admin/v1/health');
+    assert.equal(health.json<{ payouts: Record<string, Record<string, number>> }>().payouts.LTC?.awaiting_liquidity, 1, health.body);
+    await t.runtime.signerPayoutsGauge.refresh();
+    const metrics = await t.operator({ method: 'GET', url: '/metrics' });
+    assert.match(metrics.body, /^signer_payouts\{chain="LTC",state="awaiting_liquidity"\} 1$/m);
+
+    // The operator tops the hot wallet up: mined coinbase coins first, then the float.
+    await ltc.mine(Math.ceil(Number(row.amount) / 25) + 2);
+    await ltc.rpc('sendtoaddress', [hot.fundingAddress('LTC', 'regtest'), new Decimal(row.amount).plus(5).toFixed(8)]);
+    await ltc.mine(1);
+    await loop.pass();
+    await ltc.mine(1);
+    await loop.pass();
+    assert.equal((await payoutRow(order.id)).status, 'confirmed');
+    await workUntil([order.id], 'completed');
+    const done = await getOrder(order.id);
+    assert.equal(done.status_reason, null, 'no longer waiting');
+    assert.equal((await received(to.regtest)).toFixed(), new Decimal(done.amount_to_final!).toFixed());
+  });
+
+  it('20 payouts with two signers at once never pass SIGNER_MAX_DAILY together: those past it are refused', async () => {
+    const recipients = await recipientsOf(20);
+    const orders = [];
+    for (const to of recipients) orders.push(await orderInSending(to.mainnet, '0.001'));
+    await workUntil(orders.map((order) => order.id), 'sending');
+    const ltcCurrency = await t.db.handle.db.selectFrom('currencies').select('id').where('coin', '=', 'LTC').where('network', '=', 'LTC').executeTakeFirstOrThrow();
+    const signedBefore = new Decimal(await signedSince(t.db.handle.db, ltcCurrency.id, new Date(clock.now().getTime() - 24 * 3600_000)));
+    const each = new Decimal((await payoutRow(orders[0]!.id)).amount);
+    // Room for four of them in the 24 hours, whatever earlier tests signed.
+    const maxDaily = signedBefore.plus(each.times(4.5));
+    const limits = parseSignerPolicy({ SIGNER_MAX_PAYOUT_LTC: '50', SIGNER_MAX_DAILY_LTC: maxDaily.toFixed() });
+    const [first, second] = [await makeLoop({}, limits), await makeLoop({}, limits)];
+    await Promise.all([first.pass(), second.pass()]);
+
+    const rows = await Promise.all(orders.map((order) => payoutRow(order.id)));
+    const signed = rows.filter((row) => row.status === 'broadcast');
+    const refused = rows.filter((row) => row.status === 'failed');
+    const total = signed.reduce((sum, row) => sum.plus(row.amount), new Decimal(0));
+    assert.ok(signedBefore.plus(total).lte(maxDaily), `signed ${total.toFixed()} past the daily room`);
+    assert.equal(signed.length + refused.length, 20, rows.map((row) => row.status).join(','));
+    assert.ok(signed.length >= 1 && signed.length <= 4, `${signed.length} signed`);
+    for (const row of refused) assert.match(row.failure_reason ?? '', /^policy: would pass SIGNER_MAX_DAILY_LTC/);
+    await ltc.mine(1);
+    await first.pass();
+  });
+
+  it('a refund is paid on regtest: a deposit below the minimum, mined on litecoind, goes back to the refund address exactly', async () => {
+    const refundTo = await recipient();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { 'x-api-key': apiKey },
+      payload: {
+        coin_from: 'LTC', network_from: 'LTC', coin_to: 'BTC', network_to: 'BTC', amount_from: '1', rate_type: 'float',
+        recipient_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', refund_address: refundTo.mainnet,
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const order = res.json<{ id: string; deposit_address: string }>();
+    await t.runtime.worker.tick();
+    await ltc.rpc('sendtoaddress', [nodeNetworkAddress('LTC', 'regtest', order.deposit_address), '0.0001']);
+    await ltc.mine(LTC_CONFIRMATIONS);
+    await workUntil([order.id], 'refunding');
+    assert.equal((await getOrder(order.id)).status_reason, 'amount_below_min');
+    const refund = await t.db.handle.db.selectFrom('payouts').selectAll().where('order_id', '=', order.id).where('kind', '=', 'refund').executeTakeFirstOrThrow();
+    assert.equal(refund.payer, 'signer');
+    assert.equal(new Decimal(refund.amount).toFixed(), '0.0001');
+
+    const loop = await makeLoop();
+    await loop.pass();
+    await ltc.mine(1);
+    await loop.pass();
+    await workUntil([order.id], 'refunded');
+    const done = await getOrder(order.id);
+    const row = await t.db.handle.db.selectFrom('payouts').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
+    assert.equal(row.status, 'confirmed');
+    assert.equal(done.refund_txid, row.txid);
+    assert.equal(done.amount_refunded, '0.0001');
+    assert.equal((await received(refundTo.regtest)).toFixed(), '0.0001', 'the refund address got exactly what was received');
+  });
 });
+

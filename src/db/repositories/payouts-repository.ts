@@ -36,3 +36,26 @@ export async function listOrderPayouts(db: Db, orderId: string): Promise<OrderPa
     .where('order_id', '=', orderId)
     .execute();
 }
+
+/** Where the signer's unfinished payouts stand: `requested` split by why it waits. */
+export type SignerPayoutState = 'requested' | 'awaiting_liquidity' | 'paused' | 'awaiting_approval' | 'signed' | 'broadcast';
+export const SIGNER_PAYOUT_STATES: readonly SignerPayoutState[] = ['requested', 'awaiting_liquidity', 'paused', 'awaiting_approval', 'signed', 'broadcast'];
+
+/** Counts of the signer's unfinished payouts per chain and state (GET /admin/v1/health, the payout gauge). */
+export async function countSignerPayouts(db: Db): Promise<Map<string, Map<SignerPayoutState, number>>> {
+  const rows = await db
+    .selectFrom('payouts')
+    .select(['chain', 'status', 'status_reason', (eb) => eb.fn.countAll<string>().as('count')])
+    .where('payer', '=', 'signer')
+    .where('status', 'in', ['requested', 'awaiting_approval', 'signed', 'broadcast'])
+    .groupBy(['chain', 'status', 'status_reason'])
+    .execute();
+  const counts = new Map<string, Map<SignerPayoutState, number>>();
+  for (const row of rows) {
+    const state = (row.status === 'requested' && (row.status_reason === 'awaiting_liquidity' || row.status_reason === 'paused') ? row.status_reason : row.status) as SignerPayoutState;
+    const chain = counts.get(row.chain) ?? new Map<SignerPayoutState, number>();
+    chain.set(state, (chain.get(state) ?? 0) + Number(row.count));
+    counts.set(row.chain, chain);
+  }
+  return counts;
+}

@@ -189,3 +189,26 @@ export async function markConflicted(db: Db, transactionId: string, now: Date): 
       .execute();
   });
 }
+
+/** Whether the operator paused `chain` or every chain (signer_pauses, migration 0053). */
+export async function isPaused(db: Db, chain: string): Promise<boolean> {
+  const row = await db.selectFrom('signer_pauses').select('chain').where('chain', 'in', [chain, '*']).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Paused: the chain's requested payouts say they wait for the pause to be lifted. Not paused:
+ * those that said so no longer do (the ones claimed next get their own reason, if any).
+ */
+export async function showPause(db: Db, chain: string, paused: boolean, now: Date): Promise<void> {
+  let query = db
+    .updateTable('payouts')
+    .set({ status_reason: paused ? 'paused' : null, updated_at: now })
+    .where('payer', '=', 'signer')
+    .where('chain', '=', chain)
+    .where('status', '=', 'requested');
+  query = paused
+    ? query.where((eb) => eb.or([eb('status_reason', 'is', null), eb('status_reason', '!=', 'paused')]))
+    : query.where('status_reason', '=', 'paused');
+  await query.execute();
+}

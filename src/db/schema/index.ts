@@ -11,6 +11,8 @@ import type {
   HotWalletIndexTable,
   PayoutTable,
   PayoutTransactionTable,
+  SignerPauseEventTable,
+  SignerPauseTable,
   SignerPayoutCheckView,
   SimulatedDepositTable,
   SimulatedSendTable,
@@ -36,6 +38,8 @@ export interface Database {
   payout_transactions: PayoutTransactionTable;
   hot_wallet_indexes: HotWalletIndexTable;
   signer_payout_checks: SignerPayoutCheckView;
+  signer_pauses: SignerPauseTable;
+  signer_pause_events: SignerPauseEventTable;
   simulated_deposits: SimulatedDepositTable;
   simulator_faults: SimulatorFaultTable;
   simulated_sends: SimulatedSendTable;

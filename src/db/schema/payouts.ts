@@ -103,3 +103,20 @@ export interface SimulatedSendTable {
   amount: Numeric;
   created_at: Timestamp;
 }
+
+/** A pause of the signer for one chain or every chain (`*`), migration 0053. */
+export interface SignerPauseTable {
+  chain: string;
+  paused_by: string;
+  reason: string | null;
+  paused_at: Timestamp;
+}
+
+export interface SignerPauseEventTable {
+  id: Generated<string>;
+  chain: string;
+  action: 'pause' | 'resume';
+  actor: string;
+  reason: string | null;
+  created_at: Timestamp;
+}

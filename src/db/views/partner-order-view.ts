@@ -407,7 +407,8 @@ export const ORDER_VIEW_FIELDS = {
   status_reason: column('status_reason', nullable(text), {
     description:
       'extension: why the order went to refunding or failed (amount_below_min, amount_above_max, ' +
-      'fixed_rate_mismatch, late_deposit, exchange_failed, payout_failed, operator)',
+      'fixed_rate_mismatch, late_deposit, exchange_failed, payout_failed, operator), was cancelled (cancelled), ' +
+      'or, while sending, that its payout waits for the hot wallet to cover it (awaiting_liquidity)',
   }),
   sandbox: column('sandbox', boolean, {
     description:

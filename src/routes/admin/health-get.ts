@@ -32,6 +32,18 @@ const WorkerHealth = Type.Object(
   },
   { additionalProperties: false },
 );
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+const SignerPayouts = Type.Object(
+  {
+    requested: count('waiting for the next batch'),
+    awaiting_liquidity: count('requested, and the hot wallet cannot cover them now'),
+    paused: count('requested, and the signer is paused for the chain'),
+    awaiting_approval: count('above SIGNER_APPROVAL_ABOVE_<ASSET>: waiting for POST /admin/v1/payouts/{id}/approve'),
+    signed: count('signed and stored, not yet broadcast'),
+    broadcast: count('broadcast, not yet confirmed'),
+  },
+  { additionalProperties: false },
+);
 const HealthReport = Type.Object(
   {
     ready: Type.Boolean({ description: 'what GET /readyz answers: the database answers' }),
@@ -42,6 +54,7 @@ const HealthReport = Type.Object(
     workers_ok: Type.Boolean({ description: 'a lifecycle and a webhook loop each ticked within 60 s; informational' }),
     workers: Type.Array(WorkerHealth, { description: 'every worker loop that ticked in the last 24 hours, the most recent first' }),
     chains: Type.Record(Type.String(), ChainHealth, { description: 'one entry per CHAIN_<CHAIN>_RPC_URL' }),
+    payouts: Type.Record(Type.String(), SignerPayouts, { description: "one entry per PAYOUT_SIGNER_CHAINS chain: the signer's unfinished payouts" }),
   },
   { additionalProperties: false },
 );
@@ -53,7 +66,7 @@ export function registerAdminHealth(app: App, { readiness }: Services): void {
     {
       schema: {
         tags: ['admin'],
-        summary: 'Readiness in detail: database and Redis pings, the worker loops and their last tick, each chain node (errors, height, lag, host)',
+        summary: "Readiness in detail: database and Redis pings, the worker loops and their last tick, each chain node (errors, height, lag, host), the signer's payouts",
         security: adminSecurity,
         response: { 200: HealthReport, ...errorResponses(401, 429, 500) },
       },

@@ -31,6 +31,8 @@ import { registerAdminGetOrder } from './orders-get.js';
 import { registerAdminListOrders } from './orders-list.js';
 import { registerUpdatePartner } from './partners-update.js';
 import { registerAdminHealth } from './health-get.js';
+import { registerAdminPayouts } from './payouts.js';
+import { registerSignerBrakes } from './signer-brakes.js';
 import { registerAdminListWebhooks } from './webhooks-list.js';
 import { registerAdminSwitchWebhook } from './webhooks-switch.js';
 import { registerAdminWebhookDeliveries } from './webhooks-deliveries.js';
@@ -78,6 +80,8 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerAdminOrderActions(admin, services);
     registerCommissionsReport(admin, services);
     registerAdminHealth(admin, services);
+    registerAdminPayouts(admin, services);
+    registerSignerBrakes(admin, services);
     registerAdminListWebhooks(admin, services);
     registerAdminSwitchWebhook(admin, services);
     registerAdminWebhookDeliveries(admin, services);
