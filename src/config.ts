@@ -244,6 +244,15 @@ export type PriceSourceName = (typeof PRICE_SOURCE_NAMES)[number];
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** LOG_LEVEL (default info): every process of the service reads it the same way. */
+export function parseLogLevel(env: Env): LogLevel {
+  const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return logLevel as LogLevel;
+}
+
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
@@ -291,10 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^[A-Z0-9]{1,8}$/.test(shortIdPrefix)) {
     throw new ConfigError('SHORT_ID_PREFIX', 'must be 1 to 8 characters of A-Z 0-9');
   }
-  const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
-  }
+  const logLevel = parseLogLevel(env);
   const host = optional(env, 'HOST') ?? '127.0.0.1';
   if (isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
     throw new ConfigError('HOST', 'must be an IP address or a host name');

@@ -230,6 +230,7 @@ export class PayoutLoop {
     await this.hooks.afterStore?.(signed.txid);
     await payer.broadcast(signed.raw);
     await markBroadcast(this.db, signed.id, this.now());
+    this.logger.info({ chain: payer.chain, txid: signed.txid }, 'payout transaction broadcast');
     return signed.more && signed.count === payer.batchMax;
   }
 }

@@ -34,9 +34,9 @@ export async function createPayers(config: SignerConfig, wallet: HotWallet, logg
  * passphrase is read from the environment and the variable deleted, so no child process or
  * diagnostic dump of the environment carries it.
  */
-export async function runSignerLoop(env: NodeJS.ProcessEnv, logLevel: pino.Level = 'info'): Promise<void> {
-  const logger = pino(loggerOptions(logLevel));
+export async function runSignerLoop(env: NodeJS.ProcessEnv): Promise<void> {
   const config = loadSignerConfig(env);
+  const logger = pino(loggerOptions(config.logLevel));
   const file = env.SIGNER_KEY_FILE ?? '';
   const wallet = new HotWallet(await readKeyFile(file, checkPassphrase(env.SIGNER_PASSPHRASE)));
   delete env.SIGNER_PASSPHRASE;

@@ -1,4 +1,4 @@
-import { ConfigError, integer, optional, type Env } from '../config.js';
+import { ConfigError, integer, optional, parseLogLevel, type Env, type LogLevel } from '../config.js';
 import { Decimal, DECIMAL_PATTERN } from '../domain/money.js';
 import type { FeeBounds } from './bitcoin/bitcoin-payer.js';
 import { HOT_WALLET_CHAINS } from './hot-wallet.js';
@@ -9,6 +9,7 @@ export const SIGNED_CHAINS: readonly string[] = ['BTC', 'LTC'];
 
 export interface SignerConfig {
   databaseUrl: string;
+  logLevel: LogLevel;
   /** CHAIN_<CHAIN>_RPC_URL of each chain the signer pays (a chain without one is not paid). */
   rpcUrls: Readonly<Record<string, string>>;
   policy: SignerPolicy;
@@ -51,6 +52,7 @@ export function loadSignerConfig(env: Env): SignerConfig {
   }
   return {
     databaseUrl,
+    logLevel: parseLogLevel(env),
     rpcUrls,
     policy: parseSignerPolicy(env),
     batchMax: integer(env, 'PAYOUT_BATCH_MAX', 50, 1, 500),

@@ -6,6 +6,7 @@ import type { ChainPayer, SignOutcome, TransactionState } from '../chain-payer.j
 import { SegwitAccount } from './batch-transaction.js';
 import { NodeWallet } from './node-wallet.js';
 import { JsonRpcClient } from '../../chains/nodes/json-rpc-client.js';
+import { nodeNetworkAddress } from '../../chains/nodes/node-network-address.js';
 
 /** Receive addresses the node's wallet watches: the funding address is index 0. */
 const RECEIVE_RANGE = 20;
@@ -57,8 +58,11 @@ export class BitcoinPayer implements ChainPayer {
     const network = (await new JsonRpcClient(rpcUrl).call<{ chain: string }>('getblockchaininfo')).chain;
     const { head, tail } = BitcoinPayer.descriptorParts(accountKey, network);
     const name = `hot-${chain.toLowerCase()}-${accountKey.fingerprint.toString(16).padStart(8, '0')}`;
-    const wallet = new NodeWallet(rpcUrl, name, head, tail, options.walletBirthday);
-    return new BitcoinPayer(chain, new SegwitAccount(chain, accountKey), wallet, options.fees, options.batchMax, options.onBoundedFee);
+    const account = new SegwitAccount(chain, accountKey);
+    const wallet = new NodeWallet(rpcUrl, name, head, tail, options.walletBirthday, (branch, index) =>
+      nodeNetworkAddress(chain, network, account.address(branch, index)),
+    );
+    return new BitcoinPayer(chain, account, wallet, options.fees, options.batchMax, options.onBoundedFee);
   }
 
   /** The node wallet's descriptor for `account` on `network`: `wpkh(tpub…` + `)`. */

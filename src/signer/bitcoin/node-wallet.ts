@@ -13,6 +13,9 @@ export interface WalletUtxo {
 }
 
 
+/** Change addresses watched beyond the next one to be used. */
+const CHANGE_MARGIN = 100;
+
 /** RPC error codes Bitcoin Core and its forks answer (src/rpc/protocol.h). */
 const RPC_VERIFY_ALREADY_IN_CHAIN = -27;
 const RPC_WALLET_NOT_FOUND = -18;
@@ -43,6 +46,8 @@ export class NodeWallet {
     private readonly descriptorTail: string,
     /** Unix seconds the keys were made (SIGNER_WALLET_BIRTHDAY): the rescan starts there. */
     private readonly birthday: number,
+    /** Address `index` of `branch` as the node's network spells it. */
+    private readonly addressAt: (branch: 0 | 1, index: number) => string,
   ) {
     this.node = new JsonRpcClient(rpcUrl, { timeoutMs: 60_000 });
     const url = new URL(rpcUrl);
@@ -50,14 +55,11 @@ export class NodeWallet {
     this.wallet = new JsonRpcClient(url.toString(), { timeoutMs: 120_000 });
   }
 
-  /** The node's network name (`main`, `test`, `regtest`): how its addresses and keys are spelled. */
-  async network(): Promise<string> {
-    return (await this.node.call<{ chain: string }>('getblockchaininfo')).chain;
-  }
-
   /**
-   * Loads or creates the watch-only wallet and imports the receive range and the change range up
-   * to `changeIndexes` ahead. Idempotent; importing a range the wallet has is a no-op for it.
+   * Loads or creates the watch-only wallet and makes sure it watches the receive range and the
+   * change range up to `changeIndexes` ahead. A range is imported (with a rescan from the
+   * birthday) only when the node does not watch its last address yet: a restart on a wallet
+   * that has it costs two lookups, never a rescan (on mainnet a rescan takes hours).
    */
   async open(receiveRange: number, changeIndexes: number): Promise<void> {
     try {
@@ -73,38 +75,45 @@ export class NodeWallet {
         throw error;
       }
     }
-    await this.importRange(0, receiveRange);
-    await this.ensureChange(changeIndexes);
+    if (!(await this.watches(0, receiveRange))) await this.importRange(0, receiveRange, this.birthday);
+    const changeTo = changeIndexes + CHANGE_MARGIN;
+    if (!(await this.watches(1, changeTo))) await this.importRange(1, changeTo, this.birthday);
+    this.importedChangeTo = changeTo;
   }
 
-  /** Imports change addresses up to `index` (and a margin), once per range. */
+  /**
+   * Watches change addresses up to `index` (and a margin). New change addresses have never been
+   * paid, so extending the range needs no rescan.
+   */
   async ensureChange(index: number): Promise<void> {
     if (index <= this.importedChangeTo) return;
-    const to = index + 100;
-    await this.importRange(1, to);
+    const to = index + CHANGE_MARGIN;
+    await this.importRange(1, to, 'now');
     this.importedChangeTo = to;
   }
 
-  private descriptors = false;
+  /** Whether the node's wallet already watches address `index` of `branch`. */
+  private async watches(branch: 0 | 1, index: number): Promise<boolean> {
+    const info = await this.wallet.call<{ ismine?: boolean; iswatchonly?: boolean }>('getaddressinfo', [this.addressAt(branch, index)]);
+    return info.ismine === true || info.iswatchonly === true;
+  }
 
   private async create(): Promise<void> {
     try {
       // name, disable_private_keys, blank, passphrase, avoid_reuse, descriptors
       await this.node.call('createwallet', [this.name, true, true, '', false, true]);
-      this.descriptors = true;
     } catch (error) {
       if (!(error instanceof JsonRpcError) || error.code !== RPC_WALLET_ERROR || !/sqlite|descriptor/i.test(error.message)) throw error;
       await this.node.call('createwallet', [this.name, true, true, '', false, false]);
-      this.descriptors = false;
     }
   }
 
-  private async importRange(branch: 0 | 1, to: number): Promise<void> {
+  private async importRange(branch: 0 | 1, to: number, timestamp: number | 'now'): Promise<void> {
     const info = await this.node.call<{ descriptor: string }>('getdescriptorinfo', [`${this.descriptorHead}/${branch}/*${this.descriptorTail}`]);
-    const entry = { desc: info.descriptor, range: [0, to], timestamp: this.birthday, internal: branch === 1 };
-    const walletInfo = await this.wallet.call<{ descriptors?: boolean }>('getwalletinfo');
-    this.descriptors = walletInfo.descriptors === true;
-    const results = this.descriptors
+    const entry = { desc: info.descriptor, range: [0, to], timestamp, internal: branch === 1 };
+    // A wallet made by an older signer, or by hand, may be of either kind: asked, not assumed.
+    const { descriptors } = await this.wallet.call<{ descriptors?: boolean }>('getwalletinfo');
+    const results = descriptors === true
       ? await this.wallet.call<{ success: boolean; error?: { message: string } }[]>('importdescriptors', [[{ ...entry, active: true }]])
       : await this.wallet.call<{ success: boolean; error?: { message: string } }[]>('importmulti', [[{ ...entry, watchonly: true, keypool: false }], { rescan: true }]);
     const failed = results.find((result) => !result.success);

@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { bech32 } from '@scure/base';
+import { JsonRpcClient } from '../../src/chains/nodes/json-rpc-client.js';
+import { createDemoXpubs } from '../../src/domain/deposit-addresses/index.js';
+import { Decimal } from '../../src/domain/money.js';
+import { HotWallet } from '../../src/signer/hot-wallet.js';
+import { newMnemonics, writeKeyFile } from '../../src/signer/key-file.js';
+import { srcModule } from '../helpers/compiled-src.js';
+import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
+import { childEnv, spawnManaged, type ManagedProcess } from '../helpers/process/managed-process.js';
+import { sleep, waitFor } from '../helpers/process/waits.js';
+import { litecoindSkip } from '../helpers/requirements.js';
+import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { testEngine } from '../helpers/test-database.js';
+
+/**
+ * Issue 28: "exactly once under crashes". The signer runs as its own process (`npm run signer`,
+ * as production runs it) against PostgreSQL and a real litecoind, and is killed with SIGKILL
+ * at varied points for ROUNDS rounds while payouts are in flight: during start-up (before it
+ * signs), the moment it reports a transaction signed and stored (before or just after the
+ * broadcast), the moment it reports one broadcast (before its state is written), and while it
+ * follows confirmations. New payouts are requested every round and blocks are mined between
+ * rounds. Afterwards one signer runs to the end, and the chain itself is asked: every recipient
+ * received exactly its order's amount_to_final (a payout sent twice would show twice), and every
+ * transaction the signer stored is mined (none was signed and left).
+ */
+
+const ROUNDS = 50;
+const PER_ROUND = 3;
+const PASSPHRASE = 'crash-rounds-passphrase';
+const BTC_CONFIRMATIONS = 2;
+const production = testEngine() !== 'postgres' ? 'the signer reaches payouts through PostgreSQL: runs on the PostgreSQL pass' : false;
+
+type KillPoint = 'start-up' | 'stored' | 'broadcast' | 'following';
+const KILL_POINTS: readonly KillPoint[] = ['start-up', 'stored', 'broadcast', 'following'];
+
+describe('the signer killed at random points: every payout paid exactly once', { skip: production || litecoindSkip() }, () => {
+  let ltc: Litecoind;
+  let t: TestApp;
+  let apiKey: string;
+  let keyDir: string;
+  const clock = new ManualClock();
+  const mnemonics = newMnemonics();
+
+  before(async () => {
+    ltc = await startLitecoind();
+    keyDir = mkdtempSync(path.join(tmpdir(), 'epa-signer-keys-'));
+    await writeKeyFile(path.join(keyDir, 'keys.json'), PASSPHRASE, mnemonics);
+    t = await buildTestApp({
+      production: true,
+      clock,
+      env: { WORKER: 'off', SIMULATOR_AUTO: '0', PRICE_POLL_SECONDS: '3600', PAYOUT_SIGNER_CHAINS: 'LTC', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin },
+    });
+    ({ apiKey } = await t.createPartner());
+    await ltc.mine(5);
+    const funding = new HotWallet(mnemonics).fundingAddress('LTC', 'regtest');
+    for (let i = 0; i < 4; i++) await ltc.rpc('sendtoaddress', [funding, '40']);
+    await ltc.mine(1);
+  });
+
+  after(async () => {
+    await t?.close();
+    await ltc?.close();
+    if (keyDir !== undefined) rmSync(keyDir, { recursive: true, force: true });
+  });
+
+  const startSigner = (): ManagedProcess => {
+    const entry = srcModule('signer/main.ts');
+    return spawnManaged('signer', process.execPath, [...entry.loader, entry.file], {
+      env: childEnv({
+        DATABASE_URL: t.db.url as string,
+        CHAIN_LTC_RPC_URL: ltc.rpcUrl,
+        SIGNER_KEY_FILE: path.join(keyDir, 'keys.json'),
+        SIGNER_PASSPHRASE: PASSPHRASE,
+        SIGNER_MAX_PAYOUT_LTC: '10',
+        SIGNER_MAX_DAILY_LTC: '100000',
+        PAYOUT_BATCH_SECONDS: '0',
+        SIGNER_INTERVAL_MS: '50',
+      }),
+    });
+  };
+
+  const recipient = async (): Promise<{ regtest: string; mainnet: string }> => {
+    const regtest = await ltc.rpc<string>('getnewaddress', ['', 'bech32']);
+    const { words } = bech32.decode(regtest as `${string}1${string}`);
+    return { regtest, mainnet: bech32.encode('ltc', words) };
+  };
+
+  /** A BTC → LTC order deposited (simulator) and confirmed: the next worker passes make it sending. */
+  const depositedOrder = async (address: string): Promise<string> => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { 'x-api-key': apiKey },
+      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'LTC', network_to: 'LTC', amount_from: '0.0005', rate_type: 'float', recipient_address: address },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const { id } = res.json<{ id: string }>();
+    assert.equal((await t.admin('POST', `/admin/v1/simulator/orders/${id}/deposit`, {})).statusCode, 200);
+    assert.equal((await t.admin('POST', `/admin/v1/simulator/orders/${id}/confirmations`, { count: BTC_CONFIRMATIONS })).statusCode, 200);
+    return id;
+  };
+
+  const workerPasses = async (count: number): Promise<void> => {
+    for (let i = 0; i < count; i++) {
+      await t.runtime.worker.tick();
+      clock.advance(2000);
+      await t.runtime.prices.refresh();
+    }
+  };
+
+  const payoutStates = async (): Promise<Map<string, number>> => {
+    const rows = await t.db.handle.db.selectFrom('payouts').select(['status', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('status').execute();
+    return new Map(rows.map((row) => [row.status, Number(row.n)]));
+  };
+
+  it(`${ROUNDS} rounds of kill -9 with payouts in flight, then every order paid exactly once on the chain`, async () => {
+    const orders: { id: string; to: { regtest: string; mainnet: string } }[] = [];
+    const reached = new Map<KillPoint, number>();
+    const leftStored = { rounds: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < PER_ROUND; i++) {
+        const to = await recipient();
+        orders.push({ id: await depositedOrder(to.mainnet), to });
+      }
+      await workerPasses(2);
+
+      const point = KILL_POINTS[round % KILL_POINTS.length] as KillPoint;
+      const signer = startSigner();
+      const seen = signer.tail.bind(signer);
+      if (point === 'start-up') {
+        await sleep(Math.floor(Math.random() * 1500));
+      } else {
+        const pattern = point === 'stored' ? /signed and stored/ : point === 'broadcast' ? /payout transaction broadcast/ : /"msg":"signer running"/;
+        // Polled tightly: the kill should land as close after the line as the machine allows.
+        await waitFor(`the signer to log ${pattern}`, () => signer.saw(pattern) || !signer.running, { timeoutMs: 60_000, intervalMs: 2 }).catch((error: unknown) => {
+          throw new Error(`${(error as Error).message}\n${seen(30)}`);
+        });
+        if (point === 'following') {
+          await ltc.mine(1);
+          await sleep(Math.floor(Math.random() * 400));
+        }
+      }
+      assert.ok(signer.running || signer.exit?.signal === null, `the signer stopped by itself: ${seen(30)}`);
+      await signer.kill9();
+      reached.set(point, (reached.get(point) ?? 0) + 1);
+      const stored = await t.db.handle.db.selectFrom('payout_transactions').select('id').where('state', '=', 'signed').execute();
+      if (stored.length > 0) leftStored.rounds++;
+      if (round % 2 === 1) await ltc.mine(1);
+      await workerPasses(1);
+    }
+
+    // One signer to the end: blocks are mined until every payout is confirmed.
+    const last = startSigner();
+    try {
+      await waitFor(
+        'every payout confirmed',
+        async () => {
+          await ltc.mine(1);
+          const states = await payoutStates();
+          return (states.get('confirmed') ?? 0) === orders.length ? states : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 300 },
+      ).catch(async (error: unknown) => {
+        throw new Error(`${(error as Error).message}: ${JSON.stringify([...(await payoutStates())])}\n${last.tail(30)}`);
+      });
+    } finally {
+      await last.stop();
+    }
+    await workerPasses(3);
+
+    for (const order of orders) {
+      const row = await t.db.handle.db.selectFrom('orders').select(['status', 'amount_to_final', 'payout_txid']).where('id', '=', order.id).executeTakeFirstOrThrow();
+      assert.equal(row.status, 'completed', order.id);
+      const utxos = await ltc.rpc<{ amount: string; txid: string }[]>('listunspent', [1, 9_999_999, [order.to.regtest]]);
+      const received = utxos.reduce((sum, utxo) => sum.plus(utxo.amount), new Decimal(0));
+      assert.equal(received.toFixed(), new Decimal(row.amount_to_final as string).toFixed(), `order ${order.id} paid exactly once`);
+      assert.deepEqual(utxos.map((utxo) => utxo.txid), [row.payout_txid]);
+    }
+    const transactions = await t.db.handle.db.selectFrom('payout_transactions').select(['txid', 'state']).execute();
+    assert.deepEqual([...new Set(transactions.map((tx) => tx.state))], ['mined'], 'every stored transaction was broadcast and mined: none signed and left');
+    // The hot wallet as the node sees it: every transaction that spent its coins is one the
+    // signer stored, mined; nothing else left the wallet.
+    const account = new HotWallet(mnemonics).account('LTC');
+    const walletUrl = new URL(ltc.rpcUrl);
+    walletUrl.pathname = `/wallet/hot-ltc-${account.fingerprint.toString(16).padStart(8, '0')}`;
+    const hotWallet = new JsonRpcClient(walletUrl.toString());
+    const sent = await hotWallet.call<{ category: string; txid: string; confirmations: number }[]>('listtransactions', ['*', 100_000, 0, true]);
+    const spends = new Map(sent.filter((entry) => entry.category === 'send').map((entry) => [entry.txid, entry.confirmations]));
+    assert.deepEqual([...spends.keys()].sort(), transactions.map((tx) => tx.txid).sort(), 'the transactions that left the hot wallet are exactly those stored');
+    for (const [txid, confirmations] of spends) assert.ok(confirmations > 0, `${txid} mined`);
+    console.log(
+      `# signer crash rounds: ${ROUNDS} kills (${[...reached].map(([point, n]) => `${point} ${n}`).join(', ')}); ` +
+        `${leftStored.rounds} left a stored transaction not yet marked broadcast; ${orders.length} payouts in ${transactions.length} transactions, each paid once`,
+    );
+  });
+});
