@@ -22,6 +22,7 @@ export async function createPayers(config: SignerConfig, wallet: HotWallet, logg
       payers.push(
         await EvmPayer.create(chain, wallet.account(chain), rpcUrl, {
           fees: evmFees,
+          ...(config.chainIds[chain] === undefined ? {} : { expectedChainId: config.chainIds[chain] }),
           replaceAfterBlocks: config.replaceAfterBlocks,
           onBoundedFee: (estimate, used) =>
             used === undefined
@@ -43,6 +44,12 @@ export async function createPayers(config: SignerConfig, wallet: HotWallet, logg
       }),
     );
   }
+  // ETH and BSC share the hot wallet's address: two nodes of one chain would sign one chain's
+  // payouts as the other's.
+  const evm = payers.filter((payer): payer is EvmPayer => payer instanceof EvmPayer);
+  const ids = new Set(evm.map((payer) => payer.chainIdSigned));
+  if (ids.size !== evm.length) throw new Error(`EVM nodes report the same chain id: ${evm.map((payer) => `${payer.chain} ${payer.chainIdSigned}`).join(', ')}`);
+  for (const payer of evm) logger.info({ chain: payer.chain, chain_id: payer.chainIdSigned, address: payer.address }, 'EVM payer ready');
   return payers;
 }
 

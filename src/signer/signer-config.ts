@@ -28,6 +28,8 @@ export interface SignerConfig {
   fees: Readonly<Record<string, FeeBounds>>;
   /** SIGNER_MIN_PRIORITY_FEE_GWEI_<CHAIN> / SIGNER_MAX_FEE_GWEI_<CHAIN>, in wei per gas (EVM chains). */
   evmFees: Readonly<Record<string, EvmFeeBounds>>;
+  /** SIGNER_CHAIN_ID_<CHAIN> (optional, EVM chains): the chain id the node must report, else the signer does not start. */
+  chainIds: Readonly<Record<string, number>>;
   /** EVM_REPLACE_AFTER_BLOCKS (default 12): an EVM transaction not mined this many blocks after it was sent is replaced. */
   replaceAfterBlocks: number;
   /** SIGNER_WALLET_BIRTHDAY (unix seconds, default 0): where the node's wallet rescans from. */
@@ -57,6 +59,7 @@ export function loadSignerConfig(env: Env): SignerConfig {
   const rpcUrls: Record<string, string> = {};
   const fees: Record<string, FeeBounds> = {};
   const evmFees: Record<string, EvmFeeBounds> = {};
+  const chainIds: Record<string, number> = {};
   for (const chain of Object.keys(HOT_WALLET_CHAINS)) {
     const url = optional(env, `CHAIN_${chain}_RPC_URL`);
     if (url === undefined) continue;
@@ -69,6 +72,7 @@ export function loadSignerConfig(env: Env): SignerConfig {
       const maxFee = gwei(env, `SIGNER_MAX_FEE_GWEI_${chain}`, evmDefaults.max, false);
       if (maxFee < minPriorityFee) throw new ConfigError(`SIGNER_MAX_FEE_GWEI_${chain}`, `below SIGNER_MIN_PRIORITY_FEE_GWEI_${chain}`);
       evmFees[chain] = { minPriorityFee, maxFee };
+      if (optional(env, `SIGNER_CHAIN_ID_${chain}`) !== undefined) chainIds[chain] = integer(env, `SIGNER_CHAIN_ID_${chain}`, 0, 1, Number.MAX_SAFE_INTEGER);
       continue;
     }
     const min = feeRate(env, `SIGNER_FEE_RATE_MIN_${chain}`, DEFAULT_FEE_RATE.min);
@@ -86,6 +90,7 @@ export function loadSignerConfig(env: Env): SignerConfig {
     intervalMs: integer(env, 'SIGNER_INTERVAL_MS', 2000, 50, 60_000),
     fees,
     evmFees,
+    chainIds,
     replaceAfterBlocks: integer(env, 'EVM_REPLACE_AFTER_BLOCKS', 12, 1, 10_000),
     walletBirthday: integer(env, 'SIGNER_WALLET_BIRTHDAY', 0, 0, 4_102_444_800),
   };

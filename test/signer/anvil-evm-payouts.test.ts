@@ -159,9 +159,12 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
     await node?.close();
   });
 
-  it('signs from the funding address that `npm run signer -- addresses` shows', async () => {
-    const payer = await EvmPayer.create('ETH', hot.account('ETH'), node.rpcUrl, { fees: { minPriorityFee: 0n, maxFee: GWEI }, replaceAfterBlocks: 1, onBoundedFee: () => undefined });
+  it('signs from the funding address that `npm run signer -- addresses` shows, for the chain id the node reports or the one pinned', async () => {
+    const options = { fees: { minPriorityFee: 0n, maxFee: GWEI }, replaceAfterBlocks: 1, onBoundedFee: () => undefined };
+    const payer = await EvmPayer.create('ETH', hot.account('ETH'), node.rpcUrl, options);
     assert.equal(payer.address, hotAddress());
+    assert.equal(payer.chainIdSigned, await chain.getChainId());
+    await assert.rejects(EvmPayer.create('ETH', hot.account('ETH'), node.rpcUrl, { ...options, expectedChainId: 1 }), /not SIGNER_CHAIN_ID_ETH=1/);
   });
 
   it('BTC → ETH: the payout is signed, stored, broadcast and mined; the recipient gets exactly amount_to_final; the real fee is recorded', async () => {
@@ -237,6 +240,20 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
     assert.equal(await minedCount(), first + 5);
     const reserved = await t.db.handle.db.selectFrom('evm_nonces').select('next_nonce').where('chain', '=', 'ETH').where('address', '=', hotAddress().toLowerCase()).executeTakeFirstOrThrow();
     assert.equal(String(reserved.next_nonce), String(first + 5), 'the table holds the next nonce');
+  });
+
+  it('two signers at once: 6 payouts, 6 distinct consecutive nonces, each paid once', async () => {
+    const recipients = Array.from({ length: 6 }, () => recipient());
+    const orders = await requested(recipients);
+    const first = await minedCount();
+    const [a, b] = [await makeLoop(), await makeLoop()];
+    await Promise.all([a.pass(), b.pass()]);
+    await Promise.all([a.pass(), b.pass()]);
+    await workUntil(orders.map((order) => order.id), 'completed');
+    const nonces = await Promise.all(orders.map(async (order) => (await chain.getTransaction({ hash: (await getOrder(order.id)).payout_txid as Hex })).nonce));
+    assert.deepEqual(nonces.sort((x, y) => x - y), [0, 1, 2, 3, 4, 5].map((i) => first + i));
+    assert.equal(await minedCount(), first + 6);
+    for (const [i, to] of recipients.entries()) assert.equal(await ethBalance(to), expectedUnits(await getOrder(orders[i]!.id), 18));
   });
 
   it('a transaction dropped and not mined within EVM_REPLACE_AFTER_BLOCKS is replaced: same nonce, fees ≥ +10 %, both hashes kept, one mined', async () => {
@@ -389,6 +406,48 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
     await workUntil([order!.id], 'completed');
     assert.equal(await ethBalance(to), expectedUnits(await getOrder(order!.id), 18), 'paid exactly once');
     assert.equal(await minedCount(), first + 1, 'one nonce');
+  });
+
+  it('a crash after a replacement is stored broadcasts that replacement on restart: one nonce, paid once', async () => {
+    const to = recipient();
+    const [order] = await requested([to]);
+    const first = await minedCount();
+    await node.rpc('evm_setAutomine', [false]);
+    try {
+      let replacement: string | undefined;
+      let stores = 0;
+      const loop = await makeLoop({
+        afterStore: (txid) => {
+          // The first store is the payout's transaction; the second, its replacement.
+          if (++stores === 2) {
+            replacement = txid;
+            throw new Error('killed after the replacement was stored');
+          }
+        },
+      });
+      await loop.pass();
+      const original = (await payoutRow(order!.id)).txid!;
+      await node.rpc('anvil_dropTransaction', [original]);
+      await node.mine(REPLACE_AFTER_BLOCKS);
+      await loop.pass();
+      assert.ok(replacement !== undefined && replacement !== original);
+      assert.equal(await inPool(replacement), false, 'the replacement was not broadcast before the crash');
+      assert.deepEqual((await transactionsOf(order!.id)).map((tx) => tx.state), ['broadcast', 'signed']);
+
+      const restarted = await makeLoop();
+      await restarted.pass();
+      assert.ok(await inPool(replacement), 'the stored replacement is broadcast');
+      await node.mine(1);
+      await restarted.pass();
+      const row = await payoutRow(order!.id);
+      assert.equal(row.status, 'confirmed');
+      assert.equal(row.txid, replacement);
+      await workUntil([order!.id], 'completed');
+      assert.equal(await ethBalance(to), expectedUnits(await getOrder(order!.id), 18), 'paid once');
+      assert.equal(await minedCount(), first + 1);
+    } finally {
+      await node.rpc('evm_setAutomine', [true]);
+    }
   });
 
   it('a payout above SIGNER_MAX_PAYOUT_ETH is never signed: no nonce taken, nothing sent, the order fails', async () => {

@@ -39,7 +39,7 @@ describe('EVM fees (signer)', () => {
     assert.equal(replacementFees({ maxFeePerGas: 95n * GWEI, maxPriorityFeePerGas: GWEI }, old, bounds), undefined, '104.5 gwei would pass the 100 gwei ceiling');
   });
 
-  it('reads SIGNER_MIN_PRIORITY_FEE_GWEI_<CHAIN>, SIGNER_MAX_FEE_GWEI_<CHAIN> and EVM_REPLACE_AFTER_BLOCKS', () => {
+  it('reads SIGNER_MIN_PRIORITY_FEE_GWEI_<CHAIN>, SIGNER_MAX_FEE_GWEI_<CHAIN>, SIGNER_CHAIN_ID_<CHAIN> and EVM_REPLACE_AFTER_BLOCKS', () => {
     const base = { DATABASE_URL: 'postgres://signer@db/exchange', CHAIN_ETH_RPC_URL: 'http://127.0.0.1:8545', CHAIN_BSC_RPC_URL: 'http://127.0.0.1:8546' };
     const defaults = loadSignerConfig(base);
     assert.deepEqual(defaults.evmFees, { ETH: { minPriorityFee: GWEI / 100n, maxFee: 500n * GWEI }, BSC: { minPriorityFee: GWEI / 20n, maxFee: 50n * GWEI } });
@@ -49,6 +49,9 @@ describe('EVM fees (signer)', () => {
     const set = loadSignerConfig({ ...base, SIGNER_MIN_PRIORITY_FEE_GWEI_ETH: '0', SIGNER_MAX_FEE_GWEI_ETH: '1.5', EVM_REPLACE_AFTER_BLOCKS: '3' });
     assert.deepEqual(set.evmFees.ETH, { minPriorityFee: 0n, maxFee: 1_500_000_000n });
     assert.equal(set.replaceAfterBlocks, 3);
+    assert.deepEqual(defaults.chainIds, {});
+    assert.deepEqual(loadSignerConfig({ ...base, SIGNER_CHAIN_ID_ETH: '1', SIGNER_CHAIN_ID_BSC: '56' }).chainIds, { ETH: 1, BSC: 56 });
+    assert.throws(() => loadSignerConfig({ ...base, SIGNER_CHAIN_ID_ETH: 'one' }), ConfigError);
     assert.throws(() => loadSignerConfig({ ...base, SIGNER_MAX_FEE_GWEI_ETH: '0' }), ConfigError);
     assert.throws(() => loadSignerConfig({ ...base, SIGNER_MAX_FEE_GWEI_ETH: '0.0000000001' }), /at most 9 decimals/);
     assert.throws(() => loadSignerConfig({ ...base, SIGNER_MIN_PRIORITY_FEE_GWEI_ETH: '2', SIGNER_MAX_FEE_GWEI_ETH: '1' }), /below SIGNER_MIN_PRIORITY_FEE_GWEI_ETH/);

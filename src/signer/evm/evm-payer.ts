@@ -31,6 +31,8 @@ const FALLBACK_GAS = { native: 21_000n, token: 100_000n } as const;
 
 export interface EvmPayerOptions {
   fees: EvmFeeBounds;
+  /** SIGNER_CHAIN_ID_<CHAIN>: the chain id the node must report, when the operator pins it. */
+  expectedChainId?: number;
   /** EVM_REPLACE_AFTER_BLOCKS: a transaction not mined this many blocks after it was sent is replaced. */
   replaceAfterBlocks: number;
   /** A fee estimate a bound changed (DESIGN §11.7: never silently), or a replacement the ceiling stopped. */
@@ -76,7 +78,15 @@ export class EvmPayer implements ChainPayer {
     if (key === null) throw new Error(`the ${chain} hot wallet key is public only`);
     const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 2, timeout: 30_000 }), cacheTime: 0 });
     const chainId = await client.getChainId();
+    if (options.expectedChainId !== undefined && chainId !== options.expectedChainId) {
+      throw new Error(`the ${chain} node reports chain id ${chainId}, not SIGNER_CHAIN_ID_${chain}=${options.expectedChainId}`);
+    }
     return new EvmPayer(chain, privateKeyToAccount(bytesToHex(key)), client, chainId, options);
+  }
+
+  /** The chain id every transaction is signed for: the node's, read once at start. */
+  get chainIdSigned(): number {
+    return this.chainId;
   }
 
   /** The hot wallet's address on this chain (checksummed). */
@@ -111,6 +121,7 @@ export class EvmPayer implements ChainPayer {
       if (held - (committed.tokens.get(call.token.contract) ?? 0n) < call.token.units) return { kind: 'insufficient' };
     }
     const raw = await this.account.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce: Number(nonce), to: call.to, value: call.value, data: call.data, gas, ...fees });
+    this.check(raw, { nonce, to: call.to, value: call.value, data: call.data });
     const fee = fromBaseUnits(cost, NATIVE_DECIMALS).toFixed();
     return {
       kind: 'signed',
@@ -139,6 +150,7 @@ export class EvmPayer implements ChainPayer {
       throw error;
     });
     if (receipt !== undefined) {
+      this.sentAt.delete(txid);
       const confirmations = Number((await this.client.getBlockNumber()) - receipt.blockNumber + 1n);
       const fee = fromBaseUnits(receipt.gasUsed * receipt.effectiveGasPrice, NATIVE_DECIMALS).toFixed();
       return receipt.status === 'success' ? { kind: 'confirmed', confirmations, fee } : { kind: 'reverted', confirmations, fee };
@@ -176,6 +188,7 @@ export class EvmPayer implements ChainPayer {
       return undefined;
     }
     const raw = await this.account.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce: old.nonce, to: old.to, value: old.value ?? 0n, data: old.data, gas: old.gas, ...fees });
+    this.check(raw, { nonce: BigInt(old.nonce), to: old.to, value: old.value ?? 0n, data: old.data });
     return {
       chain: this.chain,
       txid: keccak256(raw),
@@ -186,6 +199,24 @@ export class EvmPayer implements ChainPayer {
       nonce: old.nonce.toString(),
       replaces_id: transaction.id,
     };
+  }
+
+  /**
+   * The signed bytes read back before they are returned: this chain, this nonce, exactly this
+   * recipient, value and calldata, and no access list (what the Bitcoin payer's output check is
+   * there). A mismatch is a bug, never a payout.
+   */
+  private check(raw: Hex, expected: { nonce: bigint; to: Address; value: bigint; data: Hex | undefined }): void {
+    const signed = parseTransaction(raw);
+    const same =
+      signed.type === 'eip1559' &&
+      signed.chainId === this.chainId &&
+      BigInt(signed.nonce ?? -1) === expected.nonce &&
+      signed.to?.toLowerCase() === expected.to.toLowerCase() &&
+      (signed.value ?? 0n) === expected.value &&
+      (signed.data ?? '0x') === (expected.data ?? '0x') &&
+      (signed.accessList ?? []).length === 0;
+    if (!same) throw new Error(`the signed ${this.chain} transaction is not the one built: refused`);
   }
 
   /** The node's fee view, bounded (evm-fees.ts); a bound that changed it is reported. */
