@@ -1,8 +1,19 @@
 import type { ClaimedPayout } from '../db/repositories/signer-repository.js';
 import type { Db } from '../db/schema/index.js';
+import type { PayoutTransactionRow } from '../db/schema/payouts.js';
 
-/** What the chain's node knows of one of our transactions. */
-export type TransactionState = { kind: 'confirmed'; confirmations: number } | { kind: 'mempool' } | { kind: 'dropped' } | { kind: 'conflicted' };
+/**
+ * What the chain's node knows of one of our transactions. `fee` of a mined one: the real network
+ * fee, decimal, in the chain's own coin, where the chain reports it (EVM: gasUsed ×
+ * effectiveGasPrice). `reverted`: mined, but the call failed (EVM): its nonce and fee are
+ * spent and nothing was paid.
+ */
+export type TransactionState =
+  | { kind: 'confirmed'; confirmations: number; fee?: string }
+  | { kind: 'reverted'; confirmations: number; fee?: string }
+  | { kind: 'mempool' }
+  | { kind: 'dropped' }
+  | { kind: 'conflicted' };
 
 /** A transaction signed for a batch, as it is stored before it is broadcast. */
 export interface SignedTransaction {
@@ -48,4 +59,13 @@ export interface ChainPayer {
   /** Sends the stored bytes; a transaction the node already has counts as sent. */
   broadcast(raw: string): Promise<void>;
   state(txid: string): Promise<TransactionState>;
+  /**
+   * Optional (EVM): a replacement for an in-flight transaction the loop follows (`broadcast`,
+   * the newest of its family, in the mempool or dropped), or undefined to let it wait. A
+   * replacement pays exactly the same (EVM: the same nonce, recipient, value and data, higher
+   * fees), so at most one of them is ever mined; its `replaces_id` is `transaction.id`. Called
+   * inside a database transaction with the chain locked; the loop stores what it returns
+   * before broadcasting it.
+   */
+  replacement?(tx: Db, transaction: PayoutTransactionRow, state: TransactionState): Promise<SignedTransaction | undefined>;
 }

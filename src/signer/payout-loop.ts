@@ -4,21 +4,25 @@ import {
   claimRequestedPayouts,
   failPayout,
   isPaused,
+  isReplaced,
   lockChain,
   markBroadcast,
   markConflicted,
   markMined,
+  markReverted,
   recordConfirmations,
   setWaitReason,
   showPause,
   signedSince,
+  storeReplacement,
   storeSignedTransaction,
   transactionsInFlight,
   type ClaimedPayout,
 } from '../db/repositories/signer-repository.js';
 import type { Database } from '../db/schema/index.js';
+import type { PayoutTransactionRow } from '../db/schema/payouts.js';
 import { Decimal } from '../domain/money.js';
-import type { ChainPayer } from './chain-payer.js';
+import type { ChainPayer, TransactionState } from './chain-payer.js';
 import { assetName, judgePayout, type SignerPolicy } from './policy.js';
 
 export interface PayoutLoopSettings {
@@ -41,7 +45,7 @@ interface Logger {
  * Production passes none.
  */
 export interface PayoutLoopHooks {
-  /** After the signed transaction is committed, before it is broadcast. */
+  /** After a signed transaction (a new one or a replacement) is committed, before it is broadcast. */
   afterStore?: (txid: string) => void | Promise<void>;
 }
 
@@ -117,41 +121,98 @@ export class PayoutLoop {
     }
   }
 
-  /** Broadcasts what is stored, confirms what is mined deep enough, rebroadcasts what was dropped. */
+  /**
+   * Broadcasts what is stored, confirms what is mined deep enough, rebroadcasts what was dropped,
+   * replaces what waited too long (payers with `replacement`: EVM). Of a replacement family
+   * (the same nonce) every member is checked for a block, but only the newest is sent again or
+   * replaced: the node holds one of a nonce. A transaction that could not be sent again (a
+   * nonce gap, DESIGN §11.7) fails the pass after the others are followed, so no later
+   * transaction of the chain is signed before the gap is filled.
+   */
   private async follow(payer: ChainPayer): Promise<void> {
-    for (const transaction of await transactionsInFlight(this.db, payer.chain)) {
-      if (transaction.state === 'signed') {
-        // Stored by a signer that stopped before broadcasting: the same bytes go out now.
-        await payer.broadcast(transaction.raw);
-        await markBroadcast(this.db, transaction.id, this.now());
-        continue;
-      }
-      const state = await payer.state(transaction.txid);
-      switch (state.kind) {
-        case 'confirmed':
-          if (state.confirmations >= this.settings.confirmations) {
-            await markMined(this.db, transaction.id, state.confirmations, this.now());
-            this.logger.info({ chain: payer.chain, txid: transaction.txid, confirmations: state.confirmations }, 'payout transaction confirmed');
-          } else if (state.confirmations !== transaction.confirmations) {
-            await recordConfirmations(this.db, transaction.id, state.confirmations);
-          }
-          break;
-        case 'mempool':
-          if (transaction.confirmations !== 0) await recordConfirmations(this.db, transaction.id, 0);
-          break;
-        case 'dropped':
-          // Evicted or reorged out: the same signed bytes again, never a new signature.
-          this.logger.warn({ chain: payer.chain, txid: transaction.txid }, 'payout transaction not in the mempool or a block: broadcasting it again');
-          await payer.broadcast(transaction.raw);
-          if (transaction.confirmations !== 0) await recordConfirmations(this.db, transaction.id, 0);
-          break;
-        case 'conflicted':
-          // A coin it spends was spent by a mined transaction: it can never be mined.
-          this.logger.error({ chain: payer.chain, txid: transaction.txid }, 'payout transaction conflicted: its payouts are requested again');
-          await markConflicted(this.db, transaction.id, this.now());
-          break;
+    const inFlight = await transactionsInFlight(this.db, payer.chain);
+    const superseded = new Set(inFlight.flatMap((transaction) => (transaction.replaces_id === null ? [] : [transaction.replaces_id])));
+    const settled = new Set<string>();
+    let unsent: Error | undefined;
+    for (const transaction of inFlight) {
+      if (settled.has(transaction.id)) continue;
+      try {
+        await this.followOne(payer, transaction, superseded.has(transaction.id), settled);
+      } catch (error) {
+        this.logger.error({ err: error, chain: payer.chain, txid: transaction.txid }, 'payout transaction could not be followed or sent');
+        unsent ??= error instanceof Error ? error : new Error(String(error));
       }
     }
+    if (unsent !== undefined) throw unsent;
+  }
+
+  private async followOne(payer: ChainPayer, transaction: PayoutTransactionRow, superseded: boolean, settled: Set<string>): Promise<void> {
+    if (transaction.state === 'signed') {
+      // Stored by a signer that stopped before broadcasting: the same bytes go out now.
+      await payer.broadcast(transaction.raw);
+      await markBroadcast(this.db, transaction.id, this.now());
+      return;
+    }
+    const state = await payer.state(transaction.txid);
+    switch (state.kind) {
+      case 'confirmed':
+        if (state.confirmations >= this.settings.confirmations) {
+          for (const id of await markMined(this.db, transaction.id, state.confirmations, this.now(), state.fee)) settled.add(id);
+          this.logger.info({ chain: payer.chain, txid: transaction.txid, confirmations: state.confirmations }, 'payout transaction confirmed');
+        } else if (state.confirmations !== transaction.confirmations) {
+          await recordConfirmations(this.db, transaction.id, state.confirmations);
+        }
+        break;
+      case 'reverted':
+        // Mined, but the call failed: nothing was paid. As deep as a confirmation, it is final.
+        if (state.confirmations < this.settings.confirmations) break;
+        for (const id of await markReverted(this.db, transaction.id, this.now(), state.fee)) settled.add(id);
+        this.logger.error({ chain: payer.chain, txid: transaction.txid }, 'payout transaction mined but reverted: its payouts failed');
+        break;
+      case 'mempool':
+        if (transaction.confirmations !== 0) await recordConfirmations(this.db, transaction.id, 0);
+        if (!superseded) await this.replace(payer, transaction, state);
+        break;
+      case 'dropped':
+        if (transaction.confirmations !== 0) await recordConfirmations(this.db, transaction.id, 0);
+        // A replaced one is dropped by the node for its replacement: only the newest is sent.
+        if (superseded || (await this.replace(payer, transaction, state))) break;
+        // Evicted or reorged out: the same signed bytes again, never a new signature.
+        this.logger.warn({ chain: payer.chain, txid: transaction.txid }, 'payout transaction not in the mempool or a block: broadcasting it again');
+        await payer.broadcast(transaction.raw);
+        break;
+      case 'conflicted':
+        // A coin it spends was spent by a mined transaction: it can never be mined.
+        this.logger.error({ chain: payer.chain, txid: transaction.txid }, 'payout transaction conflicted: its payouts are requested again');
+        await markConflicted(this.db, transaction.id, this.now());
+        break;
+    }
+  }
+
+  /**
+   * Asks the payer for a replacement of `transaction`; stores it (before broadcasting, like any
+   * signed transaction), then broadcasts it. True when one was made.
+   */
+  private async replace(payer: ChainPayer, transaction: PayoutTransactionRow, state: TransactionState): Promise<boolean> {
+    if (payer.replacement === undefined) return false;
+    const replacement = payer.replacement.bind(payer);
+    const now = this.now();
+    const stored = await this.db.transaction().execute(async (tx) => {
+      await lockChain(tx, payer.chain);
+      // Another signer may have replaced it since it was read: only the newest is replaced. A
+      // replacement is a new signature: a paused chain gets none (the same bytes still go out).
+      if ((await isReplaced(tx, transaction.id)) || (await isPaused(tx, payer.chain))) return undefined;
+      const signed = await replacement(tx, transaction, state);
+      if (signed === undefined) return undefined;
+      const id = await storeReplacement(tx, transaction.id, signed, now);
+      return { id, txid: signed.txid, raw: signed.raw };
+    });
+    if (stored === undefined) return false;
+    this.logger.warn({ chain: payer.chain, txid: transaction.txid, replacement: stored.txid, nonce: transaction.nonce }, 'payout transaction not mined in time: replaced with higher fees, the same nonce');
+    await this.hooks.afterStore?.(stored.txid);
+    await payer.broadcast(stored.raw);
+    await markBroadcast(this.db, stored.id, this.now());
+    return true;
   }
 
   /** Signs and stores one batch, then broadcasts it. True when it signed one (there may be more). */

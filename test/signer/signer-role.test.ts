@@ -3,10 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { reservedNextNonce, takeNonce } from '../../src/db/repositories/evm-nonce-repository.js';
 import {
   claimRequestedPayouts,
+  isReplaced,
   lockChain,
   peekChangeIndex,
+  replacementFamily,
   reservedInputs,
   signedSince,
   takeChangeIndex,
@@ -56,6 +59,20 @@ describe('the signer role: the payout tables and nothing else', { skip: postgres
     });
     assert.equal(await peekChangeIndex(signer.db, 'LTC'), 1);
     assert.deepEqual(await transactionsInFlight(signer.db, 'LTC'), []);
+  });
+
+  it('reserves EVM nonces (migration 0052) and follows replacement families', async () => {
+    const address = '0x00000000000000000000000000000000000000aa';
+    await signer.db.transaction().execute(async (tx) => {
+      await lockChain(tx, 'ETH');
+      assert.equal(await reservedNextNonce(tx, 'ETH', address), undefined);
+      await takeNonce(tx, 'ETH', address, 7n);
+      await takeNonce(tx, 'ETH', address, 3n);
+    });
+    assert.equal(await reservedNextNonce(signer.db, 'ETH', address), 8n, 'taken once, never moved back');
+    const none = '00000000-0000-0000-0000-000000000000';
+    assert.deepEqual(await replacementFamily(signer.db, none), []);
+    assert.equal(await isReplaced(signer.db, none), false);
   });
 
   for (const table of ['partners', 'api_keys', 'orders', 'deposit_addresses', 'webhook_endpoints', 'cabinet_users']) {

@@ -38,6 +38,7 @@ import * as m0047 from './0047-order-metadata.js';
 import * as m0049 from './0049-client-keys.js';
 import * as m0050 from './0050-order-status-tokens.js';
 import * as m0051 from './0051-payout-signing.js';
+import * as m0052 from './0052-evm-nonces.js';
 import * as m0053 from './0053-signer-pauses.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
@@ -81,5 +82,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0049-client-keys': m0049,
   '0050-order-status-tokens': m0050,
   '0051-payout-signing': m0051,
+  '0052-evm-nonces': m0052,
   '0053-signer-pauses': m0053,
 };

@@ -156,17 +156,114 @@ export async function markBroadcast(db: Db, transactionId: string, now: Date): P
   });
 }
 
-/** Mined with enough confirmations: the transaction is `mined`, its payouts `confirmed`. */
-export async function markMined(db: Db, transactionId: string, confirmations: number, now: Date): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    await tx.updateTable('payout_transactions').set({ state: 'mined', confirmations, mined_at: now }).where('id', '=', transactionId).execute();
+/**
+ * The other transactions of `transactionId`'s replacement family (DESIGN §11.2: an EVM
+ * replacement is a new row whose `replaces_id` points at the one it replaces, same nonce):
+ * every row reached through `replaces_id` either way. Empty for a transaction never replaced.
+ */
+export async function replacementFamily(db: Db, transactionId: string): Promise<string[]> {
+  const result = await sql<{ id: string }>`
+    with recursive family (id, replaces_id) as (
+      select id, replaces_id from payout_transactions where id = ${transactionId}
+      union
+      select t.id, t.replaces_id from payout_transactions t join family f on t.replaces_id = f.id or t.id = f.replaces_id
+    )
+    select id from family where id <> ${transactionId}`.execute(db);
+  return result.rows.map((row) => row.id);
+}
+
+/**
+ * Mined with enough confirmations: the transaction is `mined`, the others of its replacement
+ * family `replaced` (only one of a nonce can be mined), and the payouts of any of them
+ * `confirmed` with the mined one's id and txid. `fee`, when the chain reports the real one
+ * (EVM: gasUsed × effectiveGasPrice), replaces the estimate on the transaction, and on its
+ * payout when it pays one. Returns the family's other ids: settled too.
+ */
+export async function markMined(db: Db, transactionId: string, confirmations: number, now: Date, fee?: string): Promise<string[]> {
+  return db.transaction().execute(async (tx) => {
+    const mined = await tx
+      .updateTable('payout_transactions')
+      .set({ state: 'mined', confirmations, mined_at: now, ...(fee === undefined ? {} : { fee }) })
+      .where('id', '=', transactionId)
+      .returning('txid')
+      .executeTakeFirstOrThrow();
+    const family = await replacementFamily(tx, transactionId);
+    if (family.length > 0) {
+      await tx.updateTable('payout_transactions').set({ state: 'replaced' }).where('id', 'in', family).where('state', 'in', ['signed', 'broadcast']).execute();
+    }
+    const paid = await tx
+      .updateTable('payouts')
+      .set({ status: 'confirmed', transaction_id: transactionId, txid: mined.txid, confirmed_at: now, sent_at: now, updated_at: now })
+      .where('transaction_id', 'in', [transactionId, ...family])
+      .where('status', 'in', ['signed', 'broadcast'])
+      .returning('id')
+      .execute();
+    const [only] = paid;
+    if (fee !== undefined && only !== undefined && paid.length === 1) {
+      await tx.updateTable('payouts').set({ fee }).where('id', '=', only.id).execute();
+    }
+    return family;
+  });
+}
+
+/**
+ * Mined but it failed (an EVM call that reverted): its nonce and fee are spent and nothing was
+ * paid. The transaction is `mined` (its real fee recorded), the rest of its family `replaced`, and
+ * its payouts `failed` with the reason: signing them again could fail the same way and spend
+ * fees each time, so the operator decides. Returns the family's other ids.
+ */
+export async function markReverted(db: Db, transactionId: string, now: Date, fee?: string): Promise<string[]> {
+  return db.transaction().execute(async (tx) => {
+    const mined = await tx
+      .updateTable('payout_transactions')
+      .set({ state: 'mined', mined_at: now, ...(fee === undefined ? {} : { fee }) })
+      .where('id', '=', transactionId)
+      .returning('txid')
+      .executeTakeFirstOrThrow();
+    const family = await replacementFamily(tx, transactionId);
+    if (family.length > 0) {
+      await tx.updateTable('payout_transactions').set({ state: 'replaced' }).where('id', 'in', family).where('state', 'in', ['signed', 'broadcast']).execute();
+    }
     await tx
       .updateTable('payouts')
-      .set({ status: 'confirmed', confirmed_at: now, sent_at: now, updated_at: now })
-      .where('transaction_id', '=', transactionId)
+      .set({ status: 'failed', failure_reason: `reverted on chain: ${mined.txid}`, transaction_id: transactionId, txid: mined.txid, status_reason: null, updated_at: now })
+      .where('transaction_id', 'in', [transactionId, ...family])
       .where('status', 'in', ['signed', 'broadcast'])
       .execute();
+    return family;
   });
+}
+
+/** True when a newer transaction replaces this one (it is no longer the one to send or replace). */
+export async function isReplaced(db: Db, transactionId: string): Promise<boolean> {
+  const row = await db.selectFrom('payout_transactions').select('id').where('replaces_id', '=', transactionId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Stores a replacement (same nonce, higher fees) of an in-flight transaction before it is
+ * broadcast: a new row pointing at the one it replaces, and the payouts moved to it (the newest
+ * is what they show until one of the family is mined). The replaced row stays in flight: it may
+ * still be the one mined.
+ */
+export async function storeReplacement(
+  tx: Db,
+  replaced: string,
+  row: { chain: string; txid: string; raw: string; fee: string; vsize: number | null; inputs: string[]; nonce: string | null },
+  now: Date,
+): Promise<string> {
+  const stored = await tx
+    .insertInto('payout_transactions')
+    .values({ ...row, replaces_id: replaced, created_at: now, broadcast_at: null, mined_at: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await tx
+    .updateTable('payouts')
+    .set({ transaction_id: stored.id, txid: row.txid, updated_at: now })
+    .where('transaction_id', '=', replaced)
+    .where('status', 'in', ['signed', 'broadcast'])
+    .execute();
+  return stored.id;
 }
 
 export async function recordConfirmations(db: Db, transactionId: string, confirmations: number): Promise<void> {
@@ -175,16 +272,17 @@ export async function recordConfirmations(db: Db, transactionId: string, confirm
 
 /**
  * The transaction can never be mined (a coin it spends was spent by another, mined one): it is
- * `conflicted`, and its payouts go back to `requested` to be paid by a new transaction. The only
- * case in which a payout is signed again.
+ * `conflicted` (with the rest of its replacement family, if any), and its payouts go back to
+ * `requested` to be paid by a new transaction. The only case in which a payout is signed again.
  */
 export async function markConflicted(db: Db, transactionId: string, now: Date): Promise<void> {
   await db.transaction().execute(async (tx) => {
-    await tx.updateTable('payout_transactions').set({ state: 'conflicted' }).where('id', '=', transactionId).execute();
+    const ids = [transactionId, ...(await replacementFamily(tx, transactionId))];
+    await tx.updateTable('payout_transactions').set({ state: 'conflicted' }).where('id', 'in', ids).where('state', 'in', ['signed', 'broadcast']).execute();
     await tx
       .updateTable('payouts')
       .set({ status: 'requested', transaction_id: null, txid: null, fee: null, signed_at: null, updated_at: now })
-      .where('transaction_id', '=', transactionId)
+      .where('transaction_id', 'in', ids)
       .where('status', 'in', ['signed', 'broadcast'])
       .execute();
   });

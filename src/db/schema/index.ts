@@ -5,6 +5,7 @@ import type { ChainTable } from './chains.js';
 import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
+import type { EvmNonceTable } from './evm-nonces.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { PartnerTable } from './partners.js';
 import type {
@@ -37,6 +38,7 @@ export interface Database {
   payouts: PayoutTable;
   payout_transactions: PayoutTransactionTable;
   hot_wallet_indexes: HotWalletIndexTable;
+  evm_nonces: EvmNonceTable;
   signer_payout_checks: SignerPayoutCheckView;
   signer_pauses: SignerPauseTable;
   signer_pause_events: SignerPauseEventTable;
