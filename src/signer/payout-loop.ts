@@ -148,8 +148,10 @@ export class PayoutLoop {
 
   private async followOne(payer: ChainPayer, transaction: PayoutTransactionRow, superseded: boolean, settled: Set<string>): Promise<void> {
     if (transaction.state === 'signed') {
-      // Stored by a signer that stopped before broadcasting: the same bytes go out now.
-      await payer.broadcast(transaction.raw);
+      // Stored by a signer that stopped before it broadcast, or after but before it wrote so:
+      // the node is asked first, and the same bytes go out only when it does not have them (an
+      // EVM node answers a mined transaction sent again with "nonce too low", not "known").
+      if ((await payer.state(transaction.txid)).kind === 'dropped') await payer.broadcast(transaction.raw);
       await markBroadcast(this.db, transaction.id, this.now());
       return;
     }

@@ -3,13 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { bech32 } from '@scure/base';
+import { bech32, hex } from '@scure/base';
+import { randomBytes } from 'node:crypto';
 import { JsonRpcClient } from '../../src/chains/nodes/json-rpc-client.js';
 import { createDemoXpubs } from '../../src/domain/deposit-addresses/index.js';
 import { Decimal } from '../../src/domain/money.js';
 import { HotWallet } from '../../src/signer/hot-wallet.js';
 import { newMnemonics, writeKeyFile } from '../../src/signer/key-file.js';
 import { srcModule } from '../helpers/compiled-src.js';
+import { anvilSkip, startAnvil, type Anvil } from '../helpers/anvil-node.js';
 import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
 import { childEnv, spawnManaged, type ManagedProcess } from '../helpers/process/managed-process.js';
 import { sleep, waitFor } from '../helpers/process/waits.js';
@@ -19,14 +21,17 @@ import { testEngine } from '../helpers/test-database.js';
 
 /**
  * Issue 28: "exactly once under crashes". The signer runs as its own process (`npm run signer`,
- * as production runs it) against PostgreSQL and a real litecoind, and is killed with SIGKILL
+ * as production runs it) against PostgreSQL, a real litecoind and a real anvil, paying LTC and
+ * ETH at once, and is killed with SIGKILL
  * at varied points for ROUNDS rounds while payouts are in flight: during start-up (before it
  * signs), the moment it reports a transaction signed and stored (before or just after the
  * broadcast), the moment it reports one broadcast (before its state is written), and while it
- * follows confirmations. New payouts are requested every round and blocks are mined between
- * rounds. Afterwards one signer runs to the end, and the chain itself is asked: every recipient
- * received exactly its order's amount_to_final (a payout sent twice would show twice), and every
- * transaction the signer stored is mined (none was signed and left).
+ * follows confirmations. New payouts on both chains are requested every round and blocks are
+ * mined between rounds. Afterwards one signer runs to the end, and the chains themselves are
+ * asked: every recipient received exactly its order's amount_to_final (a payout sent twice would
+ * show twice); on litecoind the hot wallet's spends are exactly the stored transactions, all
+ * mined; on anvil the hot wallet's nonce equals the number of stored transactions mined, so no
+ * transaction was sent unstored and no nonce gap blocks the queue.
  */
 
 const ROUNDS = 50;
@@ -38,8 +43,9 @@ const production = testEngine() !== 'postgres' ? 'the signer reaches payouts thr
 type KillPoint = 'start-up' | 'stored' | 'broadcast' | 'following';
 const KILL_POINTS: readonly KillPoint[] = ['start-up', 'stored', 'broadcast', 'following'];
 
-describe('the signer killed at random points: every payout paid exactly once', { skip: production || litecoindSkip() }, () => {
+describe('the signer killed at random points: every payout paid exactly once', { skip: production || litecoindSkip() || anvilSkip() }, () => {
   let ltc: Litecoind;
+  let eth: Anvil;
   let t: TestApp;
   let apiKey: string;
   let keyDir: string;
@@ -48,23 +54,26 @@ describe('the signer killed at random points: every payout paid exactly once', {
 
   before(async () => {
     ltc = await startLitecoind();
+    eth = await startAnvil();
     keyDir = mkdtempSync(path.join(tmpdir(), 'epa-signer-keys-'));
     await writeKeyFile(path.join(keyDir, 'keys.json'), PASSPHRASE, mnemonics);
     t = await buildTestApp({
       production: true,
       clock,
-      env: { WORKER: 'off', SIMULATOR_AUTO: '0', PRICE_POLL_SECONDS: '3600', PAYOUT_SIGNER_CHAINS: 'LTC', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin },
+      env: { WORKER: 'off', SIMULATOR_AUTO: '0', PRICE_POLL_SECONDS: '3600', PAYOUT_SIGNER_CHAINS: 'LTC,ETH', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin },
     });
     ({ apiKey } = await t.createPartner());
     await ltc.mine(5);
     const funding = new HotWallet(mnemonics).fundingAddress('LTC', 'regtest');
     for (let i = 0; i < 4; i++) await ltc.rpc('sendtoaddress', [funding, '40']);
     await ltc.mine(1);
+    await eth.send({ to: new HotWallet(mnemonics).fundingAddress('ETH'), value: 100n * 10n ** 18n });
   });
 
   after(async () => {
     await t?.close();
     await ltc?.close();
+    await eth?.close();
     if (keyDir !== undefined) rmSync(keyDir, { recursive: true, force: true });
   });
 
@@ -74,6 +83,9 @@ describe('the signer killed at random points: every payout paid exactly once', {
       env: childEnv({
         DATABASE_URL: t.db.url as string,
         CHAIN_LTC_RPC_URL: ltc.rpcUrl,
+        CHAIN_ETH_RPC_URL: eth.rpcUrl,
+        SIGNER_MAX_PAYOUT_ETH: '10',
+        SIGNER_MAX_DAILY_ETH: '100000',
         SIGNER_KEY_FILE: path.join(keyDir, 'keys.json'),
         SIGNER_PASSPHRASE: PASSPHRASE,
         SIGNER_MAX_PAYOUT_LTC: '10',
@@ -84,19 +96,34 @@ describe('the signer killed at random points: every payout paid exactly once', {
     });
   };
 
-  const recipient = async (): Promise<{ regtest: string; mainnet: string }> => {
+  /** A recipient of `chain`: as the API spells it, and as its node does (LTC regtest; EVM: the same). */
+  const recipient = async (chain: 'LTC' | 'ETH'): Promise<{ chain: 'LTC' | 'ETH'; node: string; mainnet: string }> => {
+    if (chain === 'ETH') {
+      const address = `0x${hex.encode(randomBytes(20))}`;
+      return { chain, node: address, mainnet: address };
+    }
     const regtest = await ltc.rpc<string>('getnewaddress', ['', 'bech32']);
     const { words } = bech32.decode(regtest as `${string}1${string}`);
-    return { regtest, mainnet: bech32.encode('ltc', words) };
+    return { chain, node: regtest, mainnet: bech32.encode('ltc', words) };
   };
 
-  /** A BTC → LTC order deposited (simulator) and confirmed: the next worker passes make it sending. */
-  const depositedOrder = async (address: string): Promise<string> => {
+  /** What the recipient holds on its chain, exactly. */
+  const received = async (to: { chain: 'LTC' | 'ETH'; node: string }): Promise<{ amount: Decimal; txids: string[] }> => {
+    if (to.chain === 'ETH') {
+      const wei = await eth.rpc<string>('eth_getBalance', [to.node, 'latest']);
+      return { amount: new Decimal(BigInt(wei).toString()).div(new Decimal(10).pow(18)), txids: [] };
+    }
+    const utxos = await ltc.rpc<{ amount: string; txid: string }[]>('listunspent', [1, 9_999_999, [to.node]]);
+    return { amount: utxos.reduce((sum, utxo) => sum.plus(utxo.amount), new Decimal(0)), txids: utxos.map((utxo) => utxo.txid) };
+  };
+
+  /** A BTC → LTC or ETH order deposited (simulator) and confirmed: the next worker passes make it sending. */
+  const depositedOrder = async (to: { chain: 'LTC' | 'ETH'; mainnet: string }): Promise<string> => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/partner/orders',
       headers: { 'x-api-key': apiKey },
-      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'LTC', network_to: 'LTC', amount_from: '0.0005', rate_type: 'float', recipient_address: address },
+      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: to.chain, network_to: to.chain, amount_from: '0.0005', rate_type: 'float', recipient_address: to.mainnet },
     });
     assert.equal(res.statusCode, 201, res.body);
     const { id } = res.json<{ id: string }>();
@@ -118,14 +145,21 @@ describe('the signer killed at random points: every payout paid exactly once', {
     return new Map(rows.map((row) => [row.status, Number(row.n)]));
   };
 
+  const unfinished = async (): Promise<string> => {
+    const rows = await t.db.handle.db.selectFrom('payouts').select(['chain', 'status', 'status_reason', 'failure_reason', 'txid']).where('status', '!=', 'confirmed').execute();
+    const height = await ltc.rpc<number>('getblockcount');
+    const notSending = await t.db.handle.db.selectFrom('orders').select(['id', 'coin_to', 'status', 'status_reason', 'attempts']).where('status', 'not in', ['sending', 'completed']).execute();
+    return `litecoind height ${height}; unfinished payouts: ${JSON.stringify(rows)}; orders without one: ${JSON.stringify(notSending)}`;
+  };
+
   it(`${ROUNDS} rounds of kill -9 with payouts in flight, then every order paid exactly once on the chain`, async () => {
-    const orders: { id: string; to: { regtest: string; mainnet: string } }[] = [];
+    const orders: { id: string; to: { chain: 'LTC' | 'ETH'; node: string; mainnet: string } }[] = [];
     const reached = new Map<KillPoint, number>();
     const leftStored = { rounds: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < PER_ROUND; i++) {
-        const to = await recipient();
-        orders.push({ id: await depositedOrder(to.mainnet), to });
+        const to = await recipient(i % 2 === 0 ? 'LTC' : 'ETH');
+        orders.push({ id: await depositedOrder(to), to });
       }
       await workerPasses(2);
 
@@ -149,6 +183,7 @@ describe('the signer killed at random points: every payout paid exactly once', {
       await signer.kill9();
       reached.set(point, (reached.get(point) ?? 0) + 1);
       const stored = await t.db.handle.db.selectFrom('payout_transactions').select('id').where('state', '=', 'signed').execute();
+      await eth.mine(1);
       if (stored.length > 0) leftStored.rounds++;
       if (round % 2 === 1) await ltc.mine(1);
       await workerPasses(1);
@@ -160,13 +195,20 @@ describe('the signer killed at random points: every payout paid exactly once', {
       await waitFor(
         'every payout confirmed',
         async () => {
-          await ltc.mine(1);
+          // The worker moves on any order whose exchange step was put off (a retry's backoff).
+          await workerPasses(1);
           const states = await payoutStates();
-          return (states.get('confirmed') ?? 0) === orders.length ? states : undefined;
+          if ((states.get('confirmed') ?? 0) === orders.length) return states;
+          // Blocks only where payouts wait: litecoind's regtest must stay well below the height
+          // where MWEB activates (its blocks then need an MWEB-aware miner).
+          const waiting = await t.db.handle.db.selectFrom('payouts').select('chain').distinct().where('status', '!=', 'confirmed').execute();
+          if (waiting.some((row) => row.chain === 'LTC')) await ltc.mine(1);
+          if (waiting.some((row) => row.chain === 'ETH')) await eth.mine(1);
+          return undefined;
         },
         { timeoutMs: 120_000, intervalMs: 300 },
       ).catch(async (error: unknown) => {
-        throw new Error(`${(error as Error).message}: ${JSON.stringify([...(await payoutStates())])}\n${last.tail(30)}`);
+        throw new Error(`${(error as Error).message}: ${await unfinished()}\n${last.tail(30)}`);
       });
     } finally {
       await last.stop();
@@ -176,12 +218,20 @@ describe('the signer killed at random points: every payout paid exactly once', {
     for (const order of orders) {
       const row = await t.db.handle.db.selectFrom('orders').select(['status', 'amount_to_final', 'payout_txid']).where('id', '=', order.id).executeTakeFirstOrThrow();
       assert.equal(row.status, 'completed', order.id);
-      const utxos = await ltc.rpc<{ amount: string; txid: string }[]>('listunspent', [1, 9_999_999, [order.to.regtest]]);
-      const received = utxos.reduce((sum, utxo) => sum.plus(utxo.amount), new Decimal(0));
-      assert.equal(received.toFixed(), new Decimal(row.amount_to_final as string).toFixed(), `order ${order.id} paid exactly once`);
-      assert.deepEqual(utxos.map((utxo) => utxo.txid), [row.payout_txid]);
+      const got = await received(order.to);
+      assert.equal(got.amount.toFixed(), new Decimal(row.amount_to_final as string).toFixed(), `order ${order.id} (${order.to.chain}) paid exactly once`);
+      if (order.to.chain === 'LTC') assert.deepEqual(got.txids, [row.payout_txid]);
     }
-    const transactions = await t.db.handle.db.selectFrom('payout_transactions').select(['txid', 'state']).execute();
+    const all = await t.db.handle.db.selectFrom('payout_transactions').select(['chain', 'txid', 'state', 'nonce']).execute();
+    const transactions = all.filter((tx) => tx.chain === 'LTC');
+    const ethTransactions = all.filter((tx) => tx.chain === 'ETH');
+    // EVM: a replacement family is one nonce; exactly one of each family is mined.
+    const minedEth = ethTransactions.filter((tx) => tx.state === 'mined');
+    assert.equal(new Set(minedEth.map((tx) => String(tx.nonce))).size, minedEth.length, 'one mined transaction per nonce');
+    assert.deepEqual([...new Set(ethTransactions.map((tx) => tx.state))].filter((state) => state !== 'mined' && state !== 'replaced'), [], 'none left signed or broadcast');
+    const nonce = Number(BigInt(await eth.rpc<string>('eth_getTransactionCount', [new HotWallet(mnemonics).fundingAddress('ETH'), 'latest'])));
+    assert.equal(nonce, minedEth.length, "the hot wallet's nonce on anvil is the number of stored transactions mined: none sent unstored, no gap");
+    assert.deepEqual(minedEth.map((tx) => Number(tx.nonce)).sort((a, b) => a - b), Array.from({ length: nonce }, (_, i) => i));
     assert.deepEqual([...new Set(transactions.map((tx) => tx.state))], ['mined'], 'every stored transaction was broadcast and mined: none signed and left');
     // The hot wallet as the node sees it: every transaction that spent its coins is one the
     // signer stored, mined; nothing else left the wallet.
@@ -195,7 +245,8 @@ describe('the signer killed at random points: every payout paid exactly once', {
     for (const [txid, confirmations] of spends) assert.ok(confirmations > 0, `${txid} mined`);
     console.log(
       `# signer crash rounds: ${ROUNDS} kills (${[...reached].map(([point, n]) => `${point} ${n}`).join(', ')}); ` +
-        `${leftStored.rounds} left a stored transaction not yet marked broadcast; ${orders.length} payouts in ${transactions.length} transactions, each paid once`,
+        `${leftStored.rounds} left a stored transaction not yet marked broadcast; ${orders.length} payouts: LTC in ${transactions.length} transactions, ` +
+        `ETH in ${minedEth.length} (${ethTransactions.length - minedEth.length} replaced), each paid once`,
     );
   });
 });
