@@ -6,7 +6,7 @@
  * or raw node:http, bare Fastify and service ABC CBA for the public GETs; default 2), --connections
  * <n> (default 50), --warmup <s> (per side, default 2), --soak <s> (default 15; 0 skips),
  * --only <name,...> (currencies, rates-float, rates-fixed, orders-post-pg, orders-get-pg,
- * orders-post-pglite, orders-list-pg, soak, webhooks), --profile (servers run with --cpu-prof and the report adds the
+ * orders-post-pglite, orders-list-pg, soak, webhooks, payouts), --payouts <n> (payouts per side, default 50), --profile (servers run with --cpu-prof and the report adds the
  * top self-time frames of the measured windows; profiled numbers are slower, and written to
  * latest-profile.md instead of latest.md). See bench/README.md.
  */
@@ -23,6 +23,7 @@ import { sameSizeBody, startBareFastify, startRawServer } from './ceilings.js';
 import { mergeLoads, percentile, runLoad, type LoadResult } from './load.js';
 import { prepareOrderList } from './order-list-measure.js';
 import { runPgbench } from './pgbench.js';
+import { payoutBench, payoutSection, type PayoutSide } from './payouts.js';
 import { webhookBench, webhookSection } from './webhooks.js';
 import { runPgliteLoop } from './pglite-loop.js';
 import { formatSummary, summariseProfile, type Window } from './profile-summary.js';
@@ -36,6 +37,7 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '2' },
     soak: { type: 'string', default: '15' },
     only: { type: 'string' },
+    payouts: { type: 'string', default: '50' },
     profile: { type: 'boolean', default: false },
   },
 });
@@ -649,6 +651,19 @@ async function main(): Promise<void> {
     await mkdir(PROFILE_DIR, { recursive: true });
   }
 
+  // The signer's bench runs first, in this process (the loop is what is measured), before the
+  // process is pinned to the load generator's core.
+  const payouts: PayoutSide[] | undefined = wanted('payouts') ? await payoutBench(Number(flags.payouts), log) : undefined;
+  if (ONLY !== undefined && [...ONLY].every((name) => name === 'payouts')) {
+    const text = payouts === undefined ? '' : payoutSection(payouts);
+    console.log(text);
+    const stamp = started.toISOString().replace(/[:.]/g, '-');
+    await writeFile(path.join(RESULTS_DIR, `${stamp}.json`), JSON.stringify({ plan, flags, payouts }, null, 2));
+    await writeFile(path.join(RESULTS_DIR, 'latest-payouts.md'), `# Payouts bench, ${started.toISOString()}\n${text}`);
+    log(`written bench/results/latest-payouts.md and bench/results/${stamp}.json`);
+    return;
+  }
+
   log('capturing the SQL of one order creation and one order read');
   const capture = await captureOrderSql();
   const createScript = path.join(REPO_ROOT, 'bench', 'order-create.sql');
@@ -682,10 +697,11 @@ async function main(): Promise<void> {
   const webhooks = wanted('webhooks') ? await webhookBench(plan, capture.body, DURATION, Math.min(CONNECTIONS, 16), log) : undefined;
   let text = report(plan, measures, soakResult, started, loadBefore);
   if (webhooks !== undefined) text += webhookSection(webhooks);
+  if (payouts !== undefined) text += payoutSection(payouts);
   if (flags.profile) text += await profileSection();
   console.log(text);
   const stamp = started.toISOString().replace(/[:.]/g, '-');
-  await writeFile(path.join(RESULTS_DIR, `${stamp}.json`), JSON.stringify({ plan, flags, measures, soak: soakResult, webhooks }, null, 2));
+  await writeFile(path.join(RESULTS_DIR, `${stamp}.json`), JSON.stringify({ plan, flags, measures, soak: soakResult, webhooks, payouts }, null, 2));
   const out = flags.profile ? 'latest-profile.md' : 'latest.md';
   await writeFile(path.join(RESULTS_DIR, out), text);
   log(`written bench/results/${out} and bench/results/${stamp}.json`);

@@ -14,7 +14,7 @@ import {
 import { releaseEndedPoolAddresses } from '../db/repositories/deposit-addresses-repository.js';
 import { findOrder } from '../db/repositories/orders-repository.js';
 import { findPartner } from '../db/repositories/partners-repository.js';
-import { findPayoutRequest, markPayoutFailed, markPayoutSent } from '../db/repositories/payouts-repository.js';
+import { findPayoutRequest, markPayoutFailed, markPayoutSent, signerPayoutsToFollow } from '../db/repositories/payouts-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
@@ -82,8 +82,8 @@ const MAX_BACKOFF_MS = 10 * 60 * 1000;
 /** Expired orders stay watched this long, so a late deposit is still noticed and refunded. */
 const LATE_DEPOSIT_WATCH_MS = 24 * 60 * 60 * 1000;
 const DUE_STATUSES = ['exchanging', 'sending', 'refunding'] as const;
-/** How often an order whose payout is the signer's looks at the payout again, ms. */
-const SIGNER_FOLLOW_MS = 2000;
+/** How long an order whose payout is the signer's waits before it is leased again as a safety net, ms. */
+const SIGNER_RECHECK_MS = 10 * 60 * 1000;
 /** How often a worker returns ended orders' pool addresses to their pools, ms (it need not be prompt). */
 const POOL_RELEASE_INTERVAL_MS = 60_000;
 
@@ -180,6 +180,7 @@ export class LifecycleWorker {
     await this.sweepExpired();
     await this.pollWatchers();
     await this.processDue();
+    await this.followSignerPayouts();
     await this.measureLag();
     await this.releasePoolAddresses();
   }
@@ -483,11 +484,30 @@ export class LifecycleWorker {
   }
 
   /**
+   * The signer's payouts whose orders have something to learn, found by one query per pass
+   * (signerPayoutsToFollow) rather than by leasing every order that waits on the signer: with
+   * more of those than a pass's batch (a paused signer, a hot wallet running dry), leasing them
+   * starved the orders behind them that the worker itself had to move.
+   */
+  private async followSignerPayouts(): Promise<void> {
+    for (const { order_id: orderId, kind } of await signerPayoutsToFollow(this.deps.db, this.deps.settings.batchSize)) {
+      const [order, request] = [await findOrder(this.deps.db, orderId), await findPayoutRequest(this.deps.db, orderId, kind)];
+      if (order === undefined || request === undefined) continue;
+      try {
+        await this.followSigner(order, kind, request);
+      } catch (error) {
+        this.deps.logger.error({ err: error, orderId }, 'following a signer payout failed unexpectedly');
+      }
+    }
+  }
+
+  /**
    * A payout the signer makes (DESIGN §11.2): the worker never sends it, it follows the row the
    * signer moves. Confirmed: the order completes (or is refunded) with the mined txid. Failed
    * (the signer's policy refused it, say): a payout fails the order; a refund is never given up
    * by itself, the operator decides (it is looked at again every 10 minutes). Anything else is
-   * still on its way: looked at again after SIGNER_FOLLOW_MS, no attempt counted.
+   * still on its way: followSignerPayouts picks it up when the row changes; the order itself is
+   * due again only after SIGNER_RECHECK_MS, as a safety net, no attempt counted.
    */
   private async followSigner(order: OrderRow, kind: 'payout' | 'refund', request: PayoutRow): Promise<void> {
     const waitedForLiquidity = order.status === 'sending' && order.status_reason === 'awaiting_liquidity';
@@ -517,7 +537,7 @@ export class LifecycleWorker {
       // The move changed the version: the retry below must be scheduled on the moved row.
       if (moved.ok) order = moved.order;
     }
-    await scheduleRetry(this.deps.db, order, order.attempts, new Date(this.deps.clock.now().getTime() + SIGNER_FOLLOW_MS));
+    await scheduleRetry(this.deps.db, order, order.attempts, new Date(this.deps.clock.now().getTime() + SIGNER_RECHECK_MS));
   }
 
   /** The exchanger and payout sender an order's steps go to: the simulator's for a sandbox order. */

@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../schema/index.js';
 import type { PayoutRow, PayoutTable } from '../schema/payouts.js';
 
@@ -58,4 +58,40 @@ export async function countSignerPayouts(db: Db): Promise<Map<string, Map<Signer
     counts.set(row.chain, chain);
   }
   return counts;
+}
+
+/**
+ * The signer's payouts whose order has something to learn (issue 28): the payout confirmed or
+ * failed while the order is still sending or refunding, or a payout's liquidity wait begun or
+ * ended that its sending order does not show yet. One query per worker pass, whatever the
+ * number of payouts waiting on the signer; oldest first.
+ */
+export async function signerPayoutsToFollow(db: Db, limit: number): Promise<{ order_id: string; kind: PayoutRow['kind'] }[]> {
+  return db
+    .selectFrom('payouts as p')
+    .innerJoin('orders as o', 'o.id', 'p.order_id')
+    .select(['p.order_id', 'p.kind'])
+    .where('p.payer', '=', 'signer')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('p.kind', '=', 'payout'), eb('o.status', '=', 'sending')]),
+        eb.and([eb('p.kind', '=', 'refund'), eb('o.status', '=', 'refunding')]),
+      ]),
+    )
+    .where((eb) =>
+      eb.or([
+        eb('p.status', 'in', ['confirmed', 'failed']),
+        eb.and([
+          eb('p.kind', '=', 'payout'),
+          eb(
+            sql<boolean>`(p.status = 'requested' and p.status_reason is not distinct from 'awaiting_liquidity')`,
+            '!=',
+            sql<boolean>`(o.status_reason is not distinct from 'awaiting_liquidity')`,
+          ),
+        ]),
+      ]),
+    )
+    .orderBy('p.created_at')
+    .limit(limit)
+    .execute();
 }
