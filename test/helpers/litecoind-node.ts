@@ -19,8 +19,12 @@ export interface Litecoind {
   mine(count: number): Promise<string[]>;
   /** Stops the process (the data directory stays). */
   stop(): Promise<void>;
-  /** Starts it again on the same data directory and ports. */
-  restart(): Promise<void>;
+  /**
+   * Starts it again on the same data directory and ports. `dropMempool`: as a node that crashed
+   * (or another node) comes back, unmined transactions gone: without the mempool it saved at
+   * shutdown, and with -walletbroadcast=0 so its wallets do not put theirs back at load.
+   */
+  restart(options?: { dropMempool?: boolean }): Promise<void>;
   /** Stops it and removes the data directory. */
   close(): Promise<void>;
 }
@@ -49,7 +53,7 @@ export async function startLitecoind(): Promise<Litecoind> {
   const walletMethods = new Set(['getnewaddress', 'sendtoaddress', 'getbalance', 'gettransaction', 'listunspent']);
 
   let node: ManagedProcess;
-  const launch = async (): Promise<void> => {
+  const launch = async (extra: readonly string[] = []): Promise<void> => {
     node = spawnManaged(
       'litecoind',
       'litecoind',
@@ -66,6 +70,7 @@ export async function startLitecoind(): Promise<Litecoind> {
         `-rpcuser=${user}`,
         `-rpcpassword=${password}`,
         '-printtoconsole=0',
+        ...extra,
       ],
       { env: childEnv({}) },
     );
@@ -89,8 +94,9 @@ export async function startLitecoind(): Promise<Litecoind> {
     rpc: (method, params) => call(walletMethods.has(method) ? wallet : base, method, params),
     mine: async (count) => call<string[]>(base, 'generatetoaddress', [count, await call<string>(wallet, 'getnewaddress')]),
     stop: () => node.stop(10_000),
-    async restart() {
-      await launch();
+    async restart(options = {}) {
+      if (options.dropMempool === true) rmSync(path.join(dataDir, 'regtest', 'mempool.dat'), { force: true });
+      await launch(options.dropMempool === true ? ['-walletbroadcast=0'] : []);
       await call(base, 'loadwallet', ['test']).catch(() => undefined);
     },
     async close() {

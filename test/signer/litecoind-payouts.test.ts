@@ -48,7 +48,7 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
   const logger = { info: (o: object, m: string) => logs.push(`info ${m} ${JSON.stringify(o)}`), warn: (o: object, m: string) => logs.push(`warn ${m} ${JSON.stringify(o)}`), error: (o: object, m: string) => logs.push(`error ${m} ${JSON.stringify(o)}`) };
   const policy = parseSignerPolicy({ SIGNER_MAX_PAYOUT_LTC: '50', SIGNER_MAX_DAILY_LTC: '1000' });
 
-  const makeLoop = async (hooks: PayoutLoopHooks = {}, limits = policy): Promise<PayoutLoop> => {
+  const makeLoop = async (hooks: PayoutLoopHooks = {}, limits = policy, confirmations = 1): Promise<PayoutLoop> => {
     const payer = await BitcoinPayer.create('LTC', hot.account('LTC'), ltc.rpcUrl, {
       fees: { min: new Decimal(1), max: new Decimal(100), targetBlocks: 6 },
       batchMax: 50,
@@ -56,7 +56,7 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
       onBoundedFee: () => undefined,
     });
     await payer.start(t.db.handle.db);
-    return new PayoutLoop(t.db.handle.db, [payer], limits, { batchIntervalMs: 0, confirmations: 1, intervalMs: 50 }, () => clock.now(), logger, hooks);
+    return new PayoutLoop(t.db.handle.db, [payer], limits, { batchIntervalMs: 0, confirmations, intervalMs: 50 }, () => clock.now(), logger, hooks);
   };
 
   /** A fresh address of litecoind's test wallet, as regtest and as the API (mainnet) spell it. */
@@ -410,6 +410,38 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     assert.equal(done.refund_txid, row.txid);
     assert.equal(done.amount_refunded, '0.0001');
     assert.equal((await received(refundTo.regtest)).toFixed(), '0.0001', 'the refund address got exactly what was received');
+  });
+
+  it('a payout reorged out before PAYOUT_CONFIRMATIONS and lost by a restarted node is broadcast again, the same bytes, and paid once', async () => {
+    const to = await recipient();
+    const order = await orderInSending(to.mainnet);
+    await workUntil([order.id], 'sending');
+    const loop = await makeLoop({}, policy, 2);
+    await loop.pass();
+    const { txid } = await payoutRow(order.id);
+    assert.ok(txid !== null);
+    const [block] = await ltc.mine(1);
+    await loop.pass();
+    let transaction = await t.db.handle.db.selectFrom('payout_transactions').selectAll().where('txid', '=', txid).executeTakeFirstOrThrow();
+    assert.equal(transaction.confirmations, 1);
+    assert.equal((await payoutRow(order.id)).status, 'broadcast', 'one confirmation of the two asked');
+
+    // The block is reorged out, and the node restarts without its mempool: the payout is nowhere.
+    await ltc.rpc('invalidateblock', [block]);
+    await ltc.stop();
+    await ltc.restart({ dropMempool: true });
+    assert.equal((await ltc.rpc<string[]>('getrawmempool')).includes(txid), false);
+    await loop.pass();
+    assert.ok((await ltc.rpc<string[]>('getrawmempool')).includes(txid), 'the same transaction is back in the mempool');
+    await ltc.mine(2);
+    await loop.pass();
+    const row = await payoutRow(order.id);
+    assert.equal(row.status, 'confirmed');
+    assert.equal(row.txid, txid, 'never signed anew');
+    transaction = await t.db.handle.db.selectFrom('payout_transactions').selectAll().where('txid', '=', txid).executeTakeFirstOrThrow();
+    assert.equal(transaction.state, 'mined');
+    await workUntil([order.id], 'completed');
+    assert.equal((await received(to.regtest)).toFixed(), new Decimal((await getOrder(order.id)).amount_to_final!).toFixed(), 'paid once');
   });
 });
 

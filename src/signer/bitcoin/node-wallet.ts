@@ -120,12 +120,28 @@ export class NodeWallet {
     if (failed !== undefined) throw new Error(`the node refused the hot wallet's descriptor: ${failed.error?.message ?? 'no reason given'}`);
   }
 
+  /**
+   * A call to the node's wallet that survives a node restart: a node that restarted does not
+   * load our wallet by itself (-18 "not loaded"), so it is loaded again and the call repeated.
+   */
+  private async walletCall<T>(call: (wallet: JsonRpcClient) => Promise<T>): Promise<T> {
+    try {
+      return await call(this.wallet);
+    } catch (error) {
+      if (!(error instanceof JsonRpcError) || error.code !== RPC_WALLET_NOT_FOUND) throw error;
+      await this.node.call('loadwallet', [this.name]).catch((load: unknown) => {
+        if (!(load instanceof JsonRpcError && /already loaded/i.test(load.message))) throw load;
+      });
+      return call(this.wallet);
+    }
+  }
+
   /** Confirmed unspent outputs (at least `minConf`), amounts exact. */
   async unspent(minConf = 1): Promise<WalletUtxo[]> {
-    const rows = await this.wallet.callExact<{ txid: string; vout: LosslessNumber; amount: LosslessNumber; scriptPubKey: string; spendable: boolean; solvable: boolean }[]>(
+    const rows = await this.walletCall((wallet) => wallet.callExact<{ txid: string; vout: LosslessNumber; amount: LosslessNumber; scriptPubKey: string; spendable: boolean; solvable: boolean }[]>(
       'listunspent',
       [minConf, 9_999_999, [], true],
-    );
+    ));
     return rows.map((row) => ({
       txid: row.txid,
       vout: Number(row.vout.toString()),
@@ -159,7 +175,7 @@ export class NodeWallet {
   async state(txid: string): Promise<TransactionState> {
     let confirmations: number;
     try {
-      ({ confirmations } = await this.wallet.call<{ confirmations: number }>('gettransaction', [txid, true]));
+      ({ confirmations } = await this.walletCall((wallet) => wallet.call<{ confirmations: number }>('gettransaction', [txid, true])));
     } catch (error) {
       if (!(error instanceof JsonRpcError) || error.code !== RPC_INVALID_ADDRESS_OR_KEY) throw error;
       // The wallet never saw it (stored, not yet broadcast, or the wallet was re-made).
