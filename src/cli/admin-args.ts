@@ -35,6 +35,8 @@ const OPTIONS = {
   tag: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
+  chain: { type: 'string' },
+  by: { type: 'string' },
 } as const;
 
 type GlobalOption = 'json' | 'help' | 'url' | 'token';

@@ -6,6 +6,7 @@ import { UsageError } from './admin-errors.js';
 import { keyCommands } from './admin-keys.js';
 import { orderCommands } from './admin-orders.js';
 import { partnerCommands } from './admin-partners.js';
+import { payoutCommands } from './admin-payouts.js';
 import { peopleCommands } from './admin-people.js';
 import { poolCommands } from './admin-pools.js';
 import { priceCommands } from './admin-prices.js';
@@ -23,6 +24,7 @@ const COMMANDS: readonly Command[] = [
   ...simulatorCommands,
   ...poolCommands,
   ...webhookCommands,
+  ...payoutCommands,
 ];
 
 /** The command the words name, checked against its arguments and options before any request. */

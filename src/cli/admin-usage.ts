@@ -98,6 +98,19 @@ Webhooks (any partner's endpoints)
   webhooks enable <endpoint-id>
   webhooks redeliver <delivery-id>     due now, with the same webhook-id
 
+Payouts and the signer (real payouts, DESIGN 11)
+  payouts list [--status S] [--chain C] [--limit N]
+                                       newest first; --status awaiting_approval: the ones
+                                       waiting for an operator
+  payouts approve <payout-id> --by <who>
+                                       a payout above SIGNER_APPROVAL_ABOVE_<ASSET>: the signer
+                                       pays it at its next batch (its maxima still apply)
+  signer status                        the pauses that are on
+  signer pause [--chain C] --by <who> [--reason "<why>"]
+                                       no new signatures on C (no --chain: every chain);
+                                       what is already broadcast is still followed
+  signer resume [--chain C] --by <who> lifts that pause (recorded, as the pause is)
+
 Options
   --json           print the API's JSON response as is (one document, for scripts;
                    keys revoke prints {"key_id":...,"revoked":true}, the API answers 204;

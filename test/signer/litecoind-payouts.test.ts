@@ -11,6 +11,7 @@ import { newMnemonics } from '../../src/signer/key-file.js';
 import { signedSince } from '../../src/db/repositories/signer-repository.js';
 import { PayoutLoop, type PayoutLoopHooks } from '../../src/signer/payout-loop.js';
 import { parseSignerPolicy } from '../../src/signer/policy.js';
+import { runAdminCli } from '../helpers/admin-cli.js';
 import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
 import { litecoindSkip } from '../helpers/requirements.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
@@ -442,6 +443,41 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     assert.equal(transaction.state, 'mined');
     await workUntil([order.id], 'completed');
     assert.equal((await received(to.regtest)).toFixed(), new Decimal((await getOrder(order.id)).amount_to_final!).toFixed(), 'paid once');
+  });
+
+  it('the admin CLI lists the payouts waiting for approval, approves one (--by recorded) and brakes the signer', async () => {
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const cli = (...args: string[]) => runAdminCli(args, { DATA_DIR: '/nonexistent', ADMIN_API_URL: address, ADMIN_TOKEN: t.adminToken });
+    const to = await recipient();
+    const order = await orderInSending(to.mainnet);
+    await workUntil([order.id], 'sending');
+    const careful = await makeLoop({}, parseSignerPolicy({ SIGNER_MAX_PAYOUT_LTC: '50', SIGNER_MAX_DAILY_LTC: '100000', SIGNER_APPROVAL_ABOVE_LTC: '0.001' }));
+    await careful.pass();
+    const row = await payoutRow(order.id);
+    assert.equal(row.status, 'awaiting_approval');
+
+    const listed = await cli('payouts', 'list', '--status', 'awaiting_approval', '--chain', 'ltc');
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`${row.id} .*awaiting_approval`));
+    const refused = await cli('payouts', 'approve', row.id);
+    assert.equal(refused.code, 2, 'no --by: a usage error, nothing sent');
+    assert.match(refused.stderr, /needs --by/);
+    const approved = await cli('payouts', 'approve', row.id, '--by', 'carol');
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.match(approved.stdout, /approved by carol/);
+    assert.equal((await payoutRow(order.id)).approved_by, 'carol');
+
+    const paused = await cli('signer', 'pause', '--by', 'carol', '--reason', 'key rotation');
+    assert.equal(paused.code, 0, paused.stderr);
+    assert.match(paused.stdout, /\* \(every chain\) +carol +key rotation/);
+    await careful.pass();
+    assert.equal((await payoutRow(order.id)).status_reason, 'paused', 'every chain paused: not signed');
+    const resumed = await cli('signer', 'resume', '--by', 'carol');
+    assert.match(resumed.stdout, /the signer is not paused/);
+    await careful.pass();
+    await ltc.mine(1);
+    await careful.pass();
+    assert.equal((await payoutRow(order.id)).status, 'confirmed');
   });
 });
 
