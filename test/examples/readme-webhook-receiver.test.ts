@@ -108,10 +108,21 @@ describe("the README's webhook receiver, in a fresh npm init -y project", () => 
       payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: 0.1, rate_type: 'float', recipient_address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', refund_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' },
     });
     assert.equal(order.statusCode, 201, order.body);
-    await t.runtime.webhookWorker.drain();
-    const deliveries = await t.app.inject({ method: 'GET', url: `/api/v1/partner/webhooks/${endpoint.json<{ id: string }>().id}/deliveries`, headers: auth });
-    const [delivery] = deliveries.json<{ deliveries: Array<{ event_id: string; status: string; status_code: number | null }> }>().deliveries;
-    assert.equal(delivery?.status, 'delivered', `the receiver answered ${delivery?.status_code}: ${output}`);
+    // A loaded machine may time the first attempt out before the receiver's first answer: then
+    // the delivery is retried now, as a partner would from the cabinet (at most twice). What is
+    // checked is that the README's receiver accepts the signed delivery, not the first attempt's timing.
+    type Delivery = { id: string; event_id: string; status: string; status_code: number | null };
+    let delivery: Delivery | undefined;
+    const tried: string[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await t.runtime.webhookWorker.drain();
+      const deliveries = await t.app.inject({ method: 'GET', url: `/api/v1/partner/webhooks/${endpoint.json<{ id: string }>().id}/deliveries`, headers: auth });
+      [delivery] = deliveries.json<{ deliveries: Delivery[] }>().deliveries;
+      tried.push(JSON.stringify(delivery));
+      if (delivery === undefined || delivery.status === 'delivered') break;
+      await t.app.inject({ method: 'POST', url: `/api/v1/partner/webhooks/deliveries/${delivery.id}/retry`, headers: auth });
+    }
+    assert.equal(delivery?.status, 'delivered', `the receiver answered ${delivery?.status_code} (${tried.join(', ')}): ${output}`);
     assert.equal(delivery.status_code, 204);
     // What the README's receiver prints: the webhook-id to dedupe on, the type, the order's status.
     assert.match(output, new RegExp(`^${delivery.event_id} order\\.created waiting_deposit$`, 'm'));

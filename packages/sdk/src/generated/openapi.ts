@@ -604,7 +604,7 @@ export interface components {
             /** @description prefix, hyphen, six of A-Z0-9; lookups are case-insensitive */
             short_id: string;
             status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
-            /** @description extension: why the order went to refunding or failed (amount_below_min, amount_above_max, fixed_rate_mismatch, late_deposit, exchange_failed, payout_failed, operator) */
+            /** @description extension: why the order went to refunding or failed (amount_below_min, amount_above_max, fixed_rate_mismatch, late_deposit, exchange_failed, payout_failed, operator), was cancelled (cancelled), or, while sending, that its payout waits for the hot wallet to cover it (awaiting_liquidity) */
             status_reason: string | null;
             /** @description v1.2: the order's public status page for the end user ({PUBLIC_URL}/status/{token}; relative, /status/{token}, when the service has no PUBLIC_URL): no key needed, shows the order's amounts, addresses and status only. Its JSON twin is GET /api/v1/public/orders/{token}. Anyone with the link can read the order: give it to the order's end user only */
             status_url: string;
