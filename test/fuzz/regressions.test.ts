@@ -36,6 +36,17 @@ describe('fuzz findings', () => {
   });
   after(() => t.close());
 
+  it('an Origin that is no web origin (a NUL) on a client-key route is judged without the database (was a 500 on PostgreSQL)', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const res = await t.app.inject({ method, url: `/api/v1/partner/orders/${orderId}?x=%00`, headers: { authorization: 'BEARER  not-a-key ', origin: '\u0000' } });
+      assert.equal(res.statusCode, 401, res.body);
+      assert.equal(res.headers['access-control-allow-origin'], undefined);
+    }
+    const preflight = await t.app.inject({ method: 'OPTIONS', url: `/api/v1/partner/orders/${orderId}`, headers: { origin: '\u0000', 'access-control-request-method': 'GET' } });
+    assert.equal(preflight.statusCode, 204);
+    assert.equal(preflight.headers['access-control-allow-origin'], undefined);
+  });
+
   it('a path that is not valid URL encoding is 404 {detail} (was Fastify 400 without detail)', async () => {
     for (const url of ['/api/v1/partner/orders/%E0%A4%A', '/admin/v1/partners/%ZZ', '/static/icons/%', '/docs/%C0%AF%']) {
       assertError(await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${apiKey}` } }), 404, 'not_found');
