@@ -321,7 +321,7 @@ export function loadConfig(env: Env = process.env): Config {
     quoteSigningKey,
     quoteSigningKeyPrevious,
     trustProxy: parseTrustProxy(optional(env, 'TRUST_PROXY')),
-    logLevel: logLevel,
+    logLevel,
     logRequests: oneOf(env, 'LOG_REQUESTS', ['true', 'false'], 'true') === 'true',
     shortIdPrefix,
     cacheRefreshMs: integer(env, 'CACHE_REFRESH_MS', 5000, 100, 3_600_000),
