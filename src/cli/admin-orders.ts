@@ -85,8 +85,8 @@ function showOrder(body: unknown): string {
     payouts.length === 0
       ? '  none'
       : table(
-          ['KIND', 'STATUS', 'AMOUNT', 'ADDRESS', 'TAG', 'TXID', 'CREATED_AT', 'SENT_AT'],
-          payouts.map((p) => [p.kind, p.status, p.amount, p.address, p.tag, p.txid, p.created_at, p.sent_at].map(cell)),
+          ['KIND', 'PAYER', 'STATUS', 'REASON', 'AMOUNT', 'ADDRESS', 'TAG', 'TXID', 'CREATED_AT', 'SENT_AT'],
+          payouts.map((p) => [p.kind, p.payer, p.status, p.status_reason ?? p.failure_reason, p.amount, p.address, p.tag, p.txid, p.created_at, p.sent_at].map(cell)),
         ),
   );
   return lines.join('\n');

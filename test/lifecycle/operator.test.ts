@@ -25,7 +25,7 @@ interface AdminOrder {
   attempts: string;
   version: string;
   events?: Array<{ from_status: string | null; to_status: string; reason: string | null; data: unknown; created_at: string }>;
-  payouts?: Array<{ kind: string; address: string; tag: string | null; amount: string; status: string; txid: string | null; sent_at: string | null }>;
+  payouts?: Array<{ kind: string; payer: string; address: string; tag: string | null; amount: string; status: string; txid: string | null; sent_at: string | null }>;
 }
 
 describe('operator order views', () => {
@@ -135,6 +135,7 @@ describe('operator order views', () => {
     const [payout] = order.payouts ?? [];
     assert.equal(payout?.kind, 'payout');
     assert.equal(payout?.status, 'sent');
+    assert.equal(payout?.payer, 'simulator', 'the embedded default pays on the simulator');
     assert.equal(payout?.address, ETH_RECIPIENT);
     assert.equal(payout?.tag, null);
     assert.equal(payout?.txid, order.payout_txid);

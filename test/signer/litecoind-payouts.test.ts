@@ -185,6 +185,12 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     await workUntil([order.id], 'completed');
     const done = await getOrder(order.id);
     assert.equal(done.payout_txid, row.txid);
+    const operatorView = (await t.admin('GET', `/admin/v1/orders/${order.id}`)).json<{ payouts: Array<{ payer: string; status: string; fee: string | null; txid: string }> }>();
+    assert.deepEqual(
+      operatorView.payouts.map((p) => [p.payer, p.status, p.txid, p.fee !== null]),
+      [['signer', 'confirmed', row.txid, true]],
+      'the operator sees who paid it, where it stands and its fee',
+    );
     assert.ok(done.amount_to_final !== null);
     assert.equal((await received(to.regtest)).toFixed(), new Decimal(done.amount_to_final).toFixed(), 'the recipient got exactly amount_to_final');
   });

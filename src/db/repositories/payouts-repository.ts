@@ -26,13 +26,16 @@ export async function markPayoutFailed(db: Db, id: string): Promise<void> {
   await db.updateTable('payouts').set({ status: 'failed' }).where('id', '=', id).where('payer', '=', 'simulator').execute();
 }
 
-/** An order's payout and refund as the operator sees them. */
-export type OrderPayoutListing = Pick<PayoutRow, 'kind' | 'address' | 'tag' | 'amount' | 'status' | 'txid' | 'created_at' | 'sent_at'>;
+/** An order's payout and refund as the operator sees them: who pays each and, for the signer's, where it stands and why. */
+export type OrderPayoutListing = Pick<
+  PayoutRow,
+  'id' | 'kind' | 'payer' | 'address' | 'tag' | 'amount' | 'status' | 'status_reason' | 'failure_reason' | 'txid' | 'fee' | 'approved_by' | 'created_at' | 'sent_at'
+>;
 
 export async function listOrderPayouts(db: Db, orderId: string): Promise<OrderPayoutListing[]> {
   return db
     .selectFrom('payouts')
-    .select(['kind', 'address', 'tag', 'amount', 'status', 'txid', 'created_at', 'sent_at'])
+    .select(['id', 'kind', 'payer', 'address', 'tag', 'amount', 'status', 'status_reason', 'failure_reason', 'txid', 'fee', 'approved_by', 'created_at', 'sent_at'])
     .where('order_id', '=', orderId)
     .execute();
 }
