@@ -189,6 +189,13 @@ const reachesDatabase = importGraph(DB_HELPERS, (file) => sources.get(file) ?? r
  * start a server only to have something to call; what they check is the package and the bundle.
  */
 const ONE_ENGINE_TAG = /^\/\/ test-engines: one\b/m;
+/**
+ * A file that starts processes for minutes (a line that starts `// test-cost: long`, e.g. the
+ * signer's 50 crash rounds) is started first of its pass's process files: started last, it ran
+ * alone for two minutes after everything else had finished.
+ */
+const LONG_TAG = /^\/\/ test-cost: long\b/m;
+const runsLong = (file: string): boolean => LONG_TAG.test(sources.get(file) ?? '');
 const databaseFiles = new Set([...sources.keys()].filter((file) => reachesDatabase(file) && !ONE_ENGINE_TAG.test(sources.get(file) ?? '')));
 const usesDatabase = (file: string): boolean => databaseFiles.has(file);
 const byProcesses = (a: string, b: string): number => Number(startsProcesses(a)) - Number(startsProcesses(b));
@@ -224,7 +231,8 @@ function asRun(engine: Engine, passFiles: string[]): string[] {
   if (!GROUPED || grouped.length < 2) return passFiles;
   const groups = writeGroups(engine, grouped, { count: CONCURRENCY * 3, cost: estimatedCost, workDir, root: REPO_ROOT });
   for (const group of groups) groupMembers.set(group.file, group.members);
-  const alone = passFiles.filter(startsProcesses);
+  // The long ones first among them, so none is left running alone at the end of its pass.
+  const alone = passFiles.filter(startsProcesses).sort((a, b) => Number(runsLong(b)) - Number(runsLong(a)));
   const groupFiles = groups.map((group) => group.file);
   return engine === 'pglite' ? [...alone, ...groupFiles] : [...groupFiles, ...alone];
 }

@@ -1,3 +1,4 @@
+// test-cost: long (50 rounds of a signer process killed: about two minutes; scripts/run-tests.ts starts it early)
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
