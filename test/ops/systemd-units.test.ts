@@ -21,6 +21,8 @@ import { systemdAnalyzeSkip } from '../helpers/requirements.js';
 const UNITS = {
   'exchange-api.service': { entry: 'dist/server.js', stopBudgetMs: (c: ReturnType<typeof loadConfig>) => c.shutdownDelayMs + c.shutdownTimeoutMs },
   'exchange-worker.service': { entry: 'dist/worker/main.js', stopBudgetMs: (c: ReturnType<typeof loadConfig>) => c.shutdownTimeoutMs },
+  // The signer's pass may wait on node calls of up to 60 s (src/signer/bitcoin/node-wallet.ts).
+  'exchange-signer.service': { entry: 'dist/signer/main.js', stopBudgetMs: () => 60_000 },
 } as const;
 /** `systemd-analyze security`'s exposure, 0 (best) to 10, times ten; 2.5 is "OK" with margin. */
 const MAX_EXPOSURE = 25;
