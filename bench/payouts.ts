@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { bech32, hex } from '@scure/base';
+import { hex } from '@scure/base';
 import { randomBytes } from 'node:crypto';
 import { createDemoXpubs } from '../src/domain/deposit-addresses/index.js';
 import { Decimal } from '../src/domain/money.js';
@@ -62,10 +62,7 @@ export async function payoutBench(count: number, log: (message: string) => void)
     await ltc.mine(1);
     await eth.send({ to: hot.fundingAddress('ETH'), value: 1000n * 10n ** 18n });
 
-    const ltcRecipient = async (): Promise<string> => {
-      const regtest = await ltc.rpc<string>('getnewaddress', ['', 'bech32']);
-      return bech32.encode('ltc', bech32.decode(regtest as `${string}1${string}`).words);
-    };
+    const ltcRecipient = async (): Promise<string> => (await ltc.recipient()).mainnet;
     /** `n` BTC → coin orders moved to sending: their payouts requested. */
     const requested = async (coin: 'LTC' | 'ETH', n: number): Promise<void> => {
       for (let i = 0; i < n; i++) {

@@ -32,7 +32,13 @@ export type SignOutcome =
   | {
       kind: 'signed';
       transaction: SignedTransaction;
-      /** Each payout's share of the fee, same order as given. */
+      /**
+       * The payouts it pays: all of those given when the wallet covers them, else, oldest first,
+       * each that still fits beside those taken (a large payout waiting for liquidity does not
+       * hold up the small ones behind it).
+       */
+      paid: readonly ClaimedPayout[];
+      /** Each paid payout's share of the fee, in the order of `paid`. */
       fees: string[];
       /**
        * Takes what the transaction used (the change index, the nonce) for good: called by the
@@ -40,7 +46,7 @@ export type SignOutcome =
        */
       take(tx: Db): Promise<void>;
     }
-  /** The hot wallet cannot cover these payouts with their fee now. */
+  /** The hot wallet cannot cover any of these payouts with its fee now. */
   | { kind: 'insufficient' };
 
 /**
@@ -55,6 +61,7 @@ export interface ChainPayer {
   start(db: Db): Promise<void>;
   /** Most payouts one transaction may carry (1 where the chain has no batching). */
   readonly batchMax: number;
+  /** Signs one transaction for as many of `payouts` as the hot wallet covers (see `paid`). */
   sign(tx: Db, payouts: readonly ClaimedPayout[]): Promise<SignOutcome>;
   /** Sends the stored bytes; a transaction the node already has counts as sent. */
   broadcast(raw: string): Promise<void>;

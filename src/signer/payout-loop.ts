@@ -65,6 +65,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export class PayoutLoop {
   private readonly lastBatch = new Map<string, number>();
+  /** Per chain, whether the last pass found it paused (absent before the first pass). */
+  private readonly shownPaused = new Map<string, boolean>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
@@ -106,7 +108,10 @@ export class PayoutLoop {
         // What is already signed is followed to the end, paused or not: a brake stops new signatures.
         await this.follow(payer);
         const paused = await isPaused(this.db, payer.chain);
-        await showPause(this.db, payer.chain, paused, this.now());
+        // Requested payouts are marked while paused (new ones arrive), and unmarked once after a
+        // resume (or at start): not an UPDATE on every pass of a chain that runs.
+        if (paused || this.shownPaused.get(payer.chain) !== false) await showPause(this.db, payer.chain, paused, this.now());
+        this.shownPaused.set(payer.chain, paused);
         if (paused) continue;
         const now = this.now().getTime();
         if (now - (this.lastBatch.get(payer.chain) ?? Number.NEGATIVE_INFINITY) >= this.settings.batchIntervalMs) {
@@ -252,35 +257,21 @@ export class PayoutLoop {
           sums.set(payout.currency_id, signedLast24h.plus(payout.amount));
         }
       }
-      // All of them when the coins cover them (the usual case); else, oldest first, each one
-      // that still fits beside those taken: a large payout waiting for liquidity does not hold
-      // up the small ones behind it. What does not fit waits, `awaiting_liquidity`.
-      let outcome = toSign.length === 0 ? undefined : await payer.sign(tx, toSign);
-      let paid = toSign;
-      if (outcome?.kind === 'insufficient') {
-        paid = [];
-        outcome = undefined;
-        for (const payout of toSign) {
-          const attempt = await payer.sign(tx, [...paid, payout]);
-          if (attempt.kind === 'signed') {
-            paid = [...paid, payout];
-            outcome = attempt;
-          }
-        }
-      }
+      // The payer pays as many as the hot wallet covers (ChainPayer.sign); the rest wait, `awaiting_liquidity`.
+      const outcome = toSign.length === 0 ? undefined : await payer.sign(tx, toSign);
       if (outcome?.kind === 'signed') {
-        const signedOutcome = outcome;
-        await signedOutcome.take(tx);
+        await outcome.take(tx);
         const transactionId = await storeSignedTransaction(
           tx,
-          signedOutcome.transaction,
-          paid.map((payout, i) => ({ id: payout.id, fee: signedOutcome.fees[i] as string })),
+          outcome.transaction,
+          outcome.paid.map((payout, i) => ({ id: payout.id, fee: outcome.fees[i] as string })),
           now,
         );
-        const waiting = toSign.filter((payout) => !paid.includes(payout));
+        const waiting = toSign.filter((payout) => !outcome.paid.includes(payout));
         await setWaitReason(tx, waiting.map((payout) => payout.id), 'awaiting_liquidity', now);
         if (waiting.length > 0) this.logger.warn({ chain: payer.chain, payouts: waiting.length }, 'the hot wallet cannot cover every requested payout: the rest wait for liquidity');
-        return { id: transactionId, txid: signedOutcome.transaction.txid, raw: signedOutcome.transaction.raw, count: paid.length, more: claimed.length === payer.batchMax };
+        const count = outcome.paid.length;
+        return { id: transactionId, txid: outcome.transaction.txid, raw: outcome.transaction.raw, count, more: claimed.length === payer.batchMax };
       }
       if (toSign.length > 0) {
         await setWaitReason(tx, toSign.map((payout) => payout.id), 'awaiting_liquidity', now);

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { bech32 } from '@scure/base';
 import { parse } from 'lossless-json';
+import { Decimal } from '../../src/domain/money.js';
 import { childEnv, spawnManaged, waitUntilReady, type ManagedProcess } from './process/managed-process.js';
 import { freePort } from './process/waits.js';
 import { LITECOIND_HINT } from './requirements.js';
@@ -17,6 +19,13 @@ export interface Litecoind {
    * address each time, so a block mined after invalidateblock never equals the invalidated one.
    */
   mine(count: number): Promise<string[]>;
+  /**
+   * A new address of the test wallet, as regtest spells it (what its RPC takes) and as the API
+   * takes it (the mainnet spelling of the same witness program: node-network-address.ts).
+   */
+  recipient(): Promise<{ regtest: string; mainnet: string }>;
+  /** What the test wallet holds at `regtest` in outputs with at least one confirmation, exactly, with their txids. */
+  received(regtest: string): Promise<{ amount: Decimal; txids: string[] }>;
   /** Stops the process (the data directory stays). */
   stop(): Promise<void>;
   /**
@@ -93,6 +102,14 @@ export async function startLitecoind(): Promise<Litecoind> {
     rpcUrl: `http://${user}:${password}@127.0.0.1:${rpcPort}`,
     rpc: (method, params) => call(walletMethods.has(method) ? wallet : base, method, params),
     mine: async (count) => call<string[]>(base, 'generatetoaddress', [count, await call<string>(wallet, 'getnewaddress')]),
+    async recipient() {
+      const regtest = await call<string>(wallet, 'getnewaddress', ['', 'bech32']);
+      return { regtest, mainnet: bech32.encode('ltc', bech32.decode(regtest as `${string}1${string}`).words) };
+    },
+    async received(regtest) {
+      const utxos = await call<{ amount: string; txid: string }[]>(wallet, 'listunspent', [1, 9_999_999, [regtest]]);
+      return { amount: utxos.reduce((sum, utxo) => sum.plus(utxo.amount), new Decimal(0)), txids: utxos.map((utxo) => utxo.txid) };
+    },
     stop: () => node.stop(10_000),
     async restart(options = {}) {
       if (options.dropMempool === true) rmSync(path.join(dataDir, 'regtest', 'mempool.dat'), { force: true });

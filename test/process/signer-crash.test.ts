@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { bech32, hex } from '@scure/base';
+import { hex } from '@scure/base';
 import { randomBytes } from 'node:crypto';
 import { JsonRpcClient } from '../../src/chains/nodes/json-rpc-client.js';
 import { createDemoXpubs } from '../../src/domain/deposit-addresses/index.js';
@@ -103,9 +103,8 @@ describe('the signer killed at random points: every payout paid exactly once', {
       const address = `0x${hex.encode(randomBytes(20))}`;
       return { chain, node: address, mainnet: address };
     }
-    const regtest = await ltc.rpc<string>('getnewaddress', ['', 'bech32']);
-    const { words } = bech32.decode(regtest as `${string}1${string}`);
-    return { chain, node: regtest, mainnet: bech32.encode('ltc', words) };
+    const { regtest, mainnet } = await ltc.recipient();
+    return { chain, node: regtest, mainnet };
   };
 
   /** What the recipient holds on its chain, exactly. */
@@ -114,8 +113,7 @@ describe('the signer killed at random points: every payout paid exactly once', {
       const wei = await eth.rpc<string>('eth_getBalance', [to.node, 'latest']);
       return { amount: new Decimal(BigInt(wei).toString()).div(new Decimal(10).pow(18)), txids: [] };
     }
-    const utxos = await ltc.rpc<{ amount: string; txid: string }[]>('listunspent', [1, 9_999_999, [to.node]]);
-    return { amount: utxos.reduce((sum, utxo) => sum.plus(utxo.amount), new Decimal(0)), txids: utxos.map((utxo) => utxo.txid) };
+    return ltc.received(to.node);
   };
 
   /** A BTC → LTC or ETH order deposited (simulator) and confirmed: the next worker passes make it sending. */

@@ -11,6 +11,7 @@ import { newMnemonics } from '../../src/signer/key-file.js';
 import { PayoutLoop, type PayoutLoopHooks } from '../../src/signer/payout-loop.js';
 import { parseSignerPolicy } from '../../src/signer/policy.js';
 import { anvilSkip, startAnvil, type Anvil } from '../helpers/anvil-node.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import { testEngine } from '../helpers/test-database.js';
 import { compileTestToken, deployData, transferData } from '../helpers/test-erc20-token.js';
@@ -51,7 +52,7 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
   const clock = new ManualClock();
   const hot = new HotWallet(newMnemonics());
   const logs: string[] = [];
-  const logger = { info: (o: object, m: string) => logs.push(`info ${m} ${JSON.stringify(o)}`), warn: (o: object, m: string) => logs.push(`warn ${m} ${JSON.stringify(o)}`), error: (o: object, m: string) => logs.push(`error ${m} ${JSON.stringify(o)}`) };
+  const logger = recordingLogger(logs);
   const policy = parseSignerPolicy({ SIGNER_MAX_PAYOUT_ETH: '50', SIGNER_MAX_DAILY_ETH: '1000', SIGNER_MAX_PAYOUT_USDT_ERC20: '100000', SIGNER_MAX_DAILY_USDT_ERC20: '1000000' });
   const hotAddress = (): Address => hot.fundingAddress('ETH') as Address;
 

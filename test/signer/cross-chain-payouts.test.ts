@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { bech32, hex } from '@scure/base';
+import { hex } from '@scure/base';
 import { parse } from 'lossless-json';
 import { nodeNetworkAddress } from '../../src/chains/nodes/node-network-address.js';
 import { createDemoXpubs } from '../../src/domain/deposit-addresses/index.js';
@@ -108,11 +108,10 @@ describe('a deposit mined on one real node, a payout mined on another', { skip: 
   });
 
   const ltcRecipient = async (): Promise<{ node: string; mainnet: string }> => {
-    const node = await ltc.rpc<string>('getnewaddress', ['', 'bech32']);
-    return { node, mainnet: bech32.encode('ltc', bech32.decode(node as `${string}1${string}`).words) };
+    const { regtest, mainnet } = await ltc.recipient();
+    return { node: regtest, mainnet };
   };
-  const ltcReceived = async (address: string): Promise<Decimal> =>
-    (await ltc.rpc<{ amount: string }[]>('listunspent', [1, 9_999_999, [address]])).reduce((sum, utxo) => sum.plus(utxo.amount), new Decimal(0));
+  const ltcReceived = async (address: string): Promise<Decimal> => (await ltc.received(address)).amount;
 
   const create = async (payload: Record<string, unknown>): Promise<OrderJson> => {
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/partner/orders', headers: { 'x-api-key': apiKey }, payload: { rate_type: 'float', ...payload } });

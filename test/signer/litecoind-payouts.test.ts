@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { bech32 } from '@scure/base';
 import { parse } from 'lossless-json';
 import { nodeNetworkAddress } from '../../src/chains/nodes/node-network-address.js';
 import { createDemoXpubs } from '../../src/domain/deposit-addresses/index.js';
@@ -12,6 +11,7 @@ import { signedSince } from '../../src/db/repositories/signer-repository.js';
 import { PayoutLoop, type PayoutLoopHooks } from '../../src/signer/payout-loop.js';
 import { parseSignerPolicy } from '../../src/signer/policy.js';
 import { runAdminCli } from '../helpers/admin-cli.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
 import { litecoindSkip } from '../helpers/requirements.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
@@ -46,7 +46,7 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
   const clock = new ManualClock();
   const hot = new HotWallet(newMnemonics());
   const logs: string[] = [];
-  const logger = { info: (o: object, m: string) => logs.push(`info ${m} ${JSON.stringify(o)}`), warn: (o: object, m: string) => logs.push(`warn ${m} ${JSON.stringify(o)}`), error: (o: object, m: string) => logs.push(`error ${m} ${JSON.stringify(o)}`) };
+  const logger = recordingLogger(logs);
   const policy = parseSignerPolicy({ SIGNER_MAX_PAYOUT_LTC: '50', SIGNER_MAX_DAILY_LTC: '1000' });
 
   const makeLoop = async (hooks: PayoutLoopHooks = {}, limits = policy, confirmations = 1): Promise<PayoutLoop> => {
@@ -60,12 +60,7 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     return new PayoutLoop(t.db.handle.db, [payer], limits, { batchIntervalMs: 0, confirmations, intervalMs: 50 }, () => clock.now(), logger, hooks);
   };
 
-  /** A fresh address of litecoind's test wallet, as regtest and as the API (mainnet) spell it. */
-  const recipient = async (): Promise<{ regtest: string; mainnet: string }> => {
-    const regtest = await ltc.rpc<string>('getnewaddress', ['', 'bech32']);
-    const { words } = bech32.decode(regtest as `${string}1${string}`);
-    return { regtest, mainnet: bech32.encode('ltc', words) };
-  };
+  const recipient = () => ltc.recipient();
 
   /** One at a time: litecoind answers "Work queue depth exceeded" past 16 calls at once. */
   const recipientsOf = async (count: number): Promise<{ regtest: string; mainnet: string }[]> => {
@@ -75,10 +70,7 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
   };
 
   /** What the test wallet holds at `address` in outputs with at least one confirmation. */
-  const received = async (address: string): Promise<Decimal> => {
-    const utxos = await ltc.rpc<{ amount: string }[]>('listunspent', [1, 9_999_999, [address]]);
-    return utxos.reduce((sum, utxo) => sum.plus(utxo.amount), new Decimal(0));
-  };
+  const received = async (address: string): Promise<Decimal> => (await ltc.received(address)).amount;
 
   const getOrder = async (id: string): Promise<OrderJson> => {
     const res = await t.app.inject({ method: 'GET', url: `/api/v1/partner/orders/${id}`, headers: { 'x-api-key': apiKey } });

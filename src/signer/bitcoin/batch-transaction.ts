@@ -23,6 +23,14 @@ export type SignedBatch = {
   inputs: string[];
 };
 
+/** What a batch is paid from: the wallet's coins, those in flight, the change index, the fee rate (sat/vB). */
+export interface Coins {
+  utxos: readonly WalletUtxo[];
+  reserved: ReadonlySet<string>;
+  changeIndex: number;
+  feeRate: bigint;
+}
+
 /** The coins could not cover the payouts and their fee. */
 export type Shortfall = { kind: 'insufficient' };
 
@@ -56,11 +64,6 @@ export class SegwitAccount {
     this.network = mainnetSignerNetworks(chain)[0] as SignerNetwork;
   }
 
-  /** The account's public key only, for the node's watch-only descriptors. */
-  get publicKey(): HDKey {
-    return this.account;
-  }
-
   /** Makes sure addresses up to `index` of `branch` are known by script. */
   extend(branch: 0 | 1, index: number): void {
     for (let i = this.derived[branch] + 1; i <= index; i++) {
@@ -92,30 +95,23 @@ export class SegwitAccount {
     return this.byScript.has(scriptHex);
   }
 
+  /** Whether the coins cover `payouts` and their fee: coin selection only, nothing signed. */
+  fits(payouts: readonly BatchPayout[], coins: Coins): boolean {
+    return this.select(payouts, coins, false) !== undefined;
+  }
+
   /**
-   * One transaction paying every payout, with change to `changeIndex`'s address, fee at
-   * `feeRate` satoshis per vbyte, from `utxos` minus the `reserved` outpoints. The built
+   * One transaction paying every payout, with change to `coins.changeIndex`'s address, fee at
+   * `coins.feeRate` satoshis per vbyte, from the coins minus the reserved outpoints. The built
    * transaction is checked before it is signed: its outputs are exactly the payouts (script and
    * amount, each once) plus at most one change output to our own change address, and it spends
    * only our coins.
    */
-  signBatch(payouts: readonly BatchPayout[], utxos: readonly WalletUtxo[], reserved: ReadonlySet<string>, changeIndex: number, feeRate: bigint): SignedBatch | Shortfall {
-    this.extend(1, changeIndex);
-    const candidates = utxos
-      .filter((utxo) => !reserved.has(`${utxo.txid}:${utxo.vout}`) && this.owns(utxo.scriptPubKey))
-      .map((utxo) => ({ txid: hex.decode(utxo.txid), index: utxo.vout, witnessUtxo: { script: hex.decode(utxo.scriptPubKey), amount: utxo.amount } }));
-    const outputs = payouts.map((payout) => ({ script: outputScript(this.chain, payout.address), amount: payout.amount }));
-    const changeAddress = this.address(1, changeIndex);
-    let selected: ReturnType<typeof selectUTXO>;
-    try {
-      selected = selectUTXO(candidates, outputs, 'default', { feePerByte: feeRate, changeAddress, network: this.network, createTx: true, bip69: true });
-    } catch (error) {
-      // selectUTXO throws on outputs below dust and similar: not a shortfall, a payout we cannot make.
-      throw new Error(`cannot build the ${this.chain} transaction: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    if (selected === undefined || selected.tx === undefined) return { kind: 'insufficient' };
+  signBatch(payouts: readonly BatchPayout[], coins: Coins): SignedBatch | Shortfall {
+    const selected = this.select(payouts, coins, true);
+    if (selected?.tx === undefined) return { kind: 'insufficient' };
     const tx = selected.tx;
-    this.checkOutputs(tx, outputs, hex.encode(outputScript(this.chain, changeAddress)));
+    this.checkOutputs(tx, this.outputs(payouts), hex.encode(outputScript(this.chain, this.address(1, coins.changeIndex))));
     const inputs: string[] = [];
     for (let i = 0; i < tx.inputsLength; i++) {
       const input = tx.getInput(i);
@@ -126,6 +122,30 @@ export class SegwitAccount {
     }
     tx.finalize();
     return { kind: 'signed', raw: tx.hex, txid: tx.id, fee: tx.fee, vsize: tx.vsize, inputs };
+  }
+
+  private outputs(payouts: readonly BatchPayout[]): { script: Uint8Array; amount: bigint }[] {
+    return payouts.map((payout) => ({ script: outputScript(this.chain, payout.address), amount: payout.amount }));
+  }
+
+  /** selectUTXO over our unreserved coins; undefined when they do not cover the payouts and fee. */
+  private select(payouts: readonly BatchPayout[], coins: Coins, createTx: boolean): ReturnType<typeof selectUTXO> {
+    this.extend(1, coins.changeIndex);
+    const candidates = coins.utxos
+      .filter((utxo) => !coins.reserved.has(`${utxo.txid}:${utxo.vout}`) && this.owns(utxo.scriptPubKey))
+      .map((utxo) => ({ txid: hex.decode(utxo.txid), index: utxo.vout, witnessUtxo: { script: hex.decode(utxo.scriptPubKey), amount: utxo.amount } }));
+    try {
+      return selectUTXO(candidates, this.outputs(payouts), 'default', {
+        feePerByte: coins.feeRate,
+        changeAddress: this.address(1, coins.changeIndex),
+        network: this.network,
+        createTx,
+        bip69: true,
+      });
+    } catch (error) {
+      // selectUTXO throws on outputs below dust and similar: not a shortfall, a payout we cannot make.
+      throw new Error(`cannot build the ${this.chain} transaction: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   private checkOutputs(tx: { outputsLength: number; getOutput(i: number): { script?: Uint8Array; amount?: bigint } }, wanted: readonly { script: Uint8Array; amount: bigint }[], changeScript: string): void {

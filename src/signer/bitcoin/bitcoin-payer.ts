@@ -89,22 +89,29 @@ export class BitcoinPayer implements ChainPayer {
     // The chain is locked (payout-loop): the index peeked is the one taken below.
     const changeIndex = await peekChangeIndex(tx, this.chain);
     await this.wallet.ensureChange(changeIndex);
+    // The coins, what is reserved and the fee rate are read once; what fits is worked out here.
     const [utxos, reserved, feeRate] = [await this.wallet.unspent(1), await reservedInputs(tx, this.chain), await this.feeRate()];
-    const batch = this.account.signBatch(
-      payouts.map((payout) => ({ id: payout.id, address: payout.address, amount: toBaseUnits(new Decimal(payout.amount), DECIMALS) })),
-      utxos,
-      reserved,
-      changeIndex,
-      BigInt(feeRate.ceil().toFixed(0)),
-    );
-    if (batch.kind === 'insufficient') return batch;
+    const coins = { utxos, reserved, changeIndex, feeRate: BigInt(feeRate.ceil().toFixed(0)) };
+    const asBatch = (list: readonly ClaimedPayout[]) =>
+      list.map((payout) => ({ id: payout.id, address: payout.address, amount: toBaseUnits(new Decimal(payout.amount), DECIMALS) }));
+    // All of them, the usual case: one coin selection. Else the oldest that fit, by selection
+    // alone (nothing signed), and the transaction signed once for those.
+    let paid: readonly ClaimedPayout[] = payouts;
+    let batch = this.account.signBatch(asBatch(payouts), coins);
+    if (batch.kind === 'insufficient') {
+      paid = payouts.reduce<ClaimedPayout[]>((taken, payout) => (this.account.fits(asBatch([...taken, payout]), coins) ? [...taken, payout] : taken), []);
+      if (paid.length === 0) return batch;
+      batch = this.account.signBatch(asBatch(paid), coins);
+      if (batch.kind === 'insufficient') return batch;
+    }
     return {
       take: async (db) => {
         await takeChangeIndex(db, this.chain);
       },
       kind: 'signed',
       transaction: { chain: this.chain, txid: batch.txid, raw: batch.raw, fee: fromBaseUnits(batch.fee, DECIMALS).toFixed(), vsize: batch.vsize, inputs: batch.inputs, nonce: null, replaces_id: null },
-      fees: shareFee(batch.fee, payouts.length).map((share) => fromBaseUnits(share, DECIMALS).toFixed()),
+      paid,
+      fees: shareFee(batch.fee, paid.length).map((share) => fromBaseUnits(share, DECIMALS).toFixed()),
     };
   }
 

@@ -127,6 +127,7 @@ export class EvmPayer implements ChainPayer {
       kind: 'signed',
       // The fee stored now is its most (gas × maxFeePerGas); the real one replaces it when mined.
       transaction: { chain: this.chain, txid: keccak256(raw), raw, fee, vsize: null, inputs: [], nonce: nonce.toString(), replaces_id: null },
+      paid: payouts,
       fees: [fee],
       take: (db) => takeNonce(db, this.chain, this.address, nonce),
     };
