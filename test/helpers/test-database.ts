@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { openDatabase, pgliteStoreDir, type DatabaseHandle, type Engine } from '../../src/db/database.js';
@@ -72,6 +72,18 @@ export async function createTestDatabase(engine: Engine = testEngine()): Promise
       await adminQuery(`drop database if exists ${name} with (force)`);
     },
   };
+}
+
+/**
+ * The test database without the pool's 15-second query_timeout (src/db/database.ts), for a
+ * test's bulk setup that is slow only when the machine is busy (thousands of rows and an
+ * ANALYZE took longer than 15 s once in CI, beside the signer's crash rounds). One connection
+ * on PostgreSQL, closed by `close`; on PGlite the database's own handle (nothing to bound).
+ */
+export function unboundedDatabase(db: TestDatabase): { db: Kysely<Database>; close(): Promise<void> } {
+  if (db.url === undefined) return { db: db.handle.db, close: () => Promise.resolve() };
+  const own = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: db.url, max: 1 }) }) });
+  return { db: own, close: () => own.destroy() };
 }
 
 /**

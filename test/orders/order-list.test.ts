@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { CompiledQuery, sql } from 'kysely';
 import { partnerOrderListQuery, partnerOrderListWireQuery } from '../../src/db/repositories/partner-order-list-repository.js';
 import { buildTestApp, ManualClock } from '../helpers/test-app.js';
+import { unboundedDatabase } from '../helpers/test-database.js';
 import { assertError } from '../rates/rates-helpers.js';
 import {
   advance,
@@ -131,10 +132,10 @@ describe('GET /partner/orders', () => {
     assert.equal(waiting, created.length - 1);
     await advance(h, WINDOW_MS);
     try {
-      const expired = await page('status=expired&limit=100');
-      assert.equal(expired.orders.length, waiting);
-      assert.ok(expired.orders.every((order) => order.status === 'expired'));
-      assert.deepEqual(ids(await page('status=waiting_deposit')), []);
+        const expired = await page('status=expired&limit=100');
+        assert.equal(expired.orders.length, waiting);
+        assert.ok(expired.orders.every((order) => order.status === 'expired'));
+        assert.deepEqual(ids(await page('status=waiting_deposit')), []);
     } finally {
       h.clock.advance(-WINDOW_MS);
       await h.t.runtime.prices.refresh();
@@ -190,8 +191,10 @@ describe('GET /partner/orders', () => {
     // In a transaction rolled back at the end: 5,000 more orders of the partner (copies of one,
     // other ids and search values) and fresh statistics, so the planner weighs the indexes as on
     // a real table (bench/order-list-plans.ts does it with 100,000 orders of 10 partners).
+    const unbounded = unboundedDatabase(h.t.db);
+    try {
     await assert.rejects(
-      h.t.db.handle.db.transaction().execute(async (tx) => {
+      unbounded.db.transaction().execute(async (tx) => {
         await sql`
           insert into orders
           select (jsonb_populate_record(o, jsonb_build_object(
@@ -215,6 +218,9 @@ describe('GET /partner/orders', () => {
       }),
       (error) => error === rolledBack,
     );
+    } finally {
+      await unbounded.close();
+    }
     const hex = plans.hex ?? '';
     assert.doesNotMatch(hex, /Seq Scan/, hex);
     for (const index of ['orders_partner_deposit_address_idx', 'orders_partner_deposit_txid_idx', 'orders_partner_payout_txid_idx', 'orders_partner_recipient_idx']) {
