@@ -87,13 +87,16 @@ export async function payoutBench(count: number, log: (message: string) => void)
 
     const measure = async (label: string, payer: ChainPayer, mine: () => Promise<unknown>, n: number): Promise<PayoutSide> => {
       log(`payouts: ${label}: requesting ${n}`);
-      await requested(payer.chain === 'LTC' ? 'LTC' : 'ETH', n);
       await payer.start(app.db.handle.db);
       const loop = new PayoutLoop(app.db.handle.db, [payer], POLICY, { batchIntervalMs: 0, confirmations: 1, intervalMs: 50 }, () => clock.now(), {
         info: () => undefined,
         warn: (o, m) => log(`${m} ${JSON.stringify(o)}`),
         error: (o, m) => log(`${m} ${JSON.stringify(o)}`),
       });
+      // A pass with nothing to pay publishes what the wallet can pay: orders are quoted against it (DESIGN §11.7).
+      await loop.pass();
+      await app.runtime.liquidity.refresh();
+      await requested(payer.chain === 'LTC' ? 'LTC' : 'ETH', n);
       const since = clock.now();
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();

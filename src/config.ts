@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { Decimal, DECIMAL_PATTERN } from './domain/money.js';
 import { HOT_WALLET_CHAINS, isHotWalletChain } from './signer/hot-wallet.js';
 
 /**
@@ -95,6 +96,12 @@ export interface Config {
    * its own process and reaches the payouts through PostgreSQL, never through an embedded database.
    */
   readonly payoutSignerChains: readonly string[];
+  /**
+   * HOT_WALLET_MIN_<ASSET> / HOT_WALLET_MAX_<ASSET> (DESIGN §11.7; ASSET as the signer's policy
+   * names it: LTC, ETH, USDT_ERC20): what each hot wallet should hold at least (below: top it up)
+   * and at most (above: sweep to cold storage). Exported as gauges; the alert rules compare.
+   */
+  readonly hotWalletThresholds: Readonly<Record<string, { min?: string; max?: string }>>;
   /**
    * `ADDRESS_RESYNC_GAP` (default 100, 0–1000000): at start and by `addresses resync`, each hd and
    * memo chain's next deposit index is moved to at least the highest one the database knows + 1 +
@@ -330,6 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
     chainRpcUrls: Object.freeze(parseRpcUrls(surrounded(env, 'CHAIN_', '_RPC_URL'))),
     simulateLivePayouts: oneOf(env, 'SIMULATE_LIVE_PAYOUTS', ['true', 'false'], 'false') === 'true',
     payoutSignerChains: Object.freeze(parseSignerChains(optional(env, 'PAYOUT_SIGNER_CHAINS'), databaseUrl)),
+    hotWalletThresholds: Object.freeze(parseHotWalletThresholds(env)),
     addressResyncGap: integer(env, 'ADDRESS_RESYNC_GAP', 100, 0, 1_000_000),
     operator: parseOperator(env),
     webhooks: parseWebhooks(env, databaseUrl),
@@ -465,6 +473,23 @@ function decimalText(env: Env, name: string, fallback: string): string {
   const value = optional(env, name) ?? fallback;
   if (!/^\d{1,3}(\.\d{1,6})?$/.test(value)) throw new ConfigError(name, 'must be a decimal number such as 0.5');
   return value;
+}
+
+/** HOT_WALLET_MIN_<ASSET> and HOT_WALLET_MAX_<ASSET>: non-negative decimals, the maximum not below the minimum. */
+function parseHotWalletThresholds(env: Env): Record<string, { min?: string; max?: string }> {
+  const found: Record<string, { min?: string; max?: string }> = {};
+  for (const name of Object.keys(env)) {
+    const match = /^HOT_WALLET_(MIN|MAX)_([A-Z0-9_]+)$/.exec(name);
+    const value = optional(env, name);
+    if (match === null || value === undefined) continue;
+    if (!new RegExp(DECIMAL_PATTERN).test(value)) throw new ConfigError(name, 'must be an amount of the asset, a decimal such as 2.5');
+    const asset = match[2] as string;
+    found[asset] = { ...found[asset], [match[1] === 'MIN' ? 'min' : 'max']: new Decimal(value).toFixed() };
+  }
+  for (const [asset, { min, max }] of Object.entries(found)) {
+    if (min !== undefined && max !== undefined && new Decimal(max).lt(min)) throw new ConfigError(`HOT_WALLET_MAX_${asset}`, `below HOT_WALLET_MIN_${asset}`);
+  }
+  return found;
 }
 
 /** `{ BTC: value }` for every set `<prefix>BTC` variable. */

@@ -57,6 +57,8 @@ const ITEM_ONLY_CODES = [
   'memo_required',
   /** A memo that is malformed, or given where the network uses none. */
   'memo_invalid',
+  /** The hot wallet cannot pay out this currency, or not this much, now (DESIGN §11.7). */
+  'insufficient_liquidity',
 ] as const;
 
 /** Every code an item of `errors` may carry: the top-level codes and the item-only ones. */
@@ -136,7 +138,7 @@ export const errorItemSchema = {
       enum: ERROR_ITEM_CODES,
       description:
         'What is wrong, from a closed list: the top-level codes, and currency_unsupported, network_unsupported, ' +
-        'amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid.',
+        'amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid, insufficient_liquidity.',
     },
     field: {
       type: ['string', 'null'],

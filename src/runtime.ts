@@ -31,6 +31,8 @@ import { SignerPayoutsGauge } from './services/signer-payouts-gauge.js';
 import { OrderStatusGauge } from './services/order-status-gauge.js';
 import { FixedQuoteTokens, quoteSigningKeys } from './services/fixed-quote-tokens.js';
 import { QuoteService } from './services/quote-service.js';
+import { HotWalletGauges } from './services/hot-wallet-gauges.js';
+import { HotWalletLiquidity } from './services/hot-wallet-liquidity.js';
 import { SecretBox } from './services/secret-box.js';
 import { LifecycleWorker } from './worker/lifecycle-worker.js';
 import { WebhookEndpoints } from './services/webhook-endpoints.js';
@@ -45,6 +47,8 @@ export interface Runtime {
   readonly apiKeys: ApiKeyService;
   readonly prices: PriceBook;
   readonly quotes: QuoteService;
+  /** What the signer's hot wallets can pay (DESIGN §11.7); refresh() reads it at once. */
+  readonly liquidity: HotWalletLiquidity;
   readonly orders: OrderService;
   readonly lifecycle: OrderLifecycle;
   /** Cancel, set refund address, continue, refund (DESIGN §7.5): moves of the lifecycle table. */
@@ -123,6 +127,17 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     hasDepositWallet: (row) => (row.deposit_strategy === 'memo' ? wallets.memo.has(row.chain) : wallets.hd.has(row.chain)),
     payouts: payoutPaths,
   });
+  // DESIGN §11.7: quotes and orders on the signer's chains only for what its hot wallets can pay.
+  const liquidity = new HotWalletLiquidity(
+    db,
+    new Set(config.databaseUrl === undefined ? [] : config.payoutSignerChains),
+    () => catalog.all(),
+    (error) => logger.error({ err: error }, 'reading the hot wallet balances failed'),
+    (ids) => catalog.useIlliquid(ids),
+    config.databaseUrl === undefined || config.payoutSignerChains.length === 0 ? undefined : new HotWalletGauges(metrics, config.hotWalletThresholds, clock),
+  );
+  await liquidity.start(config.cacheRefreshMs);
+  quotes.useLiquidity(liquidity);
   new Gauge({
     name: 'simulated_live_payouts',
     help: '1 when live orders are paid out by the simulator under DATABASE_URL (SIMULATE_LIVE_PAYOUTS=true): their payout txids are made up.',
@@ -243,6 +258,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     apiKeys,
     prices,
     quotes,
+    liquidity,
     orders,
     lifecycle,
     orderActions: new OrderActions(db, lifecycle, catalog),
@@ -264,6 +280,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       await webhookWorker.stop();
       await depositAddresses.close();
       prices.stop();
+      liquidity.stop();
       catalog.stop();
       await authChanges.close();
     },

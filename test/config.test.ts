@@ -110,6 +110,16 @@ describe('loadConfig: each bad variable is named', () => {
     rejects({ DATABASE_URL: 'postgres://db/x', SECRETS_KEY: HEX_KEY, ADMIN_TOKEN: TOKEN, SIGNER_PASSPHRASE: 'x' }, 'SIGNER_PASSPHRASE');
   });
 
+  it('HOT_WALLET_MIN_<ASSET> / HOT_WALLET_MAX_<ASSET>: decimals, the maximum not below the minimum (DESIGN §11.7)', () => {
+    assert.deepEqual(loadConfig({ HOT_WALLET_MIN_LTC: '5', HOT_WALLET_MAX_LTC: '1000.50', HOT_WALLET_MAX_USDT_ERC20: '250000' }).hotWalletThresholds, {
+      LTC: { min: '5', max: '1000.5' },
+      USDT_ERC20: { max: '250000' },
+    });
+    rejects({ HOT_WALLET_MIN_LTC: 'lots' }, 'HOT_WALLET_MIN_LTC');
+    rejects({ HOT_WALLET_MAX_ETH: '-1' }, 'HOT_WALLET_MAX_ETH');
+    rejects({ HOT_WALLET_MIN_ETH: '10', HOT_WALLET_MAX_ETH: '5' }, 'HOT_WALLET_MAX_ETH');
+  });
+
   it('REDIS_URL not a redis URL', () => {
     for (const value of ['http://cache', 'localhost:6379', 'memcached://x']) rejects({ REDIS_URL: value }, 'REDIS_URL');
   });

@@ -90,6 +90,8 @@ export class CurrencyCatalog {
   };
   private timer: NodeJS.Timeout | undefined;
   private paths: MoneyPaths = SWITCHES_ONLY;
+  /** Currencies whose hot wallet can pay nothing now (HotWalletLiquidity): listed withdraw-disabled to live callers. */
+  private illiquid: ReadonlySet<string> = new Set();
 
   constructor(
     private readonly db: Db,
@@ -131,14 +133,36 @@ export class CurrencyCatalog {
       if (row.is_deposit_enabled && wallet) depositOpen.add(row.id);
       if (row.is_withdraw_enabled && paths.payouts.configured(row.chain)) liveWithdrawOpen.add(row.id);
     }
-    const active = rows.filter((row) => row.is_active);
     const byCoin = new Map<string, CurrencyRow[]>();
     for (const row of rows) byCoin.set(row.coin, [...(byCoin.get(row.coin) ?? []), row]);
+    const parts = { rows, chains, byCoin, depositOpen, liveWithdrawOpen };
+    this.snapshot = { ...parts, ...this.listings(parts) };
+  }
+
+  /**
+   * The currencies whose hot wallet can pay nothing now (DESIGN §11.7): a live caller sees them
+   * withdraw-disabled until it can again. Rebuilds the listings only.
+   */
+  useIlliquid(ids: ReadonlySet<string>): void {
+    this.illiquid = ids;
+    this.snapshot = { ...this.snapshot, ...this.listings(this.snapshot) };
+  }
+
+  /** GET /currencies' two bodies, serialized once per change. */
+  private listings(parts: Pick<Snapshot, 'rows' | 'chains' | 'depositOpen' | 'liveWithdrawOpen'>): Pick<Snapshot, 'publicJson' | 'sandboxJson'> {
+    const active = parts.rows.filter((row) => row.is_active);
     const json = (sandbox: boolean) =>
       Buffer.from(
-        toJson(active.map((row) => publicCurrency(row, chainOf(chains, row), { deposit: depositOpen.has(row.id), withdraw: sandbox ? row.is_withdraw_enabled : liveWithdrawOpen.has(row.id) }))),
+        toJson(
+          active.map((row) =>
+            publicCurrency(row, chainOf(parts.chains, row), {
+              deposit: parts.depositOpen.has(row.id),
+              withdraw: sandbox ? row.is_withdraw_enabled : parts.liveWithdrawOpen.has(row.id) && !this.illiquid.has(row.id),
+            }),
+          ),
+        ),
       );
-    this.snapshot = { rows, chains, byCoin, depositOpen, liveWithdrawOpen, publicJson: json(false), sandboxJson: json(true) };
+    return { publicJson: json(false), sandboxJson: json(true) };
   }
 
   /** Whether the currency takes deposits: its switch, and a deposit wallet configured for its chain. */

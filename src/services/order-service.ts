@@ -267,6 +267,9 @@ export class OrderService {
               quoteId: undefined,
             }))
           : await problems.checkAsync(() => this.lockedQuote(partner, from, to, input));
+      // A locked quote too: the wallet may have run short since it was given (DESIGN §11.7).
+      const priced = checked?.priced;
+      if (priced !== undefined) problems.check(() => this.quotes.checkLiquidity(priced, input.sandbox === true));
     }
     problems.throwIfAny();
     if (checked === undefined) throw new Error('an order request without problems was not priced');

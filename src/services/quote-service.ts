@@ -23,6 +23,7 @@ import { ProblemList } from '../problem-list.js';
 import type { CurrencyCatalog } from './currency-catalog.js';
 import { resolveCurrency } from './currency-resolve.js';
 import type { FixedQuoteClaim, FixedQuoteTokens, QuoteTokenProblem } from './fixed-quote-tokens.js';
+import type { HotWalletLiquidity } from './hot-wallet-liquidity.js';
 
 export interface QuoteRequest {
   coinFrom: string;
@@ -152,12 +153,37 @@ export class QuoteService {
     private readonly clock: Clock,
   ) {}
 
+  /** What the hot wallets can pay (DESIGN §11.7); without one nothing is checked (the worker, tests). */
+  private liquidity: Pick<HotWalletLiquidity, 'canPay'> | undefined;
+
+  /** Checks live quotes and orders against what the signer's hot wallets can pay (runtime.ts). */
+  useLiquidity(liquidity: Pick<HotWalletLiquidity, 'canPay'>): void {
+    this.liquidity = liquidity;
+  }
+
   /** `${from.id}|${to.id}|${rateType}|${markupBps}` -> the pair as last priced. */
   private readonly pairMemo = new Map<string, PairMemo>();
 
   price(request: QuoteRequest): PricedQuote {
     const { from, to } = this.resolvePair(request);
-    return this.pricePair(from, to, request);
+    const quote = this.pricePair(from, to, request);
+    this.checkLiquidity(quote, request.sandbox === true);
+    return quote;
+  }
+
+  /**
+   * 422 pair_unavailable, item insufficient_liquidity, when the hot wallet cannot pay this
+   * quote's amount_to beside the payouts already waiting (DESIGN §11.7): a partner never gets a
+   * quote, nor creates an order, that the exchange could not pay now. Live callers only: a
+   * sandbox order is paid by the simulator. How much the wallet holds is not told.
+   */
+  checkLiquidity(quote: Pick<PricedQuote, 'to' | 'amountTo'>, sandbox: boolean): void {
+    if (sandbox || this.liquidity === undefined || this.liquidity.canPay(quote.to, quote.amountTo)) return;
+    throw ApiError.field(
+      'pair_unavailable',
+      { code: 'insufficient_liquidity', field: 'coin_to' },
+      `the exchange cannot pay out ${quote.amountTo.toFixed()} ${label(quote.to)} now: try a smaller amount, or again later`,
+    );
   }
 
   /** The two currencies of a request, with the 400 (unknown) and 422 (unusable) outcomes, every problem listed. */
@@ -366,7 +392,7 @@ export class QuoteService {
    * v1.1 answered.
    */
   private checkUsable(from: CurrencyRow, to: CurrencyRow, sandbox: boolean, problems: ProblemList): void {
-    const reasons: { rank: number; field: string; detail: string }[] = [];
+    const reasons: { rank: number; field: string; detail: string; code?: 'insufficient_liquidity' }[] = [];
     if (!from.is_active) reasons.push({ rank: 0, field: 'coin_from', detail: `${label(from)} is not active` });
     else if (!from.is_deposit_enabled) reasons.push({ rank: 1, field: 'coin_from', detail: `deposits of ${label(from)} are disabled` });
     else if (!this.catalog.depositEnabled(from)) {
@@ -376,10 +402,12 @@ export class QuoteService {
     else if (!to.is_withdraw_enabled) reasons.push({ rank: 1, field: 'coin_to', detail: `withdrawals of ${label(to)} are disabled` });
     else if (!this.catalog.withdrawEnabled(to, sandbox)) {
       reasons.push({ rank: 2, field: 'coin_to', detail: `payouts of ${label(to)} are not configured on this server for live orders` });
+    } else if (!sandbox && this.liquidity !== undefined && !this.liquidity.canPay(to, new Decimal(0))) {
+      reasons.push({ rank: 3, field: 'coin_to', detail: `the exchange cannot pay out ${label(to)} now: try again later`, code: 'insufficient_liquidity' });
     }
     // Stable: within a rank, coin_from (pushed first) stays first, as v1.1 checked it first.
     reasons.sort((a, b) => a.rank - b.rank);
-    for (const { field, detail } of reasons) problems.add(ApiError.field('pair_unavailable', { code: 'pair_unavailable', field }, detail));
+    for (const { field, detail, code } of reasons) problems.add(ApiError.field('pair_unavailable', { code: code ?? 'pair_unavailable', field }, detail));
   }
 
   /** offerPair for these inputs, from the memo while they are the same objects (see PairMemo). */

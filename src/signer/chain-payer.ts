@@ -1,6 +1,8 @@
 import type { ClaimedPayout } from '../db/repositories/signer-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { PayoutTransactionRow } from '../db/schema/payouts.js';
+import type { Decimal } from '../domain/money.js';
+import type { FeeBound } from './fee-guard.js';
 
 /**
  * What the chain's node knows of one of our transactions. `fee` of a mined one: the real network
@@ -15,6 +17,21 @@ export type TransactionState =
   | { kind: 'dropped' }
   | { kind: 'conflicted' };
 
+/** The fee a payer last worked out, in its `feeUnit`: the node's estimate, the one used, what bounded it. */
+export interface FeeReading {
+  estimate: Decimal | undefined;
+  used: Decimal;
+  bounds: readonly FeeBound[];
+}
+
+/** A currency of a payer's chain, as the signer reads the catalog. */
+export interface ChainCurrency {
+  id: string;
+  decimals: number;
+  /** Null for the chain's native coin. */
+  token_contract: string | null;
+}
+
 /** A transaction signed for a batch, as it is stored before it is broadcast. */
 export interface SignedTransaction {
   chain: string;
@@ -26,6 +43,8 @@ export interface SignedTransaction {
   inputs: string[];
   nonce: string | null;
   replaces_id: string | null;
+  /** EVM: the chain's height when it was signed, where its replacement clock starts (null: Bitcoin family). */
+  seen_unmined_at_block: string | null;
 }
 
 export type SignOutcome =
@@ -59,10 +78,20 @@ export interface ChainPayer {
   readonly chain: string;
   /** Opens what the payer needs (the node's watch-only wallet); once, at start. */
   start(db: Db): Promise<void>;
+  /** The unit of its fee readings: `sat/vB` (Bitcoin family), `gwei` (EVM: the fee cap per gas). */
+  readonly feeUnit: string;
+  /** The fee it last worked out (published for the API's gauges), undefined before its first. */
+  readonly lastFee: FeeReading | undefined;
   /** Most payouts one transaction may carry (1 where the chain has no batching). */
   readonly batchMax: number;
   /** Signs one transaction for as many of `payouts` as the hot wallet covers (see `paid`). */
   sign(tx: Db, payouts: readonly ClaimedPayout[]): Promise<SignOutcome>;
+  /**
+   * What the hot wallet could pay now, before fees, per currency of the chain given (DESIGN
+   * §11.7; stored in hot_wallet_balances): coins or balance that no stored transaction of the
+   * chain takes. Missing from the map: a currency the payer cannot pay (published as zero).
+   */
+  spendable(db: Db, currencies: readonly ChainCurrency[]): Promise<Map<string, Decimal>>;
   /** Sends the stored bytes; a transaction the node already has counts as sent. */
   broadcast(raw: string): Promise<void>;
   state(txid: string): Promise<TransactionState>;

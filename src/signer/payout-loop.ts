@@ -19,10 +19,12 @@ import {
   transactionsInFlight,
   type ClaimedPayout,
 } from '../db/repositories/signer-repository.js';
+import { chainCurrencies, publishChainReading, publishSpendable } from '../db/repositories/hot-wallet-balance-repository.js';
 import type { Database } from '../db/schema/index.js';
 import type { PayoutTransactionRow } from '../db/schema/payouts.js';
 import { Decimal } from '../domain/money.js';
 import type { ChainPayer, TransactionState } from './chain-payer.js';
+import { NodeBehind } from './fee-guard.js';
 import { assetName, judgePayout, type SignerPolicy } from './policy.js';
 
 export interface PayoutLoopSettings {
@@ -65,6 +67,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export class PayoutLoop {
   private readonly lastBatch = new Map<string, number>();
+  /** Per chain, why its node was behind on the last pass (NodeBehind's reason), or null. */
+  private readonly behind = new Map<string, NodeBehind['reason'] | undefined>();
   /** Per chain, whether the last pass found it paused (absent before the first pass). */
   private readonly shownPaused = new Map<string, boolean>();
   private timer: NodeJS.Timeout | undefined;
@@ -104,6 +108,7 @@ export class PayoutLoop {
   /** One pass over every chain; tests call it directly. A chain's failure does not stop the others. */
   async pass(): Promise<void> {
     for (const payer of this.payers) {
+      let behind: NodeBehind | undefined;
       try {
         // What is already signed is followed to the end, paused or not: a brake stops new signatures.
         await this.follow(payer);
@@ -112,18 +117,51 @@ export class PayoutLoop {
         // resume (or at start): not an UPDATE on every pass of a chain that runs.
         if (paused || this.shownPaused.get(payer.chain) !== false) await showPause(this.db, payer.chain, paused, this.now());
         this.shownPaused.set(payer.chain, paused);
-        if (paused) continue;
         const now = this.now().getTime();
-        if (now - (this.lastBatch.get(payer.chain) ?? Number.NEGATIVE_INFINITY) >= this.settings.batchIntervalMs) {
+        if (!paused && now - (this.lastBatch.get(payer.chain) ?? Number.NEGATIVE_INFINITY) >= this.settings.batchIntervalMs) {
           this.lastBatch.set(payer.chain, now);
           while (await this.signBatch(payer)) {
             // A full batch may have left more requested payouts: sign them too in this pass.
           }
         }
       } catch (error) {
-        this.logger.error({ err: error, chain: payer.chain }, 'signer pass failed on a chain');
+        if (!(error instanceof NodeBehind)) this.logger.error({ err: error, chain: payer.chain }, 'signer pass failed on a chain');
+        // Said once when it starts, not on every pass while the node catches up (the gauge stays).
+        else if (this.behind.get(payer.chain) !== error.reason) this.logger.warn({ chain: payer.chain, reason: error.reason }, error.message);
+        if (error instanceof NodeBehind) behind = error;
+      }
+      this.behind.set(payer.chain, behind?.reason);
+      try {
+        // Last, after what this pass signed took its coins: the API's quotes and gauges read it (DESIGN §11.7).
+        await this.publishReadings(payer, behind?.message ?? null);
+      } catch (error) {
+        this.logger.error({ err: error, chain: payer.chain }, 'publishing what the hot wallet can pay failed');
       }
     }
+  }
+
+  /**
+   * For the API (DESIGN §11.7): what the chain's hot wallet can pay now, per currency
+   * (hot_wallet_balances), and the chain's last fee and whether its node is behind
+   * (signer_chain_readings).
+   */
+  private async publishReadings(payer: ChainPayer, behind: string | null): Promise<void> {
+    const fee = payer.lastFee;
+    const chainReading = {
+      chain: payer.chain,
+      fee_unit: payer.feeUnit,
+      fee_estimate: fee?.estimate?.toFixed() ?? null,
+      fee_used: fee?.used.toFixed() ?? null,
+      fee_bounds: [...(fee?.bounds ?? [])],
+      node_behind: behind,
+    };
+    await publishChainReading(this.db, chainReading, this.now());
+    const currencies = await chainCurrencies(this.db, payer.chain);
+    const spendable = await payer.spendable(this.db, currencies);
+    // A currency the payer cannot pay (a token it cannot read) is published as nothing to pay
+    // with, never left at an older reading.
+    const readings = new Map(currencies.map((currency) => [currency.id, spendable.get(currency.id)?.toFixed() ?? '0']));
+    await publishSpendable(this.db, payer.chain, readings, this.now());
   }
 
   /**

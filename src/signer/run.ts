@@ -24,10 +24,11 @@ export async function createPayers(config: SignerConfig, wallet: HotWallet, logg
           fees: evmFees,
           ...(config.chainIds[chain] === undefined ? {} : { expectedChainId: config.chainIds[chain] }),
           replaceAfterBlocks: config.replaceAfterBlocks,
-          onBoundedFee: (estimate, used) =>
+          ...(config.feeGuards[chain] === undefined ? {} : { guard: config.feeGuards[chain] }),
+          onBoundedFee: (estimate, used, bounds = []) =>
             used === undefined
               ? logger.warn({ chain, estimate: gweiFees(estimate) }, 'EVM replacement fees would pass SIGNER_MAX_FEE_GWEI: the transaction waits as it is')
-              : logger.warn({ chain, estimate: gweiFees(estimate), used: gweiFees(used) }, 'EVM fee estimate outside SIGNER_MIN_PRIORITY_FEE_GWEI/SIGNER_MAX_FEE_GWEI: the bound is used'),
+              : logger.warn({ chain, estimate: gweiFees(estimate), used: gweiFees(used), bounds }, 'EVM fee estimate bounded (SIGNER_MIN_PRIORITY_FEE_GWEI, SIGNER_MAX_FEE_GWEI, SIGNER_FEE_MAX_JUMP): the bound is used'),
         }),
       );
       continue;
@@ -36,11 +37,14 @@ export async function createPayers(config: SignerConfig, wallet: HotWallet, logg
     if (fees === undefined) continue;
     payers.push(
       await BitcoinPayer.create(chain, wallet.account(chain), rpcUrl, {
-        fees,
+        fees: { ...fees, ...(config.feeGuards[chain] === undefined ? {} : { guard: config.feeGuards[chain] }) },
         batchMax: config.batchMax,
         walletBirthday: config.walletBirthday,
-        onBoundedFee: (estimate, used) =>
-          logger.warn({ chain, estimate: estimate?.toFixed() ?? null, used: used.toFixed() }, 'fee rate estimate missing or outside SIGNER_FEE_RATE_MIN/MAX: the bound is used'),
+        onBoundedFee: (estimate, used, bounds) =>
+          logger.warn(
+            { chain, estimate: estimate?.toFixed() ?? null, used: used.toFixed(), bounds },
+            'fee rate estimate missing or bounded (SIGNER_FEE_RATE_MIN/MAX, SIGNER_FEE_MAX_JUMP): the bound is used',
+          ),
       }),
     );
   }

@@ -2,6 +2,7 @@ import { ConfigError, integer, optional, parseLogLevel, type Env, type LogLevel 
 import { Decimal, DECIMAL_PATTERN, toBaseUnits } from '../domain/money.js';
 import type { FeeBounds } from './bitcoin/bitcoin-payer.js';
 import type { EvmFeeBounds } from './evm/evm-fees.js';
+import { DEFAULT_FEE_GUARD, type FeeGuardSettings } from './fee-guard.js';
 import { HOT_WALLET_CHAINS } from './hot-wallet.js';
 import { parseSignerPolicy, type SignerPolicy } from './policy.js';
 
@@ -29,6 +30,12 @@ export interface SignerConfig {
   fees: Readonly<Record<string, FeeBounds>>;
   /** SIGNER_MIN_PRIORITY_FEE_GWEI_<CHAIN> / SIGNER_MAX_FEE_GWEI_<CHAIN>, in wei per gas (EVM chains). */
   evmFees: Readonly<Record<string, EvmFeeBounds>>;
+  /**
+   * Per chain: SIGNER_FEE_MAX_JUMP (default 3), SIGNER_FEE_MAX_BLOCK_LAG (default 2) and
+   * SIGNER_FEE_MAX_AGE_SECONDS_<CHAIN> (default 7200 on Bitcoin-family chains, 600 on EVM chains):
+   * what a fee estimate must pass (fee-guard.ts).
+   */
+  feeGuards: Readonly<Record<string, FeeGuardSettings>>;
   /** SIGNER_CHAIN_ID_<CHAIN> (optional, EVM chains): the chain id the node must report, else the signer does not start. */
   chainIds: Readonly<Record<string, number>>;
   /** EVM_REPLACE_AFTER_BLOCKS (default 12): an EVM transaction not mined this many blocks after it was sent is replaced. */
@@ -61,12 +68,18 @@ export function loadSignerConfig(env: Env): SignerConfig {
   const fees: Record<string, FeeBounds> = {};
   const evmFees: Record<string, EvmFeeBounds> = {};
   const chainIds: Record<string, number> = {};
+  const feeGuards: Record<string, FeeGuardSettings> = {};
+  const maxJump = jump(env);
+  const maxBlockLag = integer(env, 'SIGNER_FEE_MAX_BLOCK_LAG', DEFAULT_FEE_GUARD.maxBlockLag, 0, 1000);
   for (const chain of Object.keys(HOT_WALLET_CHAINS)) {
     const url = optional(env, `CHAIN_${chain}_RPC_URL`);
     if (url === undefined) continue;
     if (!SIGNED_CHAINS.includes(chain)) continue;
     if (!/^https?:\/\//.test(url)) throw new ConfigError(`CHAIN_${chain}_RPC_URL`, 'must be an http:// or https:// URL');
     rpcUrls[chain] = url;
+    // An EVM chain makes a block every few seconds; a Bitcoin-family one may wait an hour or more.
+    const ageDefault = EVM_CHAINS.includes(chain) ? 600 : DEFAULT_FEE_GUARD.maxAgeSeconds;
+    feeGuards[chain] = { maxJump, maxBlockLag, maxAgeSeconds: integer(env, `SIGNER_FEE_MAX_AGE_SECONDS_${chain}`, ageDefault, 60, 7 * 24 * 3600) };
     const evmDefaults = DEFAULT_EVM_FEES[chain];
     if (EVM_CHAINS.includes(chain) && evmDefaults !== undefined) {
       const minPriorityFee = gwei(env, `SIGNER_MIN_PRIORITY_FEE_GWEI_${chain}`, evmDefaults.minPriority, true);
@@ -92,10 +105,18 @@ export function loadSignerConfig(env: Env): SignerConfig {
     intervalMs: integer(env, 'SIGNER_INTERVAL_MS', 2000, 50, 60_000),
     fees,
     evmFees,
+    feeGuards,
     chainIds,
     replaceAfterBlocks: integer(env, 'EVM_REPLACE_AFTER_BLOCKS', 12, 1, 10_000),
     walletBirthday: integer(env, 'SIGNER_WALLET_BIRTHDAY', 0, 0, 4_102_444_800),
   };
+}
+
+/** SIGNER_FEE_MAX_JUMP: a multiple above 1, like 3 or 2.5. */
+function jump(env: Env): Decimal {
+  const raw = optional(env, 'SIGNER_FEE_MAX_JUMP') ?? DEFAULT_FEE_GUARD.maxJump.toFixed();
+  if (!new RegExp(DECIMAL_PATTERN).test(raw) || new Decimal(raw).lte(1)) throw new ConfigError('SIGNER_FEE_MAX_JUMP', 'must be a number above 1, like 3: how many times the last fee used an estimate may be');
+  return new Decimal(raw);
 }
 
 function feeRate(env: Env, name: string, fallback: string): Decimal {

@@ -52,6 +52,11 @@ export function systemdAnalyzeSkip(): string | false {
   return skipUnless(onPath('systemd-analyze'), 'systemd-analyze (not on PATH)', 'install Debian\'s `systemd` package (`apt-get install -y systemd`; .ci/run does this)');
 }
 
+/** The Prometheus alert rules in ops/prometheus, checked and unit-tested by `promtool` (test/ops/alert-rules.test.ts). */
+export function promtoolSkip(): string | false {
+  return skipUnless(onPath('promtool'), 'promtool (not on PATH)', 'install Debian\'s `prometheus` package (`apt-get install -y prometheus`; .ci/run does this)');
+}
+
 /** Where a Chromium executable is on PATH (`chromium`, Debian's package, or `chromium-browser`). */
 export function chromiumExecutable(): string | undefined {
   for (const command of ['chromium', 'chromium-browser']) {

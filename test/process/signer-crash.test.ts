@@ -69,6 +69,17 @@ describe('the signer killed at random points: every payout paid exactly once', {
     for (let i = 0; i < 4; i++) await ltc.rpc('sendtoaddress', [funding, '40']);
     await ltc.mine(1);
     await eth.send({ to: new HotWallet(mnemonics).fundingAddress('ETH'), value: 100n * 10n ** 18n });
+    // The signer's first pass publishes what the hot wallets can pay (DESIGN §11.7): before it,
+    // no order to LTC or ETH is taken.
+    const first = startSigner();
+    try {
+      await waitFor('the signer to publish what LTC and ETH can pay', async () => {
+        const chains = await t.db.handle.db.selectFrom('hot_wallet_balances').select('chain').distinct().where('chain', 'in', ['LTC', 'ETH']).execute();
+        return chains.length === 2 ? true : undefined;
+      }, { timeoutMs: 60_000, intervalMs: 100 });
+    } finally {
+      await first.stop();
+    }
   });
 
   after(async () => {
@@ -118,6 +129,7 @@ describe('the signer killed at random points: every payout paid exactly once', {
 
   /** A BTC → LTC or ETH order deposited (simulator) and confirmed: the next worker passes make it sending. */
   const depositedOrder = async (to: { chain: 'LTC' | 'ETH'; mainnet: string }): Promise<string> => {
+    await t.runtime.liquidity.refresh();
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/partner/orders',

@@ -82,6 +82,8 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
 
   /** A BTC → ETH (or USDT on ERC20) order to `address`, deposited and confirmed on the simulator, moved to sending. */
   const orderInSending = async (address: string, coin: 'ETH' | 'USDT' = 'ETH', amountFrom = '0.01'): Promise<OrderJson> => {
+    // What the last signer pass published, read as the API's timer would (DESIGN §11.7).
+    await t.runtime.liquidity.refresh();
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/partner/orders',
@@ -153,6 +155,8 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
     token = (await node.send({ data: deployData(compileTestToken(), 6, 1_000_000n * USDT_UNIT) })).contractAddress as Address;
     await node.send({ to: token, data: transferData(hotAddress(), 100_000n * USDT_UNIT) });
     await t.db.handle.db.updateTable('currencies').set({ token_contract: token }).where('coin', '=', 'USDT').where('network', '=', 'ERC20').execute();
+    // A first pass publishes what the hot wallet can pay: before it, ETH and USDT are quoted as unavailable.
+    await (await makeLoop()).pass();
   });
 
   after(async () => {
@@ -166,6 +170,25 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
     assert.equal(payer.address, hotAddress());
     assert.equal(payer.chainIdSigned, await chain.getChainId());
     await assert.rejects(EvmPayer.create('ETH', hot.account('ETH'), node.rpcUrl, { ...options, expectedChainId: 1 }), /not SIGNER_CHAIN_ID_ETH=1/);
+  });
+
+  it('the signer publishes what the hot wallet can pay per currency: ETH at the latest block, the token by balanceOf (DESIGN §11.7)', async () => {
+    const readings = await t.db.handle.db
+      .selectFrom('hot_wallet_balances as b')
+      .innerJoin('currencies as c', 'c.id', 'b.currency_id')
+      .select(['c.coin', 'c.network', 'b.spendable', 'b.chain'])
+      .where('b.chain', '=', 'ETH')
+      .execute();
+    const of = (coin: string, network: string) => readings.find((row) => row.coin === coin && row.network === network);
+    assert.equal(new Decimal(of('ETH', 'ETH')?.spendable ?? '-1').toFixed(), '1000');
+    assert.equal(new Decimal(of('USDT', 'ERC20')?.spendable ?? '-1').toFixed(), '100000');
+    await t.runtime.liquidity.refresh();
+    const currencies = (await t.app.inject({ method: 'GET', url: '/api/v1/currencies' })).json<{ coin: string; network: string; is_withdraw_enabled: boolean }[]>();
+    assert.equal(currencies.find((row) => row.coin === 'USDT' && row.network === 'ERC20')?.is_withdraw_enabled, true);
+    // 150,000 USDT is more than the wallet's 100,000 (and within the pair's limits).
+    const short = await t.app.inject({ method: 'GET', url: '/api/v1/partner/rates?coin_from=BTC&coin_to=USDT&network_to=ERC20&amount_to=150000' });
+    assert.equal(short.statusCode, 422, short.body);
+    assert.equal(short.json<{ errors: { code: string }[] }>().errors[0]?.code, 'insufficient_liquidity');
   });
 
   it('BTC → ETH: the payout is signed, stored, broadcast and mined; the recipient gets exactly amount_to_final; the real fee is recorded', async () => {
@@ -443,6 +466,35 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
       const row = await payoutRow(order!.id);
       assert.equal(row.status, 'confirmed');
       assert.equal(row.txid, replacement);
+      await workUntil([order!.id], 'completed');
+      assert.equal(await ethBalance(to), expectedUnits(await getOrder(order!.id), 18), 'paid once');
+      assert.equal(await minedCount(), first + 1);
+    } finally {
+      await node.rpc('evm_setAutomine', [true]);
+    }
+  });
+
+  it('the replacement clock is kept in the database: a signer restarted after EVM_REPLACE_AFTER_BLOCKS replaces at once', async () => {
+    const to = recipient();
+    const [order] = await requested([to]);
+    const first = await minedCount();
+    await node.rpc('evm_setAutomine', [false]);
+    try {
+      const before = await makeLoop();
+      await before.pass();
+      const [signed] = await transactionsOf(order!.id);
+      assert.equal(String(signed!.seen_unmined_at_block), String(await chain.getBlockNumber()), 'the clock starts when it is signed');
+      await node.rpc('anvil_dropTransaction', [signed!.txid]);
+      await node.mine(REPLACE_AFTER_BLOCKS);
+      // A new signer process (no memory): it does not wait EVM_REPLACE_AFTER_BLOCKS more.
+      const restarted = await makeLoop();
+      await restarted.pass();
+      const family = await transactionsOf(order!.id);
+      assert.equal(family.length, 2, 'replaced on the restarted signer\'s first pass');
+      assert.equal(String(family[1]!.nonce), String(signed!.nonce));
+      await node.mine(1);
+      await restarted.pass();
+      assert.equal((await payoutRow(order!.id)).status, 'confirmed');
       await workUntil([order!.id], 'completed');
       assert.equal(await ethBalance(to), expectedUnits(await getOrder(order!.id), 18), 'paid once');
       assert.equal(await minedCount(), first + 1);

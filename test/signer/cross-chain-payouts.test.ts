@@ -99,6 +99,8 @@ describe('a deposit mined on one real node, a payout mined on another', { skip: 
       () => clock.now(),
       silent,
     );
+    // The first pass publishes what the hot wallets can pay (DESIGN §11.7): orders come after it.
+    await loop.pass();
   });
 
   after(async () => {
@@ -114,6 +116,7 @@ describe('a deposit mined on one real node, a payout mined on another', { skip: 
   const ltcReceived = async (address: string): Promise<Decimal> => (await ltc.received(address)).amount;
 
   const create = async (payload: Record<string, unknown>): Promise<OrderJson> => {
+    await t.runtime.liquidity.refresh();
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/partner/orders', headers: { 'x-api-key': apiKey }, payload: { rate_type: 'float', ...payload } });
     assert.equal(res.statusCode, 201, res.body);
     return parse(res.body, null, (literal: string) => literal) as OrderJson;

@@ -49,12 +49,13 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
   const logger = recordingLogger(logs);
   const policy = parseSignerPolicy({ SIGNER_MAX_PAYOUT_LTC: '50', SIGNER_MAX_DAILY_LTC: '1000' });
 
-  const makeLoop = async (hooks: PayoutLoopHooks = {}, limits = policy, confirmations = 1): Promise<PayoutLoop> => {
+  const makeLoop = async (hooks: PayoutLoopHooks = {}, limits = policy, confirmations = 1, now?: () => Date): Promise<PayoutLoop> => {
     const payer = await BitcoinPayer.create('LTC', hot.account('LTC'), ltc.rpcUrl, {
       fees: { min: new Decimal(1), max: new Decimal(100), targetBlocks: 6 },
       batchMax: 50,
       walletBirthday: 0,
       onBoundedFee: () => undefined,
+      ...(now === undefined ? {} : { now }),
     });
     await payer.start(t.db.handle.db);
     return new PayoutLoop(t.db.handle.db, [payer], limits, { batchIntervalMs: 0, confirmations, intervalMs: 50 }, () => clock.now(), logger, hooks);
@@ -78,13 +79,21 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     return parse(res.body, null, (literal: string) => literal) as OrderJson;
   };
 
-  /** A BTC → LTC order to `address`, deposited and confirmed on the simulator, moved to sending. */
-  const orderInSending = async (address: string, amountFrom = '0.01'): Promise<OrderJson> => {
+  /**
+   * A BTC → LTC order to `address` (`amount`: amount_from, or `{ to }`: amount_to), deposited and
+   * confirmed on the simulator, moved to sending. The API reads what the hot wallet can pay as
+   * the last signer pass published it (DESIGN §11.7), as its timer would.
+   */
+  const orderInSending = async (address: string, amount: string | { to: string } = '0.01'): Promise<OrderJson> => {
+    await t.runtime.liquidity.refresh();
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/partner/orders',
       headers: { 'x-api-key': apiKey },
-      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'LTC', network_to: 'LTC', amount_from: amountFrom, rate_type: 'float', recipient_address: address },
+      payload: {
+        coin_from: 'BTC', network_from: 'BTC', coin_to: 'LTC', network_to: 'LTC', rate_type: 'float', recipient_address: address,
+        ...(typeof amount === 'string' ? { amount_from: amount } : { amount_to: amount.to }),
+      },
     });
     assert.equal(res.statusCode, 201, res.body);
     const { id } = res.json<{ id: string }>();
@@ -134,6 +143,13 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     await ltc.rpc('sendtoaddress', [funding, '100']);
     await ltc.rpc('sendtoaddress', [funding, '100']);
     await ltc.mine(1);
+    // A first pass publishes what the hot wallet can pay: before it, LTC is quoted as unavailable.
+    await (await makeLoop()).pass();
+    // The refund test's LTC → BTC order needs a BTC reading: this test runs no BTC payer, so it
+    // stands in for the signer's (one BTC spendable).
+    const btc = await t.db.handle.db.selectFrom('currencies').select('id').where('coin', '=', 'BTC').where('network', '=', 'BTC').executeTakeFirstOrThrow();
+    await t.db.handle.db.insertInto('hot_wallet_balances').values({ currency_id: btc.id, chain: 'BTC', spendable: '1', read_at: clock.now() }).execute();
+    await t.runtime.liquidity.refresh();
   });
 
   after(async () => {
@@ -146,6 +162,32 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     const rows = res.json<{ coin: string; network: string; is_withdraw_enabled: boolean }[]>();
     assert.equal(rows.find((row) => row.coin === 'LTC' && row.network === 'LTC')?.is_withdraw_enabled, true);
     assert.equal(rows.find((row) => row.coin === 'ETH' && row.network === 'ETH')?.is_withdraw_enabled, false);
+  });
+
+  it('the signer publishes what the hot wallet can pay, and a quote past it is 422 insufficient_liquidity (DESIGN §11.7)', async () => {
+    const ltcCurrency = await t.db.handle.db.selectFrom('currencies').select('id').where('coin', '=', 'LTC').where('network', '=', 'LTC').executeTakeFirstOrThrow();
+    const reading = await t.db.handle.db.selectFrom('hot_wallet_balances').selectAll().where('currency_id', '=', ltcCurrency.id).executeTakeFirstOrThrow();
+    // The two confirmed coins the funding sent, nothing spent yet.
+    assert.equal(new Decimal(reading.spendable).toFixed(), '200');
+    assert.equal(reading.chain, 'LTC');
+    const rate = (query: string) => t.app.inject({ method: 'GET', url: `/api/v1/partner/rates?coin_from=BTC&coin_to=LTC&${query}` });
+    assert.equal((await rate('amount_to=150')).statusCode, 200);
+    const short = await rate('amount_to=250');
+    assert.equal(short.statusCode, 422, short.body);
+    const body = short.json<{ code: string; errors: { code: string; field: string; detail: string }[] }>();
+    assert.equal(body.code, 'pair_unavailable');
+    assert.deepEqual(body.errors.map((item) => [item.code, item.field]), [['insufficient_liquidity', 'coin_to']]);
+    // The partner learns it cannot be paid now, never how much the wallet holds.
+    assert.doesNotMatch(short.body, /200/);
+    // An order for it is refused the same way: nothing is created that cannot be paid.
+    const order = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { 'x-api-key': apiKey },
+      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'LTC', network_to: 'LTC', amount_to: '250', rate_type: 'float', recipient_address: (await recipient()).mainnet },
+    });
+    assert.equal(order.statusCode, 422, order.body);
+    assert.equal(order.json<{ errors: { code: string }[] }>().errors[0]?.code, 'insufficient_liquidity');
   });
 
   it('a payout is signed, stored, broadcast, mined, and the order completes with the mined txid and exact amount', async () => {
@@ -314,16 +356,30 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
   });
 
   it('a payout the hot wallet cannot cover waits, awaiting_liquidity on the order, the health and the gauge; funded, it is paid', async () => {
-    const to = await recipient();
-    // About 750 LTC at the test prices: more than the hot wallet was ever given.
-    const order = await orderInSending(to.mainnet, '1');
-    await workUntil([order.id], 'sending');
+    // Quotes see payouts once they are requested, not orders on their way to one: two orders made
+    // together, each within what the wallet can pay but not both, are both created; the second
+    // payout waits.
     const generous = parseSignerPolicy({ SIGNER_MAX_PAYOUT_LTC: '100000', SIGNER_MAX_DAILY_LTC: '1000000' });
     const loop = await makeLoop({}, generous);
     await loop.pass();
-    const row = await payoutRow(order.id);
-    assert.equal(row.status, 'requested');
+    const ltcCurrency = await t.db.handle.db.selectFrom('currencies').select('id').where('coin', '=', 'LTC').where('network', '=', 'LTC').executeTakeFirstOrThrow();
+    const reading = await t.db.handle.db.selectFrom('hot_wallet_balances').select('spendable').where('currency_id', '=', ltcCurrency.id).executeTakeFirstOrThrow();
+    const each = new Decimal(reading.spendable).times('0.6').toDecimalPlaces(2, Decimal.ROUND_DOWN).toFixed();
+    const recipients = [await recipient(), await recipient()];
+    const made = [await orderInSending(recipients[0]!.mainnet, { to: each }), await orderInSending(recipients[1]!.mainnet, { to: each })];
+    await workUntil(made.map((placed) => placed.id), 'sending');
+    await loop.pass();
+    // One of the two is paid: requested in one worker pass, they are equally old.
+    const rows = await Promise.all(made.map((placed) => payoutRow(placed.id)));
+    assert.deepEqual(rows.map((row) => row.status).sort(), ['broadcast', 'requested']);
+    const waitingAt = rows.findIndex((row) => row.status === 'requested');
+    const [row, order, to] = [rows[waitingAt]!, made[waitingAt]!, recipients[waitingAt]!];
     assert.equal(row.status_reason, 'awaiting_liquidity', `the payout of ${row.amount} LTC is more than the hot wallet holds`);
+    // Meanwhile a quote for as much again is refused: the waiting payout is counted.
+    await t.runtime.liquidity.refresh();
+    const again = await t.app.inject({ method: 'GET', url: `/api/v1/partner/rates?coin_from=BTC&coin_to=LTC&amount_to=${each}` });
+    assert.equal(again.statusCode, 422, again.body);
+    assert.equal(again.json<{ errors: { code: string }[] }>().errors[0]?.code, 'insufficient_liquidity');
 
     clock.advance(SIGNER_FOLLOW_MS);
     await t.runtime.worker.tick();
@@ -441,6 +497,46 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     assert.equal(transaction.state, 'mined');
     await workUntil([order.id], 'completed');
     assert.equal((await received(to.regtest)).toFixed(), new Decimal((await getOrder(order.id)).amount_to_final!).toFixed(), 'paid once');
+  });
+
+  it('a node whose newest block is too old signs nothing (the chain waits, said once, gauged); caught up, it pays', async () => {
+    const to = await recipient();
+    const order = await orderInSending(to.mainnet);
+    await workUntil([order.id], 'sending');
+    // The machine's clock three hours past the node's newest block: SIGNER_FEE_MAX_AGE_SECONDS_LTC
+    // is 7200 by default.
+    const ahead = await makeLoop({}, policy, 1, () => new Date(Date.now() + 3 * 3600_000));
+    const logged = logs.length;
+    await ahead.pass();
+    await ahead.pass();
+    assert.equal((await payoutRow(order.id)).status, 'requested', 'nothing signed on a node behind its chain');
+    assert.equal(logs.slice(logged).filter((line) => line.includes('the LTC node is behind')).length, 1, 'said once, not on every pass');
+    const reading = await t.db.handle.db.selectFrom('signer_chain_readings').selectAll().where('chain', '=', 'LTC').executeTakeFirstOrThrow();
+    assert.match(reading.node_behind ?? '', /newest block is \d+ s old, SIGNER_FEE_MAX_AGE_SECONDS is 7200/);
+    await t.runtime.liquidity.refresh();
+    const behind = await t.operator({ method: 'GET', url: '/metrics' });
+    assert.match(behind.body, /^signer_node_behind\{chain="LTC"\} 1$/m);
+
+    const loop = await makeLoop();
+    await loop.pass();
+    assert.equal((await payoutRow(order.id)).status, 'broadcast');
+    await ltc.mine(1);
+    await loop.pass();
+    assert.equal((await payoutRow(order.id)).status, 'confirmed');
+    const caughtUp = await t.db.handle.db.selectFrom('signer_chain_readings').selectAll().where('chain', '=', 'LTC').executeTakeFirstOrThrow();
+    assert.equal(caughtUp.node_behind, null);
+    // Regtest gives no estimate: the floor was used, and said so (DESIGN §11.7: never silently).
+    assert.equal(caughtUp.fee_unit, 'sat/vB');
+    assert.equal(caughtUp.fee_estimate, null);
+    assert.equal(new Decimal(caughtUp.fee_used ?? '0').toFixed(), '1');
+    assert.deepEqual(caughtUp.fee_bounds, ['missing']);
+    await t.runtime.liquidity.refresh();
+    const metrics = (await t.operator({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /^signer_node_behind\{chain="LTC"\} 0$/m);
+    assert.match(metrics, /^signer_fee_bounded\{chain="LTC",bound="missing"\} 1$/m);
+    assert.match(metrics, /^signer_fee\{chain="LTC",unit="sat\/vB",kind="used"\} 1$/m);
+    assert.match(metrics, /^hot_wallet_spendable\{chain="LTC",asset="LTC"\} \d/m);
+    assert.match(metrics, /^signer_reading_age_seconds\{chain="LTC"\} \d+$/m);
   });
 
   it('the admin CLI lists the payouts waiting for approval, approves one (--by recorded) and brakes the signer', async () => {

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { reservedNextNonce, takeNonce } from '../../src/db/repositories/evm-nonce-repository.js';
+import { chainCurrencies, chainReadings, publishChainReading, publishSpendable } from '../../src/db/repositories/hot-wallet-balance-repository.js';
 import {
   claimRequestedPayouts,
   isReplaced,
@@ -12,6 +13,7 @@ import {
   replacementFamily,
   reservedInputs,
   signedSince,
+  startReplacementClock,
   takeChangeIndex,
   transactionsInFlight,
 } from '../../src/db/repositories/signer-repository.js';
@@ -73,6 +75,20 @@ describe('the signer role: the payout tables and nothing else', { skip: postgres
     const none = '00000000-0000-0000-0000-000000000000';
     assert.deepEqual(await replacementFamily(signer.db, none), []);
     assert.equal(await isReplaced(signer.db, none), false);
+  });
+
+  it('writes what the hot wallets can pay and what it saw of each chain (migration 0054), and starts a replacement clock', async () => {
+    const currencies = await chainCurrencies(signer.db, 'LTC');
+    assert.ok(currencies.length > 0);
+    const now = new Date();
+    await publishSpendable(signer.db, 'LTC', new Map(currencies.map((currency) => [currency.id, '1.5'])), now);
+    await publishSpendable(signer.db, 'LTC', new Map(currencies.map((currency) => [currency.id, '2'])), now);
+    await publishChainReading(signer.db, { chain: 'LTC', fee_unit: 'sat/vB', fee_estimate: null, fee_used: '1', fee_bounds: ['missing'], node_behind: null }, now);
+    const readings = await chainReadings(database.handle.db);
+    assert.deepEqual(readings.map((row) => [row.chain, row.fee_bounds]), [['LTC', ['missing']]]);
+    await startReplacementClock(signer.db, '00000000-0000-0000-0000-000000000000', 5n);
+    // What the API reads is not the signer's to delete.
+    await assert.rejects(sql`delete from hot_wallet_balances`.execute(signer.db), /permission denied/);
   });
 
   for (const table of ['partners', 'api_keys', 'orders', 'deposit_addresses', 'webhook_endpoints', 'cabinet_users']) {

@@ -40,6 +40,7 @@ import * as m0050 from './0050-order-status-tokens.js';
 import * as m0051 from './0051-payout-signing.js';
 import * as m0052 from './0052-evm-nonces.js';
 import * as m0053 from './0053-signer-pauses.js';
+import * as m0054 from './0054-hot-wallet-balances.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -84,4 +85,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0051-payout-signing': m0051,
   '0052-evm-nonces': m0052,
   '0053-signer-pauses': m0053,
+  '0054-hot-wallet-balances': m0054,
 };

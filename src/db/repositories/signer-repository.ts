@@ -125,7 +125,7 @@ export async function setWaitReason(tx: Db, ids: readonly string[], reason: stri
  */
 export async function storeSignedTransaction(
   tx: Db,
-  row: { chain: string; txid: string; raw: string; fee: string; vsize: number | null; inputs: string[]; nonce: string | null; replaces_id: string | null },
+  row: { chain: string; txid: string; raw: string; fee: string; vsize: number | null; inputs: string[]; nonce: string | null; replaces_id: string | null; seen_unmined_at_block: string | null },
   payouts: readonly { id: string; fee: string }[],
   now: Date,
 ): Promise<string> {
@@ -249,7 +249,7 @@ export async function isReplaced(db: Db, transactionId: string): Promise<boolean
 export async function storeReplacement(
   tx: Db,
   replaced: string,
-  row: { chain: string; txid: string; raw: string; fee: string; vsize: number | null; inputs: string[]; nonce: string | null },
+  row: { chain: string; txid: string; raw: string; fee: string; vsize: number | null; inputs: string[]; nonce: string | null; seen_unmined_at_block: string | null },
   now: Date,
 ): Promise<string> {
   const stored = await tx
@@ -309,4 +309,9 @@ export async function showPause(db: Db, chain: string, paused: boolean, now: Dat
     ? query.where((eb) => eb.or([eb('status_reason', 'is', null), eb('status_reason', '!=', 'paused')]))
     : query.where('status_reason', '=', 'paused');
   await query.execute();
+}
+
+/** Starts (or restarts) an EVM transaction's replacement clock at `block` (migration 0054). */
+export async function startReplacementClock(tx: Db, transactionId: string, block: bigint): Promise<void> {
+  await tx.updateTable('payout_transactions').set({ seen_unmined_at_block: block.toString() }).where('id', '=', transactionId).execute();
 }

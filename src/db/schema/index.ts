@@ -9,9 +9,11 @@ import type { EvmNonceTable } from './evm-nonces.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { PartnerTable } from './partners.js';
 import type {
+  HotWalletBalanceTable,
   HotWalletIndexTable,
   PayoutTable,
   PayoutTransactionTable,
+  SignerChainReadingTable,
   SignerPauseEventTable,
   SignerPauseTable,
   SignerPayoutCheckView,
@@ -41,6 +43,8 @@ export interface Database {
   evm_nonces: EvmNonceTable;
   signer_payout_checks: SignerPayoutCheckView;
   signer_pauses: SignerPauseTable;
+  hot_wallet_balances: HotWalletBalanceTable;
+  signer_chain_readings: SignerChainReadingTable;
   signer_pause_events: SignerPauseEventTable;
   simulated_deposits: SimulatedDepositTable;
   simulator_faults: SimulatorFaultTable;

@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Numeric, Timestamp } from './currencies.js';
 
 /** The outbox: one payout and at most one refund per order, recorded with the transition. */
@@ -59,6 +59,11 @@ export interface PayoutTransactionTable {
   created_at: Timestamp;
   broadcast_at: Timestamp | null;
   mined_at: Timestamp | null;
+  /**
+   * EVM: the chain's height when the signer first saw it in flight unmined, the replacement
+   * clock (migration 0054), kept so a restarted signer replaces on time; null before.
+   */
+  seen_unmined_at_block: Generated<string | null>;
 }
 
 export type PayoutTransactionRow = Selectable<PayoutTransactionTable>;
@@ -119,4 +124,27 @@ export interface SignerPauseEventTable {
   actor: string;
   reason: string | null;
   created_at: Timestamp;
+}
+
+/** What the hot wallet can pay per currency, as the signer last read it (migration 0054). */
+export interface HotWalletBalanceTable {
+  currency_id: string;
+  chain: string;
+  /** Decimal, in the currency's units: coins no stored transaction spends (see the migration). */
+  spendable: Numeric;
+  read_at: Timestamp;
+}
+
+/** What the signer's last pass saw of a chain's fee estimate and node (migration 0054). */
+export interface SignerChainReadingTable {
+  chain: string;
+  /** `sat/vB` (Bitcoin family) or `gwei` (EVM: the fee cap per gas). */
+  fee_unit: string;
+  fee_estimate: Numeric | null;
+  fee_used: Numeric | null;
+  /** What bounded the last fee (fee-guard.ts FeeBound): empty when the estimate was used as it is. */
+  fee_bounds: ColumnType<string[], string[] | undefined, string[]>;
+  /** Why the node is behind its chain (nothing is signed on its view), or null. */
+  node_behind: string | null;
+  read_at: Timestamp;
 }

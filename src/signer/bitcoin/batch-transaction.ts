@@ -95,6 +95,12 @@ export class SegwitAccount {
     return this.byScript.has(scriptHex);
   }
 
+  /** What the coins hold that a batch could spend: ours, not reserved, in satoshis (before fees). */
+  spendable(coins: Pick<Coins, 'utxos' | 'reserved' | 'changeIndex'>): bigint {
+    this.extend(1, coins.changeIndex);
+    return this.candidates(coins).reduce((sum, utxo) => sum + utxo.amount, 0n);
+  }
+
   /** Whether the coins cover `payouts` and their fee: coin selection only, nothing signed. */
   fits(payouts: readonly BatchPayout[], coins: Coins): boolean {
     return this.select(payouts, coins, false) !== undefined;
@@ -128,12 +134,15 @@ export class SegwitAccount {
     return payouts.map((payout) => ({ script: outputScript(this.chain, payout.address), amount: payout.amount }));
   }
 
+  /** The coins a transaction may spend: our own, none that a transaction in flight spends. */
+  private candidates(coins: Pick<Coins, 'utxos' | 'reserved'>): Coins['utxos'] {
+    return coins.utxos.filter((utxo) => !coins.reserved.has(`${utxo.txid}:${utxo.vout}`) && this.owns(utxo.scriptPubKey));
+  }
+
   /** selectUTXO over our unreserved coins; undefined when they do not cover the payouts and fee. */
   private select(payouts: readonly BatchPayout[], coins: Coins, createTx: boolean): ReturnType<typeof selectUTXO> {
     this.extend(1, coins.changeIndex);
-    const candidates = coins.utxos
-      .filter((utxo) => !coins.reserved.has(`${utxo.txid}:${utxo.vout}`) && this.owns(utxo.scriptPubKey))
-      .map((utxo) => ({ txid: hex.decode(utxo.txid), index: utxo.vout, witnessUtxo: { script: hex.decode(utxo.scriptPubKey), amount: utxo.amount } }));
+    const candidates = this.candidates(coins).map((utxo) => ({ txid: hex.decode(utxo.txid), index: utxo.vout, witnessUtxo: { script: hex.decode(utxo.scriptPubKey), amount: utxo.amount } }));
     try {
       return selectUTXO(candidates, this.outputs(payouts), 'default', {
         feePerByte: coins.feeRate,

@@ -2,7 +2,8 @@ import { HDKey } from '@scure/bip32';
 import { peekChangeIndex, reservedInputs, takeChangeIndex, type ClaimedPayout } from '../../db/repositories/signer-repository.js';
 import type { Db } from '../../db/schema/index.js';
 import { Decimal, fromBaseUnits, toBaseUnits } from '../../domain/money.js';
-import type { ChainPayer, SignOutcome, TransactionState } from '../chain-payer.js';
+import type { ChainCurrency, ChainPayer, FeeReading, SignOutcome, TransactionState } from '../chain-payer.js';
+import { checkTip, DEFAULT_FEE_GUARD, guardFee, type FeeBound, type FeeGuardSettings } from '../fee-guard.js';
 import { SegwitAccount } from './batch-transaction.js';
 import { NodeWallet } from './node-wallet.js';
 import { JsonRpcClient } from '../../chains/nodes/json-rpc-client.js';
@@ -23,7 +24,12 @@ export interface FeeBounds {
   max: Decimal;
   /** Confirmation target given to estimatesmartfee, blocks. */
   targetBlocks: number;
+  /** The node's lag, its tip's age and the jump over the last rate used (default DEFAULT_FEE_GUARD). */
+  guard?: FeeGuardSettings;
 }
+
+/** A fee estimate a bound changed (DESIGN §11.7: never silently): the node's, the one used and why. */
+export type BoundedFeeReport = (estimate: Decimal | undefined, used: Decimal, bounds: readonly FeeBound[]) => void;
 
 /**
  * Pays a BIP-84 chain (BTC, LTC) from the hot wallet's own keys: coins found through the node's
@@ -32,6 +38,9 @@ export interface FeeBounds {
  */
 export class BitcoinPayer implements ChainPayer {
   readonly batchMax: number;
+  readonly feeUnit = 'sat/vB';
+  /** The last fee rate worked out (satoshis per vbyte), in memory: a restarted signer starts without a jump bound. */
+  lastFee: FeeReading | undefined;
 
   constructor(
     readonly chain: string,
@@ -39,7 +48,9 @@ export class BitcoinPayer implements ChainPayer {
     private readonly wallet: NodeWallet,
     private readonly fees: FeeBounds,
     batchMax: number,
-    private readonly onBoundedFee: (estimate: Decimal | undefined, used: Decimal) => void,
+    private readonly onBoundedFee: BoundedFeeReport,
+    /** The machine's clock, which the node's newest block is compared with (tests move it). */
+    private readonly now: () => Date = () => new Date(),
   ) {
     this.batchMax = batchMax;
   }
@@ -53,7 +64,7 @@ export class BitcoinPayer implements ChainPayer {
     chain: string,
     accountKey: HDKey,
     rpcUrl: string,
-    options: { fees: FeeBounds; batchMax: number; walletBirthday: number; onBoundedFee: (estimate: Decimal | undefined, used: Decimal) => void },
+    options: { fees: FeeBounds; batchMax: number; walletBirthday: number; onBoundedFee: BoundedFeeReport; now?: () => Date },
   ): Promise<BitcoinPayer> {
     const network = (await new JsonRpcClient(rpcUrl).call<{ chain: string }>('getblockchaininfo')).chain;
     const { head, tail } = BitcoinPayer.descriptorParts(accountKey, network);
@@ -62,7 +73,7 @@ export class BitcoinPayer implements ChainPayer {
     const wallet = new NodeWallet(rpcUrl, name, head, tail, options.walletBirthday, (branch, index) =>
       nodeNetworkAddress(chain, network, account.address(branch, index)),
     );
-    return new BitcoinPayer(chain, account, wallet, options.fees, options.batchMax, options.onBoundedFee);
+    return new BitcoinPayer(chain, account, wallet, options.fees, options.batchMax, options.onBoundedFee, options.now);
   }
 
   /** The node wallet's descriptor for `account` on `network`: `wpkh(tpub…` + `)`. */
@@ -109,10 +120,17 @@ export class BitcoinPayer implements ChainPayer {
         await takeChangeIndex(db, this.chain);
       },
       kind: 'signed',
-      transaction: { chain: this.chain, txid: batch.txid, raw: batch.raw, fee: fromBaseUnits(batch.fee, DECIMALS).toFixed(), vsize: batch.vsize, inputs: batch.inputs, nonce: null, replaces_id: null },
+      transaction: { chain: this.chain, txid: batch.txid, raw: batch.raw, fee: fromBaseUnits(batch.fee, DECIMALS).toFixed(), vsize: batch.vsize, inputs: batch.inputs, nonce: null, replaces_id: null, seen_unmined_at_block: null },
       paid,
       fees: shareFee(batch.fee, paid.length).map((share) => fromBaseUnits(share, DECIMALS).toFixed()),
     };
+  }
+
+  async spendable(db: Db, currencies: readonly ChainCurrency[]): Promise<Map<string, Decimal>> {
+    const [utxos, reserved, changeIndex] = [await this.wallet.unspent(1), await reservedInputs(db, this.chain), await peekChangeIndex(db, this.chain)];
+    const total = fromBaseUnits(this.account.spendable({ utxos, reserved, changeIndex }), DECIMALS);
+    // The chain's coin; a Bitcoin-family chain has no tokens this payer pays.
+    return new Map(currencies.filter((currency) => currency.token_contract === null).map((currency) => [currency.id, total]));
   }
 
   broadcast(raw: string): Promise<void> {
@@ -123,11 +141,19 @@ export class BitcoinPayer implements ChainPayer {
     return this.wallet.state(txid);
   }
 
-  /** The node's estimate within the bounds; no estimate or one outside them is reported. */
+  /**
+   * The node's estimate, guarded (fee-guard.ts): none from a node behind its chain (NodeBehind:
+   * the pass signs nothing on this chain), and within the floor, the ceiling and the jump over
+   * the last rate used. A bounded one is reported and kept for the API's gauge (`lastFee`).
+   */
   private async feeRate(): Promise<Decimal> {
+    const guard = this.fees.guard ?? DEFAULT_FEE_GUARD;
+    // The node's blocks carry real time: compared with the machine's clock, not the loop's.
+    checkTip(this.chain, await this.wallet.tip(), this.now(), guard);
     const estimate = await this.wallet.feeRate(this.fees.targetBlocks);
-    const used = Decimal.min(this.fees.max, Decimal.max(this.fees.min, estimate ?? this.fees.min));
-    if (estimate === undefined || !used.eq(estimate)) this.onBoundedFee(estimate, used);
+    const { used, bounds } = guardFee(estimate, { floor: this.fees.min, ceiling: this.fees.max, lastUsed: this.lastFee?.used, maxJump: guard.maxJump });
+    if (bounds.length > 0) this.onBoundedFee(estimate, used, bounds);
+    this.lastFee = { estimate, used, bounds };
     return used;
   }
 }

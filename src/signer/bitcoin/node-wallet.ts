@@ -1,4 +1,5 @@
 import type { LosslessNumber } from 'lossless-json';
+import type { NodeTip } from '../fee-guard.js';
 import { JsonRpcClient, JsonRpcError } from '../../chains/nodes/json-rpc-client.js';
 import { Decimal, toBaseUnits } from '../../domain/money.js';
 import type { TransactionState } from '../chain-payer.js';
@@ -148,6 +149,13 @@ export class NodeWallet {
       amount: toBaseUnits(new Decimal(row.amount.toString()), 8),
       scriptPubKey: row.scriptPubKey,
     }));
+  }
+
+  /** The node's height, the best height it knows of, and its newest block's time (fee-guard.ts). */
+  async tip(): Promise<NodeTip> {
+    const info = await this.node.call<{ blocks: number; headers: number; bestblockhash: string }>('getblockchaininfo');
+    const header = await this.node.call<{ time: number }>('getblockheader', [info.bestblockhash]);
+    return { blocks: info.blocks, headers: info.headers, tipTime: new Date(header.time * 1000) };
   }
 
   /**

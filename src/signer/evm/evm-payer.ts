@@ -1,6 +1,7 @@
 import type { HDKey } from '@scure/bip32';
 import {
   bytesToHex,
+  ContractFunctionExecutionError,
   createPublicClient,
   decodeFunctionData,
   encodeFunctionData,
@@ -17,11 +18,12 @@ import {
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { reservedNextNonce, takeNonce } from '../../db/repositories/evm-nonce-repository.js';
-import { transactionsInFlight, type ClaimedPayout } from '../../db/repositories/signer-repository.js';
+import { startReplacementClock, transactionsInFlight, type ClaimedPayout } from '../../db/repositories/signer-repository.js';
 import type { Db } from '../../db/schema/index.js';
 import type { PayoutTransactionRow } from '../../db/schema/payouts.js';
 import { Decimal, fromBaseUnits, toBaseUnits } from '../../domain/money.js';
-import type { ChainPayer, SignedTransaction, SignOutcome, TransactionState } from '../chain-payer.js';
+import type { ChainCurrency, ChainPayer, FeeReading, SignedTransaction, SignOutcome, TransactionState } from '../chain-payer.js';
+import { checkTip, DEFAULT_FEE_GUARD, type FeeBound, type FeeGuardSettings } from '../fee-guard.js';
 import { boundedFees, replacementFees, type EvmFeeBounds, type EvmFees } from './evm-fees.js';
 
 /** ETH and BNB: wei. */
@@ -36,7 +38,9 @@ export interface EvmPayerOptions {
   /** EVM_REPLACE_AFTER_BLOCKS: a transaction not mined this many blocks after it was sent is replaced. */
   replaceAfterBlocks: number;
   /** A fee estimate a bound changed (DESIGN §11.7: never silently), or a replacement the ceiling stopped. */
-  onBoundedFee: (estimate: EvmFees, used: EvmFees | undefined) => void;
+  onBoundedFee: (estimate: EvmFees, used: EvmFees | undefined, bounds?: readonly FeeBound[]) => void;
+  /** The node's lag, its tip's age and the jump over the last fee cap used (default DEFAULT_FEE_GUARD). */
+  guard?: FeeGuardSettings;
 }
 
 /** What a signed call sends: the recipient or token contract, wei, calldata, and the token amount. */
@@ -57,12 +61,10 @@ interface Call {
  */
 export class EvmPayer implements ChainPayer {
   readonly batchMax = 1;
-  /**
-   * The block at which this process first saw each transaction sent: the replacement clock. In
-   * memory: a restarted signer waits `replaceAfterBlocks` again before replacing (later, never
-   * sooner, than asked).
-   */
-  private readonly sentAt = new Map<string, bigint>();
+  /** Fee readings are the fee cap (maxFeePerGas), in gwei. */
+  readonly feeUnit = 'gwei';
+  /** The last fee cap worked out, in memory: a restarted signer starts without a jump bound. */
+  lastFee: FeeReading | undefined;
 
   constructor(
     readonly chain: string,
@@ -104,10 +106,11 @@ export class EvmPayer implements ChainPayer {
     const call = transferCall(payout);
     // The chain is locked (payout-loop): the nonce read here is the one taken with the stored
     // transaction. The node's pending count moves it on when the account was used elsewhere.
-    const [reserved, pending, mined] = [
+    const [reserved, pending, mined, head] = [
       await reservedNextNonce(tx, this.chain, this.address),
       BigInt(await this.client.getTransactionCount({ address: this.address, blockTag: 'pending' })),
       BigInt(await this.client.getTransactionCount({ address: this.address, blockTag: 'latest' })),
+      await this.client.getBlockNumber(),
     ];
     const nonce = reserved === undefined || reserved < pending ? pending : reserved;
     const fees = await this.fees();
@@ -126,22 +129,45 @@ export class EvmPayer implements ChainPayer {
     return {
       kind: 'signed',
       // The fee stored now is its most (gas × maxFeePerGas); the real one replaces it when mined.
-      transaction: { chain: this.chain, txid: keccak256(raw), raw, fee, vsize: null, inputs: [], nonce: nonce.toString(), replaces_id: null },
+      // Its replacement clock starts now: it is broadcast right after it is stored.
+      transaction: { chain: this.chain, txid: keccak256(raw), raw, fee, vsize: null, inputs: [], nonce: nonce.toString(), replaces_id: null, seen_unmined_at_block: head.toString() },
       paid: payouts,
       fees: [fee],
       take: (db) => takeNonce(db, this.chain, this.address, nonce),
     };
   }
 
+  async spendable(db: Db, currencies: readonly ChainCurrency[]): Promise<Map<string, Decimal>> {
+    const mined = BigInt(await this.client.getTransactionCount({ address: this.address, blockTag: 'latest' }));
+    const committed = await this.committed(db, mined);
+    const spendable = new Map<string, Decimal>();
+    for (const currency of currencies) {
+      let held: bigint;
+      try {
+        held =
+          currency.token_contract === null
+            ? await this.client.getBalance({ address: this.address, blockTag: 'latest' })
+            : await this.client.readContract({ address: evmAddress(currency.token_contract), abi: erc20Abi, functionName: 'balanceOf', args: [this.address], blockTag: 'latest' });
+      } catch (error) {
+        // A catalog token with no contract on this node (or one that does not answer balanceOf):
+        // it cannot be paid, which the loop publishes; the node's other currencies still are.
+        if (currency.token_contract !== null && error instanceof ContractFunctionExecutionError) continue;
+        throw error;
+      }
+      const taken = currency.token_contract === null ? committed.native : (committed.tokens.get(evmAddress(currency.token_contract)) ?? 0n);
+      // Gas of a token payout is paid in the native coin: the native balance covers it (sign checks both).
+      spendable.set(currency.id, fromBaseUnits(held > taken ? held - taken : 0n, currency.token_contract === null ? NATIVE_DECIMALS : currency.decimals));
+    }
+    return spendable;
+  }
+
   async broadcast(raw: string): Promise<void> {
-    const txid = keccak256(raw as Hex);
     try {
       await this.client.sendRawTransaction({ serializedTransaction: raw as Hex });
     } catch (error) {
       // Sent before (by us, or by another signer following the same row): it counts as sent.
       if (!/already known|known transaction|already imported|already exists/i.test(errorText(error))) throw error;
     }
-    if (!this.sentAt.has(txid)) this.sentAt.set(txid, await this.client.getBlockNumber());
   }
 
   async state(txid: string): Promise<TransactionState> {
@@ -151,7 +177,6 @@ export class EvmPayer implements ChainPayer {
       throw error;
     });
     if (receipt !== undefined) {
-      this.sentAt.delete(txid);
       const confirmations = Number((await this.client.getBlockNumber()) - receipt.blockNumber + 1n);
       const fee = fromBaseUnits(receipt.gasUsed * receipt.effectiveGasPrice, NATIVE_DECIMALS).toFixed();
       return receipt.status === 'success' ? { kind: 'confirmed', confirmations, fee } : { kind: 'reverted', confirmations, fee };
@@ -165,17 +190,18 @@ export class EvmPayer implements ChainPayer {
 
   /**
    * The same call, nonce and gas with fees at least 10 % higher, once the transaction has gone
-   * `replaceAfterBlocks` blocks unmined since this process saw it sent; undefined before, or
+   * `replaceAfterBlocks` blocks unmined since a signer first saw it so; undefined before, or
    * when the ceiling (SIGNER_MAX_FEE_GWEI_<CHAIN>) leaves no room (reported).
    */
-  async replacement(_tx: Db, transaction: PayoutTransactionRow, _state: TransactionState): Promise<SignedTransaction | undefined> {
+  async replacement(tx: Db, transaction: PayoutTransactionRow, _state: TransactionState): Promise<SignedTransaction | undefined> {
     const head = await this.client.getBlockNumber();
-    const sentAt = this.sentAt.get(transaction.txid);
-    if (sentAt === undefined) {
-      this.sentAt.set(transaction.txid, head);
+    // The clock is in the database (a restarted signer keeps it), started when the transaction
+    // was signed; a row stored before there was a clock starts it now.
+    if (transaction.seen_unmined_at_block === null) {
+      await startReplacementClock(tx, transaction.id, head);
       return undefined;
     }
-    if (head - sentAt < BigInt(this.options.replaceAfterBlocks)) return undefined;
+    if (head - BigInt(transaction.seen_unmined_at_block) < BigInt(this.options.replaceAfterBlocks)) return undefined;
     const old = parseTransaction(transaction.raw as Hex);
     if (old.type !== 'eip1559' || old.maxFeePerGas === undefined || old.maxPriorityFeePerGas === undefined || old.nonce === undefined || old.to == null || old.gas === undefined) {
       throw new Error(`${transaction.txid} is not an EIP-1559 transaction of this signer`);
@@ -185,7 +211,8 @@ export class EvmPayer implements ChainPayer {
     const fees = replacementFees({ maxFeePerGas: old.maxFeePerGas, maxPriorityFeePerGas: old.maxPriorityFeePerGas }, now, this.options.fees);
     if (fees === undefined) {
       this.options.onBoundedFee(now, undefined);
-      this.sentAt.set(transaction.txid, head);
+      // Asked again after as many blocks, not on every pass.
+      await startReplacementClock(tx, transaction.id, head);
       return undefined;
     }
     const raw = await this.account.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce: old.nonce, to: old.to, value: old.value ?? 0n, data: old.data, gas: old.gas, ...fees });
@@ -199,6 +226,8 @@ export class EvmPayer implements ChainPayer {
       inputs: [],
       nonce: old.nonce.toString(),
       replaces_id: transaction.id,
+      // The replacement's own clock starts now.
+      seen_unmined_at_block: head.toString(),
     };
   }
 
@@ -220,12 +249,35 @@ export class EvmPayer implements ChainPayer {
     if (!same) throw new Error(`the signed ${this.chain} transaction is not the one built: refused`);
   }
 
-  /** The node's fee view, bounded (evm-fees.ts); a bound that changed it is reported. */
+  /**
+   * The node's fee view, guarded (fee-guard.ts): none from a node behind its chain (NodeBehind),
+   * bounded by the floor and ceiling (evm-fees.ts) and the fee cap held to a jump over the last
+   * one used. A bounded one is reported and kept for the API's gauge (`lastFee`).
+   */
   private async fees(): Promise<EvmFees> {
+    const guard = this.options.guard ?? DEFAULT_FEE_GUARD;
     const block = await this.client.getBlock({ blockTag: 'latest' });
+    // viem's public schema has no eth_syncing: false, or the sync's progress (hex quantities).
+    const request = this.client.request as (args: { method: string }) => Promise<unknown>;
+    const syncing = (await request({ method: 'eth_syncing' })) as false | { highestBlock: Hex } | null;
+    const headers = syncing === false || syncing === null ? block.number : BigInt(syncing.highestBlock);
+    // The node's blocks carry real time: compared with the machine's clock.
+    checkTip(this.chain, { blocks: Number(block.number), headers: Number(headers), tipTime: new Date(Number(block.timestamp) * 1000) }, new Date(), guard);
     const tip = BigInt(await this.client.request({ method: 'eth_maxPriorityFeePerGas' }));
-    const { estimate, used, bounded } = boundedFees(block.baseFeePerGas ?? 0n, tip, this.options.fees);
-    if (bounded) this.options.onBoundedFee(estimate, used);
+    const { estimate, used: bounded, bounded: changed } = boundedFees(block.baseFeePerGas ?? 0n, tip, this.options.fees);
+    let used = bounded;
+    const bounds: FeeBound[] = [];
+    if (changed) bounds.push(used.maxFeePerGas === this.options.fees.maxFee && estimate.maxFeePerGas > used.maxFeePerGas ? 'ceiling' : 'floor');
+    const last = this.lastFee?.used;
+    if (last !== undefined) {
+      const limit = toBaseUnits(last.times(guard.maxJump).toDecimalPlaces(9, Decimal.ROUND_DOWN), 9);
+      if (used.maxFeePerGas > limit) {
+        used = { maxFeePerGas: limit, maxPriorityFeePerGas: used.maxPriorityFeePerGas < limit ? used.maxPriorityFeePerGas : limit };
+        bounds.push('jump');
+      }
+    }
+    if (bounds.length > 0) this.options.onBoundedFee(estimate, used, bounds);
+    this.lastFee = { estimate: fromBaseUnits(estimate.maxFeePerGas, 9), used: fromBaseUnits(used.maxFeePerGas, 9), bounds };
     return used;
   }
 

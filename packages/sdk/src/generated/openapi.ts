@@ -497,10 +497,10 @@ export interface components {
             /** @description v1.2: every problem found in the request, each with its own code and field. */
             errors: ({
                 /**
-                 * @description What is wrong, from a closed list: the top-level codes, and currency_unsupported, network_unsupported, amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid.
+                 * @description What is wrong, from a closed list: the top-level codes, and currency_unsupported, network_unsupported, amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid, insufficient_liquidity.
                  * @enum {string}
                  */
-                code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable" | "currency_unsupported" | "network_unsupported" | "amount_below_min" | "amount_above_max" | "amount_invalid" | "address_invalid" | "memo_required" | "memo_invalid";
+                code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable" | "currency_unsupported" | "network_unsupported" | "amount_below_min" | "amount_above_max" | "amount_invalid" | "address_invalid" | "memo_required" | "memo_invalid" | "insufficient_liquidity";
                 /** @description The problem, in words for a person. */
                 detail: string;
                 /** @description The body or query field the problem is about (nested as a.b), null for the request as a whole. */
@@ -1172,10 +1172,10 @@ export interface operations {
                         /** @description v1.2: every problem found in the request, each with its own code and field. */
                         errors: ({
                             /**
-                             * @description What is wrong, from a closed list: the top-level codes, and currency_unsupported, network_unsupported, amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid.
+                             * @description What is wrong, from a closed list: the top-level codes, and currency_unsupported, network_unsupported, amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid, insufficient_liquidity.
                              * @enum {string}
                              */
-                            code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable" | "currency_unsupported" | "network_unsupported" | "amount_below_min" | "amount_above_max" | "amount_invalid" | "address_invalid" | "memo_required" | "memo_invalid";
+                            code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable" | "currency_unsupported" | "network_unsupported" | "amount_below_min" | "amount_above_max" | "amount_invalid" | "address_invalid" | "memo_required" | "memo_invalid" | "insufficient_liquidity";
                             /** @description The problem, in words for a person. */
                             detail: string;
                             /** @description The body or query field the problem is about (nested as a.b), null for the request as a whole. */
@@ -1942,10 +1942,10 @@ export interface operations {
                         /** @description v1.2: every problem found in the request, each with its own code and field. */
                         errors: ({
                             /**
-                             * @description What is wrong, from a closed list: the top-level codes, and currency_unsupported, network_unsupported, amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid.
+                             * @description What is wrong, from a closed list: the top-level codes, and currency_unsupported, network_unsupported, amount_below_min, amount_above_max, amount_invalid, address_invalid, memo_required, memo_invalid, insufficient_liquidity.
                              * @enum {string}
                              */
-                            code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable" | "currency_unsupported" | "network_unsupported" | "amount_below_min" | "amount_above_max" | "amount_invalid" | "address_invalid" | "memo_required" | "memo_invalid";
+                            code: "bad_request" | "invalid_json" | "unauthorized" | "invalid_signature" | "forbidden" | "region_restricted" | "scope" | "not_found" | "method_not_allowed" | "conflict" | "external_id_conflict" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "amount_out_of_range" | "pair_unavailable" | "quote_invalid" | "open_orders_limit" | "rate_limited" | "internal" | "unavailable" | "currency_unsupported" | "network_unsupported" | "amount_below_min" | "amount_above_max" | "amount_invalid" | "address_invalid" | "memo_required" | "memo_invalid" | "insufficient_liquidity";
                             /** @description The problem, in words for a person. */
                             detail: string;
                             /** @description The body or query field the problem is about (nested as a.b), null for the request as a whole. */
