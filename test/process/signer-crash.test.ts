@@ -26,8 +26,9 @@ import { testEngine } from '../helpers/test-database.js';
  * ETH at once, and is killed with SIGKILL
  * at varied points for ROUNDS rounds while payouts are in flight: during start-up (before it
  * signs), the moment it reports a transaction signed and stored (before or just after the
- * broadcast), the moment it reports one broadcast (before its state is written), and while it
- * follows confirmations. New payouts on both chains are requested every round and blocks are
+ * broadcast), the moment it reports one broadcast (before its state is written), while it
+ * follows confirmations, and the moment it reports an EVM replacement stored (before it is
+ * broadcast: the round's ETH transaction was dropped from anvil and blocks passed without it). New payouts on both chains are requested every round and blocks are
  * mined between rounds. Afterwards one signer runs to the end, and the chains themselves are
  * asked: every recipient received exactly its order's amount_to_final (a payout sent twice would
  * show twice); on litecoind the hot wallet's spends are exactly the stored transactions, all
@@ -41,8 +42,10 @@ const PASSPHRASE = 'crash-rounds-passphrase';
 const BTC_CONFIRMATIONS = 2;
 const production = testEngine() !== 'postgres' ? 'the signer reaches payouts through PostgreSQL: runs on the PostgreSQL pass' : false;
 
-type KillPoint = 'start-up' | 'stored' | 'broadcast' | 'following';
-const KILL_POINTS: readonly KillPoint[] = ['start-up', 'stored', 'broadcast', 'following'];
+type KillPoint = 'start-up' | 'stored' | 'broadcast' | 'following' | 'replacement';
+const KILL_POINTS: readonly KillPoint[] = ['start-up', 'stored', 'broadcast', 'following', 'replacement'];
+/** EVM_REPLACE_AFTER_BLOCKS of the signer here: the replacement rounds mine this many empty blocks. */
+const REPLACE_AFTER_BLOCKS = 2;
 
 describe('the signer killed at random points: every payout paid exactly once', { skip: production || litecoindSkip() || anvilSkip() }, () => {
   let ltc: Litecoind;
@@ -104,6 +107,7 @@ describe('the signer killed at random points: every payout paid exactly once', {
         SIGNER_MAX_DAILY_LTC: '100000',
         PAYOUT_BATCH_SECONDS: '0',
         SIGNER_INTERVAL_MS: '50',
+        EVM_REPLACE_AFTER_BLOCKS: String(REPLACE_AFTER_BLOCKS),
       }),
     });
   };
@@ -175,16 +179,27 @@ describe('the signer killed at random points: every payout paid exactly once', {
       await workerPasses(2);
 
       const point = KILL_POINTS[round % KILL_POINTS.length] as KillPoint;
+      // The replacement rounds: anvil stops mining by itself, so the round's ETH transactions
+      // stay unmined; they are dropped from its pool and blocks pass without them, and the signer
+      // is killed the moment it reports a replacement stored (before it broadcasts it).
+      if (point === 'replacement') await eth.rpc('evm_setAutomine', [false]);
       const signer = startSigner();
       const seen = signer.tail.bind(signer);
-      if (point === 'start-up') {
-        await sleep(Math.floor(Math.random() * 1500));
-      } else {
-        const pattern = point === 'stored' ? /signed and stored/ : point === 'broadcast' ? /payout transaction broadcast/ : /"msg":"signer running"/;
-        // Polled tightly: the kill should land as close after the line as the machine allows.
-        await waitFor(`the signer to log ${pattern}`, () => signer.saw(pattern) || !signer.running, { timeoutMs: 60_000, intervalMs: 2 }).catch((error: unknown) => {
+      // Polled tightly: the kill should land as close after the line as the machine allows.
+      const waitForLine = (pattern: RegExp): Promise<unknown> =>
+        waitFor(`the signer to log ${pattern}`, () => signer.saw(pattern) || !signer.running, { timeoutMs: 60_000, intervalMs: 2 }).catch((error: unknown) => {
           throw new Error(`${(error as Error).message}\n${seen(30)}`);
         });
+      if (point === 'start-up') {
+        await sleep(Math.floor(Math.random() * 1500));
+      } else if (point === 'replacement') {
+        await waitForLine(/"chain":"ETH"[^\n]*"msg":"payout transaction broadcast"/);
+        await eth.rpc('anvil_dropAllTransactions', []);
+        await eth.mine(REPLACE_AFTER_BLOCKS);
+        await waitForLine(/replaced with higher fees/);
+      } else {
+        const pattern = point === 'stored' ? /signed and stored/ : point === 'broadcast' ? /payout transaction broadcast/ : /"msg":"signer running"/;
+        await waitForLine(pattern);
         if (point === 'following') {
           await ltc.mine(1);
           await sleep(Math.floor(Math.random() * 400));
@@ -192,6 +207,7 @@ describe('the signer killed at random points: every payout paid exactly once', {
       }
       assert.ok(signer.running || signer.exit?.signal === null, `the signer stopped by itself: ${seen(30)}`);
       await signer.kill9();
+      if (point === 'replacement') await eth.rpc('evm_setAutomine', [true]);
       reached.set(point, (reached.get(point) ?? 0) + 1);
       const stored = await t.db.handle.db.selectFrom('payout_transactions').select('id').where('state', '=', 'signed').execute();
       await eth.mine(1);
@@ -239,6 +255,7 @@ describe('the signer killed at random points: every payout paid exactly once', {
     // EVM: a replacement family is one nonce; exactly one of each family is mined.
     const minedEth = ethTransactions.filter((tx) => tx.state === 'mined');
     assert.equal(new Set(minedEth.map((tx) => String(tx.nonce))).size, minedEth.length, 'one mined transaction per nonce');
+    assert.ok(ethTransactions.length - minedEth.length >= (reached.get('replacement') ?? 0), 'each replacement round stored a replacement');
     assert.deepEqual([...new Set(ethTransactions.map((tx) => tx.state))].filter((state) => state !== 'mined' && state !== 'replaced'), [], 'none left signed or broadcast');
     const nonce = Number(BigInt(await eth.rpc<string>('eth_getTransactionCount', [new HotWallet(mnemonics).fundingAddress('ETH'), 'latest'])));
     assert.equal(nonce, minedEth.length, "the hot wallet's nonce on anvil is the number of stored transactions mined: none sent unstored, no gap");
