@@ -120,6 +120,14 @@ describe('loadConfig: each bad variable is named', () => {
     rejects({ HOT_WALLET_MIN_ETH: '10', HOT_WALLET_MAX_ETH: '5' }, 'HOT_WALLET_MAX_ETH');
   });
 
+  it('PAYOUT_SIGNER_CHAINS: only chains the signer signs on (DOGE has keys but no payer: its payouts would wait for ever)', () => {
+    const production = { DATABASE_URL: 'postgres://db/x', SECRETS_KEY: HEX_KEY, ADMIN_TOKEN: TOKEN };
+    assert.deepEqual(loadConfig({ ...production, PAYOUT_SIGNER_CHAINS: 'ltc, ETH,BTC,BSC' }).payoutSignerChains, ['LTC', 'ETH', 'BTC', 'BSC']);
+    rejects({ ...production, PAYOUT_SIGNER_CHAINS: 'LTC,DOGE' }, 'PAYOUT_SIGNER_CHAINS');
+    rejects({ ...production, PAYOUT_SIGNER_CHAINS: 'TRON' }, 'PAYOUT_SIGNER_CHAINS');
+    rejects({ PAYOUT_SIGNER_CHAINS: 'LTC' }, 'PAYOUT_SIGNER_CHAINS');
+  });
+
   it('REDIS_URL not a redis URL', () => {
     for (const value of ['http://cache', 'localhost:6379', 'memcached://x']) rejects({ REDIS_URL: value }, 'REDIS_URL');
   });

@@ -13,6 +13,13 @@ export const HOT_WALLET_CHAINS: Readonly<Record<string, { family: KeyFamily; for
   BSC: { family: 'evm', format: 'evm' },
 };
 
+/**
+ * The chains this release signs payouts on: BIP-84 (P2WPKH) Bitcoin-family chains, and EVM
+ * chains. DOGE has hot-wallet keys (BIP-44) but no payer: its P2PKH inputs need the whole
+ * previous transaction signed over, and no Dogecoin node is here to prove a payer against.
+ */
+export const SIGNED_CHAINS: readonly string[] = ['BTC', 'LTC', 'ETH', 'BSC'];
+
 export function isHotWalletChain(chain: string): boolean {
   return Object.hasOwn(HOT_WALLET_CHAINS, chain);
 }

@@ -3,11 +3,9 @@ import { Decimal, DECIMAL_PATTERN, toBaseUnits } from '../domain/money.js';
 import type { FeeBounds } from './bitcoin/bitcoin-payer.js';
 import type { EvmFeeBounds } from './evm/evm-fees.js';
 import { DEFAULT_FEE_GUARD, type FeeGuardSettings } from './fee-guard.js';
-import { HOT_WALLET_CHAINS } from './hot-wallet.js';
+import { HOT_WALLET_CHAINS, SIGNED_CHAINS } from './hot-wallet.js';
 import { parseSignerPolicy, type SignerPolicy } from './policy.js';
 
-/** The chains this release signs payouts on: BIP-84 (P2WPKH) Bitcoin-family chains, and EVM chains. */
-export const SIGNED_CHAINS: readonly string[] = ['BTC', 'LTC', 'ETH', 'BSC'];
 
 /** The EVM chains among them: one account (the EVM key's funding address), one nonce sequence each. */
 export const EVM_CHAINS: readonly string[] = ['ETH', 'BSC'];
