@@ -11,6 +11,7 @@ import type { PartnerAuthHooks } from './plugins/partner-auth.js';
 import type { AttemptDecision, AttemptLimit } from './plugins/rate-limit.js';
 import type { ApiKeyService } from './services/api-keys.js';
 import type { CabinetAccounts } from './services/cabinet-accounts.js';
+import type { CatalogChanges } from './services/catalog-changes.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { ResyncedChain } from './services/deposit-index-resync.js';
 import type { PriceBook } from './pricing/price-book.js';
@@ -41,6 +42,8 @@ export interface Services {
   /** Where the Order's links begin (status_url, DESIGN §10.10): PUBLIC_URL, or '' (relative). */
   readonly linkBase: LinkBase;
   readonly catalog: CurrencyCatalog;
+  /** Tells every process the catalog changed (DESIGN §12: coins added and edited at run time). */
+  readonly catalogChanges: CatalogChanges;
   readonly apiKeys: ApiKeyService;
   readonly partnerAuth: PartnerAuthHooks;
   /** Failed operator-token attempts per client address (ADMIN_AUTH_FAILURES_PER_MINUTE). */

@@ -15,6 +15,7 @@ import { createPriceBook } from './pricing/create-price-book.js';
 import type { PriceBook } from './pricing/price-book.js';
 import { ApiKeyService } from './services/api-keys.js';
 import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from './services/auth-changes.js';
+import { CatalogChanges } from './services/catalog-changes.js';
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { seedDemoAddressPools } from './services/demo-address-pools.js';
 import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
@@ -44,6 +45,8 @@ export interface Runtime {
   /** Where the Order's links begin (status_url, DESIGN §10.10): PUBLIC_URL, or '' (relative). */
   readonly linkBase: LinkBase;
   readonly catalog: CurrencyCatalog;
+  /** Tells every process the catalog changed (POST/PATCH /admin/v1/currencies). */
+  readonly catalogChanges: CatalogChanges;
   readonly apiKeys: ApiKeyService;
   readonly prices: PriceBook;
   readonly quotes: QuoteService;
@@ -102,6 +105,11 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     logger,
     metrics,
   });
+  // A currency added at run time (POST /admin/v1/currencies) is priced from the next poll on.
+  catalog.afterReload((rows) => prices.useSymbols(rows.map((row) => row.price_symbol)));
+  // ... and every process reloads at once on a change (DESIGN §12), not on its next refresh tick.
+  const catalogChanges = new CatalogChanges(db, config.databaseUrl, () => catalog.reload(), logger);
+  await catalogChanges.listening(AUTH_LISTEN_WAIT_MS);
   // Start polling and wait for its first poll (refresh joins the poll in flight rather than
   // starting a second one), so the first quote after start-up already has prices.
   prices.start();
@@ -255,6 +263,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   return {
     linkBase: base,
     catalog,
+    catalogChanges,
     apiKeys,
     prices,
     quotes,
@@ -282,6 +291,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       prices.stop();
       liquidity.stop();
       catalog.stop();
+      await catalogChanges.close();
       await authChanges.close();
     },
   };

@@ -37,6 +37,9 @@ const OPTIONS = {
   to: { type: 'string' },
   chain: { type: 'string' },
   by: { type: 'string' },
+  decimals: { type: 'string' },
+  contract: { type: 'string' },
+  'price-symbol': { type: 'string' },
 } as const;
 
 type GlobalOption = 'json' | 'help' | 'url' | 'token';

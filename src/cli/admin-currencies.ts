@@ -53,7 +53,36 @@ function currencyChanges(flags: Flags): Record<string, unknown> {
   return body;
 }
 
+/** The POST body of `currencies add`: COIN:NETWORK, the chain and the flags given; the server fills the rest from the chain. */
+function newCurrency(ref: string, flags: Flags): Record<string, unknown> {
+  const match = /^([A-Za-z0-9]{1,12}):([A-Za-z0-9]{1,12})$/.exec(ref);
+  if (match === null) throw new UsageError(`"${ref}" is not COIN:NETWORK (e.g. PYUSD:ERC20)`);
+  for (const required of ['chain', 'name', 'decimals', 'min-amount', 'max-amount'] as const) {
+    if (flags[required] === undefined) throw new UsageError(`currencies add needs --${required}`);
+  }
+  const body: Record<string, unknown> = {
+    coin: (match[1] as string).toUpperCase(),
+    network: (match[2] as string).toUpperCase(),
+    chain: String(flags.chain).toUpperCase(),
+    name: flags.name,
+    decimals: integerFlag('decimals', flags.decimals ?? ''),
+    ...currencyChanges(flags),
+  };
+  if (flags.contract !== undefined) body.token_contract = flags.contract;
+  if (flags['price-symbol'] !== undefined) body.price_symbol = String(flags['price-symbol']).toUpperCase();
+  return body;
+}
+
 export const currencyCommands: readonly Command[] = [
+  {
+    words: ['currencies', 'add'],
+    args: ['<COIN:NETWORK>'],
+    flags: ['chain', 'name', 'decimals', 'contract', 'price-symbol', 'min-amount', 'max-amount', 'payout-fee', 'confirmations', 'active', 'deposit', 'withdraw'],
+    async run(context, [ref = ''], flags) {
+      const response = await context.api.send('POST', '/admin/v1/currencies', newCurrency(ref, flags));
+      printResponse(context, response, (body) => `added ${symbol(asRecord(body))}\n${fields(asRecord(body), CURRENCY_FIELDS)}`);
+    },
+  },
   {
     words: ['currencies', 'list'],
     args: [],

@@ -43,6 +43,10 @@ API keys
 
 Currencies
   currencies list
+  currencies add <COIN:NETWORK> --chain CHAIN --name NAME --decimals N --min-amount X --max-amount X
+      [--contract ADDRESS] [--price-symbol SYMBOL] [--payout-fee X] [--confirmations N]
+                                       a coin, token or network at run time, on a chain the catalog
+                                       has; what is not given comes from the chain's own coin
   currencies update <currency-id | COIN:NETWORK>
       [--active true|false] [--deposit true|false] [--withdraw true|false]
       [--min-amount X] [--max-amount X] [--payout-fee X] [--confirmations N]

@@ -64,7 +64,8 @@ interface CachedAggregate {
  */
 export class PriceBook {
   private readonly sources: PriceSource[] = [];
-  private readonly symbols: readonly string[];
+  /** Replaced whole (useSymbols), never mutated: a poll in flight keeps the list it started with. */
+  private symbols: readonly string[];
   private readonly pollIntervalMs: number;
   private readonly sourceTimeoutMs: number;
   private readonly maxAgeMs: number;
@@ -97,6 +98,16 @@ export class PriceBook {
     this.logger = options.logger ?? silentLogger;
     this.onSourceError = options.onSourceError ?? (() => undefined);
     for (const source of options.sources) this.addSource(source);
+  }
+
+  /**
+   * The symbols to ask the sources for from the next poll on (a currency added to the catalog at
+   * run time, DESIGN §12); a symbol no longer asked for ages out with its observations.
+   */
+  useSymbols(symbols: readonly string[]): void {
+    const next = [...new Set(symbols)];
+    if (next.length === this.symbols.length && next.every((symbol) => this.symbols.includes(symbol))) return;
+    this.symbols = next;
   }
 
   /** Adds a source (e.g. the operator's static table); it is polled from the next refresh on. */

@@ -90,6 +90,8 @@ export class CurrencyCatalog {
   };
   private timer: NodeJS.Timeout | undefined;
   private paths: MoneyPaths = SWITCHES_ONLY;
+  /** Told the rows after every reload (the price book asks for a new currency's symbol). */
+  private readonly reloadHandlers: ((rows: readonly CurrencyRow[]) => void)[] = [];
   /** Currencies whose hot wallet can pay nothing now (HotWalletLiquidity): listed withdraw-disabled to live callers. */
   private illiquid: ReadonlySet<string> = new Set();
 
@@ -137,6 +139,12 @@ export class CurrencyCatalog {
     for (const row of rows) byCoin.set(row.coin, [...(byCoin.get(row.coin) ?? []), row]);
     const parts = { rows, chains, byCoin, depositOpen, liveWithdrawOpen };
     this.snapshot = { ...parts, ...this.listings(parts) };
+    for (const handler of this.reloadHandlers) handler(rows);
+  }
+
+  /** Calls `handler` with the rows after every reload, from the next one on. */
+  afterReload(handler: (rows: readonly CurrencyRow[]) => void): void {
+    this.reloadHandlers.push(handler);
   }
 
   /**
@@ -183,6 +191,11 @@ export class CurrencyCatalog {
   /** The facts of a row's chain (DESIGN §10.7): every currency's chain has them (a foreign key, migration 0045). */
   chainOf(row: CurrencyRow): ChainFacts {
     return chainOf(this.snapshot.chains, row);
+  }
+
+  /** Every chain's facts, by the catalog's chain code. */
+  chains(): ReadonlyMap<string, ChainFacts> {
+    return this.snapshot.chains;
   }
 
   /** Every row, active or not. */

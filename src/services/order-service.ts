@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { isUniqueViolation } from '../db/errors.js';
 import type { Decimal } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
@@ -605,7 +606,3 @@ function certainlyRefused(error: unknown): boolean {
 /** The unique index on (chain, address, tag) of deposit_addresses (migration 0004). */
 const RETIRED_ADDRESS_CONSTRAINT = 'deposit_addresses_unique_idx';
 
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const e = error as { code?: string; constraint?: string; message?: string };
-  return e.code === '23505' && (e.constraint === constraint || (e.message ?? '').includes(constraint));
-}

@@ -1,5 +1,5 @@
 import type { ChainRow } from '../schema/chains.js';
-import type { CurrencyRow, CurrencyUpdate } from '../schema/currencies.js';
+import type { CurrencyRow, CurrencyUpdate, NewCurrency } from '../schema/currencies.js';
 import type { Db } from '../schema/index.js';
 
 /** The whole catalog, active or not, in listing order. It is small (tens of rows). */
@@ -23,4 +23,9 @@ export async function updateCurrency(db: Db, id: string, changes: CurrencyUpdate
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** A new catalog row (POST /admin/v1/currencies); a taken coin and network is a unique violation. */
+export async function insertCurrency(db: Db, row: NewCurrency): Promise<CurrencyRow> {
+  return db.insertInto('currencies').values(row).returningAll().executeTakeFirstOrThrow();
 }

@@ -4,6 +4,7 @@ import type { App, Services } from '../../app-types.js';
 import { findCurrency, updateCurrency } from '../../db/repositories/currencies-repository.js';
 import type { CurrencyUpdate } from '../../db/schema/currencies.js';
 import { DECIMAL_PATTERN, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
+import { validateAddress } from '../../domain/addresses/index.js';
 import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { toJson } from '../../json.js';
@@ -23,17 +24,24 @@ const Body = Type.Object(
     max_amount: Type.Optional(Amount),
     payout_fee: Type.Optional(Amount),
     min_confirmations: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    token_contract: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "a token's contract (a native coin has none)" })),
+    price_symbol: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{1,12}$' })),
+    explorer_tx_url: Type.Optional(Type.Union([Type.String({ maxLength: 512, pattern: '^https://[^\\s]*\\{txid\\}[^\\s]*$' }), Type.Null()])),
+    explorer_address_url: Type.Optional(Type.Union([Type.String({ maxLength: 512, pattern: '^https://[^\\s]*\\{address\\}[^\\s]*$' }), Type.Null()])),
+    icon_url: Type.Optional(Type.Union([Type.String({ maxLength: 512, pattern: '^https://' }), Type.Null()])),
+    sort_order: Type.Optional(Type.Integer({ minimum: -100000, maximum: 100000 })),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 
-export function registerUpdateCurrency(app: App, { database, catalog }: Services): void {
+export function registerUpdateCurrency(app: App, { database, catalog, catalogChanges }: Services): void {
   app.patch(
     '/admin/v1/currencies/:id',
     {
       schema: {
         tags: ['admin'],
-        summary: 'Change flags, limits, confirmations or payout fee',
+        summary: 'Change flags, limits, confirmations, payout fee, name, contract, price symbol, links or order (not decimals)',
         security: adminSecurity,
         params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
         body: Body,
@@ -43,8 +51,17 @@ export function registerUpdateCurrency(app: App, { database, catalog }: Services
     async (request, reply) => {
       const current = await findCurrency(database.db, request.params.id);
       if (current === undefined) throw new ApiError('not_found', 'currency not found');
-      const { min_amount, max_amount, payout_fee, ...rest } = request.body;
+      const { min_amount, max_amount, payout_fee, token_contract, ...rest } = request.body;
       const changes: CurrencyUpdate = { ...rest };
+      if (token_contract !== undefined) {
+        // A native coin stays one: its "contract" would make the watcher look for token transfers.
+        if (current.token_contract === null) throw ApiError.field('unprocessable', { code: 'unprocessable', field: 'token_contract' }, `${current.coin} on ${current.network} is the chain's own coin: it has no contract`);
+        const check = validateAddress(current.address_format, token_contract);
+        if (!check.ok) throw ApiError.field('unprocessable', { code: 'address_invalid', field: 'token_contract' }, `token_contract is not a ${current.address_format} address: ${check.reason}`);
+        const taken = catalog.all().find((row) => row.id !== current.id && row.chain === current.chain && row.token_contract?.toLowerCase() === token_contract.toLowerCase());
+        if (taken !== undefined) throw new ApiError('conflict', `the contract is already in the catalog as ${taken.coin} (${taken.network})`);
+        changes.token_contract = token_contract;
+      }
       const amount = (field: string, raw: string | number | undefined): Decimal | undefined => {
         if (raw === undefined) return undefined;
         const value = parseDecimalInput(raw);
@@ -65,7 +82,7 @@ export function registerUpdateCurrency(app: App, { database, catalog }: Services
       if (fee !== undefined) changes.payout_fee = fee.toFixed();
       const row = await updateCurrency(database.db, current.id, changes);
       if (row === undefined) throw new ApiError('not_found', 'currency not found');
-      await catalog.reload();
+      await catalogChanges.publish();
       return sendJsonText(reply, toJson(adminCurrencyView(row, catalog.chainOf(row))));
     },
   );

@@ -4,6 +4,7 @@ import { registerAddressPoolsGet } from './address-pools-get.js';
 import { registerAddressPoolsLoad } from './address-pools-load.js';
 import { registerAddressesResync } from './addresses-resync.js';
 import { registerAdminListCurrencies } from './currencies-list.js';
+import { registerCreateCurrency } from './currencies-create.js';
 import { registerUpdateCurrency } from './currencies-update.js';
 import { registerCreateKey } from './keys-create.js';
 import { registerListKeys } from './keys-list.js';
@@ -64,6 +65,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerListKeys(admin, services);
     registerRevokeKey(admin, services);
     registerAdminListCurrencies(admin, services);
+    registerCreateCurrency(admin, services);
     registerUpdateCurrency(admin, services);
     registerListPrices(admin, services);
     registerSetPrice(admin, services);
