@@ -921,6 +921,20 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       auth: 'admin',
       params: { key_id: fc.oneof(fc.constantFrom(...ids.victimKeyIds), fc.stringMatching(/^pk_[a-z0-9]{20}$/), fc.constant(`pk_${randomBytes(10).toString('hex')}`)) },
     },
+    {
+      method: 'GET',
+      path: '/admin/v1/audit',
+      auth: 'admin',
+      query: fields({
+        actor: fc.constantFrom('token:ADMIN_TOKEN', 'nobody', '%', '_'),
+        action: fc.constantFrom('POST /admin/v1', 'PATCH', '%', '\\'),
+        target: fc.constantFrom('orders/', 'currencies/%', ''),
+        from: dateTime,
+        to: dateTime,
+        cursor: fc.constantFrom('1', '0', '999999999999999999', 'x', '-1'),
+        limit,
+      }),
+    },
     { method: 'GET', path: '/admin/v1/currencies', auth: 'admin' },
     {
       method: 'POST',

@@ -6,6 +6,7 @@ import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
 import type { EvmNonceTable } from './evm-nonces.js';
+import type { OperatorAuditTable } from './operator-audit.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { PartnerTable } from './partners.js';
 import type {
@@ -45,6 +46,7 @@ export interface Database {
   signer_pauses: SignerPauseTable;
   hot_wallet_balances: HotWalletBalanceTable;
   signer_chain_readings: SignerChainReadingTable;
+  operator_audit: OperatorAuditTable;
   signer_pause_events: SignerPauseEventTable;
   simulated_deposits: SimulatedDepositTable;
   simulator_faults: SimulatorFaultTable;

@@ -4,7 +4,9 @@ import { registerAddressPoolsGet } from './address-pools-get.js';
 import { registerAddressPoolsLoad } from './address-pools-load.js';
 import { registerAddressesResync } from './addresses-resync.js';
 import { registerAdminListCurrencies } from './currencies-list.js';
+import { registerAuditList } from './audit-list.js';
 import { registerCreateCurrency } from './currencies-create.js';
+import { installOperatorAudit } from './operator-audit.js';
 import { registerUpdateCurrency } from './currencies-update.js';
 import { registerCreateKey } from './keys-create.js';
 import { registerListKeys } from './keys-list.js';
@@ -50,6 +52,8 @@ export async function registerAdminRoutes(app: App, services: Services, document
   await app.register(async (admin: App) => {
     admin.addHook('onRequest', adminAuthHook(adminToken, services.adminAuthAttempts));
     documentAdminAuthErrors(admin);
+    installOperatorAudit(admin, services.database.db, services.clock);
+    registerAuditList(admin, services);
     registerCreatePartner(admin, services);
     registerListPartners(admin, services);
     registerGetPartner(admin, services);

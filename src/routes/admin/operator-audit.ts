@@ -1,0 +1,139 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../app-types.js';
+import type { Clock } from '../../clock.js';
+import { insertAuditEntry } from '../../db/repositories/operator-audit-repository.js';
+import type { Db } from '../../db/schema/index.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who the operator guard let in (plugins/admin-auth.ts): the audit log's actor. */
+    operatorActor?: string;
+    /** The audited target as it was before the handler ran (operator-audit.ts). */
+    auditBefore?: unknown;
+  }
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Body and answer fields never written to the log: credentials and one-use links. */
+const SECRET_FIELD = /secret|password|passphrase|token|api_key|^url$|link|code/i;
+
+type Params = Record<string, string>;
+type Loader = (db: Db, params: Params) => Promise<unknown>;
+
+/**
+ * What a route changes, read before and after it runs, by the route's first segment under
+ * /admin/v1 (the object the route's first parameter names). Routes of other segments log what
+ * was asked (the body) as `after`, or what a create answered.
+ */
+const LOADERS: Readonly<Record<string, Loader>> = {
+  currencies: (db, { id }) => db.selectFrom('currencies').selectAll().where('id', '=', id ?? '').executeTakeFirst(),
+  partners: (db, { id }) =>
+    db.selectFrom('partners').select(['id', 'name', 'status', 'markup_bps', 'rate_limit_per_minute', 'max_open_orders', 'cors_origins', 'updated_at']).where('id', '=', id ?? '').executeTakeFirst(),
+  orders: (db, { id }) =>
+    db
+      .selectFrom('orders')
+      .select(['id', 'short_id', 'status', 'status_reason', 'refund_address', 'refund_address_tag', 'refund_hold_until', 'version', 'updated_at'])
+      .where('id', '=', id ?? '')
+      .executeTakeFirst(),
+  payouts: (db, { id }) =>
+    db.selectFrom('payouts').select(['id', 'order_id', 'status', 'status_reason', 'approved_by', 'approved_at', 'amount', 'chain']).where('id', '=', id ?? '').executeTakeFirst(),
+  keys: (db, { key_id }) =>
+    db.selectFrom('api_keys').select(['key_id', 'partner_id', 'sandbox', 'scope', 'created_at', 'revoked_at']).where('key_id', '=', key_id ?? '').executeTakeFirst(),
+  prices: (db, { coin }) => db.selectFrom('static_prices').selectAll().where('symbol', '=', (coin ?? '').toUpperCase()).executeTakeFirst(),
+  webhooks: (db, { id }) =>
+    db.selectFrom('webhook_endpoints').select(['id', 'partner_id', 'url', 'enabled', 'disabled_reason', 'mode', 'updated_at']).where('id', '=', id ?? '').executeTakeFirst(),
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The operator audit log (DESIGN §12): every POST, PUT, PATCH and DELETE under the operator guard
+ * writes one entry once answered — who (the guard's actor), what (method and route), on what
+ * (the route's path up to its last parameter, e.g. `orders/<id>`), the target before and after
+ * where LOADERS reads one, the status (a refused action is an action), when and from where. A
+ * request the guard refused has no actor and is not an action (the guard logs it). The entry is
+ * written as the answer is sent (onSend, awaited): an answered action is in the log by the time
+ * its answer arrives; a write that fails is logged as an error and the answer still goes.
+ */
+export function installOperatorAudit(admin: App, db: Db, clock: Clock): void {
+  admin.addHook('preHandler', async (request) => {
+    if (!MUTATING.has(request.method) || request.operatorActor === undefined) return;
+    request.auditBefore = await loadTarget(request, db);
+  });
+  admin.addHook('onSend', async (request, reply, payload) => {
+    if (!MUTATING.has(request.method) || request.operatorActor === undefined) return payload;
+    await record(request, reply, payload, db, clock).catch((error: unknown) => request.log.error({ err: error }, 'operator audit entry not written'));
+    return payload;
+  });
+}
+
+async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown, db: Db, clock: Clock): Promise<void> {
+  const route = request.routeOptions.url ?? request.url.split('?')[0] ?? '';
+  const params = (request.params ?? {}) as Params;
+  let target = targetOf(route, params);
+  let after = await loadTarget(request, db);
+  if (after === undefined) {
+    const answer = parseJson(payload);
+    const created = request.method === 'POST' && Object.keys(params).length === 0 && reply.statusCode === 201 ? answer : undefined;
+    const id = created !== null && typeof created === 'object' ? (created as { id?: unknown }).id : undefined;
+    // A create names what it made: `currencies/<id>`, `partners/<id>`.
+    if (typeof id === 'string' && target !== null) target = `${target}/${id}`;
+    after = created ?? request.body;
+  }
+  await insertAuditEntry(db, {
+    at: clock.now(),
+    actor: request.operatorActor ?? 'unknown',
+    action: `${request.method} ${route}`,
+    target,
+    before: redact(request.auditBefore),
+    after: redact(after),
+    status: reply.statusCode,
+    ip: request.ip,
+  });
+}
+
+/** The target as the route's loader reads it now; undefined when the route has none. */
+async function loadTarget(request: FastifyRequest, db: Db): Promise<unknown> {
+  const segment = (request.routeOptions.url ?? '').split('/')[3];
+  const load = segment === undefined ? undefined : LOADERS[segment];
+  const params = (request.params ?? {}) as Params;
+  if (load === undefined || Object.keys(params).length === 0) return undefined;
+  // A malformed id (not a uuid where one is stored) reads nothing rather than failing the query.
+  if (params.id !== undefined && !UUID.test(params.id)) return null;
+  try {
+    return (await load(db, params)) ?? null;
+  } catch (error) {
+    request.log.warn({ err: error }, 'operator audit could not read the target');
+    return null;
+  }
+}
+
+/** `/admin/v1/orders/:id/refund` with {id} → `orders/<id>`; without parameters, the first segment. */
+export function targetOf(route: string, params: Params): string | null {
+  const segments = route.split('/').slice(3);
+  if (segments.length === 0) return null;
+  const lastParam = segments.reduce((last, segment, index) => (segment.startsWith(':') ? index : last), -1);
+  if (lastParam === -1) return segments[0] ?? null;
+  return segments
+    .slice(0, lastParam + 1)
+    .map((segment) => (segment.startsWith(':') ? (params[segment.slice(1)] ?? segment) : segment))
+    .join('/');
+}
+
+function parseJson(payload: unknown): unknown {
+  const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A copy with credential-like fields replaced, however deep. */
+export function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value ?? null;
+  if (Buffer.isBuffer(value)) return '[bytes]';
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, SECRET_FIELD.test(key) ? '[redacted]' : redact(inner)]));
+}
