@@ -59,6 +59,8 @@ Orders
   orders list [--status S] [--partner <partner-id>] [--sandbox | --live] [--limit N]
                                        newest first; N up to 500, default 50; --sandbox: test
                                        orders only, --live: live only (neither: both)
+                                       <order-id> below: the UUID or the short id (EX-7K2M9Q,
+                                       any case, with or without the prefix)
   orders show <order-id>               with its event trail and payouts
   orders fail <order-id> --reason "<why>"
                                        fail a non-final order by hand; the reason is recorded

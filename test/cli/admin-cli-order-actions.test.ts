@@ -117,6 +117,24 @@ describe('operator order actions: API and CLI', () => {
     assert.deepEqual(await actors(id), ['created:partner', 'set_refund_address:operator', 'cancelled:operator']);
   });
 
+  it('CLI and API: an order by its short id, in any case, with or without the prefix; an unknown one is 404 (issue 30)', async () => {
+    const id = await placeOrder();
+    const shortId = (await t.db.handle.db.selectFrom('orders').select('short_id').where('id', '=', id).executeTakeFirstOrThrow()).short_id;
+    for (const ref of [shortId, shortId.toLowerCase(), shortId.slice(shortId.indexOf('-') + 1).toLowerCase()]) {
+      const shown = await adminJson<{ id: string; short_id: string }>('orders', 'show', ref);
+      assert.equal(shown.id, id, ref);
+    }
+    // An action by short id acts on the order, and the audit log names it by its UUID.
+    const failed = await admin('orders', 'fail', shortId, '--reason', 'found by its short id');
+    assert.equal(failed.code, 0, failed.stderr);
+    const [entry] = (await t.admin('GET', `/admin/v1/audit?action=${encodeURIComponent('POST /admin/v1/orders/:id/fail')}&limit=1`)).json<{ entries: { target: string }[] }>().entries;
+    assert.equal(entry?.target, `orders/${id}`);
+    const unknown = await admin('orders', 'show', 'EX-ZZZZZZ');
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /not found/);
+    assert.equal((await t.admin('GET', '/admin/v1/orders/not-an-id')).statusCode, 400);
+  });
+
   it('CLI: commissions report, with nothing exchanged in the period', async () => {
     const human = await admin('commissions', 'report', '--from', '2020-01-01T00:00:00Z', '--to', '2020-02-01T00:00:00Z');
     assert.equal(human.code, 0, human.stderr);

@@ -173,4 +173,9 @@ describe('fuzz findings', () => {
     );
     assertError(await t.admin('POST', '/admin/v1/simulator/orders/xx/drop-deposit'), 400, 'bad_request');
   });
+
+  it('GET /admin/v1/audit with a leap second (23:59:60, a valid date-time Date cannot hold) is 400 (was 500)', async () => {
+    assertError(await t.admin('GET', `/admin/v1/audit?to=${encodeURIComponent('9999-12-31T23:59:60Z')}`), 400, 'bad_request');
+    assertError(await t.admin('GET', `/admin/v1/audit?from=${encodeURIComponent('2026-06-30T23:59:60Z')}`), 400, 'bad_request');
+  });
 });

@@ -46,3 +46,40 @@ export function listAuditEntries(db: Db, filter: AuditFilter): Promise<OperatorA
   if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
+
+type Params = Readonly<Record<string, string>>;
+
+/**
+ * What an operator route changes, read before and after it runs, by the route's first segment
+ * under /admin/v1 (the object its first parameter names): the columns an operator acts on, never
+ * a secret. Routes of other segments log what was asked, or what a create answered.
+ */
+const TARGET_READERS = {
+  currencies: (db: Db, { id }: Params) => db.selectFrom('currencies').selectAll().where('id', '=', id ?? '').executeTakeFirst(),
+  partners: (db: Db, { id }: Params) =>
+    db.selectFrom('partners').select(['id', 'name', 'status', 'markup_bps', 'rate_limit_per_minute', 'max_open_orders', 'cors_origins', 'updated_at']).where('id', '=', id ?? '').executeTakeFirst(),
+  orders: (db: Db, { id }: Params) =>
+    db
+      .selectFrom('orders')
+      .select(['id', 'short_id', 'status', 'status_reason', 'refund_address', 'refund_address_tag', 'refund_hold_until', 'version', 'updated_at'])
+      .where('id', '=', id ?? '')
+      .executeTakeFirst(),
+  payouts: (db: Db, { id }: Params) =>
+    db.selectFrom('payouts').select(['id', 'order_id', 'status', 'status_reason', 'approved_by', 'approved_at', 'amount', 'chain']).where('id', '=', id ?? '').executeTakeFirst(),
+  keys: (db: Db, { key_id }: Params) =>
+    db.selectFrom('api_keys').select(['key_id', 'partner_id', 'sandbox', 'scope', 'created_at', 'revoked_at']).where('key_id', '=', key_id ?? '').executeTakeFirst(),
+  prices: (db: Db, { coin }: Params) => db.selectFrom('static_prices').selectAll().where('symbol', '=', (coin ?? '').toUpperCase()).executeTakeFirst(),
+  webhooks: (db: Db, { id }: Params) =>
+    db.selectFrom('webhook_endpoints').select(['id', 'partner_id', 'url', 'enabled', 'disabled_reason', 'mode', 'updated_at']).where('id', '=', id ?? '').executeTakeFirst(),
+} as const;
+
+export type AuditedObject = keyof typeof TARGET_READERS;
+
+export function isAuditedObject(segment: string): segment is AuditedObject {
+  return Object.hasOwn(TARGET_READERS, segment);
+}
+
+/** The audited object a route names by its parameters, as it is now; undefined when there is none. */
+export function readAuditTarget(db: Db, object: AuditedObject, params: Params): Promise<unknown> {
+  return TARGET_READERS[object](db, params);
+}

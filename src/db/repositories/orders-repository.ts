@@ -201,3 +201,13 @@ export async function insertOrderEvent(db: Db, event: NewOrderEvent): Promise<vo
 export async function findPublicOrder(db: Db, token: string): Promise<PublicOrderRow | undefined> {
   return db.selectFrom('orders').select(PUBLIC_ORDER_COLUMNS).where('status_token', '=', token).executeTakeFirst();
 }
+
+/** The id of the order with this short id (stored upper case), if any. */
+export async function findOrderIdByShortId(db: Db, shortId: string): Promise<string | undefined> {
+  return (await db.selectFrom('orders').select('id').where('short_id', '=', shortId).executeTakeFirst())?.id;
+}
+
+/** Ids of orders whose short id ends in `-<suffix>` under any prefix, at most `limit` (a scan: rare, operator only). */
+export async function findOrderIdsByShortIdSuffix(db: Db, suffix: string, limit: number): Promise<string[]> {
+  return (await db.selectFrom('orders').select('id').where('short_id', 'like', `%-${suffix}`).limit(limit).execute()).map((row) => row.id);
+}

@@ -103,8 +103,6 @@ export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\p{Cs}]+$';
 export const PartnerIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const adminSecurity = [{ adminToken: [] }];
 
-export const OrderIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
-
 /** An order as the operator reads it: the partner's view plus what only the operator sees. */
 export function adminOrderView(order: OrderRow, now: Date, base: LinkBase): Record<string, unknown> {
   return {

@@ -70,21 +70,31 @@ export function registerAuditList(app: App, { database }: Services): void {
     },
     async (request, reply) => {
       const query = request.query;
-      const from = query.from === undefined ? undefined : new Date(query.from);
-      const to = query.to === undefined ? undefined : new Date(query.to);
+      const date = (field: 'from' | 'to', raw: string | undefined): Date | undefined => {
+        if (raw === undefined) return undefined;
+        const value = new Date(raw);
+        // date-time admits what Date cannot hold (a leap second, 23:59:60): 400, not a failed query.
+        if (Number.isNaN(value.getTime())) throw ApiError.field('bad_request', { code: 'bad_request', field }, `${field} is not a time this service can compare`);
+        return value;
+      };
+      const from = date('from', query.from);
+      const to = date('to', query.to);
       if (from !== undefined && to !== undefined && from >= to) throw ApiError.field('bad_request', { code: 'bad_request', field: 'to' }, 'to must be after from');
       const rows = await listAuditEntries(database.db, { actor: query.actor, action: query.action, target: query.target, from, to, beforeId: query.cursor, limit: query.limit });
       if (prefersCsv(request.headers.accept)) {
-        const lines = rows.map((row) => {
-          const entry = view(row);
-          return csvRecord(
-            CSV_COLUMNS.map((column) => {
-              const value = entry[column];
-              if (column === 'before' || column === 'after') return csvField(value === null ? null : JSON.stringify(value), 'text');
-              return csvField(value === null ? null : String(value), column === 'status' ? 'value' : 'text');
-            }),
-          );
-        });
+        const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+        const lines = rows.map((row) =>
+          csvRecord([
+            csvField(row.at.toISOString()),
+            csvField(row.actor, 'text'),
+            csvField(row.action, 'text'),
+            csvField(row.target, 'text'),
+            csvField(String(row.status)),
+            csvField(row.ip, 'text'),
+            csvField(json(row.before), 'text'),
+            csvField(json(row.after), 'text'),
+          ]),
+        );
         return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="operator-audit.csv"').send(csvRecord([...CSV_COLUMNS]) + lines.join(''));
       }
       const last = rows.length === query.limit ? rows[rows.length - 1] : undefined;

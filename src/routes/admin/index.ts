@@ -7,6 +7,7 @@ import { registerAdminListCurrencies } from './currencies-list.js';
 import { registerAuditList } from './audit-list.js';
 import { registerCreateCurrency } from './currencies-create.js';
 import { installOperatorAudit } from './operator-audit.js';
+import { resolveOrderRefs } from './order-ref.js';
 import { registerUpdateCurrency } from './currencies-update.js';
 import { registerCreateKey } from './keys-create.js';
 import { registerListKeys } from './keys-list.js';
@@ -52,6 +53,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
   await app.register(async (admin: App) => {
     admin.addHook('onRequest', adminAuthHook(adminToken, services.adminAuthAttempts));
     documentAdminAuthErrors(admin);
+    admin.addHook('preValidation', resolveOrderRefs(services.database.db, services.config.shortIdPrefix));
     installOperatorAudit(admin, services.database.db, services.clock);
     registerAuditList(admin, services);
     registerCreatePartner(admin, services);

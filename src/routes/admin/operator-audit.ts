@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app-types.js';
 import type { Clock } from '../../clock.js';
-import { insertAuditEntry } from '../../db/repositories/operator-audit-repository.js';
+import { insertAuditEntry, isAuditedObject, readAuditTarget } from '../../db/repositories/operator-audit-repository.js';
 import type { Db } from '../../db/schema/index.js';
 
 declare module 'fastify' {
@@ -18,31 +18,6 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const SECRET_FIELD = /secret|password|passphrase|token|api_key|^url$|link|code/i;
 
 type Params = Record<string, string>;
-type Loader = (db: Db, params: Params) => Promise<unknown>;
-
-/**
- * What a route changes, read before and after it runs, by the route's first segment under
- * /admin/v1 (the object the route's first parameter names). Routes of other segments log what
- * was asked (the body) as `after`, or what a create answered.
- */
-const LOADERS: Readonly<Record<string, Loader>> = {
-  currencies: (db, { id }) => db.selectFrom('currencies').selectAll().where('id', '=', id ?? '').executeTakeFirst(),
-  partners: (db, { id }) =>
-    db.selectFrom('partners').select(['id', 'name', 'status', 'markup_bps', 'rate_limit_per_minute', 'max_open_orders', 'cors_origins', 'updated_at']).where('id', '=', id ?? '').executeTakeFirst(),
-  orders: (db, { id }) =>
-    db
-      .selectFrom('orders')
-      .select(['id', 'short_id', 'status', 'status_reason', 'refund_address', 'refund_address_tag', 'refund_hold_until', 'version', 'updated_at'])
-      .where('id', '=', id ?? '')
-      .executeTakeFirst(),
-  payouts: (db, { id }) =>
-    db.selectFrom('payouts').select(['id', 'order_id', 'status', 'status_reason', 'approved_by', 'approved_at', 'amount', 'chain']).where('id', '=', id ?? '').executeTakeFirst(),
-  keys: (db, { key_id }) =>
-    db.selectFrom('api_keys').select(['key_id', 'partner_id', 'sandbox', 'scope', 'created_at', 'revoked_at']).where('key_id', '=', key_id ?? '').executeTakeFirst(),
-  prices: (db, { coin }) => db.selectFrom('static_prices').selectAll().where('symbol', '=', (coin ?? '').toUpperCase()).executeTakeFirst(),
-  webhooks: (db, { id }) =>
-    db.selectFrom('webhook_endpoints').select(['id', 'partner_id', 'url', 'enabled', 'disabled_reason', 'mode', 'updated_at']).where('id', '=', id ?? '').executeTakeFirst(),
-};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -50,7 +25,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The operator audit log (DESIGN §12): every POST, PUT, PATCH and DELETE under the operator guard
  * writes one entry once answered — who (the guard's actor), what (method and route), on what
  * (the route's path up to its last parameter, e.g. `orders/<id>`), the target before and after
- * where LOADERS reads one, the status (a refused action is an action), when and from where. A
+ * where readAuditTarget reads one, the status (a refused action is an action), when and from where. A
  * request the guard refused has no actor and is not an action (the guard logs it). The entry is
  * written as the answer is sent (onSend, awaited): an answered action is in the log by the time
  * its answer arrives; a write that fails is logged as an error and the answer still goes.
@@ -95,13 +70,12 @@ async function record(request: FastifyRequest, reply: FastifyReply, payload: unk
 /** The target as the route's loader reads it now; undefined when the route has none. */
 async function loadTarget(request: FastifyRequest, db: Db): Promise<unknown> {
   const segment = (request.routeOptions.url ?? '').split('/')[3];
-  const load = segment === undefined ? undefined : LOADERS[segment];
   const params = (request.params ?? {}) as Params;
-  if (load === undefined || Object.keys(params).length === 0) return undefined;
+  if (segment === undefined || !isAuditedObject(segment) || Object.keys(params).length === 0) return undefined;
   // A malformed id (not a uuid where one is stored) reads nothing rather than failing the query.
   if (params.id !== undefined && !UUID.test(params.id)) return null;
   try {
-    return (await load(db, params)) ?? null;
+    return (await readAuditTarget(db, segment, params)) ?? null;
   } catch (error) {
     request.log.warn({ err: error }, 'operator audit could not read the target');
     return null;

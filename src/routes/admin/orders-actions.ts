@@ -3,7 +3,8 @@ import type { App, Services } from '../../app-types.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
-import { OrderIdParams, adminOrderView, adminSecurity } from './admin-schemas.js';
+import { adminOrderView, adminSecurity } from './admin-schemas.js';
+import { OrderRefParams } from './order-ref.js';
 
 /**
  * The order actions of DESIGN §7.5 for the operator, on any order (the audit row's actor is
@@ -29,7 +30,7 @@ function registerBodilessAction(
         tags: ['admin'],
         summary,
         security: adminSecurity,
-        params: OrderIdParams,
+        params: OrderRefParams,
         body: NoBody,
         response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(400, 401, 404, 409, 500) },
       },
@@ -54,7 +55,7 @@ export function registerAdminOrderActions(app: App, services: Services): void {
         tags: ['admin'],
         summary: 'Set or change an order\'s refund address (until its refund is requested)',
         security: adminSecurity,
-        params: OrderIdParams,
+        params: OrderRefParams,
         body: Type.Object(
           {
             refund_address: Type.String({ minLength: 1, maxLength: 128 }),

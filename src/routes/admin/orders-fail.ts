@@ -4,7 +4,8 @@ import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
-import { OrderIdParams, STORABLE_TEXT_PATTERN, adminOrderView, adminSecurity } from './admin-schemas.js';
+import { STORABLE_TEXT_PATTERN, adminOrderView, adminSecurity } from './admin-schemas.js';
+import { OrderRefParams } from './order-ref.js';
 
 /**
  * POST /admin/v1/orders/{id}/fail: the operator fails a non-final order by hand, through the
@@ -18,7 +19,7 @@ export function registerAdminFailOrder(app: App, { clock, lifecycle, linkBase }:
         tags: ['admin'],
         summary: 'Fail a non-final order by hand (the reason is recorded)',
         security: adminSecurity,
-        params: OrderIdParams,
+        params: OrderRefParams,
         body: Type.Object(
           { reason: Type.String({ minLength: 1, maxLength: 500, pattern: STORABLE_TEXT_PATTERN }) },
           { additionalProperties: false },

@@ -8,7 +8,8 @@ import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
-import { OrderIdParams, adminOrderView, adminSecurity } from './admin-schemas.js';
+import { adminOrderView, adminSecurity } from './admin-schemas.js';
+import { OrderRefParams } from './order-ref.js';
 
 /** GET /admin/v1/orders/{id}: one order with its audit trail and its payout and refund. */
 export function registerAdminGetOrder(app: App, { database, clock, linkBase }: Services): void {
@@ -20,7 +21,7 @@ export function registerAdminGetOrder(app: App, { database, clock, linkBase }: S
         tags: ['admin'],
         summary: 'One order with its audit trail',
         security: adminSecurity,
-        params: OrderIdParams,
+        params: OrderRefParams,
         response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(400, 401, 404, 500) },
       },
     },

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { setSimulatedConfirmations } from '../../db/repositories/simulator-repository.js';
 import { errorResponses } from '../schemas.js';
-import { OrderIdParams, SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
+import { SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
+import { OrderRefParams } from './order-ref.js';
 
 /** POST /admin/v1/simulator/orders/{id}/confirmations: sets how many confirmations the simulated deposit has. */
 export function registerSimulatorConfirmationsSet(app: App, { database, clock }: Services): void {
@@ -14,7 +15,7 @@ export function registerSimulatorConfirmationsSet(app: App, { database, clock }:
         tags: ['simulator'],
         summary: 'Set the confirmations of the simulated deposit',
         security: adminSecurity,
-        params: OrderIdParams,
+        params: OrderRefParams,
         body: Type.Object({ count: Type.Integer({ minimum: 0, maximum: 100000 }) }, { additionalProperties: false }),
         response: { 200: SimulatedDeposit, ...errorResponses(400, 401, 404, 500) },
       },

@@ -1,7 +1,8 @@
 import type { App, Services } from '../../app-types.js';
 import { dropSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
 import { errorResponses } from '../schemas.js';
-import { OrderIdParams, SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
+import { SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
+import { OrderRefParams } from './order-ref.js';
 
 /** POST /admin/v1/simulator/orders/{id}/drop-deposit: the simulated deposit leaves the chain, as in a reorg. */
 export function registerSimulatorDepositDrop(app: App, { database, clock }: Services): void {
@@ -13,7 +14,7 @@ export function registerSimulatorDepositDrop(app: App, { database, clock }: Serv
         tags: ['simulator'],
         summary: 'Remove the simulated deposit from the chain (a reorg)',
         security: adminSecurity,
-        params: OrderIdParams,
+        params: OrderRefParams,
         response: { 200: SimulatedDeposit, ...errorResponses(400, 401, 404, 500) },
       },
     },

@@ -6,7 +6,8 @@ import { insertSimulatedDeposit } from '../../db/repositories/simulator-reposito
 import { DECIMAL_PATTERN, Decimal, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { errorResponses } from '../schemas.js';
-import { OrderIdParams, SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
+import { SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
+import { OrderRefParams } from './order-ref.js';
 
 /**
  * POST /admin/v1/simulator/orders/{id}/deposit: puts a deposit to the order's address on the
@@ -22,7 +23,7 @@ export function registerSimulatorDepositSend(app: App, { database, clock }: Serv
         tags: ['simulator'],
         summary: "Send a simulated deposit to an order's address",
         security: adminSecurity,
-        params: OrderIdParams,
+        params: OrderRefParams,
         body: Type.Optional(
           Type.Object(
             {
