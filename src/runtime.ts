@@ -190,7 +190,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     new EndUserBlocklist(config.endUserBlocklist),
     base,
   );
-  const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '', base, new Set(config.payoutSignerChains));
+  const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '', catalog, base, new Set(config.payoutSignerChains));
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
   await orderStatusGauge.start();
   const signerPayoutsGauge = new SignerPayoutsGauge(db, metrics, config.payoutSignerChains, (error) => logger.error({ err: error }, 'signer_payouts count failed'));
