@@ -65,6 +65,8 @@ export interface LedgerPosting {
   kind: LedgerKind;
   order_id: string | null;
   memo: string | null;
+  /** Who made a transfer; null for an order's posting. */
+  actor: string | null;
   entries: LedgerEntry[];
 }
 
@@ -192,7 +194,7 @@ class Book {
         order_id: this.order.id,
         partner_id: this.order.partner_id,
       }));
-    if (entries.length > 0) this.postings.push({ kind, order_id: this.order.id, memo: null, entries });
+    if (entries.length > 0) this.postings.push({ kind, order_id: this.order.id, memo: null, actor: null, entries });
   }
 }
 

@@ -28,7 +28,7 @@ type Line = { account: string; asset: string; amount: string };
 async function transfer(db: Kysely<Database>, lines: Line[]): Promise<string> {
   const id = randomUUID();
   await db.transaction().execute(async (tx) => {
-    await tx.insertInto('ledger_transactions').values({ id, kind: 'transfer', order_id: null, memo: 'test', created_at: new Date() }).execute();
+    await tx.insertInto('ledger_transactions').values({ id, kind: 'transfer', order_id: null, memo: 'test', actor: 'test', created_at: new Date() }).execute();
     for (const line of lines) {
       await tx.insertInto('ledger_entries').values({ transaction_id: id, order_id: null, partner_id: null, ...line } as never).execute();
     }
@@ -82,7 +82,7 @@ describe('ledger: the database keeps the books', () => {
 
   it('refuses a transaction without lines, a line of zero, an unknown account, payable without its order', async () => {
     await assert.rejects(
-      db.insertInto('ledger_transactions').values({ kind: 'transfer', order_id: null, memo: null, created_at: new Date() }).execute(),
+      db.insertInto('ledger_transactions').values({ kind: 'transfer', order_id: null, memo: 'empty', actor: 'test', created_at: new Date() }).execute(),
       /has no entries/,
     );
     await assert.rejects(transfer(db, [{ account: 'hot_wallet', asset: 'BTC', amount: '0' }]), /ledger_entries_amount_check/);

@@ -14,6 +14,9 @@ import { sql, type Kysely } from 'kysely';
  *   corrections are new entries.
  * - The accounts are a closed set (with their `sandbox:` twins for sandbox orders); a `payable`
  *   or `refunds` line names its order and a `partner_commission` line its partner.
+ * - An operator's transfer (kind `transfer`: funding the hot wallet, a sweep from the deposit
+ *   addresses) names no order but says why (`memo`) and who (`actor`); an order's posting names
+ *   its order and neither.
  * - An order posts each of `deposit`, `exchange`, `payout` and `refund` at most once (a unique
  *   index); `refund_owed` and `refund_declined` repeat as an order goes to refunding and is continued.
  */
@@ -24,8 +27,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       kind text not null check (kind in ('deposit', 'exchange', 'refund_owed', 'refund_declined', 'payout', 'refund', 'transfer')),
       order_id uuid references orders (id),
       memo text check (char_length(memo) <= 500),
+      actor text check (char_length(actor) <= 100),
       created_at timestamptz not null,
-      check ((kind = 'transfer') = (order_id is null))
+      check ((kind = 'transfer') = (order_id is null)),
+      check ((kind = 'transfer') = (memo is not null and actor is not null))
     )`.execute(db);
   await sql`create index ledger_transactions_created_idx on ledger_transactions (created_at)`.execute(db);
   await sql`

@@ -10,6 +10,8 @@ export interface LedgerTransactionTable {
   order_id: string | null;
   /** The operator's words for a transfer; null for an order's posting. */
   memo: string | null;
+  /** Who made a transfer (as the operator gave it); null for an order's posting. */
+  actor: string | null;
   created_at: Timestamp;
 }
 
