@@ -39,6 +39,8 @@ export type LedgerKind =
   | 'payout'
   /** The refund left the hot wallet. */
   | 'refund'
+  /** A payout's transaction was mined and reverted: nothing was paid, its fee was spent. */
+  | 'network_fee'
   /** The operator moved coins between the hot wallet and the deposits or the operator's capital. */
   | 'transfer';
 
@@ -98,6 +100,8 @@ export interface MoveToPost {
   assetTo: string;
   /** For payout_sent and refund_sent: the payouts row settled by the move. */
   settled?: SettledPayout;
+  /** For payout_failed: the fee its reverted transaction spent (nothing else left the hot wallet). */
+  spentFee?: { fee: string; feeAsset: string };
 }
 
 /**
@@ -112,6 +116,7 @@ const POSTING_MOVES: Partial<Record<LifecycleEvent, OrderStatus>> = {
   exchange_filled: 'sending',
   payout_sent: 'completed',
   refund_sent: 'refunded',
+  payout_failed: 'failed',
 };
 
 /** Whether the move `event` ending in `to` posts to the ledger (a batch of moves that do not is written without it). */
@@ -173,6 +178,12 @@ export function postingsForMove(move: MoveToPost): LedgerPosting[] {
       ]);
       break;
     }
+    case 'payout_failed':
+      if (move.spentFee !== undefined) {
+        const { fee, feeAsset } = move.spentFee;
+        book.post('network_fee', [['network_fees', feeAsset, fee], ['hot_wallet', feeAsset, negate(fee)]]);
+      }
+      break;
   }
   return book.postings;
 }

@@ -5,7 +5,7 @@ import { insertOrderEvents } from '../db/repositories/order-events-repository.js
 import { MOVE_BATCH_LIMIT, moveOrder, moveOrders, type ExpectedVersion } from '../db/repositories/order-moves-repository.js';
 import type { MovableOrder } from '../db/repositories/order-queue-repository.js';
 import { actorColumns, findOrder, insertOrderEvent, type MoveActor } from '../db/repositories/orders-repository.js';
-import { findPayoutRequest, insertPayoutRequest } from '../db/repositories/payouts-repository.js';
+import { findPayoutRequest, insertPayoutRequest, minedTransactionFee } from '../db/repositories/payouts-repository.js';
 import { postLedger } from '../db/repositories/ledger-repository.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow, OrderTable } from '../db/schema/orders.js';
@@ -207,9 +207,16 @@ export class OrderLifecycle {
   private async post(tx: Transaction<Database>, event: LifecycleEvent, row: OrderRow, now: Date): Promise<void> {
     if (!movePosts(event, row.status)) return;
     let settled: SettledPayout | undefined;
+    let spentFee: { fee: string; feeAsset: string } | undefined;
     if (event === 'payout_sent' || event === 'refund_sent') {
       const request = await findPayoutRequest(tx, row.id, event === 'payout_sent' ? 'payout' : 'refund');
       if (request !== undefined) settled = { amount: request.amount, fee: request.fee, feeAsset: this.assets.feeAssetOf(request.chain) };
+    }
+    if (event === 'payout_failed') {
+      // A payout whose transaction was mined and reverted (EVM): its fee left the hot wallet.
+      const request = await findPayoutRequest(tx, row.id, 'payout');
+      const fee = request?.status === 'failed' && request.transaction_id !== null ? await minedTransactionFee(tx, request.transaction_id) : undefined;
+      if (request !== undefined && fee !== undefined) spentFee = { fee, feeAsset: this.assets.feeAssetOf(request.chain) };
     }
     const postings = postingsForMove({
       to: row.status,
@@ -218,6 +225,7 @@ export class OrderLifecycle {
       assetFrom: this.assets.assetOf(row.currency_from_id),
       assetTo: this.assets.assetOf(row.currency_to_id),
       ...(settled === undefined ? {} : { settled }),
+      ...(spentFee === undefined ? {} : { spentFee }),
     });
     await postLedger(tx, postings, now);
   }

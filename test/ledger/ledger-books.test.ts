@@ -174,6 +174,30 @@ describe('ledger: the order moves post their lines in their own transaction', ()
     ]);
   });
 
+  it('a payout whose transaction reverted on chain: the order fails still owing it, and the spent fee is booked', async () => {
+    const order = await createOrder(h, { amount_from: '0.2' });
+    await depositAndRun(h, order.id, 'sending');
+    const db = h.t.db.handle.db;
+    // What the signer leaves behind when its EVM transaction is mined and reverts (signer-repository markReverted).
+    const { id: transactionId } = await db
+      .insertInto('payout_transactions')
+      .values({ chain: 'ETH', txid: '0xreverted', raw: '0x00', fee: '0.000031337', state: 'mined', confirmations: 1, created_at: new Date(), mined_at: new Date() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('payouts')
+      .set({ payer: 'signer', status: 'failed', transaction_id: transactionId, txid: '0xreverted', failure_reason: 'reverted on chain: 0xreverted' })
+      .where('order_id', '=', order.id)
+      .execute();
+    const failed = await h.t.runtime.lifecycle.apply(order.id, 'payout_failed', { reason: 'payout_failed' });
+    assert.ok(failed.ok);
+    const row = await storedOrder(h, order.id);
+    const lines = await postings(order.id);
+    assert.deepEqual(lines.slice(-2), ['network_fee network_fees ETH 0.000031337', 'network_fee hot_wallet ETH -0.000031337']);
+    assert.ok(lines.includes(`exchange payable ETH -${row.amount_to_final}`), 'the payout is still owed');
+    assert.ok(!lines.some((line) => line.startsWith('payout ')));
+  });
+
   it('a sandbox order posts to the sandbox: accounts', async () => {
     const res = await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/keys`, { sandbox: true });
     assert.equal(res.statusCode, 201, res.body);

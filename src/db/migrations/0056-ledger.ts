@@ -17,14 +17,14 @@ import { sql, type Kysely } from 'kysely';
  * - An operator's transfer (kind `transfer`: funding the hot wallet, a sweep from the deposit
  *   addresses) names no order but says why (`memo`) and who (`actor`); an order's posting names
  *   its order and neither.
- * - An order posts each of `deposit`, `exchange`, `payout` and `refund` at most once (a unique
+ * - An order posts each of `deposit`, `exchange`, `payout`, `refund` and `network_fee` at most once (a unique
  *   index); `refund_owed` and `refund_declined` repeat as an order goes to refunding and is continued.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table ledger_transactions (
       id uuid primary key default gen_random_uuid(),
-      kind text not null check (kind in ('deposit', 'exchange', 'refund_owed', 'refund_declined', 'payout', 'refund', 'transfer')),
+      kind text not null check (kind in ('deposit', 'exchange', 'refund_owed', 'refund_declined', 'payout', 'refund', 'network_fee', 'transfer')),
       order_id uuid references orders (id),
       memo text check (char_length(memo) <= 500),
       actor text check (char_length(actor) <= 100),
@@ -35,7 +35,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index ledger_transactions_created_idx on ledger_transactions (created_at)`.execute(db);
   await sql`
     create unique index ledger_transactions_once_per_order_idx on ledger_transactions (order_id, kind)
-      where kind in ('deposit', 'exchange', 'payout', 'refund')
+      where kind in ('deposit', 'exchange', 'payout', 'refund', 'network_fee')
   `.execute(db);
 
   await sql`
