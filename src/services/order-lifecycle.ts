@@ -210,7 +210,11 @@ export class OrderLifecycle {
     let spentFee: { fee: string; feeAsset: string } | undefined;
     if (event === 'payout_sent' || event === 'refund_sent') {
       const request = await findPayoutRequest(tx, row.id, event === 'payout_sent' ? 'payout' : 'refund');
+      // Every move into sending or a requested refund records its row; without one (a row lost by
+      // hand), what the order says was sent, with no fee known, rather than a move that never commits.
+      const stated = event === 'payout_sent' ? row.amount_to_final : row.amount_refunded;
       if (request !== undefined) settled = { amount: request.amount, fee: request.fee, feeAsset: this.assets.feeAssetOf(request.chain) };
+      else if (stated !== null) settled = { amount: stated, fee: null, feeAsset: this.assets.feeAssetOf(this.chainOf(row.currency_to_id)) };
     }
     if (event === 'payout_failed') {
       // A payout whose transaction was mined and reverted (EVM): its fee left the hot wallet.

@@ -198,6 +198,16 @@ describe('ledger: the order moves post their lines in their own transaction', ()
     assert.ok(!lines.some((line) => line.startsWith('payout ')));
   });
 
+  it('a payout settled without its payouts row (lost by hand) posts what the order says it sent, and the move commits', async () => {
+    const order = await createOrder(h, { amount_from: '0.15' });
+    await depositAndRun(h, order.id, 'sending');
+    await h.t.db.handle.db.deleteFrom('payouts').where('order_id', '=', order.id).execute();
+    const done = await h.t.runtime.lifecycle.apply(order.id, 'payout_sent', { changes: { payout_txid: '0xbyhand' } });
+    assert.ok(done.ok);
+    const row = await storedOrder(h, order.id);
+    assert.deepEqual((await postings(order.id)).slice(-2), [`payout payable ETH ${row.amount_to_final}`, `payout hot_wallet ETH -${row.amount_to_final}`]);
+  });
+
   it('a sandbox order posts to the sandbox: accounts', async () => {
     const res = await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/keys`, { sandbox: true });
     assert.equal(res.statusCode, 201, res.body);
