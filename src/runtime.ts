@@ -25,7 +25,7 @@ import { loadDepositWallets } from './services/deposit-wallets.js';
 import { IdempotencyKeys } from './services/idempotency.js';
 import { OrderActions } from './services/order-actions.js';
 import { LedgerReports } from './services/ledger-reports.js';
-import { NO_CHAIN_READINGS, Treasury } from './services/treasury.js';
+import { NO_CHAIN_READINGS, SignerChainHoldings, Treasury } from './services/treasury.js';
 import { PartnerStats } from './services/partner-stats.js';
 import { OrderLifecycle } from './services/order-lifecycle.js';
 import { EndUserBlocklist } from './services/end-user-blocklist.js';
@@ -201,9 +201,11 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   await orderStatusGauge.start();
   const signerPayoutsGauge = new SignerPayoutsGauge(db, metrics, config.payoutSignerChains, (error) => logger.error({ err: error }, 'signer_payouts count failed'));
   await signerPayoutsGauge.start();
-  // No chain readings yet: the signer does not publish its hot wallet's balances to the database.
-  const treasury = new Treasury(db, clock, catalog, NO_CHAIN_READINGS, metrics, (error) => logger.error({ err: error }, 'treasury reconciliation failed'));
-  await treasury.start(config.payoutSignerChains.length > 0);
+  // The chain's side of the treasury is what the signer publishes; without a signer, nothing.
+  const signed = config.payoutSignerChains.length > 0;
+  const chainHoldings = signed ? new SignerChainHoldings(db, catalog, clock) : NO_CHAIN_READINGS;
+  const treasury = new Treasury(db, clock, catalog, chainHoldings, metrics, (error) => logger.error({ err: error }, 'treasury reconciliation failed'));
+  await treasury.start(signed);
   // Chains with a node (CHAIN_<CHAIN>_RPC_URL) are watched there; the simulator keeps the rest.
   const nodeWatchers = createChainWatchers(config, db, clock, metrics, logger, (chain) => {
     // Every way a deposit reaches the chain's addresses: its own coin and each token on it.

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Gauge } from 'prom-client';
 import type { Clock } from '../clock.js';
+import { hotWalletReadings } from '../db/repositories/hot-wallet-balance-repository.js';
 import { accountBalances, payoutsInFlight, postLedger } from '../db/repositories/ledger-repository.js';
 import type { Database } from '../db/schema/index.js';
 import type { LedgerAccount, LedgerAssets, LedgerPosting } from '../domain/ledger.js';
@@ -15,12 +16,38 @@ export interface ChainHoldings {
   read(): Promise<ReadonlyMap<string, Decimal>>;
 }
 
-/**
- * No chain readings at all: the embedded default and the simulator have no hot wallet on any
- * chain, and the signer does not publish its balances to the database yet (a reader of its
- * table goes here when it does).
- */
+/** No chain readings at all: without PAYOUT_SIGNER_CHAINS no hot wallet is on any chain (the simulator pays). */
 export const NO_CHAIN_READINGS: ChainHoldings = { read: () => Promise.resolve(new Map()) };
+
+/**
+ * A reading older than this is no reading: a stopped signer (its own alert, SignerStopped,
+ * says so) must not turn every payout since into drift. Five signer passes at the slowest.
+ */
+export const CHAIN_READING_MAX_AGE_MS = 5 * 60_000;
+
+/**
+ * What the signer publishes after each pass (hot_wallet_balances, migration 0054): per currency
+ * what its hot wallet can sign with now, with what its own stored transactions spend already
+ * taken out, so payouts in flight are out of it, as pending_payouts says.
+ */
+export class SignerChainHoldings implements ChainHoldings {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly assets: Pick<LedgerAssets, 'assetOf'>,
+    private readonly clock: Clock,
+  ) {}
+
+  async read(): Promise<ReadonlyMap<string, Decimal>> {
+    const oldest = this.clock.now().getTime() - CHAIN_READING_MAX_AGE_MS;
+    const holdings = new Map<string, Decimal>();
+    for (const row of await hotWalletReadings(this.db)) {
+      if (row.read_at.getTime() < oldest) continue;
+      const asset = this.assets.assetOf(row.currency_id);
+      holdings.set(asset, (holdings.get(asset) ?? new Decimal(0)).plus(row.spendable));
+    }
+    return holdings;
+  }
+}
 
 /** DESIGN §11.5: one asset's line of GET /admin/v1/treasury, exact decimals as strings. */
 export interface TreasuryLine {

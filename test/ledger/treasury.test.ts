@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Decimal } from '../../src/domain/money.js';
 import { createMetrics } from '../../src/metrics.js';
-import { Treasury, type ChainHoldings, type TreasuryLine } from '../../src/services/treasury.js';
+import { CHAIN_READING_MAX_AGE_MS, SignerChainHoldings, Treasury, type ChainHoldings, type TreasuryLine } from '../../src/services/treasury.js';
 import { createOrder, depositAndRun, exactJson, startHarness, storedOrder, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 /**
@@ -119,5 +119,24 @@ describe('treasury: holdings, drift, commission owed and revenue', () => {
     assert.equal(drifted.BTC?.drift, null);
     assert.equal(await drift('BTC'), undefined);
     assert.deepEqual(errors, []);
+  });
+
+  it("the chain's side is what the signer published (hot_wallet_balances); a reading older than five minutes is none", async () => {
+    const db = h.t.db.handle.db;
+    const treasury = new Treasury(db, h.clock, h.t.runtime.catalog, new SignerChainHoldings(db, h.t.runtime.catalog, h.clock), createMetrics(), () => undefined);
+    const eth = await db.selectFrom('currencies').select('id').where('coin', '=', 'ETH').where('network', '=', 'ETH').executeTakeFirstOrThrow();
+    const funded = await h.t.admin('POST', '/admin/v1/ledger/transfers', { asset: 'ETH', from: 'equity', to: 'hot_wallet', amount: '100', memo: 'more float', by: 'ops' });
+    assert.equal(funded.statusCode, 201, funded.body);
+    const before = await treasury.view();
+    const expected = new Decimal(before.ETH?.holdings_ledger ?? 'NaN').minus(before.ETH?.pending_payouts ?? 'NaN');
+    // The signer's reading of the hot wallet: 0.25 ETH short of what the books expect.
+    await db.insertInto('hot_wallet_balances').values({ currency_id: eth.id, chain: 'ETH', spendable: expected.minus('0.25').toFixed(), read_at: h.clock.now() }).execute();
+    const read = await treasury.view();
+    assert.equal(read.ETH?.holdings_chain, expected.minus('0.25').toFixed());
+    assert.equal(read.ETH?.drift, '-0.25');
+    h.clock.advance(CHAIN_READING_MAX_AGE_MS + 1);
+    const stale = await treasury.view();
+    assert.equal(stale.ETH?.holdings_chain, null);
+    assert.equal(stale.ETH?.drift, null);
   });
 });
