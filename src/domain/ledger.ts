@@ -27,6 +27,8 @@ export type StoredAccount = LedgerAccount | `sandbox:${LedgerAccount}`;
 
 /** What a ledger transaction records (ledger_transactions.kind). */
 export type LedgerKind =
+  /** What an order's moves would have posted before the ledger existed (migration 0057). */
+  | 'opening'
   /** A deposit confirmed (or a late deposit seen): deposits debit, payable credit. */
   | 'deposit'
   /** The exchange filled: payable in coin_from to revenue; revenue in coin_to to payable and the partner's commission. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
+import { insertOpeningLines } from '../../src/db/migrations/0057-ledger-opening.js';
 import type { Database } from '../../src/db/schema/index.js';
 import { Decimal } from '../../src/domain/money.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
@@ -217,5 +218,29 @@ describe('ledger: the order moves post their lines in their own transaction', ()
     const lines = await postings(order.id);
     assert.equal(lines.length, 9, lines.join('\n'));
     for (const line of lines) assert.match(line, /^[a-z_]+ sandbox:[a-z_]+ /);
+  });
+
+  it('migration 0057 opens orders that predate the ledger with what their moves would have posted, balanced', async () => {
+    const db = h.t.db.handle.db;
+    const balances = async () =>
+      (
+        await sql<{ key: string; amount: string }>`
+          select order_id || ' ' || account || ' ' || asset as key, sum(amount)::text as amount from ledger_entries
+           group by order_id, account, asset having sum(amount) <> 0 order by 1`.execute(db)
+      ).rows.map((row) => `${row.key} ${new Decimal(row.amount).toFixed()}`);
+    const posted = await balances();
+    assert.ok(posted.length > 10);
+    // As an upgraded database is: the orders with their moves made, and no ledger at all.
+    await db.transaction().execute(async (tx) => {
+      await sql`set local session_replication_role = replica`.execute(tx);
+      await sql`delete from ledger_entries`.execute(tx);
+      await sql`delete from ledger_transactions`.execute(tx);
+      await insertOpeningLines(tx as unknown as Kysely<unknown>);
+    });
+    assert.deepEqual(await balances(), posted);
+    const kinds = await db.selectFrom('ledger_transactions').select('kind').distinct().execute();
+    assert.deepEqual(kinds.map((row) => row.kind), ['opening']);
+    const unbalanced = await sql`select transaction_id, asset from ledger_entries group by transaction_id, asset having sum(amount) <> 0`.execute(db);
+    assert.deepEqual(unbalanced.rows, []);
   });
 });

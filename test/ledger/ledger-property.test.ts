@@ -167,6 +167,7 @@ describe('ledger: exact under random orders and paths (property)', () => {
         await assertBalanced(h);
         // This run's orders only, so a failure shrinks to the path that caused it.
         await assertImpliedBalances(h, placed.map((order) => order.id));
+        await assertOpeningLinesMatch(h, placed.map((order) => order.id));
       }),
       {
         numRuns: Number(process.env.LEDGER_PROPERTY_RUNS ?? 30),
@@ -261,4 +262,25 @@ async function assertImpliedBalances(h: Harness, ids: string[]): Promise<void> {
     const have = got.get(key) ?? new Decimal(0);
     assert.ok(want.eq(have), `${key}: the ledger says ${have.toFixed()}, the orders imply ${want.toFixed()}`);
   }
+}
+
+/**
+ * Migration 0057's ledger_opening_lines(), what an order's moves would have posted by now, is
+ * what they did post: per order, account and asset, to the last decimal. (It is what orders
+ * that existed before the ledger were opened with.)
+ */
+async function assertOpeningLinesMatch(h: Harness, ids: string[]): Promise<void> {
+  const rows = await sql<{ key: string; opening: string | null; posted: string | null }>`
+    with opening as (
+      select order_id, account, asset, amount from ledger_opening_lines() where order_id = any(${ids}::uuid[])
+    ), posted as (
+      select order_id, account, asset, sum(amount) as amount from ledger_entries
+       where order_id = any(${ids}::uuid[]) group by order_id, account, asset having sum(amount) <> 0
+    )
+    select coalesce(o.order_id, p.order_id) || ' ' || coalesce(o.account, p.account) || ' ' || coalesce(o.asset, p.asset) as key,
+           o.amount::text as opening, p.amount::text as posted
+      from opening o full join posted p on p.order_id = o.order_id and p.account = o.account and p.asset = o.asset
+     where o.amount is distinct from p.amount
+  `.execute(h.t.db.handle.db);
+  assert.deepEqual(rows.rows, []);
 }

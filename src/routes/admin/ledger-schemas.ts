@@ -24,7 +24,7 @@ export const LedgerLineSchema = Type.Object(
   {
     created_at: Type.String({ format: 'date-time', description: 'when its ledger transaction was posted' }),
     transaction_id: Type.String({ format: 'uuid' }),
-    kind: Type.String({ description: 'deposit, exchange, refund_owed, refund_declined, payout, refund, network_fee, transfer' }),
+    kind: Type.String({ description: 'opening, deposit, exchange, refund_owed, refund_declined, payout, refund, network_fee, transfer' }),
     account: Account,
     asset: Asset,
     amount: SignedAmount('debit positive, credit negative'),
