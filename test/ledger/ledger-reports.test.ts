@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { prefersCsv } from '../../src/routes/admin/ledger-entries.js';
+import { prefersCsv } from '../../src/routes/content-negotiation.js';
 import { createOrder, depositAndRun, exactJson, fixedQuote, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 /**
