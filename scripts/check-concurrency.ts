@@ -43,6 +43,8 @@ export interface ConcurrencyReport {
   /** Non-201 answers and transport errors of order creation, by status (or "error"). */
   createFailures: Record<string, number>;
   statuses: Record<string, number>;
+  /** The ledger's trial balance once every order is final: each account per asset (debit positive). */
+  trialBalance: { account: string; asset: string; balance: string }[];
   violations: string[];
   timings: { startMs: number; createMs: number; depositsMs: number; settleMs: number; checksMs: number; totalMs: number };
 }
@@ -219,6 +221,8 @@ export async function runConcurrencyCheck(options: ConcurrencyOptions): Promise<
     // --- SQL checks ---------------------------------------------------------------------------
     mark = performance.now();
     violations.push(...(await sqlChecks(database, orders)));
+    violations.push(...(await ledgerChecks(database, orders.length)));
+    const trialBalance = await ledgerTrialBalance(database);
     const checksMs = performance.now() - mark;
 
     for (const proc of processes) {
@@ -231,6 +235,7 @@ export async function runConcurrencyCheck(options: ConcurrencyOptions): Promise<
       created: orders.length,
       createFailures,
       statuses,
+      trialBalance,
       violations,
       timings: { startMs, createMs, depositsMs, settleMs, checksMs, totalMs: performance.now() - started },
     };
@@ -323,6 +328,62 @@ async function sqlChecks(database: TestDatabase, orders: ReadonlyArray<{ id: str
   return violations;
 }
 
+/** The asset name of a currency row, in SQL, as src/domain/asset-name.ts spells it. */
+const assetOf = (alias: string): RawBuilder<string> =>
+  sql<string>`regexp_replace(upper(case when ${sql.ref(`${alias}.coin`)} = ${sql.ref(`${alias}.network`)} then ${sql.ref(`${alias}.coin`)} else ${sql.ref(`${alias}.coin`)} || '_' || ${sql.ref(`${alias}.network`)} end), '[^A-Z0-9]', '_', 'g')`;
+
+/**
+ * The books (issue 29): every ledger transaction balances per asset, each order posted exactly
+ * its deposit, exchange and payout, and every account's balance per asset is what the orders
+ * imply, to the last decimal: deposits and revenue the received amounts, revenue and the hot
+ * wallet the payouts, the partners' commission their fees, nothing left payable.
+ */
+async function ledgerChecks(database: TestDatabase, orderCount: number): Promise<string[]> {
+  const db = database.handle.db;
+  const violations: string[] = [];
+  const one = async <T>(query: RawBuilder<T>): Promise<T[]> => (await query.execute(db)).rows;
+  const unbalanced = await one<{ n: string }>(sql`
+    select count(*) as n from (select 1 from ledger_entries group by transaction_id, asset having sum(amount) <> 0) u`);
+  if (Number(unbalanced[0]?.n) > 0) violations.push(`${unbalanced[0]?.n} ledger transactions that do not balance in an asset`);
+  const kinds = (
+    await one<{ kind: string; n: string; orders: string }>(sql`
+      select kind, count(*) as n, count(distinct order_id) as orders from ledger_transactions group by kind order by kind`)
+  ).map((row) => ({ kind: row.kind, n: Number(row.n), orders: Number(row.orders) }));
+  const expectedKinds = ['deposit', 'exchange', 'payout'].map((kind) => ({ kind, n: orderCount, orders: orderCount }));
+  if (JSON.stringify(kinds) !== JSON.stringify(expectedKinds)) {
+    violations.push(`ledger transactions by kind ${JSON.stringify(kinds)}, expected one deposit, exchange and payout for each of ${orderCount} orders`);
+  }
+  const off = await one<{ account: string; asset: string; want: string; got: string }>(sql`
+    with o as (
+      select o.amount_from_received as received, o.amount_to_final as paid, coalesce(o.partner_fee, 0) as fee, ${assetOf('cf')} as a, ${assetOf('ct')} as b
+      from orders o join currencies cf on cf.id = o.currency_from_id join currencies ct on ct.id = o.currency_to_id
+    ), implied as (
+      select 'deposits' as account, a as asset, received as amount from o
+      union all select 'revenue', a, -received from o
+      union all select 'revenue', b, paid + fee from o
+      union all select 'partner_commission', b, -fee from o
+      union all select 'hot_wallet', b, -paid from o
+    ), want as (select account, asset, sum(amount) as amount from implied group by 1, 2),
+    got as (select account, asset, sum(amount) as amount from ledger_entries group by 1, 2)
+    select coalesce(w.account, g.account) as account, coalesce(w.asset, g.asset) as asset, coalesce(w.amount, 0) as want, coalesce(g.amount, 0) as got
+    from want w full join got g on g.account = w.account and g.asset = w.asset
+    where coalesce(w.amount, 0) <> coalesce(g.amount, 0)`);
+  if (off.length > 0) violations.push(`ledger balances that differ from what the orders imply: ${JSON.stringify(off)}`);
+  return violations;
+}
+
+/** Every account's balance per asset, as GET /admin/v1/ledger/trial-balance lists it. */
+async function ledgerTrialBalance(database: TestDatabase): Promise<ConcurrencyReport['trialBalance']> {
+  const rows = await sql<{ account: string; asset: string; balance: string }>`
+    select account, asset, balance from (
+      select account, asset, trim_scale(sum(amount))::text as balance from ledger_entries group by account, asset
+      union all
+      select 'TOTAL', asset, trim_scale(sum(amount))::text from ledger_entries group by asset
+    ) as lines
+    order by asset, account = 'TOTAL', account`.execute(database.handle.db);
+  return rows.rows;
+}
+
 export function formatReport(report: ConcurrencyReport): string {
   const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
   const lines = [
@@ -337,8 +398,10 @@ export function formatReport(report: ConcurrencyReport): string {
     `settle (worker):  ${s(report.timings.settleMs)} after the last deposit`,
     `SQL checks:       ${s(report.timings.checksMs)}`,
     `total:            ${s(report.timings.totalMs)}`,
+    'trial balance (debit positive):',
+    ...report.trialBalance.map((row) => `  ${row.asset.padEnd(10)} ${row.account.padEnd(20)} ${row.balance}`),
     report.violations.length === 0
-      ? 'result: OK (no duplicate address or short id, no lost order, every order completed with exactly one payout and send, no duplicate transition)'
+      ? 'result: OK (no duplicate address or short id, no lost order, every order completed with exactly one payout and send, no duplicate transition; the books balance and agree with the orders)'
       : `result: ${report.violations.length} VIOLATION(S):\n${report.violations.map((v) => `  - ${v}`).join('\n')}`,
   ];
   return lines.join('\n');

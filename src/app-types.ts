@@ -20,6 +20,8 @@ import type { QuoteService } from './services/quote-service.js';
 import type { OrderService } from './services/order-service.js';
 import type { OrderActions } from './services/order-actions.js';
 import type { PartnerStats } from './services/partner-stats.js';
+import type { LedgerReports } from './services/ledger-reports.js';
+import type { Treasury } from './services/treasury.js';
 import type { OrderLifecycle } from './services/order-lifecycle.js';
 import type { LifecycleWorker } from './worker/lifecycle-worker.js';
 import type { WebhookEndpoints } from './services/webhook-endpoints.js';
@@ -57,6 +59,10 @@ export interface Services {
   readonly orderActions: OrderActions;
   /** Partner stats and the commission report (DESIGN §7.8). */
   readonly partnerStats: PartnerStats;
+  /** The ledger's trial balance and entries (DESIGN §11.5). */
+  readonly ledger: LedgerReports;
+  /** The treasury view, operators' transfers and treasury_drift (DESIGN §11.5). */
+  readonly treasury: Treasury;
   readonly worker: LifecycleWorker;
   /** Webhook endpoints and delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;

@@ -24,6 +24,8 @@ import { resyncDepositIndexes, type ResyncedChain } from './services/deposit-ind
 import { loadDepositWallets } from './services/deposit-wallets.js';
 import { IdempotencyKeys } from './services/idempotency.js';
 import { OrderActions } from './services/order-actions.js';
+import { LedgerReports } from './services/ledger-reports.js';
+import { NO_CHAIN_READINGS, SignerChainHoldings, Treasury } from './services/treasury.js';
 import { PartnerStats } from './services/partner-stats.js';
 import { OrderLifecycle } from './services/order-lifecycle.js';
 import { EndUserBlocklist } from './services/end-user-blocklist.js';
@@ -58,10 +60,14 @@ export interface Runtime {
   readonly orderActions: OrderActions;
   /** Partner stats and the operator's commission report (DESIGN §7.8). */
   readonly partnerStats: PartnerStats;
+  /** The ledger's trial balance and entries (DESIGN §11.5). */
+  readonly ledger: LedgerReports;
   readonly worker: LifecycleWorker;
   /** orders_by_status, recounted on a timer (refresh() recounts at once). */
   readonly orderStatusGauge: OrderStatusGauge;
   readonly signerPayoutsGauge: SignerPayoutsGauge;
+  /** The treasury view and treasury_drift (DESIGN §11.5). */
+  readonly treasury: Treasury;
   /** Webhook endpoints and their delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;
   /** Delivers the webhook outbox; runs wherever the lifecycle worker runs. */
@@ -190,11 +196,16 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     new EndUserBlocklist(config.endUserBlocklist),
     base,
   );
-  const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '', base, new Set(config.payoutSignerChains));
+  const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '', catalog, base, new Set(config.payoutSignerChains));
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
   await orderStatusGauge.start();
   const signerPayoutsGauge = new SignerPayoutsGauge(db, metrics, config.payoutSignerChains, (error) => logger.error({ err: error }, 'signer_payouts count failed'));
   await signerPayoutsGauge.start();
+  // The chain's side of the treasury is what the signer publishes; without a signer, nothing.
+  const signed = config.payoutSignerChains.length > 0;
+  const chainHoldings = signed ? new SignerChainHoldings(db, catalog, clock) : NO_CHAIN_READINGS;
+  const treasury = new Treasury(db, clock, catalog, chainHoldings, metrics, (error) => logger.error({ err: error }, 'treasury reconciliation failed'));
+  await treasury.start(signed);
   // Chains with a node (CHAIN_<CHAIN>_RPC_URL) are watched there; the simulator keeps the rest.
   const nodeWatchers = createChainWatchers(config, db, clock, metrics, logger, (chain) => {
     // Every way a deposit reaches the chain's addresses: its own coin and each token on it.
@@ -272,9 +283,11 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     lifecycle,
     orderActions: new OrderActions(db, lifecycle, catalog),
     partnerStats: new PartnerStats(db, clock),
+    ledger: new LedgerReports(db, clock),
     worker,
     orderStatusGauge,
     signerPayoutsGauge,
+    treasury,
     webhooks,
     webhookWorker,
     resyncDepositIndexes: resync,
@@ -285,6 +298,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       await flushKeyUses();
       orderStatusGauge.stop();
       signerPayoutsGauge.stop();
+      treasury.stop();
       await worker.stop();
       await webhookWorker.stop();
       await depositAddresses.close();

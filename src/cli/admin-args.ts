@@ -40,6 +40,8 @@ const OPTIONS = {
   decimals: { type: 'string' },
   contract: { type: 'string' },
   'price-symbol': { type: 'string' },
+  at: { type: 'string' },
+  csv: { type: 'boolean' },
 } as const;
 
 type GlobalOption = 'json' | 'help' | 'url' | 'token';

@@ -15,7 +15,8 @@ export interface ApiResponse {
 export class AdminClient {
   constructor(private readonly target: AdminTarget) {}
 
-  async send(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<ApiResponse> {
+  /** `accept`: what to ask for (the ledger's entries come as CSV too); JSON by default. */
+  async send(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, accept = 'application/json'): Promise<ApiResponse> {
     const url = `${this.target.url}${path}`;
     let response: Response;
     let text: string;
@@ -24,7 +25,7 @@ export class AdminClient {
         method,
         headers: {
           authorization: `Bearer ${this.target.token}`,
-          accept: 'application/json',
+          accept,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),

@@ -4,6 +4,7 @@ import { commissionCommands } from './admin-commissions.js';
 import { currencyCommands } from './admin-currencies.js';
 import { UsageError } from './admin-errors.js';
 import { keyCommands } from './admin-keys.js';
+import { ledgerCommands } from './admin-ledger.js';
 import { orderCommands } from './admin-orders.js';
 import { partnerCommands } from './admin-partners.js';
 import { payoutCommands } from './admin-payouts.js';
@@ -21,6 +22,7 @@ const COMMANDS: readonly Command[] = [
   ...priceCommands,
   ...orderCommands,
   ...commissionCommands,
+  ...ledgerCommands,
   ...simulatorCommands,
   ...poolCommands,
   ...webhookCommands,

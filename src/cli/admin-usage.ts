@@ -77,6 +77,13 @@ Commission (DESIGN 7.8)
                                        default the last 30 days. Orders, volume, commission in
                                        USD and per coin
 
+Ledger and treasury (DESIGN 11.4, 11.5)
+  ledger trial-balance [--at DATE]     every account's balance per asset (debit positive) as of
+                                       a moment (default now), and per asset the total: 0
+  ledger entries [--from DATE] [--to DATE] [--csv]
+                                       the lines posted over [from, to), default the last 30
+                                       days; --csv: as CSV for the accountant (to a file: > f.csv)
+
 Simulator (simulated chains and exchange)
   simulator deposit <order-id> [--amount X] [--txid T]
                                        send a deposit to the order's address (default: the

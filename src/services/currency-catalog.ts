@@ -1,4 +1,5 @@
 import { addressPattern } from '../domain/addresses/address-patterns.js';
+import { assetName } from '../domain/asset-name.js';
 import { caip19, type ChainFacts } from '../domain/chain-facts.js';
 import { evmChainId } from '../domain/evm-chain-ids.js';
 import { Decimal } from '../domain/money.js';
@@ -186,6 +187,23 @@ export class CurrencyCatalog {
   /** A row by id, active or not (orders keep pointing at deactivated currencies). */
   byId(id: string): CurrencyRow | undefined {
     return this.snapshot.rows.find((row) => row.id === id);
+  }
+
+  /** A currency's asset name in the ledger (DESIGN §11.4, domain/asset-name.ts). */
+  assetOf(id: string): string {
+    const row = this.byId(id);
+    // Unreachable for an order's currency: orders reference currencies, and rows are never removed.
+    if (row === undefined) throw new Error(`no currency ${id} in the catalog`);
+    return assetName(row.coin, row.network);
+  }
+
+  /**
+   * The asset a chain's network fees are paid in: its own coin (its currency without a token
+   * contract), or the chain's code when the catalog lists only tokens on it.
+   */
+  feeAssetOf(chain: string): string {
+    const own = this.snapshot.rows.find((row) => row.chain === chain && row.token_contract === null);
+    return own === undefined ? assetName(chain, chain) : assetName(own.coin, own.network);
   }
 
   /** The facts of a row's chain (DESIGN §10.7): every currency's chain has them (a foreign key, migration 0045). */

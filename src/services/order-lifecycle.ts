@@ -5,11 +5,13 @@ import { insertOrderEvents } from '../db/repositories/order-events-repository.js
 import { MOVE_BATCH_LIMIT, moveOrder, moveOrders, type ExpectedVersion } from '../db/repositories/order-moves-repository.js';
 import type { MovableOrder } from '../db/repositories/order-queue-repository.js';
 import { actorColumns, findOrder, insertOrderEvent, type MoveActor } from '../db/repositories/orders-repository.js';
-import { insertPayoutRequest } from '../db/repositories/payouts-repository.js';
+import { findPayoutRequest, insertPayoutRequest, minedTransactionFee } from '../db/repositories/payouts-repository.js';
+import { postLedger } from '../db/repositories/ledger-repository.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow, OrderTable } from '../db/schema/orders.js';
 import { orderContext, refundRequested, transition, type LifecycleEvent, type StatusReason } from '../domain/order-lifecycle.js';
 import type { OrderStatus } from '../domain/order-status.js';
+import { movePosts, postingsForMove, type LedgerAssets, type SettledPayout } from '../domain/ledger.js';
 import type { Metrics } from '../metrics.js';
 import { recordOrderEvents } from './webhook-outbox.js';
 import type { LinkBase } from '../db/views/partner-order-view.js';
@@ -47,8 +49,9 @@ const MAX_VERSION_RETRIES = 3;
  * The only writer of an order's status. Applies one state-machine move to one order: a single
  * transaction that updates the order under an optimistic version check, appends the order_events
  * row and the webhook outbox's `order.status_changed` event (every move, the status kept or not)
- * and, when the move requires it, records the payout or refund request. A move the table
- * refuses changes nothing. applyToMany does the same for many orders at once (the expiry sweep).
+ * and, when the move requires it, records the payout or refund request and posts the move's
+ * ledger transactions (domain/ledger.ts; the database refuses to commit one that does not
+ * balance, and the move with it). A move the table refuses changes nothing. applyToMany does the same for many orders at once (the expiry sweep).
  */
 export class OrderLifecycle {
   /** Moves of live orders. */
@@ -62,6 +65,8 @@ export class OrderLifecycle {
     metrics: Metrics,
     /** Chain of a currency row id (the catalog knows). */
     private readonly chainOf: (currencyId: string) => string,
+    /** Asset names of currencies and chains' fee coins, for the ledger postings of the moves. */
+    private readonly assets: LedgerAssets,
     /** Where the Order's links begin in webhook bodies (status_url, DESIGN §10.10). */
     private readonly linkBase: LinkBase = '',
     /** PAYOUT_SIGNER_CHAINS: live payouts on these chains are the signer's, the rest the simulator's. */
@@ -127,6 +132,7 @@ export class OrderLifecycle {
         // confirmations), so it is an order.status_changed with previous_status equal to status.
         await recordOrderEvents(tx, [{ order: row, previousStatus: order.status }], now, this.linkBase);
         await options.inTransaction?.(tx);
+        await this.post(tx, event, row, now);
         return row;
       });
       if (updated !== undefined) {
@@ -153,7 +159,8 @@ export class OrderLifecycle {
     for (const order of orders) {
       const move = transition(order.status, event, orderContext(order, now));
       if (!move.ok) continue;
-      if (move.to === 'refunding') {
+      // A move that records a request or posts to the ledger is written one by one.
+      if (move.to === 'refunding' || movePosts(event, move.to)) {
         if ((await this.apply(order.id, event)).ok) moved++;
         continue;
       }
@@ -191,6 +198,40 @@ export class OrderLifecycle {
       }
     }
     return moved;
+  }
+
+  /**
+   * Posts the ledger transactions of the applied move `event` that left the order as `row`, in
+   * the move's transaction. A settled payout or refund posts what its payouts row paid.
+   */
+  private async post(tx: Transaction<Database>, event: LifecycleEvent, row: OrderRow, now: Date): Promise<void> {
+    if (!movePosts(event, row.status)) return;
+    let settled: SettledPayout | undefined;
+    let spentFee: { fee: string; feeAsset: string } | undefined;
+    if (event === 'payout_sent' || event === 'refund_sent') {
+      const request = await findPayoutRequest(tx, row.id, event === 'payout_sent' ? 'payout' : 'refund');
+      // Every move into sending or a requested refund records its row; without one (a row lost by
+      // hand), what the order says was sent, with no fee known, rather than a move that never commits.
+      const stated = event === 'payout_sent' ? row.amount_to_final : row.amount_refunded;
+      if (request !== undefined) settled = { amount: request.amount, fee: request.fee, feeAsset: this.assets.feeAssetOf(request.chain) };
+      else if (stated !== null) settled = { amount: stated, fee: null, feeAsset: this.assets.feeAssetOf(this.chainOf(row.currency_to_id)) };
+    }
+    if (event === 'payout_failed') {
+      // A payout whose transaction was mined and reverted (EVM): its fee left the hot wallet.
+      const request = await findPayoutRequest(tx, row.id, 'payout');
+      const fee = request?.status === 'failed' && request.transaction_id !== null ? await minedTransactionFee(tx, request.transaction_id) : undefined;
+      if (request !== undefined && fee !== undefined) spentFee = { fee, feeAsset: this.assets.feeAssetOf(request.chain) };
+    }
+    const postings = postingsForMove({
+      to: row.status,
+      event,
+      order: row,
+      assetFrom: this.assets.assetOf(row.currency_from_id),
+      assetTo: this.assets.assetOf(row.currency_to_id),
+      ...(settled === undefined ? {} : { settled }),
+      ...(spentFee === undefined ? {} : { spentFee }),
+    });
+    await postLedger(tx, postings, now);
   }
 }
 

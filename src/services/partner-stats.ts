@@ -43,13 +43,7 @@ export class PartnerStats {
 
   /** The period, checked: 400 for an unreadable date, an empty or reversed period, or one over a year. */
   period(query: PeriodQuery): { from: Date; to: Date } {
-    const now = this.clock.now();
-    // Without `to`, up to now included (orders exchanged this very millisecond count).
-    const to = query.to === undefined ? new Date(now.getTime() + 1) : parseTime('to', query.to);
-    const from = query.from === undefined ? new Date(to.getTime() - DEFAULT_DAYS * 86_400_000) : parseTime('from', query.from);
-    if (from >= to) throw new ApiError('bad_request', 'from must be before to');
-    if (to.getTime() - from.getTime() > MAX_DAYS * 86_400_000) throw new ApiError('bad_request', `a period covers at most ${MAX_DAYS} days`);
-    return { from, to };
+    return checkedPeriod(query, this.clock.now());
   }
 
   /** GET /partner/stats: the key's mode's orders (DESIGN §10.2). */
@@ -96,7 +90,22 @@ function summarize(rows: readonly CommissionRow[]): CommissionSummary {
   return { orders, volume_usd: volume, usd, by_coin: [...byCoin.entries()].map(([coin, sums]) => ({ coin, ...sums })) };
 }
 
-function parseTime(name: string, text: string): Date {
+/**
+ * A period asked for, checked (400 for an unreadable date, an empty or reversed period, or one
+ * over a year): `to` defaults to now included, `from` to 30 days before `to`. The partner's
+ * stats, the commission report and the ledger's entries read periods alike.
+ */
+export function checkedPeriod(query: PeriodQuery, now: Date): { from: Date; to: Date } {
+  // Without `to`, up to now included (orders exchanged this very millisecond count).
+  const to = query.to === undefined ? new Date(now.getTime() + 1) : parseTime('to', query.to);
+  const from = query.from === undefined ? new Date(to.getTime() - DEFAULT_DAYS * 86_400_000) : parseTime('from', query.from);
+  if (from >= to) throw new ApiError('bad_request', 'from must be before to');
+  if (to.getTime() - from.getTime() > MAX_DAYS * 86_400_000) throw new ApiError('bad_request', `a period covers at most ${MAX_DAYS} days`);
+  return { from, to };
+}
+
+/** An ISO 8601 date or time from a query, checked (400). */
+export function parseTime(name: string, text: string): Date {
   // The route's schema checked it is an ISO 8601 date-time (as GET /partner/orders takes them).
   const time = new Date(text);
   if (Number.isNaN(time.getTime())) throw new ApiError('bad_request', `${name} must be an ISO 8601 date or time`);

@@ -19,11 +19,8 @@ export interface AssetLimits {
 
 export type SignerPolicy = ReadonlyMap<string, AssetLimits>;
 
-/** The asset name of a catalog currency, as the policy variables spell it. */
-export function assetName(coin: string, network: string): string {
-  const name = coin === network ? coin : `${coin}_${network}`;
-  return name.toUpperCase().replace(/[^A-Z0-9]/g, '_');
-}
+/** The asset name of a catalog currency, as the policy variables spell it (and the ledger, DESIGN §11.4). */
+export { assetName } from '../domain/asset-name.js';
 
 const VARIABLE = /^SIGNER_(MAX_PAYOUT|MAX_DAILY|APPROVAL_ABOVE)_([A-Z0-9_]+)$/;
 const AMOUNT = new RegExp(DECIMAL_PATTERN);

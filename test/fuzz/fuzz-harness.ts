@@ -1040,6 +1040,29 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     },
     { method: 'GET', path: '/admin/v1/commissions', auth: 'admin', query: fields({ from: dateTime, to: dateTime }) },
     { method: 'GET', path: '/admin/v1/health', auth: 'admin' },
+    // The ledger and the treasury (DESIGN §11.4, §11.5).
+    { method: 'GET', path: '/admin/v1/ledger/trial-balance', auth: 'admin', query: fields({ at: dateTime }) },
+    {
+      method: 'GET',
+      path: '/admin/v1/ledger/entries',
+      auth: 'admin',
+      query: fields({ from: dateTime, to: dateTime }),
+      headers: { accept: fc.constantFrom('text/csv', 'application/json', 'text/csv;q=0.5, application/json', 'text/csv, */*;q=0.1') },
+    },
+    {
+      method: 'POST',
+      path: '/admin/v1/ledger/transfers',
+      auth: 'admin',
+      body: fields({
+        asset: fc.oneof(literal(fc.constantFrom('ETH', 'BTC', 'LTC', 'XRP', 'NOPE', 'eth')), text(41)),
+        from: literal(fc.constantFrom('equity', 'deposits', 'hot_wallet', 'payable', '')),
+        to: literal(fc.constantFrom('hot_wallet', 'equity', 'deposits', 'revenue')),
+        amount: amountLiteral,
+        memo: text(500),
+        by: text(100),
+      }),
+    },
+    { method: 'GET', path: '/admin/v1/treasury', auth: 'admin' },
     // The signer's operator side (issue 28): payouts, approval, brakes.
     {
       method: 'GET',

@@ -183,4 +183,31 @@ describe('a deposit mined on one real node, a payout mined on another', { skip: 
     const done = await workUntil(order.id, 'completed');
     assert.equal((await ltcReceived(to.node)).toFixed(), new Decimal(done.amount_to_final!).toFixed());
   });
+
+  it("the books (issue 29): the ledger's ETH hot wallet, its float recorded, is anvil's balance to the wei; the signer's readings of ETH and LTC show no drift; fees booked as paid; totals zero", async () => {
+    // The 100 ETH and 100 LTC sent to the hot wallets before the orders, recorded as the operator records a funding.
+    for (const asset of ['ETH', 'LTC']) {
+      const funding = await t.admin('POST', '/admin/v1/ledger/transfers', { asset, from: 'equity', to: 'hot_wallet', amount: '100', memo: 'the float', by: 'test' });
+      assert.equal(funding.statusCode, 201, funding.body);
+    }
+    type Line = { holdings_ledger: string; holdings_chain: string | null; drift: string | null; pending_payouts: string };
+    const treasury = parse((await t.admin('GET', '/admin/v1/treasury')).body, null, (literal: string) => literal) as Record<string, Line>;
+    const onChain = BigInt(await eth.rpc<string>('eth_getBalance', [hot.fundingAddress('ETH'), 'latest']));
+    assert.equal(treasury.ETH?.pending_payouts, '0');
+    assert.equal(toBaseUnits(new Decimal(treasury.ETH?.holdings_ledger ?? 'NaN'), 18), onChain);
+    // The signer's own reading of both hot wallets (hot_wallet_balances) agrees with the books: no drift.
+    for (const asset of ['ETH', 'LTC']) {
+      assert.equal(treasury[asset]?.holdings_chain, treasury[asset]?.holdings_ledger, `${asset}: ${JSON.stringify(treasury[asset])}`);
+      assert.equal(treasury[asset]?.drift, '0', asset);
+    }
+    const fees = await t.db.handle.db.selectFrom('payouts').select('fee').where('chain', '=', 'ETH').where('status', '=', 'confirmed').execute();
+    const paid = fees.reduce((sum, row) => sum.plus(row.fee ?? '0'), new Decimal(0));
+    assert.ok(paid.gt(0));
+    const balance = parse((await t.admin('GET', '/admin/v1/ledger/trial-balance')).body, null, (literal: string) => literal) as {
+      accounts: { account: string; asset: string; balance: string }[];
+      totals: Record<string, string>;
+    };
+    assert.equal(balance.accounts.find((row) => row.account === 'network_fees' && row.asset === 'ETH')?.balance, paid.toFixed());
+    for (const [asset, total] of Object.entries(balance.totals)) assert.equal(total, '0', asset);
+  });
 });

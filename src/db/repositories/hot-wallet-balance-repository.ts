@@ -83,3 +83,8 @@ export async function publishChainReading(db: Db, reading: ChainReading, now: Da
 export function chainReadings(db: Db): Promise<(ChainReading & { read_at: Date })[]> {
   return db.selectFrom('signer_chain_readings').selectAll().execute();
 }
+
+/** Every currency's last reading of the hot wallet, as the signer published it (for the treasury, DESIGN §11.5). */
+export function hotWalletReadings(db: Db): Promise<{ currency_id: string; spendable: string; read_at: Date }[]> {
+  return db.selectFrom('hot_wallet_balances').select(['currency_id', 'spendable', 'read_at']).execute();
+}

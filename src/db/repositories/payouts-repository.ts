@@ -17,6 +17,12 @@ export async function findPayoutRequest(db: Db, orderId: string, kind: PayoutRow
   return db.selectFrom('payouts').selectAll().where('order_id', '=', orderId).where('kind', '=', kind).executeTakeFirst();
 }
 
+/** The fee a transaction of the signer spent, once mined (reverted or not); undefined while it is not. */
+export async function minedTransactionFee(db: Db, transactionId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('payout_transactions').select('fee').where('id', '=', transactionId).where('state', '=', 'mined').executeTakeFirst();
+  return row?.fee;
+}
+
 /** The simulator's payouts only: a signer's row moves through its own states (signer-repository). */
 export async function markPayoutSent(db: Db, id: string, txid: string, sentAt: Date): Promise<void> {
   await db.updateTable('payouts').set({ status: 'sent', txid, sent_at: sentAt }).where('id', '=', id).where('payer', '=', 'simulator').execute();

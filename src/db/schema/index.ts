@@ -6,6 +6,7 @@ import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
 import type { EvmNonceTable } from './evm-nonces.js';
+import type { LedgerEntryTable, LedgerTransactionTable } from './ledger.js';
 import type { OperatorAuditTable } from './operator-audit.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { PartnerTable } from './partners.js';
@@ -67,6 +68,8 @@ export interface Database {
   cabinet_reveals: CabinetRevealTable;
   cabinet_account_actions: CabinetAccountActionTable;
   worker_heartbeats: WorkerHeartbeatTable;
+  ledger_transactions: LedgerTransactionTable;
+  ledger_entries: LedgerEntryTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */
