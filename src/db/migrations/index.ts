@@ -41,6 +41,7 @@ import * as m0051 from './0051-payout-signing.js';
 import * as m0052 from './0052-evm-nonces.js';
 import * as m0053 from './0053-signer-pauses.js';
 import * as m0054 from './0054-hot-wallet-balances.js';
+import * as m0055 from './0055-order-snapshots.js';
 import * as m0061 from './0061-operator-audit.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
@@ -87,5 +88,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0052-evm-nonces': m0052,
   '0053-signer-pauses': m0053,
   '0054-hot-wallet-balances': m0054,
+  '0055-order-snapshots': m0055,
   '0061-operator-audit': m0061,
 };

@@ -8,6 +8,7 @@ import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-address
 import type { EvmNonceTable } from './evm-nonces.js';
 import type { OperatorAuditTable } from './operator-audit.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
+import type { OrderSnapshotTable } from './order-snapshots.js';
 import type { PartnerTable } from './partners.js';
 import type {
   HotWalletBalanceTable,
@@ -36,6 +37,7 @@ export interface Database {
   static_prices: StaticPriceTable;
   orders: OrderTable;
   order_events: OrderEventTable;
+  order_snapshots: OrderSnapshotTable;
   deposit_addresses: DepositAddressTable;
   idempotency_keys: IdempotencyKeyTable;
   payouts: PayoutTable;
