@@ -224,7 +224,7 @@ export class OrderService {
    * The order behind a status link (DESIGN §10.10), as its public view reads it; 404 for any
    * other token. A token that is not of the form the service makes is not looked up.
    */
-  async findByStatusToken(token: string): Promise<PublicOrderRow> {
+  async findByStatusToken(token: string): Promise<PublicOrderRow & { version: number }> {
     const order = STATUS_TOKEN_PATTERN.test(token) ? await findPublicOrder(this.db, token) : undefined;
     if (order === undefined) throw new ApiError('not_found', 'no order has this status link');
     return order;
