@@ -55,6 +55,8 @@ export class OrderStream {
   /** Moves waiting while the stream starts or fills a gap; undefined when none wait. */
   private queue: OrderMove[] | undefined = [];
   private ended = false;
+  /** The first events are written: pings and the end-when-final rule apply from here on. */
+  private started = false;
   /** Events written in all (0: the stream had nothing to say). */
   writtenCount = 0;
 
@@ -106,6 +108,7 @@ export class OrderStream {
         this.apply(event, true);
       }
     }
+    this.started = true;
     this.flush();
     this.endIfAllFinal();
   }
@@ -125,7 +128,7 @@ export class OrderStream {
   }
 
   ping(): void {
-    if (this.ended) return;
+    if (this.ended || !this.started) return;
     this.body.write(PING_TEXT);
     this.checkBuffer();
   }
@@ -160,6 +163,7 @@ export class OrderStream {
     this.writtenCount++;
     this.host.written(1);
     this.checkBuffer();
+    if (this.started) this.endIfAllFinal();
   }
 
   private async readMissing(): Promise<void> {
@@ -187,10 +191,7 @@ export class OrderStream {
   private checkBuffer(): void {
     if (this.ended) return;
     const buffered = this.body.writableLength + this.body.readableLength + this.socketBuffered();
-    if (buffered <= this.host.maxBufferBytes) {
-      this.endIfAllFinal();
-      return;
-    }
+    if (buffered <= this.host.maxBufferBytes) return;
     this.ended = true;
     this.host.cut(this);
     this.body.destroy();
