@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { OrderStatus } from '../../src/domain/order-status.js';
 import { openSse, type SseEvent, type SseReader } from '../helpers/sse-client.js';
-import { BTC_CONFIRMATIONS, createOrder, setConfirmations, simulateDeposit, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
+import { depositWalletEnv } from '../helpers/process/order-mix.js';
+import { buildTestApp, ManualClock } from '../helpers/test-app.js';
+import { testEngine } from '../helpers/test-database.js';
+import { BTC_CONFIRMATIONS, createOrder, LIFECYCLE_ENV, setConfirmations, simulateDeposit, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 /**
  * The status stream and the batch status read (DESIGN §10.11, issue 35), in one process on
@@ -260,5 +263,38 @@ describe('status stream and status read (DESIGN §10.11)', () => {
     assert.equal(none.status, 404);
     const anonymous = await openSse(`${base}/api/v1/partner/orders/stream?ids=${order.id}`);
     assert.equal(anonymous.status, 401);
+  });
+});
+
+/**
+ * Production's feed in one process (DATABASE_URL set, PostgreSQL pass): the moves reach the
+ * streams by NOTIFY on the move's statement and this process's own LISTEN, not in-process.
+ */
+describe('status stream over LISTEN/NOTIFY (DATABASE_URL)', { skip: testEngine() === 'postgres' ? false : 'production configuration needs PostgreSQL: the PostgreSQL pass runs it' }, () => {
+  let h: Harness;
+  let base: string;
+  before(async () => {
+    const t = await buildTestApp({ production: true, clock: new ManualClock(), env: { ...LIFECYCLE_ENV, ...depositWalletEnv() } });
+    h = { t, clock: new ManualClock(), partner: await t.createPartner() };
+    base = await h.t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(() => h?.t.close());
+
+  it('tells every version once and in order, as NOTIFY delivers them', async () => {
+    const order = await createOrder(h);
+    const opened = await openSse(`${base}/api/v1/partner/orders/stream?ids=${order.id}`, { authorization: `Bearer ${h.partner.apiKey}` });
+    assert.equal(opened.status, 200, opened.body);
+    const reader = opened.reader as SseReader;
+    await simulateDeposit(h, order.id);
+    await h.t.runtime.worker.tick();
+    await setConfirmations(h, order.id, BTC_CONFIRMATIONS);
+    await h.t.runtime.worker.tick();
+    await h.t.runtime.worker.tick();
+    const events = [await reader.next(), ...(await reader.rest())];
+    const versions = events.map((event) => Number(event?.id?.split(':')[1]));
+    assert.deepEqual(versions, versions.map((_, i) => i));
+    assert.equal((JSON.parse(events.at(-1)?.data ?? '{}') as { status: string }).status, 'completed');
+    const snapshots = await h.t.db.handle.db.selectFrom('order_snapshots').select('version').where('order_id', '=', order.id).orderBy('version').execute();
+    assert.deepEqual(snapshots.map((row) => row.version), versions.slice(1));
   });
 });
