@@ -30,7 +30,7 @@ export interface OrderMove {
 
 export interface OrderMoveSubscriber {
   move(move: OrderMove): void;
-  /** Moves may have been missed (a lost LISTEN connection): every stream reads what it lacks. */
+  /** Moves may have been missed (a LISTEN put in place or back): every stream reads what it lacks. */
   gap(): void;
 }
 
@@ -126,8 +126,10 @@ export class PostgresOrderMoves implements OrderMoveFeed {
       url: this.url,
       channel: ORDER_MOVES_CHANNEL,
       onMessage: (payload) => this.received(payload),
-      onListening: (reconnected) => {
-        if (reconnected) for (const subscriber of this.subscribers) subscriber.gap();
+      // In place (again): whatever was told before it is lost, so the streams read what they
+      // lack (a first LISTEN matters too when a stream opened while it was still being dialled).
+      onListening: () => {
+        for (const subscriber of this.subscribers) subscriber.gap();
       },
       onError: (error) => this.log.warn({ err: error.message }, 'order move listener lost its connection; dialling again'),
     });

@@ -57,6 +57,8 @@ export class OrderStream {
   private ended = false;
   /** The first events are written: pings and the end-when-final rule apply from here on. */
   private started = false;
+  /** A gap was told while the stream was starting or reading: read once more after. */
+  private refill = false;
   /** Events written in all (0: the stream had nothing to say). */
   writtenCount = 0;
 
@@ -122,7 +124,12 @@ export class OrderStream {
 
   /** Moves may have been missed: read every open order's later versions. */
   fillGaps(): void {
-    if (this.ended || this.queue !== undefined) return;
+    if (this.ended) return;
+    // Starting, or reading already: read again once that is done (what it read may predate the gap).
+    if (this.queue !== undefined) {
+      this.refill = true;
+      return;
+    }
     this.queue = [];
     void this.readMissing();
   }
@@ -182,6 +189,10 @@ export class OrderStream {
     const waiting = this.queue ?? [];
     this.queue = undefined;
     for (const move of waiting) this.applyMove(move, true);
+    if (this.refill && this.queue === undefined) {
+      this.refill = false;
+      this.fillGaps();
+    }
   }
 
   private endIfAllFinal(): void {

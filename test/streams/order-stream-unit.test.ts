@@ -79,3 +79,17 @@ describe('one status stream', () => {
     assert.equal(stream.body.destroyed, true);
   });
 });
+
+describe('one status stream told of a gap while it starts', () => {
+  it('reads the missed versions once its first events are out', async () => {
+    const { host, log } = fakeHost([snapshot(2)]);
+    const stream = new OrderStream('partner', host, () => 0);
+    const starting = stream.start([{ orderId: ID, version: 1, status: 'waiting_deposit', json: '{}' }], new Map([[ID, 0]]));
+    // Told while the start reads its snapshots: the stream reads again after.
+    stream.fillGaps();
+    await starting;
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(versionsWritten(stream), [1, 2]);
+    assert.equal(log.reads.length, 2);
+  });
+});
