@@ -125,14 +125,14 @@ export default tseslint.config(
       globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', performance: 'readonly' },
     },
   },
-  // The cabinet's browser script: plain JavaScript served as is, with the browser's globals.
+  // The cabinet's and the status page's browser scripts: plain JavaScript served as is, with the browser's globals.
   {
-    files: ['src/routes/cabinet/assets/*.js'],
+    files: ['src/routes/cabinet/assets/*.js', 'src/routes/status-page/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       sourceType: 'script',
       parserOptions: { projectService: false },
-      globals: { document: 'readonly', navigator: 'readonly', Element: 'readonly' },
+      globals: { document: 'readonly', navigator: 'readonly', Element: 'readonly', window: 'readonly', fetch: 'readonly', EventSource: 'readonly', DOMParser: 'readonly' },
     },
   },
 );

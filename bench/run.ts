@@ -6,7 +6,8 @@
  * or raw node:http, bare Fastify and service ABC CBA for the public GETs; default 2), --connections
  * <n> (default 50), --warmup <s> (per side, default 2), --soak <s> (default 15; 0 skips),
  * --only <name,...> (currencies, rates-float, rates-fixed, orders-post-pg, orders-get-pg,
- * orders-post-pglite, orders-list-pg, soak, webhooks, payouts), --payouts <n> (payouts per side, default 50), --profile (servers run with --cpu-prof and the report adds the
+ * orders-post-pglite, orders-list-pg, soak, webhooks, payouts, stream), --streams <n> (open status
+ * streams, default 10000), --stream-orders <n> (default 1000), --moves <n/s> (default 200), --payouts <n> (payouts per side, default 50), --profile (servers run with --cpu-prof and the report adds the
  * top self-time frames of the measured windows; profiled numbers are slower, and written to
  * latest-profile.md instead of latest.md). See bench/README.md.
  */
@@ -25,6 +26,7 @@ import { prepareOrderList } from './order-list-measure.js';
 import { runPgbench } from './pgbench.js';
 import { payoutBench, payoutSection, type PayoutSide } from './payouts.js';
 import { webhookBench, webhookSection } from './webhooks.js';
+import { streamBench, streamSection } from './stream.js';
 import { runPgliteLoop } from './pglite-loop.js';
 import { formatSummary, summariseProfile, type Window } from './profile-summary.js';
 import { planCpus, pinSelf, PRODUCTION_LIKE_ENV, REPO_ROOT, startServer, type CpuPlan, type RunningServer } from './server.js';
@@ -37,6 +39,9 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '2' },
     soak: { type: 'string', default: '15' },
     only: { type: 'string' },
+    streams: { type: 'string', default: '10000' },
+    'stream-orders': { type: 'string', default: '1000' },
+    moves: { type: 'string', default: '200' },
     payouts: { type: 'string', default: '50' },
     profile: { type: 'boolean', default: false },
   },
@@ -663,6 +668,19 @@ async function main(): Promise<void> {
     log(`written bench/results/latest-payouts.md and bench/results/${stamp}.json`);
     return;
   }
+  // The status streams need no SQL capture: alone, they report on their own.
+  const stream = wanted('stream')
+    ? await streamBench(plan, { streams: Number(flags.streams), orders: Number(flags['stream-orders']), movesPerSecond: Number(flags.moves), seconds: DURATION }, log)
+    : undefined;
+  if (ONLY !== undefined && [...ONLY].every((name) => name === 'stream')) {
+    const text = stream === undefined ? '' : streamSection(stream);
+    console.log(text);
+    const stamp = started.toISOString().replace(/[:.]/g, '-');
+    await writeFile(path.join(RESULTS_DIR, `${stamp}.json`), JSON.stringify({ plan, flags, stream }, null, 2));
+    await writeFile(path.join(RESULTS_DIR, 'latest-stream.md'), `# Status stream bench, ${started.toISOString()}\n${text}`);
+    log(`written bench/results/latest-stream.md and bench/results/${stamp}.json`);
+    return;
+  }
 
   log('capturing the SQL of one order creation and one order read');
   const capture = await captureOrderSql();
@@ -698,10 +716,11 @@ async function main(): Promise<void> {
   let text = report(plan, measures, soakResult, started, loadBefore);
   if (webhooks !== undefined) text += webhookSection(webhooks);
   if (payouts !== undefined) text += payoutSection(payouts);
+  if (stream !== undefined) text += streamSection(stream);
   if (flags.profile) text += await profileSection();
   console.log(text);
   const stamp = started.toISOString().replace(/[:.]/g, '-');
-  await writeFile(path.join(RESULTS_DIR, `${stamp}.json`), JSON.stringify({ plan, flags, measures, soak: soakResult, webhooks, payouts }, null, 2));
+  await writeFile(path.join(RESULTS_DIR, `${stamp}.json`), JSON.stringify({ plan, flags, measures, soak: soakResult, webhooks, payouts, stream }, null, 2));
   const out = flags.profile ? 'latest-profile.md' : 'latest.md';
   await writeFile(path.join(RESULTS_DIR, out), text);
   log(`written bench/results/${out} and bench/results/${stamp}.json`);

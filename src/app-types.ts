@@ -26,6 +26,7 @@ import type { OrderLifecycle } from './services/order-lifecycle.js';
 import type { LifecycleWorker } from './worker/lifecycle-worker.js';
 import type { WebhookEndpoints } from './services/webhook-endpoints.js';
 import type { WebhookWorker } from './worker/webhook-worker.js';
+import type { OrderStreams } from './services/order-streams.js';
 
 /** The Fastify instance with TypeBox schemas typing request and reply. */
 export type App = FastifyInstance<
@@ -67,6 +68,8 @@ export interface Services {
   /** Webhook endpoints and delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;
   readonly webhookWorker: WebhookWorker;
+  /** The status streams this process holds open (DESIGN §10.11). */
+  readonly orderStreams: OrderStreams;
   /** Readiness and its details, for /readyz and GET /admin/v1/health. */
   readonly readiness: Readiness;
   /** After a restore: each chain's next deposit index past the known ones plus ADDRESS_RESYNC_GAP (runtime.ts). */

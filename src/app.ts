@@ -115,6 +115,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const drain = new Drain();
   app.decorate('drain', drain);
   installDrain(app, drain);
+  // A status stream would hold its connection through the whole stop: it ends, and its reader
+  // reconnects (to a process still serving) with Last-Event-ID, missing nothing.
+  drain.onBegin(() => runtime.orderStreams.endAll());
+  // And before the listener closes, which waits for every open response.
+  app.addHook('preClose', (done) => {
+    runtime.orderStreams.endAll();
+    done();
+  });
   const services: Services = {
     config,
     drain,

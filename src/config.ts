@@ -113,6 +113,8 @@ export interface Config {
   /** The operator surface (src/surfaces.ts): its own listener, and who may scrape /metrics. */
   readonly operator: OperatorConfig;
   readonly webhooks: WebhookConfig;
+  /** The status streams (DESIGN §10.11, services/order-streams.ts). */
+  readonly streams: StreamConfig;
   /**
    * Open orders awaiting a deposit a partner may have at once, unless the operator set the
    * partner's own `max_open_orders`: `MAX_OPEN_ORDERS_PER_PARTNER`, default 100. Past it order
@@ -341,6 +343,7 @@ export function loadConfig(env: Env = process.env): Config {
     addressResyncGap: integer(env, 'ADDRESS_RESYNC_GAP', 100, 0, 1_000_000),
     operator: parseOperator(env),
     webhooks: parseWebhooks(env, databaseUrl),
+    streams: parseStreams(env),
     maxOpenOrdersPerPartner: integer(env, 'MAX_OPEN_ORDERS_PER_PARTNER', 100, 1, 1_000_000),
     lifecycle: Object.freeze({
       workerInProcess: oneOf(env, 'WORKER', ['in-process', 'off'], 'in-process') === 'in-process',
@@ -603,6 +606,45 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
 }
 
 /** Webhook delivery (DESIGN §8, src/worker/webhook-worker.ts). */
+/**
+ * The status streams (DESIGN §10.11): caps on what one process holds open, counted per process
+ * (a stream lives on the process it reached); past a cap the stream is 429.
+ */
+export interface StreamConfig {
+  /** `STREAM_PING_SECONDS`: a `: ping` comment on every open stream this often. Default 15. */
+  readonly pingMs: number;
+  /** `STREAM_MAX_PER_KEY`: streams one API key (full or client) holds open on one process. Default 1000. */
+  readonly maxPerKey: number;
+  /**
+   * `STREAM_MAX_PER_ADDRESS`: streams one client address holds open on one process without a
+   * full key (the public stream, or a client key shipped in an app whose users share it). Default 20.
+   */
+  readonly maxPerAddress: number;
+  /** `STREAM_MAX_PER_PROCESS`: streams one API process holds open in all. Default 20000. */
+  readonly maxPerProcess: number;
+  /**
+   * `STREAM_BUFFER_BYTES`: a stream whose reader lets more than this wait unsent is cut (the
+   * reader reconnects with Last-Event-ID and misses nothing). Default 262144 (256 KiB).
+   */
+  readonly maxBufferBytes: number;
+  /**
+   * `ORDER_SNAPSHOT_HOURS`: how long each order version is kept for resumes (Last-Event-ID).
+   * Default 24; a resume past it gets the order's current state.
+   */
+  readonly snapshotHours: number;
+}
+
+function parseStreams(env: Env): StreamConfig {
+  return Object.freeze({
+    pingMs: integer(env, 'STREAM_PING_SECONDS', 15, 1, 300) * 1000,
+    maxPerKey: integer(env, 'STREAM_MAX_PER_KEY', 1000, 1, 1_000_000),
+    maxPerAddress: integer(env, 'STREAM_MAX_PER_ADDRESS', 20, 1, 1_000_000),
+    maxPerProcess: integer(env, 'STREAM_MAX_PER_PROCESS', 20_000, 1, 1_000_000),
+    maxBufferBytes: integer(env, 'STREAM_BUFFER_BYTES', 262_144, 4096, 67_108_864),
+    snapshotHours: integer(env, 'ORDER_SNAPSHOT_HOURS', 24, 1, 8760),
+  });
+}
+
 export interface WebhookConfig {
   /**
    * `WEBHOOK_ALLOW_PRIVATE`: `true` lets endpoints use http and private addresses (a receiver on

@@ -41,6 +41,9 @@ import { LifecycleWorker } from './worker/lifecycle-worker.js';
 import { WebhookEndpoints } from './services/webhook-endpoints.js';
 import { WebhookSender } from './services/webhook-sender.js';
 import { WebhookWorker } from './worker/webhook-worker.js';
+import { InProcessOrderMoves, PostgresOrderMoves, type OrderMoveFeed } from './services/order-move-feed.js';
+import { OrderStreams } from './services/order-streams.js';
+import { pruneOrderSnapshots } from './db/repositories/order-snapshots-repository.js';
 
 /** Everything behind the HTTP layer; the API process and `npm run worker` both build one. */
 export interface Runtime {
@@ -70,6 +73,8 @@ export interface Runtime {
   readonly treasury: Treasury;
   /** Webhook endpoints and their delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;
+  /** The status streams this process holds open (DESIGN §10.11). */
+  readonly orderStreams: OrderStreams;
   /** Delivers the webhook outbox; runs wherever the lifecycle worker runs. */
   readonly webhookWorker: WebhookWorker;
   /**
@@ -196,7 +201,32 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     new EndUserBlocklist(config.endUserBlocklist),
     base,
   );
-  const lifecycle = new OrderLifecycle(db, clock, metrics, (currencyId) => catalog.byId(currencyId)?.chain ?? '', catalog, base, new Set(config.payoutSignerChains));
+  // Every move reaches the status streams of every API process (services/order-move-feed.ts).
+  const orderMoves: OrderMoveFeed = config.databaseUrl === undefined ? new InProcessOrderMoves() : new PostgresOrderMoves(db, config.databaseUrl, logger);
+  const lifecycle = new OrderLifecycle(
+    db,
+    clock,
+    metrics,
+    (currencyId) => catalog.byId(currencyId)?.chain ?? '',
+    catalog,
+    base,
+    new Set(config.payoutSignerChains),
+    orderMoves,
+  );
+  const orderStreams = new OrderStreams({
+    db,
+    feed: orderMoves,
+    metrics,
+    settings: config.streams,
+    clock,
+    linkBase: base,
+    onError: (error) => logger.error({ err: error }, 'a status stream could not read the versions it missed'),
+  });
+  // The versions kept for resumes (Last-Event-ID): ORDER_SNAPSHOT_HOURS.
+  const snapshotTimer = setInterval(() => {
+    const before = new Date(clock.now().getTime() - config.streams.snapshotHours * 3_600_000);
+    pruneOrderSnapshots(db, before).catch((error: unknown) => logger.error({ err: error }, 'pruning order snapshots failed'));
+  }, 600_000).unref();
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
   await orderStatusGauge.start();
   const signerPayoutsGauge = new SignerPayoutsGauge(db, metrics, config.payoutSignerChains, (error) => logger.error({ err: error }, 'signer_payouts count failed'));
@@ -290,9 +320,12 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     treasury,
     webhooks,
     webhookWorker,
+    orderStreams,
     resyncDepositIndexes: resync,
     async close() {
       clearInterval(purgeTimer);
+      clearInterval(snapshotTimer);
+      await orderStreams.close();
       clearInterval(simulatedPayoutsTimer);
       clearInterval(keyUseTimer);
       await flushKeyUses();

@@ -30,3 +30,6 @@ export function isOrderStatus(value: string): value is OrderStatus {
 export function statusAt(status: OrderStatus, expiresAt: Date, now: Date): OrderStatus {
   return status === 'waiting_deposit' && expiresAt <= now ? 'expired' : status;
 }
+
+/** The statuses DESIGN §4 calls final (an expired order still moves on a late deposit, rarely). */
+export const FINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(['completed', 'expired', 'refunded', 'failed']);

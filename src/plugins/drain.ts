@@ -9,13 +9,21 @@ import type { FastifyInstance } from 'fastify';
  */
 export class Drain {
   private started = false;
+  private readonly listeners: (() => void)[] = [];
 
   get draining(): boolean {
     return this.started;
   }
 
+  /** Runs `listener` when the stop begins: what holds a connection open (a status stream) lets go. */
+  onBegin(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
   begin(): void {
+    if (this.started) return;
     this.started = true;
+    for (const listener of this.listeners) listener();
   }
 }
 

@@ -2,7 +2,7 @@ import { chainReadings, currencyLiquidity } from '../db/repositories/hot-wallet-
 import type { Db } from '../db/schema/index.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import { Decimal } from '../domain/money.js';
-import { assetName } from '../signer/policy.js';
+import { assetName } from '../domain/asset-name.js';
 import type { HotWalletGauges } from './hot-wallet-gauges.js';
 
 /** What the hot wallets can pay is read at least this often by each process (DESIGN §11.7: cached at most 15 s). */

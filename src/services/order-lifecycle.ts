@@ -14,7 +14,9 @@ import type { OrderStatus } from '../domain/order-status.js';
 import { movePosts, postingsForMove, type LedgerAssets, type SettledPayout } from '../domain/ledger.js';
 import type { Metrics } from '../metrics.js';
 import { recordOrderEvents } from './webhook-outbox.js';
-import type { LinkBase } from '../db/views/partner-order-view.js';
+import { partnerOrderJson, type LinkBase } from '../db/views/partner-order-view.js';
+import type { NewOrderSnapshot } from '../db/repositories/order-snapshots-repository.js';
+import { InProcessOrderMoves, type OrderMoveFeed } from './order-move-feed.js';
 
 /** A payout or refund to record in the same transaction as the move that requires it. */
 export interface OutboxRequest {
@@ -71,6 +73,8 @@ export class OrderLifecycle {
     private readonly linkBase: LinkBase = '',
     /** PAYOUT_SIGNER_CHAINS: live payouts on these chains are the signer's, the rest the simulator's. */
     private readonly signerChains: ReadonlySet<string> = new Set(),
+    /** Where each move's snapshot goes, for the status streams (DESIGN §10.11). */
+    private readonly moves: OrderMoveFeed = new InProcessOrderMoves(),
   ) {
     this.transitions = new Counter({
       name: 'order_transitions_total',
@@ -88,6 +92,11 @@ export class OrderLifecycle {
     });
   }
 
+  /** The Order as GET answers it at the move (`now`), stored and told to the status streams. */
+  private snapshot(row: OrderRow, now: Date): NewOrderSnapshot {
+    return { order_id: row.id, version: row.version, status: row.status, order_json: partnerOrderJson(row, now, this.linkBase), created_at: now };
+  }
+
   /** Counts `count` moves from → to of live or sandbox orders, each in its own counter. */
   private countMoves(from: OrderStatus, to: OrderStatus, sandbox: boolean, count = 1): void {
     (sandbox ? this.sandboxTransitions : this.transitions).inc({ from, to }, count);
@@ -100,7 +109,9 @@ export class OrderLifecycle {
       const now = this.clock.now();
       const move = transition(order.status, event, orderContext(order, now));
       if (!move.ok) return move;
+      let snapshot: NewOrderSnapshot | undefined;
       const updated = await this.db.transaction().execute(async (tx) => {
+        snapshot = undefined;
         const row = await moveOrder(tx, order, {
           ...options.changes,
           status: move.to,
@@ -131,11 +142,15 @@ export class OrderLifecycle {
         // A move that keeps the status still changed the Order (actions, refund address, reason,
         // confirmations), so it is an order.status_changed with previous_status equal to status.
         await recordOrderEvents(tx, [{ order: row, previousStatus: order.status }], now, this.linkBase);
+        // The status streams' copy of this version (DESIGN §10.11), committed with the move.
+        snapshot = this.snapshot(row, now);
+        await this.moves.record(tx, [snapshot]);
         await options.inTransaction?.(tx);
         await this.post(tx, event, row, now);
         return row;
       });
       if (updated !== undefined) {
+        if (snapshot !== undefined) this.moves.committed([snapshot]);
         if (order.status !== updated.status) this.countMoves(order.status, updated.status, updated.sandbox);
         return { ok: true, order: updated };
       }
@@ -172,7 +187,7 @@ export class OrderLifecycle {
     for (const { from, to, orders: group } of groups.values()) {
       for (let start = 0; start < group.length; start += MOVE_BATCH_LIMIT) {
         const chunk = group.slice(start, start + MOVE_BATCH_LIMIT);
-        const rows = await this.db.transaction().execute(async (tx) => {
+        const written = await this.db.transaction().execute(async (tx) => {
           const done = await moveOrders(tx, chunk, { status: to, ...newStep(from, to), updated_at: now });
           await insertOrderEvents(
             tx,
@@ -187,8 +202,12 @@ export class OrderLifecycle {
             })),
           );
           await recordOrderEvents(tx, done.map((row) => ({ order: row, previousStatus: from })), now, this.linkBase);
-          return done;
+          const snapshots = done.map((row) => this.snapshot(row, now));
+          await this.moves.record(tx, snapshots);
+          return { done, snapshots };
         });
+        this.moves.committed(written.snapshots);
+        const rows = written.done;
         if (from !== to) {
           const sandbox = rows.filter((row) => row.sandbox).length;
           if (sandbox > 0) this.countMoves(from, to, true, sandbox);

@@ -42,9 +42,12 @@ import { checkRefundAddress } from './refund-address.js';
 import { newWebhookMessageId, orderEventBody } from './webhook-outbox.js';
 import type { LinkBase } from '../db/views/partner-order-view.js';
 import type { PublicOrderRow } from '../db/views/public-order-view.js';
+import { orderVersions } from '../db/repositories/order-status-repository.js';
+import { statusAt, type OrderStatus } from '../domain/order-status.js';
 
 /** What migration 0050 lets a status token be. */
-const STATUS_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,64}$/;
+/** A status link token as the service or migration 0050 makes it; any other is not looked up. */
+export const STATUS_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,64}$/;
 
 /** An order's status page token (DESIGN §10.10): 24 random bytes, 32 base64url characters (192 bits). */
 function newStatusToken(): string {
@@ -221,10 +224,26 @@ export class OrderService {
    * The order behind a status link (DESIGN §10.10), as its public view reads it; 404 for any
    * other token. A token that is not of the form the service makes is not looked up.
    */
-  async findByStatusToken(token: string): Promise<PublicOrderRow> {
+  async findByStatusToken(token: string): Promise<PublicOrderRow & { version: number }> {
     const order = STATUS_TOKEN_PATTERN.test(token) ? await findPublicOrder(this.db, token) : undefined;
     if (order === undefined) throw new ApiError('not_found', 'no order has this status link');
     return order;
+  }
+
+  /**
+   * POST /partner/orders/status (DESIGN §10.11): each of `ids` that is an order this access
+   * reads, with its status (as GET shows it at `now`), version and updated_at, in one read; any
+   * other id (unknown, another partner's, the other mode's, another key's for a client key, not
+   * a UUID) is left out. In the order of `ids`.
+   */
+  async statuses(access: OrderReader, ids: readonly string[], now: Date): Promise<OrderStatusLine[]> {
+    const wanted = orderIdList(ids);
+    const rows = new Map((await orderVersions(this.db, ownerOf(access), wanted)).map((row) => [row.id, row]));
+    return wanted.flatMap((id) => {
+      const row = rows.get(id);
+      if (row === undefined) return [];
+      return [{ id, status: statusAt(row.status, row.expires_at, now), version: row.version, updated_at: row.updated_at.toISOString() }];
+    });
   }
 
   private async createNew(partner: PartnerRow, input: CreateOrderInput, idempotencyKey: string | undefined): Promise<PartnerOrderRow> {
@@ -478,6 +497,19 @@ function externalIdConflict(orderId: string): ApiError {
   );
 }
 
+/** One line of POST /partner/orders/status. */
+export interface OrderStatusLine {
+  id: string;
+  status: OrderStatus;
+  version: number;
+  updated_at: string;
+}
+
+/** The ids of a stream or status read: UUIDs, lower case, each once, in the order given; anything else is no order. */
+export function orderIdList(ids: readonly string[]): string[] {
+  return [...new Set(ids.map((id) => id.trim().toLowerCase()).filter((id) => UUID_PATTERN.test(id)))];
+}
+
 /** Whose orders a read reaches: the partner's, of the key's mode only (PartnerAccess). */
 export type OrderReader = Pick<PartnerAccess, 'partner' | 'mode' | 'onlyCreatedBy'>;
 
@@ -557,6 +589,7 @@ function createdOrderView(order: NewOrderRow): PartnerOrderRow {
     short_id: order.short_id,
     status: order.status,
     status_token: order.status_token,
+    version: order.version,
     expires_at: order.expires_at,
     created_at: order.created_at,
     updated_at: order.updated_at,

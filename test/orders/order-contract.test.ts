@@ -47,6 +47,8 @@ const V12_QUOTE_KEYS = ['network_fee', 'eta_seconds'];
 const METADATA_KEYS = ['external_id', 'metadata'];
 /** DESIGN §10.10 (issue 27.7): the end user's status page, set at creation. */
 const V12_LINK_KEYS = ['status_url'];
+/** DESIGN §10.11 (issue 35): the order's version, 0 at creation. */
+const V12_VERSION_KEYS = ['version'];
 
 type Order = Record<string, unknown> & {
   id: string;
@@ -97,7 +99,7 @@ describe('POST /partner/orders: the Order contract', () => {
     });
 
     it('answers 201 with exactly the spec 2.3 keys plus the documented extensions', () => {
-      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS, ...V12_QUOTE_KEYS, ...METADATA_KEYS, ...V12_LINK_KEYS].sort());
+      assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS, ...V12_QUOTE_KEYS, ...METADATA_KEYS, ...V12_LINK_KEYS, ...V12_VERSION_KEYS].sort());
       assert.match(String(order['status_url']), /^\/status\/[A-Za-z0-9_-]{32}$/);
       // A live key's order (DESIGN §7.6).
       assert.equal(order.sandbox, false);

@@ -78,6 +78,8 @@ function orderViewBefore(order: OrderRow, now: Date): Record<string, unknown> {
     metadata: order.metadata,
     // v1.2 (DESIGN §10.10): the status page's link; the test app has no PUBLIC_URL, so it is relative.
     status_url: `/status/${order.status_token}`,
+    // v1.2 (DESIGN §10.11): the order's version, after the link.
+    version: order.version,
   };
 }
 
@@ -205,7 +207,7 @@ describe('GET /partner/orders/{order_id}: the same bytes as before', () => {
     await assertSameBytes('hold lapsed');
     // Failed after the exchange recorded its commission: nothing earned, the Order shows none.
     await sql`update orders set status = 'failed', status_reason = 'payout_failed', refund_hold_until = null where id = ${order.id}`.execute(db());
-    assert.match(await assertSameBytes('failed after the exchange'), /"partner_fee":null,"external_id":null,"metadata":\{\},"status_url":"[^"]+"\}$/);
+    assert.match(await assertSameBytes('failed after the exchange'), /"partner_fee":null,"external_id":null,"metadata":\{\},"status_url":"[^"]+","version":\d+\}$/);
     await sql`
       update orders set refund_hold_until = null, partner_fee = null, partner_fee_usd = null, volume_usd = null,
         exchanged_at = null, refund_address = null,

@@ -48,6 +48,7 @@ const row: fc.Arbitrary<PartnerOrderRow> = fc.record({
   created_at: time,
   expires_at: time,
   updated_at: time,
+  version: count,
   coin_from: text,
   network_from: text,
   coin_to: text,

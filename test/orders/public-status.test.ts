@@ -84,17 +84,24 @@ describe('status links: status_url, GET /api/v1/public/orders/{token} and /statu
     }
   });
 
-  it('the page: plain HTML without script under the CSP, the deposit to make, nothing of the partner', async () => {
+  it('the page: plain HTML under the CSP (its one script of this origin, not needed), the deposit to make, nothing of the partner', async () => {
     const order = await create({ ...btcToEth, refund_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' });
     const res = await t.app.inject({ method: 'GET', url: `/status/${tokenOf(order)}` });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/html; charset=utf-8/);
     assert.match(String(res.headers['content-security-policy']), /script-src 'self'/);
     assert.equal(res.headers['cache-control'], 'no-store');
-    assert.doesNotMatch(res.body, /<script/i);
+    // No inline script: one file of this origin, which follows the status stream (DESIGN §10.11).
+    assert.deepEqual(res.body.match(/<script[^>]*>/gi), ['<script src="/status/assets/status.js" defer>']);
+    assert.match(res.body, new RegExp(`<main data-stream="/api/v1/public/orders/${tokenOf(order)}/stream" data-version="0">`));
     assert.doesNotMatch(res.body, / style=/i);
     assert.match(res.body, /<meta name="viewport"/);
-    assert.match(res.body, /<meta http-equiv="refresh" content="30">/);
+    // Without JavaScript, a refresh every 30 seconds.
+    assert.match(res.body, /<noscript><meta http-equiv="refresh" content="30"><\/noscript>/);
+    const script = await t.app.inject({ method: 'GET', url: '/status/assets/status.js' });
+    assert.equal(script.statusCode, 200);
+    assert.match(String(script.headers['content-type']), /^text\/javascript/);
+    assert.match(script.body, /new EventSource/);
     assert.ok(res.body.includes(order.short_id));
     assert.ok(res.body.includes(order.deposit_address));
     assert.ok(res.body.includes('0.01234567'));
@@ -114,6 +121,7 @@ describe('status links: status_url, GET /api/v1/public/orders/{token} and /statu
     const res = await t.app.inject({ method: 'GET', url: `/status/${tokenOf(order)}` });
     assert.match(res.body, /Expired/);
     assert.doesNotMatch(res.body, /http-equiv="refresh"/);
+    assert.doesNotMatch(res.body, /<script|data-stream/);
     const json = await t.app.inject({ method: 'GET', url: `/api/v1/public/orders/${tokenOf(order)}` });
     assert.equal(json.json<{ status: string }>().status, 'expired');
   });

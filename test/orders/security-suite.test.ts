@@ -6,7 +6,8 @@ import { runSecuritySuite, type SuitePartner } from '../helpers/security-suite.j
 /**
  * The shared authentication suite (test/helpers/security-suite.ts) against every API-key route:
  * POST /partner/orders, GET /partner/orders/{id}, GET /partner/orders (v1.1), GET /partner/orders/{id}/qr.svg (v1.1),
- * POST /partner/sandbox/orders/{id}/deposit (v1.1), GET /partner/account.
+ * POST /partner/sandbox/orders/{id}/deposit (v1.1), GET /partner/account, POST /partner/orders/status and
+ * GET /partner/orders/stream (v1.2).
  */
 
 const ETH_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -68,6 +69,44 @@ describe('protected routes', () => {
     orders.set(owner.id, id);
     return id;
   };
+
+  // DESIGN §10.11: the batch status read. Another partner's ids are simply left out (200), as
+  // are, for a client key, the orders another key made.
+  runSecuritySuite('POST /api/v1/partner/orders/status', {
+    app: () => t,
+    request: async (owner) => ({ method: 'POST', url: '/api/v1/partner/orders/status', payload: JSON.stringify({ ids: [await orderOf(owner)] }) }),
+    successStatus: 200,
+    clientKeyStatus: 200,
+    invalidRequest: async () => ({ method: 'POST', url: '/api/v1/partner/orders/status', payload: '{"ids":"not a list"}' }),
+  });
+
+  /** One cancelled (final) order per owner: its stream sends the one state and ends, so inject sees the answer. */
+  const finalOrders = new Map<string, string>();
+  const finalOrderOf = async (owner: SuitePartner): Promise<string> => {
+    const known = finalOrders.get(owner.id);
+    if (known !== undefined) return known;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { authorization: `Bearer ${owner.apiKey}`, 'content-type': 'application/json' },
+      payload: ORDER_BODY,
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const { id } = res.json<{ id: string }>();
+    const cancel = await t.app.inject({ method: 'POST', url: `/api/v1/partner/orders/${id}/cancel`, headers: { authorization: `Bearer ${owner.apiKey}` } });
+    assert.equal(cancel.statusCode, 200, cancel.body);
+    finalOrders.set(owner.id, id);
+    return id;
+  };
+
+  runSecuritySuite('GET /api/v1/partner/orders/stream', {
+    app: () => t,
+    request: async (owner) => ({ method: 'GET', url: `/api/v1/partner/orders/stream?ids=${await finalOrderOf(owner)}` }),
+    successStatus: 200,
+    otherPartnerStatus: 404,
+    // A client key streams the orders it created only: this one the owner's full key made.
+    clientKeyStatus: 404,
+  });
 
   runSecuritySuite('GET /api/v1/partner/orders/{id} by UUID', {
     app: () => t,

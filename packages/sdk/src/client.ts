@@ -9,9 +9,10 @@
  * - typed errors (errors.ts).
  */
 import { decimalLiteral, isDecimal, parseApiJson, stringifyApiJson } from './api-json.js';
-import { errorFromResponse, NetworkError, RateLimitError, WaitForStatusError, type PartnerApiError } from './errors.js';
+import { errorFromResponse, NetworkError, PartnerApiError, RateLimitError, WaitForStatusError } from './errors.js';
 import { backoffMs, DEFAULT_RETRY, isRetryableStatus, retryAfterMs, sleep, type RetryOptions } from './retry.js';
 import { RequestSigner, type SigningMode } from './signing.js';
+import { readEvents } from './event-stream.js';
 import type {
   Account,
   AddressValidation,
@@ -21,6 +22,7 @@ import type {
   ListOrdersQuery,
   Order,
   OrderPage,
+  OrderStatusList,
   OrderStatus,
   PartnerStats,
   PartnerStatsQuery,
@@ -84,6 +86,18 @@ export interface WaitForStatusOptions extends CallOptions {
   intervalMs?: number | undefined;
   /** Give up after this long, in ms (default 30 minutes: the deposit window). */
   timeoutMs?: number | undefined;
+}
+
+export interface WatchOrderOptions extends CallOptions {
+  /** Between reads when polling (the stream is unavailable), in ms. Default 5 000. */
+  pollIntervalMs?: number | undefined;
+  /** Stream failures in a row (no event in between) before watching by polling instead. Default 3. */
+  streamAttempts?: number | undefined;
+  /**
+   * No byte for this long (the server pings every 15 s) and the connection is taken as dead and
+   * opened again, in ms. Default 45 000.
+   */
+  idleTimeoutMs?: number | undefined;
 }
 
 /** Statuses an order never leaves. */
@@ -176,6 +190,14 @@ export class PartnerClient {
       yield* page.orders;
       cursor = page.next_cursor ?? undefined;
     } while (cursor !== undefined);
+  }
+
+  /**
+   * POST /partner/orders/status (v1.2): status, version and updated_at of up to 100 orders in one
+   * read, in the order asked; ids that are no order of the key are left out. A read: retried.
+   */
+  orderStatuses(ids: readonly string[], options: CallOptions = {}): Promise<OrderStatusList> {
+    return this.call({ method: 'POST', path: '/partner/orders/status', body: { ids }, auth: 'required', idempotent: true, signal: options.signal });
   }
 
   /** GET /partner/addresses/validate (v1.1): whether an order would accept this recipient. */
@@ -320,6 +342,83 @@ export class PartnerClient {
       if (FINAL_STATUSES.includes(order.status)) throw new WaitForStatusError(`order ${order.short_id} ended ${order.status}`, order);
       if (this.now() >= deadline) throw new WaitForStatusError(`order ${order.short_id} still ${order.status} after the wait`, order);
       await this.sleep(options.intervalMs ?? 5000, options.signal);
+    }
+  }
+
+  /**
+   * v1.2 (DESIGN §10.11): the order as it moves, once per version and in order, until it is
+   * final: its current state first, then each new version as the server tells it, over GET
+   * /partner/orders/stream (Server-Sent Events). A lost connection is opened again with
+   * Last-Event-ID, so nothing is missed or repeated; when the stream cannot be had
+   * (`streamAttempts` failures in a row, a server without it, or its cap on open streams), the
+   * order is read every `pollIntervalMs` instead (then a version may be passed over, never repeated).
+   *
+   * ```ts
+   * for await (const order of client.watchOrder(id)) console.log(order.status);
+   * ```
+   */
+  async *watchOrder(orderId: string, options: WatchOrderOptions = {}): AsyncGenerator<Order, void, undefined> {
+    let version: number | undefined;
+    let failures = 0;
+    const attempts = options.streamAttempts ?? 3;
+    while (failures < attempts) {
+      let told = false;
+      try {
+        const stream = this.orderStream(orderId, version, options);
+        for await (const order of stream) {
+          told = true;
+          failures = 0;
+          if (version !== undefined && order.version <= version) continue;
+          version = order.version;
+          yield order;
+          if (FINAL_STATUSES.includes(order.status)) return;
+        }
+        // 204 (every version seen, the order final), or a server stopping: open it again.
+        if (version !== undefined && !told) return;
+        if (!told) failures += 1;
+      } catch (error) {
+        if (options.signal?.aborted === true) throw error;
+        // The key's own problem: polling would meet it too.
+        if (error instanceof PartnerApiError && (error.status === 401 || error.status === 403)) throw error;
+        // No stream to be had here (an older server, a cap reached): poll.
+        if (error instanceof PartnerApiError && (error.status === 404 || error.status === 429 || error.status === 400)) break;
+        failures += 1;
+        if (failures < attempts) await this.sleep(backoffMs(failures - 1, this.retry, this.random), options.signal);
+      }
+    }
+    for (;;) {
+      const order = await this.getOrder(orderId, options);
+      if (version === undefined || order.version > version) {
+        version = order.version;
+        yield order;
+      }
+      if (FINAL_STATUSES.includes(order.status)) return;
+      await this.sleep(options.pollIntervalMs ?? 5000, options.signal);
+    }
+  }
+
+  /** One connection of watchOrder: the orders it tells, after `version` when set; nothing for 204. */
+  private async *orderStream(orderId: string, version: number | undefined, options: WatchOrderOptions): AsyncGenerator<Order, void, undefined> {
+    const key = this.options.apiKey;
+    if (key === undefined) throw new TypeError('watchOrder needs an apiKey');
+    const url = this.url('/partner/orders/stream', { ids: orderId });
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.options.keyHeader === 'x-api-key') headers['x-api-key'] = key;
+    else headers.authorization = `Bearer ${key}`;
+    if (version !== undefined) headers['last-event-id'] = `${orderId}:${version}`;
+    Object.assign(headers, await this.signer.headers('GET', url, '', this.now()));
+    let response: Response;
+    try {
+      response = await this.send(url, { method: 'GET', headers }, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted === true) throw error;
+      throw new NetworkError(`GET ${url.pathname}: ${(error as Error).message}`, { cause: error });
+    }
+    if (response.status === 204) return;
+    if (!response.ok) throw await this.error(response);
+    if (response.body === null) throw new NetworkError(`GET ${url.pathname}: no body`);
+    for await (const event of readEvents(response.body, options.idleTimeoutMs ?? 45_000)) {
+      if (event.event === 'order') yield parseApiJson(event.data) as Order;
     }
   }
 

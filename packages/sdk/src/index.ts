@@ -3,7 +3,7 @@
  * document. Amounts are exact decimal strings both ways.
  */
 export { PartnerClient, FINAL_STATUSES } from './client.js';
-export type { PartnerClientOptions, CallOptions, CreateOrderOptions, WaitForStatusOptions } from './client.js';
+export type { PartnerClientOptions, CallOptions, CreateOrderOptions, WaitForStatusOptions, WatchOrderOptions } from './client.js';
 export {
   PartnerApiError,
   BadRequestError,

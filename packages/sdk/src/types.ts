@@ -52,6 +52,8 @@ export type ValidateAddressQuery = Query<'validateAddress'>;
 export type AddressValidation = Response<'validateAddress', 200>;
 export type SandboxDepositRequest = RequestBody<'simulateSandboxDeposit'>;
 export type Account = Response<'getAccount', 200>;
+/** v1.2 (DESIGN §10.11): POST /partner/orders/status's answer. */
+export type OrderStatusList = Response<'getOrderStatuses', 200>;
 export type SetRefundAddressRequest = RequestBody<'setRefundAddress'>;
 /** The period of GET /partner/stats: ISO 8601 `from` (inclusive) and `to` (exclusive); default the last 30 days. */
 export type PartnerStatsQuery = Query<'getPartnerStats'>;

@@ -41,6 +41,7 @@ import * as m0051 from './0051-payout-signing.js';
 import * as m0052 from './0052-evm-nonces.js';
 import * as m0053 from './0053-signer-pauses.js';
 import * as m0054 from './0054-hot-wallet-balances.js';
+import * as m0055 from './0055-order-snapshots.js';
 import * as m0056 from './0056-ledger.js';
 import * as m0057 from './0057-ledger-opening.js';
 import * as m0061 from './0061-operator-audit.js';
@@ -89,6 +90,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0052-evm-nonces': m0052,
   '0053-signer-pauses': m0053,
   '0054-hot-wallet-balances': m0054,
+  '0055-order-snapshots': m0055,
   '0056-ledger': m0056,
   '0057-ledger-opening': m0057,
   '0061-operator-audit': m0061,

@@ -198,8 +198,9 @@ export async function insertOrderEvent(db: Db, event: NewOrderEvent): Promise<vo
  * The order whose status page token is `token` (DESIGN §10.10), through orders_status_token_key
  * (migration 0050): an exact match of the whole token, never a prefix or a short id.
  */
-export async function findPublicOrder(db: Db, token: string): Promise<PublicOrderRow | undefined> {
-  return db.selectFrom('orders').select(PUBLIC_ORDER_COLUMNS).where('status_token', '=', token).executeTakeFirst();
+export async function findPublicOrder(db: Db, token: string): Promise<(PublicOrderRow & Pick<OrderRow, 'version'>) | undefined> {
+  // The version too: the status page tells its script which version it shows.
+  return db.selectFrom('orders').select([...PUBLIC_ORDER_COLUMNS, 'version']).where('status_token', '=', token).executeTakeFirst();
 }
 
 /** The id of the order with this short id (stored upper case), if any. */

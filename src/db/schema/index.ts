@@ -9,6 +9,7 @@ import type { EvmNonceTable } from './evm-nonces.js';
 import type { LedgerEntryTable, LedgerTransactionTable } from './ledger.js';
 import type { OperatorAuditTable } from './operator-audit.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
+import type { OrderSnapshotTable } from './order-snapshots.js';
 import type { PartnerTable } from './partners.js';
 import type {
   HotWalletBalanceTable,
@@ -37,6 +38,7 @@ export interface Database {
   static_prices: StaticPriceTable;
   orders: OrderTable;
   order_events: OrderEventTable;
+  order_snapshots: OrderSnapshotTable;
   deposit_addresses: DepositAddressTable;
   idempotency_keys: IdempotencyKeyTable;
   payouts: PayoutTable;

@@ -446,6 +446,11 @@ export const ORDER_VIEW_FIELDS = {
     description: 'v1.2: the partner\'s string map sent at creation (at most 10 keys of up to 40 characters, values up to 64), keys sorted; {} when none',
   }),
   status_url: statusUrl,
+  version: column('version', integer, {
+    description:
+      'v1.2: 0 at creation, +1 with every move (status change, action, deposit update): what changed is newer when this is ' +
+      'larger. The status stream\'s event ids are {id}:{version} (GET /partner/orders/stream)',
+  }),
 };
 const FIELDS = ORDER_VIEW_FIELDS;
 

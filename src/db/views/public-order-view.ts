@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import { parse } from 'lossless-json';
+import { toJson, writeString } from '../../json.js';
 import type { OrderRow } from '../schema/orders.js';
 import { ORDER_VIEW_FIELDS, type ViewField } from './partner-order-view.js';
 
@@ -58,4 +60,29 @@ export function publicOrderView(order: PublicOrderRow, now: Date): Record<Public
   // No field of this view is a link, so the link base is never read.
   for (const [name, field] of PUBLIC_FIELDS) view[name] = field.value(order, now, '');
   return view as Record<PublicFieldName, unknown>;
+}
+
+/** Per field, its key as written (`{"short_id":`, `,"status":`, …) and its writer. */
+const WRITERS = PUBLIC_FIELDS.map(([name, field], i) => [`${i === 0 ? '{' : ','}${writeString(name)}:`, field.json] as const);
+
+/** The JSON text of publicOrderView(order, now), byte for byte what toJson writes for it. */
+export function publicOrderJson(order: PublicOrderRow, now: Date): string {
+  let text = '';
+  // No field of this view is a link, so the link base is never read.
+  for (const [key, write] of WRITERS) text += key + write(order, now, '');
+  return `${text}}`;
+}
+
+/**
+ * The public view's JSON text from the Order's (partnerOrderJson at the same moment): the same
+ * fields written by the same writers, so the public one is the partner one's fields picked, its
+ * numbers kept as the exact text they were written as (the status stream's public events, from a
+ * stored or notified Order: DESIGN §10.11).
+ */
+export function publicJsonFromOrderJson(orderJson: string): string {
+  // lossless-json keeps every number as a LosslessNumber (its text), which toJson writes as it was.
+  const order = parse(orderJson) as Record<string, unknown>;
+  const picked: Record<string, unknown> = {};
+  for (const name of PUBLIC_FIELD_NAMES) picked[name] = order[name];
+  return toJson(picked);
 }

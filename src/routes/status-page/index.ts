@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
 import type { App, Services } from '../../app-types.js';
 import { publicOrderView, type PublicOrderRow } from '../../db/views/public-order-view.js';
-import { statusAt, type OrderStatus } from '../../domain/order-status.js';
+import { FINAL_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
 import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { html, trusted, type Html } from '../cabinet/html.js';
@@ -11,20 +11,24 @@ import { html, trusted, type Html } from '../cabinet/html.js';
 /**
  * /status/{token} (no key; DESIGN §10.10): the end user's page of one order, the HTML twin of
  * GET /api/v1/public/orders/{token}. Plain HTML under the service's CSP (one stylesheet of this
- * origin, no script): every value goes through the escaping template of the cabinet
- * (routes/cabinet/html.ts), the QR code is SVG this server draws. It shows exactly the public
- * view's fields (the order's amounts, addresses and status), nothing of the partner. While the
- * order can still move, the page asks the browser to load it again every 30 seconds (a meta
- * refresh: no JavaScript needed). An unknown link is a 404: a page for a browser (Accept
- * text/html), the JSON error envelope for anything else.
+ * origin, and one script of this origin that it does not need): every value goes through the
+ * escaping template of the cabinet (routes/cabinet/html.ts), the QR code is SVG this server
+ * draws. It shows exactly the public view's fields (the order's amounts, addresses and status),
+ * nothing of the partner. While the order can still move, a browser without JavaScript loads it
+ * again every 30 seconds (a meta refresh inside <noscript>); where the script (status.js) runs,
+ * the page follows the order's status stream instead and shows each move as it happens (DESIGN
+ * §10.11). An unknown link is a 404: a page for a browser (Accept text/html), the JSON error
+ * envelope for anything else.
  */
 
 const STYLESHEET = readFileSync(new URL('./status.css', import.meta.url));
 const STYLESHEET_PATH = '/status/assets/status.css';
+/** The page's script (status.js): it follows the order's status stream; the page works without it. */
+const SCRIPT = readFileSync(new URL('./status.js', import.meta.url));
+const SCRIPT_PATH = '/status/assets/status.js';
 /** Seconds between reloads while the order can still move. */
 const REFRESH_SECONDS = 30;
 
-const FINAL: ReadonlySet<OrderStatus> = new Set(['completed', 'expired', 'refunded', 'failed']);
 
 /** The status in words for the end user, and what happens next. */
 const STATUS_TEXT: Readonly<Record<OrderStatus, { title: string; next: string; tone?: 'good' | 'bad' }>> = {
@@ -50,7 +54,7 @@ function timeText(at: Date): string {
   return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-async function statusPage(order: PublicOrderRow, now: Date): Promise<{ body: string; final: boolean }> {
+async function statusPage(order: PublicOrderRow & { version: number }, token: string, now: Date): Promise<{ body: string; final: boolean }> {
   const status = statusAt(order.status, order.expires_at, now);
   const text = STATUS_TEXT[status];
   const view = publicOrderView(order, now);
@@ -77,22 +81,23 @@ ${order.deposit_uri === null ? '' : html`<p><a class="wallet" href="${order.depo
     ['Refund', order.refund_txid],
   ];
   const sent = transactions.filter((entry): entry is [string, string] => entry[1] !== null);
-  const final = FINAL.has(status);
+  const final = FINAL_STATUSES.has(status);
   const body = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-${final ? '' : trusted(`<meta http-equiv="refresh" content="${REFRESH_SECONDS}">`)}
+${final ? '' : trusted(`<noscript><meta http-equiv="refresh" content="${REFRESH_SECONDS}"></noscript>`)}
 <title>Order ${order.short_id}: ${text.title}</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
+${final ? '' : html`<script src="${SCRIPT_PATH}" defer></script>`}
 </head>
 <body>
-<main>
+${final ? trusted('<main>') : html`<main data-stream="/api/v1/public/orders/${token}/stream" data-version="${String(order.version)}">`}
 <h1>Order <span class="mono">${order.short_id}</span></h1>
 <p class="status${text.tone === undefined ? '' : ` ${text.tone}`}" role="status">${text.title}</p>
-<p class="hint">${text.next}${final ? '' : ` This page refreshes every ${REFRESH_SECONDS} seconds.`}</p>
+<p class="hint">${text.next}${final ? '' : html`<span data-refresh-note> This page refreshes every ${String(REFRESH_SECONDS)} seconds.</span>`}</p>
 ${deposit}
 <h2>Exchange</h2>
 <dl>
@@ -124,6 +129,9 @@ export function registerStatusPage(app: App, { orders, clock }: Services): void 
   app.get(STYLESHEET_PATH, { schema: { hide: true } }, (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
   );
+  app.get(SCRIPT_PATH, { schema: { hide: true } }, (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(SCRIPT),
+  );
   app.get(
     '/status/:token',
     { schema: { hide: true, params: Type.Object({ token: Type.String() }) } },
@@ -131,7 +139,7 @@ export function registerStatusPage(app: App, { orders, clock }: Services): void 
       reply.header('cache-control', 'no-store').type('text/html; charset=utf-8');
       try {
         const order = await orders.findByStatusToken(request.params.token);
-        const page = await statusPage(order, clock.now());
+        const page = await statusPage(order, request.params.token, clock.now());
         return reply.send(page.body);
       } catch (error) {
         // A browser (it asks for HTML) gets a page; any other client the JSON error, as everywhere.

@@ -19,6 +19,9 @@ import { registerRotateWebhookSecret } from './webhooks-rotate-secret.js';
 import { registerTestWebhook } from './webhooks-test.js';
 import { registerUpdateWebhook } from './webhooks-update.js';
 import { registerGetPublicOrder } from './public-order-get.js';
+import { registerOrderStatuses } from './orders-status.js';
+import { registerOrderStream } from './orders-stream.js';
+import { registerPublicOrderStream } from './public-order-stream.js';
 
 /** The partner API under /api/v1, registered explicitly so grep finds every route. */
 export function registerV1Routes(app: App, services: Services): void {
@@ -42,4 +45,7 @@ export function registerV1Routes(app: App, services: Services): void {
   registerWebhookDeliveries(app, services);
   registerRetryWebhookDelivery(app, services);
   registerGetPublicOrder(app, services);
+  registerOrderStatuses(app, services);
+  registerOrderStream(app, services);
+  registerPublicOrderStream(app, services);
 }

@@ -198,6 +198,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/orders/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Status and version of many orders
+         * @description v1.2: up to 100 order ids (UUIDs) in one read. Answers each one that is an order of the key, in the order asked, with its status, version and updated_at; the others are left out. A larger version than one seen before means the order changed.
+         */
+        post: operations["getOrderStatuses"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live status of orders (Server-Sent Events)
+         * @description v1.2: `text/event-stream` of up to 50 orders (UUIDs, comma-separated). Each order's first event is its current state, then one `order` event per version (data: the Order exactly as GET /partner/orders/{order_id} answers it; `id:` {order id}:{version}). Send the last event's id back as `Last-Event-ID` when reconnecting: every later version comes, once and in order (one `{order id}:{version}` per order, comma-separated, resumes each of them). A `: ping` comment every 15 s; the stream ends once every order in it is final. Ids that are no order of the key are left out; none: 404. Open streams are capped per key, per client address and per server (429).
+         */
+        get: operations["streamOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/rates": {
         parameters: {
             query?: never;
@@ -389,6 +429,26 @@ export interface paths {
          * @description v1.2: no key. The token is the last part of the Order's status_url. Answers the order's amounts, addresses and status only (amounts as the Order writes them); any other token is 404.
          */
         get: operations["getPublicOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/orders/{token}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order's public status, live (Server-Sent Events)
+         * @description v1.2: no key. `text/event-stream`: the first event is the order's current public status, then one `order` event per version (data: as GET /api/v1/public/orders/{token} answers it; `id:` {order id}:{version}). `Last-Event-ID` resumes; a `: ping` comment every 15 s; the stream ends once the order is final. Any other token is 404; open streams are capped per client address and per server (429).
+         */
+        get: operations["streamPublicOrder"];
         put?: never;
         post?: never;
         delete?: never;
@@ -613,6 +673,8 @@ export interface components {
              * @description v1.2: when the order last changed (any move, action or deposit update)
              */
             updated_at: string;
+            /** @description v1.2: 0 at creation, +1 with every move (status change, action, deposit update): what changed is newer when this is larger. The status stream's event ids are {id}:{version} (GET /partner/orders/stream) */
+            version: number;
         };
         /** @description v1.2: an order as its end user may see it through the status link (DESIGN §10.10): its amounts, addresses and status only */
         PublicOrder: {
@@ -1818,6 +1880,212 @@ export interface operations {
             };
             /** @description Default Response */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrderStatuses: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
+                "x-signature"?: string;
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                "x-timestamp"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description order UUIDs, at most 100 */
+                    ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        orders: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description as GET /partner/orders/{id} shows it now */
+                            status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description the Order's version: 0 at creation, +1 per move */
+                            version: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamOrders: {
+        parameters: {
+            query: {
+                /** @description order UUIDs, comma-separated, at most 50 */
+                ids: string;
+            };
+            header?: {
+                /** @description `{order id}:{version}` of the last event received (comma-separated: one per order) */
+                "last-event-id"?: string;
+                /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
+                "x-signature"?: string;
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                "x-timestamp"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events: `event: order`, `id: {order id}:{version}`, `data:` the order as JSON; a `: ping` comment every 15 s; the stream ends once every order in it is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description every order is final and Last-Event-ID shows the reader has all of it: nothing more will come */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3074,6 +3342,75 @@ export interface operations {
             };
             /** @description Default Response */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamPublicOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{order id}:{version}` of the last event received */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description the last part of the Order's status_url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events: `event: order`, `id: {order id}:{version}`, `data:` the order as JSON; a `: ping` comment every 15 s; the stream ends once every order in it is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description every order is final and Last-Event-ID shows the reader has all of it: nothing more will come */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
