@@ -132,7 +132,7 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'script',
       parserOptions: { projectService: false },
-      globals: { document: 'readonly', navigator: 'readonly', Element: 'readonly' },
+      globals: { document: 'readonly', navigator: 'readonly', Element: 'readonly', setInterval: 'readonly' },
     },
   },
 );

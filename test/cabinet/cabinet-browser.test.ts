@@ -167,8 +167,10 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     await page.getByRole('link', { name: order.short_id }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     const timeline = await page.locator('ol.timeline').innerText();
-    assert.match(timeline, /created \(waiting deposit\)/);
-    assert.match(timeline, /waiting deposit → /);
+    assert.match(timeline, /Order created \(now waiting deposit\)/);
+    assert.match(timeline, /Deposit seen on the chain \(now confirming\)/);
+    // The deposit came: no QR code invites a second one.
+    assert.equal(await page.getByRole('img', { name: /QR code of the deposit/ }).count(), 0);
     await shot('order-detail');
   });
 
@@ -195,6 +197,10 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     assert.equal(await page.getByLabel('Signing secret').count(), 0);
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await page.getByText('A test event (ping) is on its way').waitFor();
+    // The form answered 303: the page is a GET, and reloading it sends no second ping.
+    const pinged = await page.reload();
+    assert.equal(pinged?.request().method(), 'GET');
+    assert.equal(await page.locator('table tbody tr').count(), 1, 'one ping, the reload sent none');
     await page.getByRole('button', { name: /^Resend ping / }).first().click();
     await page.getByText('The delivery is sent again now').waitFor();
     assert.ok((await page.locator('table tbody tr').count()) >= 1, 'the delivery log lists the ping');
@@ -277,7 +283,7 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
       await plain.goto(`${origin}/cabinet/orders?sandbox=1`);
       await plain.getByRole('link', { name: orderShortId }).click();
       await plain.getByRole('heading', { name: 'Timeline' }).waitFor();
-      await plain.getByRole('img', { name: /QR code of the deposit/ }).waitFor();
+      assert.equal(await plain.getByRole('img', { name: /QR code of the deposit/ }).count(), 0, 'no QR code once the deposit came');
       await plain.goto(`${origin}/cabinet/keys`);
       await plain.getByLabel('Label').fill('no script');
       await plain.getByRole('button', { name: 'Create key' }).click();
@@ -337,6 +343,23 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  });
+
+  it('deleting an endpoint asks first; an unknown cabinet address is a cabinet page', async () => {
+    await page.goto(`${origin}${endpointPath}`);
+    const confirmButton = page.getByRole('button', { name: 'Yes, delete the endpoint' });
+    assert.equal(await confirmButton.isVisible(), false, 'the confirmation is closed');
+    await page.getByText('Delete endpoint…').click();
+    await page.getByText('This cannot be undone').waitFor();
+    await shot('webhook-delete-confirm');
+    await confirmButton.click();
+    await page.getByText('The endpoint is deleted.').waitFor();
+    assert.equal(new URL(page.url()).pathname, '/cabinet/webhooks');
+    const missing = await page.goto(`${origin}/cabinet/no-such-page`);
+    assert.equal(missing?.status(), 404);
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    await page.getByRole('link', { name: 'Back to the cabinet' }).waitFor();
+    await shot('not-found');
   });
 
   it('no page broke the Content-Security-Policy or threw', () => {

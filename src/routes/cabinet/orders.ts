@@ -5,10 +5,17 @@ import { ApiError } from '../../errors.js';
 import { OrderList, type OrderListQuery } from '../../services/order-list.js';
 import { html } from './html.js';
 import { page, time } from './layout.js';
-import { amount, statusWords } from './format.js';
+import { amount, orderBadge, statusWords, type BadgeFacts } from './format.js';
+
 import { sessionOf, type CabinetSessions } from './session.js';
 
 const PAGE_SIZE = 50;
+
+/** The status as a badge whose words and colour tell held, waiting for an address and refund in progress apart. */
+function badgeOf(order: BadgeFacts, now: Date) {
+  const badge = orderBadge(order, now);
+  return html`<span class="badge ${badge.tone}">${badge.label}</span>`;
+}
 const DAY_MS = 86_400_000;
 const TICKER = /^[A-Za-z0-9]{1,12}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -144,7 +151,7 @@ ${result.orders.length === 0
   (order) => html`<tr>
 <td data-label="Order"><a href="/cabinet/orders/${order.id}" class="mono">${order.short_id}</a></td>
 <td data-label="Created">${time(order.created_at)}</td>
-<td data-label="Status">${statusWords(statusAt(order.status, order.expires_at, now))}</td>
+<td data-label="Status">${badgeOf({ ...order, status: statusAt(order.status, order.expires_at, now) }, now)}</td>
 <td data-label="Send" class="num">${amount(order.amount_from_expected)} ${order.coin_from}</td>
 <td data-label="Receive" class="num">${amount(order.amount_to_expected)} ${order.coin_to}</td>
 </tr>`,
@@ -154,6 +161,6 @@ ${result.nextCursor === null ? '' : html`<p class="pager"><a href="/cabinet/orde
     return reply
       .code(filters.badDates.length === 0 ? 200 : 400)
       .type('text/html; charset=utf-8')
-      .send(page({ title: 'Orders', session, active: '/cabinet/orders', body }));
+      .send(page({ title: 'Orders', session, active: '/cabinet/orders', problem: sessions.flash.read(session, request.query).problem, body }));
   });
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CabinetServices } from '../../app-types.js';
 import type { SessionWithUser } from '../../db/repositories/cabinet-sessions-repository.js';
+import { Flash } from './flash.js';
 import { errorPage } from './layout.js';
 
 /**
@@ -48,10 +49,15 @@ export function cookieNames(request: FastifyRequest, publicUrl: string | undefin
 const cookieOptions = (names: CookieNames) => ({ path: names.path, httpOnly: true, sameSite: 'strict' as const, secure: names.secure });
 
 export class CabinetSessions {
+  /** A form's outcome across its 303 (flash.ts). */
+  readonly flash: Flash;
+
   constructor(
     private readonly cabinet: CabinetServices,
     private readonly publicUrl: string | undefined,
-  ) {}
+  ) {
+    this.flash = new Flash(cabinet);
+  }
 
   names(request: FastifyRequest): CookieNames {
     return cookieNames(request, this.publicUrl);

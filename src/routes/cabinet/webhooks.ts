@@ -6,10 +6,24 @@ import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from '../../domain/webhook-events.js';
 import { ApiError } from '../../errors.js';
 import { html, type Html } from './html.js';
-import { csrfField, errorPage, page, time } from './layout.js';
+import { confirmForm, csrfField, errorPage, page, time } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
 const DELIVERIES_SHOWN = 50;
+const NOT_FOUND = 'There is no webhook endpoint or delivery of yours with this id.';
+
+/** What a page says after each form's 303 (`?done=`). */
+const DONE: Readonly<Record<string, string>> = {
+  test: 'A test event (ping) is on its way: its delivery is listed below.',
+  disable: 'The endpoint is disabled: its deliveries wait.',
+  enable: 'The endpoint is enabled.',
+  resent: 'The delivery is sent again now, with the same webhook-id.',
+  deleted: 'The endpoint is deleted.',
+};
+const doneNotice = (query: unknown): string | undefined => {
+  const done = (query as Record<string, unknown>).done;
+  return typeof done === 'string' && Object.hasOwn(DONE, done) ? DONE[done] : undefined;
+};
 
 /** The secret of a new or rotated endpoint, shown once as an API key is. */
 function secretBox(title: string, secret: string): Html {
@@ -37,11 +51,14 @@ function endpointState(endpoint: WebhookEndpointRow): string {
  */
 export function registerCabinetWebhooks(app: App, { webhooks, cabinet }: Services, sessions: CabinetSessions): void {
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
-  /** A refusal of the service as a page: its message is written for the partner. */
-  const refusal = (reply: FastifyReply, error: unknown, render: (problem: string) => Promise<string>) => {
+  /**
+   * A refusal of the service, after a form: 303 back to `path` with its message (written for the
+   * partner); an endpoint or delivery that is not the partner's goes to the list.
+   */
+  const refusal = (reply: FastifyReply, session: CabinetSession, error: unknown, path: string) => {
     if (!(error instanceof ApiError)) throw error;
-    if (error.code === 'not_found') return send(reply, errorPage('Not found', 'There is no webhook endpoint or delivery of yours with this id.'), 404);
-    return render(error.message).then((body) => send(reply, body, error.status));
+    if (error.code === 'not_found') return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
+    return sessions.flash.redirect(reply, session, path, 'problem', error.message);
   };
 
   const listPage = async (session: CabinetSession, options: { problem?: string; notice?: string } = {}) => {
@@ -51,6 +68,7 @@ export function registerCabinetWebhooks(app: App, { webhooks, cabinet }: Service
       session,
       active: '/cabinet/webhooks',
       notice: options.notice,
+      problem: options.problem,
       body: html`<h2>Your endpoints</h2>
 ${endpoints.length === 0
   ? html`<p>No endpoints yet: add one to be told of every order's changes.</p>`
@@ -58,7 +76,7 @@ ${endpoints.length === 0
 <thead><tr><th scope="col">URL</th><th scope="col">Mode</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
 <tbody>${endpoints.map(
   (endpoint) => html`<tr>
-<td data-label="URL"><a class="mono" href="/cabinet/webhooks/${endpoint.id}">${endpoint.url}</a>${endpoint.description === null ? '' : html`<br><span class="hint">${endpoint.description}</span>`}</td>
+<td data-label="URL"><div><a class="mono" href="/cabinet/webhooks/${endpoint.id}">${endpoint.url}</a>${endpoint.description === null ? '' : html`<br><span class="hint">${endpoint.description}</span>`}</div></td>
 <td data-label="Mode">${endpoint.mode}</td>
 <td data-label="Events">${endpoint.events === null ? 'all' : endpoint.events.join(', ')}</td>
 <td data-label="State">${endpointState(endpoint)}</td>
@@ -68,7 +86,6 @@ ${endpoints.length === 0
 <h2>Add an endpoint</h2>
 <form method="post" action="/cabinet/webhooks" class="stack">
   ${csrfField(session.csrf)}
-  ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
   <label>URL <input type="url" name="url" required maxlength="2048" placeholder="https://example.com/webhooks/exchange"></label>
   <label>Description (optional) <input type="text" name="description" maxlength="200"></label>
   <fieldset>
@@ -95,8 +112,8 @@ ${endpoints.length === 0
       session,
       active: '/cabinet/webhooks',
       notice: options.notice,
+      problem: options.problem,
       body: html`${options.secret === undefined ? '' : secretBox(options.secret.title, options.secret.value)}
-${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
 <dl class="facts">
 <dt>URL</dt><dd class="mono">${endpoint.url}</dd>
 <dt>Mode</dt><dd>${endpoint.mode === 'live' ? 'live: events of live orders' : 'sandbox: events of sandbox (test) orders'}</dd>
@@ -105,7 +122,9 @@ ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</
 <dt>State</dt><dd>${endpointState(endpoint)}${endpoint.failing_since === null ? '' : html` (failing since ${time(endpoint.failing_since)})`}</dd>
 <dt>Secret rotated</dt><dd>${endpoint.previous_secret_expires_at === null ? 'never' : html`the old secret signs until ${time(endpoint.previous_secret_expires_at)}`}</dd>
 </dl>
-<p class="pager">${action('test', 'Send a test event')} ${action('rotate', 'Rotate secret', 'secondary')} ${endpoint.enabled ? action('disable', 'Disable', 'secondary') : action('enable', 'Enable', 'secondary')} ${action('delete', 'Delete endpoint', 'danger')}</p>
+<div class="actions">${action('test', 'Send a test event')} ${endpoint.enabled ? action('disable', 'Disable', 'secondary') : action('enable', 'Enable', 'secondary')}
+${confirmForm({ action: `/cabinet/webhooks/${endpoint.id}/rotate`, csrf: session.csrf, label: 'Rotate secret…', question: 'A new signing secret is made now; the old one keeps signing for 24 hours beside it, then stops. Your receiver must learn the new one within that time.', confirm: 'Yes, rotate the secret' })}
+${confirmForm({ action: `/cabinet/webhooks/${endpoint.id}/delete`, csrf: session.csrf, label: 'Delete endpoint…', question: 'The endpoint and its delivery log are deleted, and its deliveries not yet made are dropped. This cannot be undone.', confirm: 'Yes, delete the endpoint' })}</div>
 <h2>Deliveries</h2>
 ${deliveries.length === 0
   ? html`<p>No deliveries yet.</p>`
@@ -114,11 +133,11 @@ ${deliveries.length === 0
 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempt</th><th scope="col">Answer</th><th scope="col">Next attempt</th><th scope="col">Resend</th></tr></thead>
 <tbody>${deliveries.map(
   (delivery) => html`<tr>
-<td data-label="Event">${delivery.event_type}<br><span class="mono hint">${delivery.event_id}</span></td>
+<td data-label="Event"><div>${delivery.event_type}<br><span class="mono hint">${delivery.event_id}</span></div></td>
 <td data-label="Status">${delivery.status}</td>
 <td data-label="Attempt" class="num">${delivery.attempt === 0 ? 'queued' : delivery.attempt}</td>
-<td data-label="Answer">${delivery.attempted_at === null ? '—' : html`${time(delivery.attempted_at)}: ${delivery.status_code ?? 'no answer'}${delivery.duration_ms === null ? '' : html` in ${delivery.duration_ms} ms`}${delivery.error === null ? '' : html`, ${delivery.error}`}`}</td>
-<td data-label="Next attempt">${time(delivery.next_attempt_at)}</td>
+<td data-label="Answer"><div>${delivery.attempted_at === null ? '—' : html`${time(delivery.attempted_at)}: ${delivery.status_code ?? 'no answer'}${delivery.duration_ms === null ? '' : html` in ${delivery.duration_ms} ms`}${delivery.error === null ? '' : html`, ${delivery.error}`}`}</div></td>
+<td data-label="Next attempt"><div>${time(delivery.next_attempt_at)}</div></td>
 <td data-label="Resend"><form method="post" action="/cabinet/webhooks/deliveries/${delivery.id}/resend" class="inline">${csrfField(session.csrf)}<button type="submit" class="secondary">Resend<span class="visually-hidden"> ${delivery.event_type} ${delivery.event_id}</span></button></form></td>
 </tr>`,
 )}</tbody></table></div>`}
@@ -129,9 +148,13 @@ ${deliveries.length === 0
     const id = (params as { id?: string }).id;
     return id !== undefined && CANONICAL_UUID_PATTERN.test(id) ? id : undefined;
   };
-  const notFound = (reply: FastifyReply) => send(reply, errorPage('Not found', 'There is no webhook endpoint or delivery of yours with this id.'), 404);
+  const notFound = (reply: FastifyReply) => send(reply, errorPage('Not found', NOT_FOUND), 404);
 
-  app.get('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => send(reply, await listPage(sessionOf(request))));
+  app.get('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const flash = sessions.flash.read(session, request.query);
+    return send(reply, await listPage(session, { notice: flash.notice ?? doneNotice(request.query), problem: flash.problem }));
+  });
 
   app.post('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
@@ -142,7 +165,7 @@ ${deliveries.length === 0
     const description = (formField(request, 'description') ?? '').trim();
     // DESIGN §10.2: the person chooses the mode (the form's default is live).
     const mode = formField(request, 'mode') ?? 'live';
-    if (!isMode(mode)) return send(reply, await listPage(session, { problem: 'Choose the mode: live or sandbox.' }), 400);
+    if (!isMode(mode)) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', 'Choose the mode: live or sandbox.');
     try {
       const created = await webhooks.create({ partnerId: session.partnerId, mode }, {
         url: (formField(request, 'url') ?? '').trim(),
@@ -152,7 +175,7 @@ ${deliveries.length === 0
       const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'webhook_secret', created.endpoint.id);
       return reply.redirect(`/cabinet/webhooks/${created.endpoint.id}?created=${reveal}`, 303);
     } catch (error) {
-      return refusal(reply, error, (problem) => listPage(session, { problem }));
+      return refusal(reply, session, error, '/cabinet/webhooks');
     }
   });
 
@@ -175,37 +198,33 @@ ${deliveries.length === 0
   app.get('/cabinet/webhooks/:id', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const id = idOf(request.params);
     if (id === undefined) return notFound(reply);
+    const session = sessionOf(request);
+    const query = request.query as Record<string, unknown>;
+    const flash = sessions.flash.read(session, query);
     try {
-      const session = sessionOf(request);
-      return send(reply, await detailPage(session, id, await revealed(session, id, request.query as Record<string, unknown>)));
+      const shown = await revealed(session, id, query);
+      return send(reply, await detailPage(session, id, { ...shown, notice: shown.notice ?? flash.notice ?? doneNotice(query), problem: flash.problem }));
     } catch (error) {
-      return refusal(reply, error, (problem) => Promise.resolve(errorPage('Webhook endpoint', problem)));
+      if (error instanceof ApiError && error.code === 'not_found') return notFound(reply);
+      throw error;
     }
   });
 
+  /** The endpoint's actions: each answers 303 to the endpoint's page (DESIGN §9.1), which says what happened. */
   const ACTIONS = {
-    test: async (session: CabinetSession, id: string) => {
-      await webhooks.ping(id, session.partnerId);
-      return { notice: 'A test event (ping) is on its way: its delivery is listed below.' };
-    },
-    disable: async (session: CabinetSession, id: string) => {
-      await webhooks.update(id, session.partnerId, { enabled: false });
-      return { notice: 'The endpoint is disabled: its deliveries wait.' };
-    },
-    enable: async (session: CabinetSession, id: string) => {
-      await webhooks.update(id, session.partnerId, { enabled: true });
-      return { notice: 'The endpoint is enabled.' };
-    },
+    test: (session: CabinetSession, id: string) => webhooks.ping(id, session.partnerId),
+    disable: (session: CabinetSession, id: string) => webhooks.update(id, session.partnerId, { enabled: false }),
+    enable: (session: CabinetSession, id: string) => webhooks.update(id, session.partnerId, { enabled: true }),
   } as const;
 
   app.post('/cabinet/webhooks/:id/rotate', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
-    if (id === undefined) return notFound(reply);
+    if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
     try {
       await webhooks.rotateSecret(id, session.partnerId);
     } catch (error) {
-      return refusal(reply, error, (problem) => detailPage(session, id, { problem }));
+      return refusal(reply, session, error, `/cabinet/webhooks/${id}`);
     }
     const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'webhook_secret', id);
     return reply.redirect(`/cabinet/webhooks/${id}?rotated=${reveal}`, 303);
@@ -215,36 +234,38 @@ ${deliveries.length === 0
     app.post(`/cabinet/webhooks/:id/${name}`, { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
       const session = sessionOf(request);
       const id = idOf(request.params);
-      if (id === undefined) return notFound(reply);
+      if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
       try {
-        return send(reply, await detailPage(session, id, await run(session, id)));
+        await run(session, id);
       } catch (error) {
-        return refusal(reply, error, (problem) => detailPage(session, id, { problem }));
+        return refusal(reply, session, error, `/cabinet/webhooks/${id}`);
       }
+      return reply.redirect(`/cabinet/webhooks/${id}?done=${name}`, 303);
     });
   }
 
   app.post('/cabinet/webhooks/:id/delete', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
-    if (id === undefined) return notFound(reply);
+    if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
     try {
       await webhooks.remove(id, session.partnerId);
-      return send(reply, await listPage(session, { notice: 'The endpoint is deleted.' }));
     } catch (error) {
-      return refusal(reply, error, (problem) => listPage(session, { problem }));
+      return refusal(reply, session, error, '/cabinet/webhooks');
     }
+    return reply.redirect('/cabinet/webhooks?done=deleted', 303);
   });
 
   app.post('/cabinet/webhooks/deliveries/:id/resend', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
-    if (id === undefined) return notFound(reply);
+    if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
+    let endpointId: string;
     try {
-      const delivery = await webhooks.retry(id, session.partnerId);
-      return send(reply, await detailPage(session, delivery.endpoint_id, { notice: 'The delivery is sent again now, with the same webhook-id.' }));
+      endpointId = (await webhooks.retry(id, session.partnerId)).endpoint_id;
     } catch (error) {
-      return refusal(reply, error, (problem) => Promise.resolve(errorPage('Webhook delivery', problem)));
+      return refusal(reply, session, error, '/cabinet/webhooks');
     }
+    return reply.redirect(`/cabinet/webhooks/${endpointId}?done=resent`, 303);
   });
 }

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { OrderEventListing } from '../../src/db/repositories/order-events-repository.js';
+import { timelineLines } from '../../src/routes/cabinet/order-detail.js';
+import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
+import { htmlProblems } from '../helpers/html-check.js';
+import { createOrder, shortFixedOrder, simulateDeposit, setConfirmations, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
+
+const PASSWORD = 'copper lantern meadow quiver';
+
+describe('the HTML check of the cabinet tests', () => {
+  it('finds the mistakes that rewrote pages before, and passes clean markup', () => {
+    const wrap = (body: string) => `<!doctype html><html lang="en"><head><title>x</title></head><body>${body}</body></html>`;
+    assert.deepEqual(htmlProblems(wrap('<p class="x"><a href="/">a</a> <button type="button">b</button></p><ul><li>1<li>2</ul>')), []);
+    assert.deepEqual(htmlProblems(wrap('<svg viewBox="0 0 1 1"><path d="M0 0"/></svg><input type="text"><br>')), []);
+    assert.match(htmlProblems(wrap('<p class="pager"><form method="post"></form></p>')).join(), /<form> inside <p>/);
+    assert.match(htmlProblems(wrap('<div></span></div>')).join(), /end tag <\/span> with no <span> open/);
+    assert.match(htmlProblems(wrap('<div><span></div>')).join(), /<span> left open/);
+    assert.match(htmlProblems(wrap('<form><form></form></form>')).join(), /<form> inside <form>/);
+    assert.match(htmlProblems(wrap('<a href="/"><button>x</button></a>')).join(), /inside <a> or <button>/);
+    assert.match(htmlProblems(wrap('<i id="a"></i><b id="a"></b>')).join(), /id "a" used twice/);
+    assert.match(htmlProblems(wrap('<i class="a" class="b"></i>')).join(), /attribute class twice/);
+    assert.match(htmlProblems('<html><body></body></html>').join(), /no <!doctype html>/);
+  });
+});
+
+describe('the timeline', () => {
+  it('a deposit confirmed one block at a time is one line with the count, every line in words', () => {
+    const at = (minute: number) => new Date(Date.UTC(2026, 2, 5, 10, minute));
+    const event = (from: OrderEventListing['from_status'], to: OrderEventListing['to_status'], reason: string, minute: number): OrderEventListing => ({
+      from_status: from, to_status: to, reason, data: null, actor: 'system', actor_key_id: null, actor_user_id: null, created_at: at(minute),
+    });
+    const events = [
+      event(null, 'waiting_deposit', 'created', 0),
+      event('waiting_deposit', 'confirming', 'deposit_seen', 1),
+      ...Array.from({ length: 18 }, (_, i) => event('confirming', 'confirming', 'confirmations', 2 + i)),
+      event('confirming', 'exchanging', 'confirmed', 21),
+    ];
+    const lines = timelineLines(events, { deposit_confirmations: 19, deposit_confirmations_required: 19 });
+    assert.deepEqual(lines.map((line) => line.text), [
+      'Order created (now waiting deposit)',
+      'Deposit seen on the chain (now confirming)',
+      'Deposit confirmations: 19 of 19',
+      'Deposit confirmed (now exchanging)',
+    ]);
+    assert.deepEqual(lines[2]!.at, at(19), 'where the last confirmation came');
+  });
+});
+
+/**
+ * Issue 31's defects over app.inject: every page is valid HTML, unknown paths and errors are
+ * cabinet pages, the favicon, the deposit QR only while a deposit is awaited, the held refund's
+ * facts and its confirmations.
+ */
+describe('cabinet round 2: pages', () => {
+  let h: Harness;
+  let client: CabinetClient;
+
+  before(async () => {
+    h = await startHarness();
+    ({ client } = await cabinetPerson(h.t, { email: 'round2@cabinet.example', password: PASSWORD, partnerId: h.partner.id }));
+  });
+  after(() => h.t.close());
+
+  let heldId: string;
+
+  it('a held refund shows what to decide on: the deadline, the refund address, both rates, what each choice gives, the fee', async () => {
+    const held = await shortFixedOrder(h);
+    heldId = held.id;
+    assert.equal(held.status, 'refunding');
+    assert.notEqual(held.refund_hold_until, null);
+    const page = await client.get(`/cabinet/orders/${held.id}`);
+    assert.equal(page.statusCode, 200);
+    const section = /<section class="held"[\s\S]*?<\/section>/.exec(page.body)?.[0] ?? '';
+    assert.match(section, /The amount received differs from the amount the fixed rate was quoted for\./);
+    assert.match(section, /Choose before <time datetime="[^"]+">[^<]+<\/time> \(<span data-countdown-ms="1800000">30 min left<\/span>\)/);
+    assert.match(section, /<dt>Refund goes to<\/dt><dd><span class="mono">bc1q/);
+    assert.match(section, /<dt>Rate quoted<\/dt><dd>[0-9.]+ ETH per BTC<\/dd>/);
+    assert.match(section, /<dt>Rate now<\/dt><dd>[0-9.]+ ETH per BTC<\/dd>/);
+    assert.match(section, new RegExp(`<dt>Refund now gives</dt><dd>${held.amount_from_received!.replace('.', '\\.')} BTC back, no fee taken</dd>`));
+    assert.match(section, /<dt>Continue gives<\/dt><dd>[0-9.]+ ETH, after the network fee of [0-9.]+ ETH<\/dd>/);
+    assert.match(page.body, /<span class="badge act">refund held: your choice<\/span>/);
+    // Refund now asks first; continue is a plain button. No QR: the deposit came.
+    assert.match(page.body, /<details class="confirm"><summary>Refund now…<\/summary>[\s\S]*?Yes, refund now<\/button>/);
+    assert.match(page.body, /<button type="submit">Continue at the current rate<\/button>/);
+    assert.doesNotMatch(page.body, /<figure class="qr"/);
+    assert.deepEqual(htmlProblems(page.body), []);
+  });
+
+  it('every page of the cabinet is valid HTML', async () => {
+    const waiting = await createOrder(h);
+    await simulateDeposit(h, (await createOrder(h)).id);
+    const confirming = await createOrder(h);
+    await simulateDeposit(h, confirming.id);
+    await h.t.runtime.worker.tick();
+    await setConfirmations(h, confirming.id, 1);
+    await h.t.runtime.worker.tick();
+    const endpoint = await h.t.runtime.webhooks.create({ partnerId: h.partner.id, mode: 'live' }, { url: 'http://127.0.0.1:9/round2', description: 'round 2' });
+    await h.t.runtime.webhooks.ping(endpoint.endpoint.id, h.partner.id);
+    const waitingPage = await client.get(`/cabinet/orders/${waiting.id}`);
+    assert.match(waitingPage.body, /<figure class="qr"/, 'the QR code while the deposit is awaited');
+    const pages = [
+      '/cabinet',
+      '/cabinet/orders',
+      '/cabinet/orders?sandbox=1',
+      '/cabinet/orders?from=2024-13-45',
+      `/cabinet/orders/${waiting.id}`,
+      `/cabinet/orders/${confirming.id}`,
+      `/cabinet/orders/${heldId}`,
+      '/cabinet/keys',
+      '/cabinet/webhooks',
+      `/cabinet/webhooks/${endpoint.endpoint.id}`,
+      '/cabinet/settings',
+      '/cabinet/account',
+      '/cabinet/no-such-page',
+    ];
+    for (const path of pages) {
+      const res = await client.get(path);
+      assert.ok([200, 400, 404].includes(res.statusCode), `${path}: ${res.statusCode}`);
+      assert.deepEqual(htmlProblems(res.body), [], path);
+    }
+    const anonymous = new CabinetClient(h.t, '198.51.100.250');
+    for (const path of ['/cabinet/login', '/cabinet/no-such-page']) assert.deepEqual(htmlProblems((await anonymous.get(path)).body), [], `${path} signed out`);
+    // Every form's 303 leads to a valid page too (its notice or its problem in it).
+    await client.get(`/cabinet/webhooks/${endpoint.endpoint.id}`);
+    assert.deepEqual(htmlProblems((await client.submit(`/cabinet/webhooks/${endpoint.endpoint.id}/test`, {})).body), []);
+    assert.deepEqual(htmlProblems((await client.submit('/cabinet/settings', { markup_bps: 'many' })).body), []);
+  });
+
+  it('an unknown /cabinet path, signed in or not, any method, is a cabinet page; an error is one too', async () => {
+    const anonymous = new CabinetClient(h.t, '198.51.100.251');
+    for (const [who, browser] of [['signed in', client], ['signed out', anonymous]] as const) {
+      for (const path of ['/cabinet/nothing', '/cabinet/orders/x/y/z', '/cabinet/assets/none.css']) {
+        const res = await browser.get(path);
+        assert.equal(res.statusCode, 404, `${path} ${who}`);
+        assert.match(String(res.headers['content-type']), /^text\/html/);
+        assert.match(res.body, /<h1>Page not found<\/h1>/);
+      }
+      const posted = await browser.post('/cabinet/nothing', { a: 'b' });
+      assert.equal(posted.statusCode, 404);
+      assert.match(posted.body, /<h1>Page not found<\/h1>/);
+    }
+    // The API's own paths keep their JSON 404.
+    const api = await h.t.app.inject({ method: 'GET', url: '/api/v1/nothing' });
+    assert.match(String(api.headers['content-type']), /^application\/json/);
+    // A form too large for the cabinet: a cabinet page, not the API's JSON.
+    await client.get('/cabinet/settings');
+    const large = await client.post('/cabinet/settings', { markup_bps: '1', filler: 'x'.repeat(10_000) });
+    assert.equal(large.statusCode, 413);
+    assert.match(String(large.headers['content-type']), /^text\/html/);
+    assert.match(large.body, /<h1>Form too large<\/h1>/);
+    assert.deepEqual(htmlProblems(large.body), []);
+  });
+
+  it('every page names its icon, and the icon is served', async () => {
+    assert.match((await client.get('/cabinet')).body, /<link rel="icon" href="\/cabinet\/assets\/favicon.svg" type="image\/svg\+xml">/);
+    const icon = await client.get('/cabinet/assets/favicon.svg');
+    assert.equal(icon.statusCode, 200);
+    assert.equal(icon.headers['content-type'], 'image/svg+xml');
+    assert.match(icon.body, /^<svg /);
+  });
+});
