@@ -33,12 +33,20 @@ describe('cabinet pages', () => {
   let orderId: string;
 
   it('a sandbox key created with a label is shown once, listed with its last use, and works on the API', async () => {
+    // The test/live switch (DESIGN §9.1): test mode, back to the keys page, with its banner.
     await client.get('/cabinet/keys');
+    const switched = await client.post('/cabinet/mode', { mode: 'sandbox', back: '/cabinet/keys' });
+    assert.equal(switched.statusCode, 303);
+    assert.equal(switched.headers.location, '/cabinet/keys');
+    const testMode = await client.get('/cabinet/keys');
+    assert.match(testMode.body, /<div class="test-banner" role="note"><strong>Test mode<\/strong>/);
+    assert.match(testMode.body, /<h2>Create a sandbox key<\/h2>/);
+    assert.match(testMode.body, /<button type="submit" class="secondary">Switch to live mode<\/button>/);
     const created = await client.post('/cabinet/keys', { label: 'staging <server>', kind: 'sandbox' });
     // Post, redirect, get: the form's answer holds no key, so reloading the page never posts it again.
     assert.equal(created.statusCode, 303, created.body);
     const location = String(created.headers.location);
-    assert.match(location, /^\/cabinet\/keys\?created=[0-9a-f-]{36}$/);
+    assert.match(location, /^\/cabinet\/keys\?created=[0-9a-f-]{36}&mode=test$/);
     assert.doesNotMatch(created.body, /pk_/);
     const shown = await client.get(location);
     assert.equal(shown.statusCode, 200);
@@ -63,6 +71,14 @@ describe('cabinet pages', () => {
     assert.match((await client.get('/cabinet/keys')).body, /in the last minute/);
     await t.runtime.apiKeys.flushUses();
     assert.match((await client.get('/cabinet/keys')).body, /<time datetime="2026-03-02T09:00:00.000Z">/);
+    // Live mode lists no sandbox key; back to live mode for the rest of the file.
+    const liveKeys = await client.get('/cabinet/keys?mode=live');
+    assert.match(liveKeys.body, /<h2>Your live keys<\/h2>/);
+    assert.doesNotMatch(liveKeys.body, /staging &lt;server&gt;/);
+    const live = await client.submit('/cabinet/mode', { mode: 'live', back: '/cabinet/keys' });
+    assert.doesNotMatch(live.body, /test-banner/);
+    // The switch goes back to cabinet pages only.
+    assert.equal((await client.post('/cabinet/mode', { mode: 'live', back: 'https://elsewhere.example/' })).headers.location, '/cabinet');
   });
 
   it('the orders list shows sandbox orders apart, filters and searches; the detail has the timeline and QR', async () => {
@@ -93,10 +109,10 @@ describe('cabinet pages', () => {
 
   it('revoking the key makes the API answer 401', async () => {
     const keyId = apiKey.split('.')[0]!;
-    await client.get('/cabinet/keys');
+    await client.get('/cabinet/keys?mode=test');
     const revoked = await client.post(`/cabinet/keys/${keyId}/revoke`, {});
     assert.equal(revoked.statusCode, 303);
-    assert.match((await client.get('/cabinet/keys?done=revoked')).body, /revoked <time/);
+    assert.match((await client.get('/cabinet/keys?done=revoked&mode=test')).body, /revoked <time/);
     const res = await t.app.inject({ method: 'GET', url: `/api/v1/partner/orders/${orderId}`, headers: { authorization: `Bearer ${apiKey}` } });
     assert.equal(res.statusCode, 401);
   });
@@ -174,7 +190,7 @@ describe('cabinet pages', () => {
     assert.match(endpointPage.body, /<details class="confirm"><summary>Rotate secret…<\/summary>/);
     const deleted = await client.submit(`/cabinet/webhooks/${id}/delete`, {});
     assert.match(deleted.body, /The endpoint is deleted/);
-    assert.match(deleted.body, /No endpoints yet/);
+    assert.match(deleted.body, /No live endpoints yet/);
     assert.equal((await client.get(`/cabinet/webhooks/${id}`)).statusCode, 404);
     // A form of a deleted endpoint: 303 to the list, which says so.
     assert.match((await client.submit(`/cabinet/webhooks/${id}/test`, {})).body, /role="alert">There is no webhook endpoint or delivery of yours/);
@@ -230,7 +246,7 @@ describe('cabinet pages', () => {
     assert.doesNotMatch((await client.get(late)).body, /id="new-key"/);
     // A revoked key is not revealed either.
     const revokedFirst = await create('revoked before shown');
-    const keyId = /<td data-label="Label">revoked before shown<\/td>\s*<td data-label="Key id" class="mono">(pk_test_[a-z0-9]+)</.exec((await client.get('/cabinet/keys')).body)?.[1] ?? '';
+    const keyId = /<td data-label="Label">revoked before shown<\/td>\s*<td data-label="Key id" class="mono">(pk_test_[a-z0-9]+)</.exec((await client.get('/cabinet/keys?mode=test')).body)?.[1] ?? '';
     assert.notEqual(keyId, '');
     assert.equal((await client.post(`/cabinet/keys/${keyId}/revoke`, {})).statusCode, 303);
     assert.doesNotMatch((await client.get(revokedFirst)).body, /id="new-key"/);

@@ -152,6 +152,42 @@ describe('cabinet round 2: pages', () => {
     assert.deepEqual(htmlProblems(large.body), []);
   });
 
+  it('test mode (DESIGN §9.1): a banner; overview, orders, keys and webhooks show the sandbox side, and a new endpoint is a sandbox one', async () => {
+    const sandboxKey = (await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/keys`, { sandbox: true })).json<{ api_key: string; key_id: string }>();
+    const sandboxOrder = await createOrder(h, {}, sandboxKey.api_key);
+    const tester = new CabinetClient(h.t, '198.51.100.252');
+    await tester.signIn('round2@cabinet.example', PASSWORD);
+    // Live by default: no banner, the live order counts, the sandbox one is not listed.
+    const live = await tester.get('/cabinet/orders');
+    assert.doesNotMatch(live.body, /test-banner/);
+    assert.doesNotMatch(live.body, new RegExp(sandboxOrder.id));
+    assert.doesNotMatch((await tester.get('/cabinet/keys')).body, new RegExp(sandboxKey.key_id));
+    await tester.get('/cabinet');
+    await tester.submit('/cabinet/mode', { mode: 'sandbox', back: '/cabinet' });
+    for (const path of ['/cabinet', '/cabinet/orders', '/cabinet/keys', '/cabinet/webhooks', '/cabinet/settings', `/cabinet/orders/${sandboxOrder.id}`]) {
+      const res = await tester.get(path);
+      assert.match(res.body, /<div class="test-banner" role="note">/, path);
+      assert.deepEqual(htmlProblems(res.body), [], `${path} in test mode`);
+    }
+    const overview = await tester.get('/cabinet');
+    // The one sandbox order, waiting: the live ones of this file are not counted here.
+    assert.match(overview.body, /<a href="\/cabinet\/orders\?status=waiting_deposit">waiting deposit<\/a><\/th><td class="num">1<\/td>/);
+    assert.doesNotMatch(overview.body, /status=refunding/);
+    assert.match((await tester.get('/cabinet/orders')).body, new RegExp(`href="/cabinet/orders/${sandboxOrder.id}"`));
+    const keys = await tester.get('/cabinet/keys');
+    assert.match(keys.body, new RegExp(sandboxKey.key_id));
+    assert.match(keys.body, /<input type="hidden" name="kind" value="sandbox">/);
+    const added = await tester.submit('/cabinet/webhooks', { url: 'http://127.0.0.1:9/test-mode' });
+    assert.match(added.body, /<dt>Mode<\/dt><dd>sandbox/);
+    const endpoints = await h.t.runtime.webhooks.list(h.partner.id);
+    assert.equal(endpoints.find((endpoint) => endpoint.url === 'http://127.0.0.1:9/test-mode')?.mode, 'sandbox');
+    assert.match((await tester.get('/cabinet/webhooks')).body, /test-mode/);
+    assert.doesNotMatch((await tester.get('/cabinet/webhooks?mode=live')).body, /test-mode/);
+    // The query wins over the cookie for one page; the switch back ends the banner.
+    assert.doesNotMatch((await tester.get('/cabinet/orders?mode=live')).body, /test-banner/);
+    assert.doesNotMatch((await tester.submit('/cabinet/mode', { mode: 'live', back: '/cabinet/orders' })).body, /test-banner/);
+  });
+
   it('every page names its icon, and the icon is served', async () => {
     assert.match((await client.get('/cabinet')).body, /<link rel="icon" href="\/cabinet\/assets\/favicon.svg" type="image\/svg\+xml">/);
     const icon = await client.get('/cabinet/assets/favicon.svg');

@@ -33,7 +33,7 @@ export interface OverviewWindows {
 }
 
 /** Orders by status created in each window (one scan of the month on the partner's index). */
-export async function countOrdersByStatus(db: Db, partnerId: string, windows: OverviewWindows): Promise<StatusCounts[]> {
+export async function countOrdersByStatus(db: Db, partnerId: string, windows: OverviewWindows, sandbox = false): Promise<StatusCounts[]> {
   const rows = await db
     .selectFrom('orders')
     .select((eb) => [
@@ -43,7 +43,7 @@ export async function countOrdersByStatus(db: Db, partnerId: string, windows: Ov
       eb.fn.countAll<string>().as('month'),
     ])
     .where('partner_id', '=', partnerId)
-    .where('sandbox', '=', false)
+    .where('sandbox', '=', sandbox)
     .where('created_at', '>=', windows.monthStart)
     .groupBy('status')
     .execute();
@@ -51,7 +51,7 @@ export async function countOrdersByStatus(db: Db, partnerId: string, windows: Ov
 }
 
 /** What completed orders received, per source coin, in each window. */
-export async function sumCompletedVolume(db: Db, partnerId: string, windows: OverviewWindows): Promise<CoinVolume[]> {
+export async function sumCompletedVolume(db: Db, partnerId: string, windows: OverviewWindows, sandbox = false): Promise<CoinVolume[]> {
   const rows = await db
     .selectFrom('orders')
     .select((eb) => [
@@ -61,7 +61,7 @@ export async function sumCompletedVolume(db: Db, partnerId: string, windows: Ove
       eb.fn.coalesce(eb.fn.sum<string>('amount_from_received'), sql<string>`0`).as('month'),
     ])
     .where('partner_id', '=', partnerId)
-    .where('sandbox', '=', false)
+    .where('sandbox', '=', sandbox)
     .where('status', '=', 'completed')
     .where('created_at', '>=', windows.monthStart)
     .groupBy('coin_from')
@@ -71,7 +71,7 @@ export async function sumCompletedVolume(db: Db, partnerId: string, windows: Ove
 }
 
 /** Orders created and completed per UTC day since `since` (days without orders are absent). */
-export async function countOrdersPerDay(db: Db, partnerId: string, since: Date): Promise<DailyOrders[]> {
+export async function countOrdersPerDay(db: Db, partnerId: string, since: Date, sandbox = false): Promise<DailyOrders[]> {
   const day = sql<string>`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`;
   const rows = await db
     .selectFrom('orders')
@@ -81,7 +81,7 @@ export async function countOrdersPerDay(db: Db, partnerId: string, since: Date):
       eb.fn.countAll<string>().filterWhere('status', '=', 'completed').as('completed'),
     ])
     .where('partner_id', '=', partnerId)
-    .where('sandbox', '=', false)
+    .where('sandbox', '=', sandbox)
     .where('created_at', '>=', since)
     .groupBy(day)
     .orderBy(day)

@@ -11,6 +11,7 @@ import { registerCabinetInvitation } from './invitation.js';
 import { registerCabinetKeys } from './keys.js';
 import { errorPage, notFoundPage } from './layout.js';
 import { registerCabinetLogin } from './login.js';
+import { registerCabinetMode } from './mode.js';
 import { registerCabinetOrderDetail } from './order-detail.js';
 import { registerCabinetOrders } from './orders.js';
 import { registerCabinetOverview } from './overview.js';
@@ -86,6 +87,7 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     registerCabinetInvitation(cabinet, services, sessions);
     registerCabinetPasswordReset(cabinet, services, sessions);
     registerCabinetAccount(cabinet, services, sessions);
+    registerCabinetMode(cabinet, sessions);
     registerCabinetOverview(cabinet, services, sessions);
     registerCabinetOrders(cabinet, services, sessions);
     registerCabinetOrderDetail(cabinet, services, sessions);

@@ -18,7 +18,9 @@ const LABEL_MAX = 64;
  */
 export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Services, sessions: CabinetSessions): void {
   const keysPage = async (session: CabinetSession, options: { issued?: { key_id: string; api_key: string }; notice?: string; problem?: string } = {}) => {
-    const keys = await listPartnerKeysForCabinet(database.db, session.partnerId);
+    // The keys of the cabinet's mode (DESIGN §9.1): live keys, or sandbox ones in test mode.
+    const sandbox = session.mode === 'sandbox';
+    const keys = (await listPartnerKeysForCabinet(database.db, session.partnerId)).filter((key) => key.sandbox === sandbox);
     const { issued } = options;
     const listed = issued === undefined ? undefined : keys.find((key) => key.key_id === issued.key_id);
     const shown = issued === undefined
@@ -37,15 +39,14 @@ export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Se
       notice: options.notice,
       problem: options.problem,
       body: html`${shown}
-<h2>Create a key</h2>
+<h2>Create a ${sandbox ? 'sandbox' : 'live'} key</h2>
+<p class="hint">${sandbox
+    ? 'Sandbox keys (pk_test_…) make orders that run on the simulator: no real funds. Switch to live mode for live keys.'
+    : 'Live keys make real orders. Switch to test mode for sandbox keys (pk_test_…) that run on the simulator.'}</p>
 <form method="post" action="/cabinet/keys" class="stack">
   ${csrfField(session.csrf)}
+  <input type="hidden" name="kind" value="${sandbox ? 'sandbox' : 'live'}">
   <label>Label <input type="text" name="label" required maxlength="${LABEL_MAX}" placeholder="e.g. production server"></label>
-  <fieldset>
-    <legend>Kind</legend>
-    <label class="check"><input type="radio" name="kind" value="sandbox" checked> Sandbox (pk_test_…): orders run on the simulator, no real funds</label>
-    <label class="check"><input type="radio" name="kind" value="live"> Live: real orders</label>
-  </fieldset>
   <fieldset>
     <legend>Where it is used</legend>
     <label class="check"><input type="radio" name="scope" value="full" checked> Server (pk_…): every API route; keep it secret on your server</label>
@@ -53,9 +54,9 @@ export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Se
   </fieldset>
   <button type="submit">Create key</button>
 </form>
-<h2>Your keys</h2>
+<h2>Your ${sandbox ? 'sandbox' : 'live'} keys</h2>
 ${keys.length === 0
-  ? html`<p>No keys yet.</p>`
+  ? html`<p>No ${sandbox ? 'sandbox' : 'live'} keys yet.</p>`
   : html`<div class="table-wrap"><table class="responsive">
 <thead><tr><th scope="col">Label</th><th scope="col">Key id</th><th scope="col">Kind</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
 <tbody>${keys.map(
@@ -116,7 +117,8 @@ ${keys.length === 0
       return sessions.flash.redirect(reply, session, '/cabinet/keys', 'problem', `You already have as many ${kind}${scope === 'client' ? ' app' : ''} keys as a partner may have: revoke one you no longer use, then create the new one.`);
     }
     const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'api_key', issued.key_id);
-    return reply.redirect(`/cabinet/keys?created=${reveal}`, 303);
+    // The page of the new key's mode, whichever mode the form was on.
+    return reply.redirect(`/cabinet/keys?created=${reveal}${kind === 'sandbox' ? '&mode=test' : '&mode=live'}`, 303);
   });
 
   app.post('/cabinet/keys/:key_id/revoke', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {

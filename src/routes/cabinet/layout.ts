@@ -37,6 +37,7 @@ export function page(parts: PageParts): string {
       : html`<header class="top">
   <span class="brand">Partner cabinet</span>
   <span class="who">${session.found.partnerName} · ${session.found.email}</span>
+  ${modeSwitch(session)}
   <form method="post" action="/cabinet/logout" class="inline">
     <input type="hidden" name="_csrf" value="${session.csrf}">
     <button type="submit">Sign out</button>
@@ -60,6 +61,9 @@ export function page(parts: PageParts): string {
 <body>
 <a class="skip" href="#main">Skip to content</a>
 ${header}
+${session?.mode === 'sandbox'
+  ? html`<div class="test-banner" role="note"><strong>Test mode</strong>: you see sandbox keys, orders, webhook endpoints and figures. Nothing here moves real funds.</div>`
+  : ''}
 <main id="main">
 <h1>${parts.title}</h1>
 ${parts.notice === undefined ? '' : html`<p class="notice" role="status">${parts.notice}</p>`}
@@ -69,6 +73,18 @@ ${parts.body}
 </body>
 </html>
 `.text;
+}
+
+/** The test/live switch (DESIGN §9.1): one button to the other mode, back to this page. */
+function modeSwitch(session: CabinetSession): Html {
+  const other = session.mode === 'sandbox' ? 'live' : 'sandbox';
+  return html`<form method="post" action="/cabinet/mode" class="inline mode-switch">
+    <input type="hidden" name="_csrf" value="${session.csrf}">
+    <input type="hidden" name="mode" value="${other}">
+    <input type="hidden" name="back" value="${session.path}">
+    <span class="mode-now">${session.mode === 'sandbox' ? 'Test mode' : 'Live mode'}</span>
+    <button type="submit" class="secondary">${other === 'sandbox' ? 'Switch to test mode' : 'Switch to live mode'}</button>
+  </form>`;
 }
 
 /** A page that only says what went wrong, with a way back. */

@@ -156,7 +156,7 @@ ${qr === undefined
 <figure class="qr" role="img" aria-label="QR code of the deposit ${order.deposit_uri === null ? 'address' : 'payment link'}">${trusted(qr)}</figure>`}
 <h2>Timeline</h2>
 <ol class="timeline">${timelineLines(events, order).map((line) => html`<li>${time(line.at)}: ${line.text}</li>`)}</ol>
-<p><a href="/cabinet/orders${order.sandbox ? '?sandbox=1' : ''}">All orders</a></p>`;
+<p><a href="/cabinet/orders${order.sandbox ? '?mode=test' : ''}">All ${order.sandbox ? 'sandbox' : 'live'} orders</a></p>`;
     return page({ title: `Order ${order.short_id}`, session, active: '/cabinet/orders', notice: options.notice, problem: options.problem, body: html`${actionForms(session, order)}${body}` });
   };
 

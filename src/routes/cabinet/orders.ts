@@ -65,7 +65,7 @@ function readFilters(query: Record<string, unknown>): Filters {
     from: day('from', 'Created from'),
     to: day('to', 'Created to'),
     search: text('search')?.slice(0, 128),
-    sandbox: query.sandbox === '1',
+    sandbox: false,
     cursor: text('cursor', /^[A-Za-z0-9_.-]{1,200}$/),
     badDates,
   };
@@ -100,7 +100,7 @@ function filterQuery(filters: Filters, cursor: string): string {
   set('from', filters.from);
   set('to', filters.to);
   set('search', filters.search);
-  if (filters.sandbox) params.set('sandbox', '1');
+  if (filters.sandbox) params.set('mode', 'test');
   params.set('cursor', cursor);
   return params.toString();
 }
@@ -118,7 +118,8 @@ export function registerCabinetOrders(app: App, { database, clock, config }: Ser
     const session = sessionOf(request);
     const partner = await findPartner(database.db, session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
-    const filters = readFilters(request.query as Record<string, unknown>);
+    // The list follows the cabinet's mode (DESIGN §9.1): live orders, or sandbox ones in test mode.
+    const filters = { ...readFilters(request.query as Record<string, unknown>), sandbox: session.mode === 'sandbox' };
     let problem = filters.badDates.length === 0 ? undefined : `${filters.badDates.join(' and ')}: this is not a date (YYYY-MM-DD, e.g. 2024-05-31); it was left out.`;
     let result: Awaited<ReturnType<OrderList['list']>> = { orders: [], nextCursor: null };
     try {
@@ -137,7 +138,7 @@ export function registerCabinetOrders(app: App, { database, clock, config }: Ser
   <label>To coin <input type="text" name="coin_to" value="${filters.coinTo ?? ''}" maxlength="12" autocapitalize="characters"></label>
   <label>Created from <input type="date" name="from" value="${filters.from ?? ''}"></label>
   <label>Created to <input type="date" name="to" value="${filters.to ?? ''}"></label>
-  <label class="check"><input type="checkbox" name="sandbox" value="1"${filters.sandbox ? html` checked` : ''}> Sandbox orders</label>
+${filters.sandbox ? html`<input type="hidden" name="mode" value="test">` : ''}
   <button type="submit">Show orders</button>
 </form>
 <p class="hint" id="search-hint">Search finds an exact order id, short id, deposit or recipient address, or transaction id. Dates are UTC.</p>

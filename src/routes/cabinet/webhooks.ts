@@ -43,7 +43,7 @@ function endpointState(endpoint: WebhookEndpointRow): string {
 /**
  * The partner's webhooks (DESIGN §8 and §9), through the webhooks service the partner API uses
  * (WebhookEndpoints, scoped to the partner: another partner's endpoint or delivery is a 404;
- * a person sees both modes' endpoints and chooses a new one's mode, DESIGN §10.2):
+ * the list shows the cabinet mode's endpoints, and a new one gets that mode, DESIGN §9.1, §10.2):
  * endpoints, the delivery log, resend, test, rotate, disable, delete. Adding an endpoint and
  * rotating its secret answer with a redirect to the endpoint's page and a one-use reveal (as a
  * new API key does): that page shows the signing secret once; a reload shows none and neither
@@ -62,16 +62,17 @@ export function registerCabinetWebhooks(app: App, { webhooks, cabinet }: Service
   };
 
   const listPage = async (session: CabinetSession, options: { problem?: string; notice?: string } = {}) => {
-    const endpoints = await webhooks.list(session.partnerId);
+    // The endpoints of the cabinet's mode (DESIGN §9.1); a new one gets that mode.
+    const endpoints = await webhooks.list({ partnerId: session.partnerId, mode: session.mode });
     return page({
       title: 'Webhooks',
       session,
       active: '/cabinet/webhooks',
       notice: options.notice,
       problem: options.problem,
-      body: html`<h2>Your endpoints</h2>
+      body: html`<h2>Your ${session.mode === 'sandbox' ? 'sandbox' : 'live'} endpoints</h2>
 ${endpoints.length === 0
-  ? html`<p>No endpoints yet: add one to be told of every order's changes.</p>`
+  ? html`<p>No ${session.mode === 'sandbox' ? 'sandbox' : 'live'} endpoints yet: add one to be told of every order's changes.</p>`
   : html`<div class="table-wrap"><table class="responsive">
 <thead><tr><th scope="col">URL</th><th scope="col">Mode</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
 <tbody>${endpoints.map(
@@ -88,11 +89,8 @@ ${endpoints.length === 0
   ${csrfField(session.csrf)}
   <label>URL <input type="url" name="url" required maxlength="2048" placeholder="https://example.com/webhooks/exchange"></label>
   <label>Description (optional) <input type="text" name="description" maxlength="200"></label>
-  <fieldset>
-    <legend>Mode: the orders whose events it receives</legend>
-    <label class="check"><input type="radio" name="mode" value="live" checked> live orders</label>
-    <label class="check"><input type="radio" name="mode" value="sandbox"> sandbox (test) orders</label>
-  </fieldset>
+  <input type="hidden" name="mode" value="${session.mode}">
+  <p class="hint">It receives the events of ${session.mode === 'sandbox' ? 'sandbox (test) orders: switch to live mode for an endpoint of live orders' : 'live orders: switch to test mode for an endpoint of sandbox orders'}.</p>
   <fieldset>
     <legend>Events (none checked: all)</legend>
     ${SUBSCRIBABLE_EVENT_TYPES.map((type) => html`<label class="check"><input type="checkbox" name="events" value="${type}"> ${type}</label>`)}
@@ -163,8 +161,8 @@ ${deliveries.length === 0
       (SUBSCRIBABLE_EVENT_TYPES as readonly unknown[]).includes(type),
     );
     const description = (formField(request, 'description') ?? '').trim();
-    // DESIGN §10.2: the person chooses the mode (the form's default is live).
-    const mode = formField(request, 'mode') ?? 'live';
+    // DESIGN §10.2: the person chooses the mode: the cabinet's mode the form was shown in.
+    const mode = formField(request, 'mode') ?? session.mode;
     if (!isMode(mode)) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', 'Choose the mode: live or sandbox.');
     try {
       const created = await webhooks.create({ partnerId: session.partnerId, mode }, {
