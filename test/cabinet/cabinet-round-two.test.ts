@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { OrderEventListing } from '../../src/db/repositories/order-events-repository.js';
+import { formatAmount } from '../../src/routes/cabinet/format.js';
 import { timelineLines } from '../../src/routes/cabinet/order-detail.js';
+import { csvField } from '../../src/routes/cabinet/orders-export.js';
 import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
 import { htmlProblems } from '../helpers/html-check.js';
-import { createOrder, shortFixedOrder, simulateDeposit, setConfirmations, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
+import { advance, createOrder, shortFixedOrder, simulateDeposit, setConfirmations, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 const PASSWORD = 'copper lantern meadow quiver';
 
@@ -21,6 +23,24 @@ describe('the HTML check of the cabinet tests', () => {
     assert.match(htmlProblems(wrap('<i id="a"></i><b id="a"></b>')).join(), /id "a" used twice/);
     assert.match(htmlProblems(wrap('<i class="a" class="b"></i>')).join(), /attribute class twice/);
     assert.match(htmlProblems('<html><body></body></html>').join(), /no <!doctype html>/);
+  });
+});
+
+describe('amounts and CSV fields', () => {
+  it('amounts: exact, at most the coin decimals, thousands grouped', () => {
+    assert.equal(formatAmount('1234567.891200000000', 8), '1,234,567.8912');
+    assert.equal(formatAmount('0.123456789', 8), '0.12345678');
+    assert.equal(formatAmount('1000', 6), '1,000');
+    assert.equal(formatAmount('999.5', 2), '999.5');
+    assert.equal(formatAmount(null, 8), '—');
+  });
+  it('CSV fields: quoted when needed, formulas defused', () => {
+    assert.equal(csvField('plain'), 'plain');
+    assert.equal(csvField('a,b'), '"a,b"');
+    assert.equal(csvField('say "hi"'), '"say ""hi"""');
+    assert.equal(csvField('=HYPERLINK("x")'), `"'=HYPERLINK(""x"")"`);
+    assert.equal(csvField('@sum'), "'@sum");
+    assert.equal(csvField(null), '');
   });
 });
 
@@ -186,6 +206,47 @@ describe('cabinet round 2: pages', () => {
     // The query wins over the cookie for one page; the switch back ends the banner.
     assert.doesNotMatch((await tester.get('/cabinet/orders?mode=live')).body, /test-banner/);
     assert.doesNotMatch((await tester.submit('/cabinet/mode', { mode: 'live', back: '/cabinet/orders' })).body, /test-banner/);
+  });
+
+  it('orders: networks, formatted amounts, badges, search without the prefix, an impossible range said, totals, a CSV of every match', async () => {
+    const sandboxKey = (await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/keys`, { sandbox: true })).json<{ api_key: string }>().api_key;
+    const made: Array<{ id: string; short_id: string }> = [];
+    // More than the list's largest page (100), in two rounds: a partner may have 100 orders open at once.
+    for (let i = 0; i < 60; i++) made.push(await createOrder(h, { amount_from: '0.01' }, sandboxKey));
+    await advance(h, 31 * 60_000);
+    // Past the session's 30 idle minutes too: signed in again.
+    await client.signIn('round2@cabinet.example', PASSWORD);
+    for (let i = 0; i < 43; i++) made.push(await createOrder(h, { amount_from: '0.01' }, sandboxKey));
+    const listPage = await client.get('/cabinet/orders?mode=test');
+    assert.match(listPage.body, /<th scope="col">Networks<\/th>/);
+    assert.match(listPage.body, /<td data-label="Networks">BTC → ETH<\/td>/);
+    assert.match(listPage.body, /<td data-label="Send" class="num">0\.01 BTC<\/td>/);
+    assert.match(listPage.body, /<span class="badge wait">waiting for deposit<\/span>/);
+    // Totals of every match (104 sandbox orders: this test's and the mode test's), not the page's 50.
+    assert.match(listPage.body, /<th scope="row">BTC<\/th><td class="num">104<\/td><td class="num">1\.53<\/td>/);
+    const target = made[7]!;
+    const bare = target.short_id.split('-')[1]!;
+    const searched = await client.get(`/cabinet/orders?mode=test&search=${bare.toLowerCase()}`);
+    assert.equal([...searched.body.matchAll(/<td data-label="Order">/g)].length, 1);
+    assert.match(searched.body, new RegExp(`href="/cabinet/orders/${target.id}"`));
+    const backwards = await client.get('/cabinet/orders?mode=test&from=2026-03-09&to=2026-03-01');
+    assert.match(backwards.body, /role="alert">“Created from” \(2026-03-09\) is after “Created to” \(2026-03-01\): no order can match/);
+    assert.deepEqual(htmlProblems(backwards.body), []);
+    // The export: every match, over the list's pages of 100, streamed.
+    assert.match(listPage.body, /<a href="\/cabinet\/orders\.csv\?mode=test" download>Export these orders as CSV<\/a>/);
+    const csv = await client.get('/cabinet/orders.csv?mode=test');
+    assert.equal(csv.statusCode, 200);
+    assert.match(String(csv.headers['content-type']), /^text\/csv/);
+    assert.equal(csv.headers['content-disposition'], 'attachment; filename="orders-sandbox.csv"');
+    const lines = csv.body.trimEnd().split('\r\n');
+    assert.match(lines[0]!, /^short_id,id,created_at,status,status_reason,coin_from,network_from,amount_from_expected,/);
+    assert.equal(lines.length, 1 + 104);
+    assert.equal(new Set(lines.slice(1).map((line) => line.split(',')[1])).size, 104, 'each order once');
+    assert.ok(lines.some((line) => line.startsWith(`${target.short_id},${target.id},`)));
+    // Filtered: the search's one order.
+    assert.equal((await client.get(`/cabinet/orders.csv?mode=test&search=${bare}`)).body.trimEnd().split('\r\n').length, 2);
+    // Live mode's export holds live orders only.
+    assert.ok(!(await client.get('/cabinet/orders.csv?mode=live')).body.includes(target.id));
   });
 
   it('every page names its icon, and the icon is served', async () => {

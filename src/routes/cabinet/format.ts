@@ -92,3 +92,17 @@ export function orderBadge(order: BadgeFacts, now: Date): { label: string; tone:
       return { label: statusWords(order.status), tone: 'wait' };
   }
 }
+
+/**
+ * An amount for a list or a total: exact, at most the coin's decimals (rounded down: an amount
+ * stored never has more), trailing zeros dropped, thousands grouped with commas (12,345.6789).
+ */
+export function formatAmount(text: string | null, decimals = 18): string {
+  if (text === null) return '—';
+  const fixed = new Decimal(text).toDecimalPlaces(decimals, Decimal.ROUND_DOWN).toFixed();
+  const [whole = '0', fraction] = fixed.split('.');
+  const sign = whole.startsWith('-') ? '-' : '';
+  const digits = sign === '' ? whole : whole.slice(1);
+  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${sign}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+}
