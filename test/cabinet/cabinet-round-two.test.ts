@@ -249,6 +249,36 @@ describe('cabinet round 2: pages', () => {
     assert.ok(!(await client.get('/cabinet/orders.csv?mode=live')).body.includes(target.id));
   });
 
+  it('webhooks: edit, the delivery log filtered by status and event, 50 more at a time, each request body and its order', async () => {
+    const made = await h.t.runtime.webhooks.create({ partnerId: h.partner.id, mode: 'live' }, { url: 'http://127.0.0.1:9/log' });
+    const id = made.endpoint.id;
+    const order = await createOrder(h);
+    await h.t.runtime.worker.tick();
+    for (let i = 0; i < 55; i++) await h.t.runtime.webhooks.ping(id, h.partner.id);
+    const first = await client.get(`/cabinet/webhooks/${id}`);
+    assert.equal([...first.body.matchAll(/<td data-label="Status">/g)].length, 50);
+    assert.match(first.body, new RegExp(`<a href="/cabinet/webhooks/${id}\\?shown=100">Show 50 more</a>`));
+    assert.deepEqual(htmlProblems(first.body), []);
+    const all = await client.get(`/cabinet/webhooks/${id}?shown=100`);
+    const lines = [...all.body.matchAll(/<td data-label="Status">/g)].length;
+    assert.ok(lines > 55, `every delivery: ${lines}`);
+    assert.doesNotMatch(all.body, /Show 50 more/);
+    // The order's events: the filter keeps them; each links its order and shows the body sent.
+    const created = await client.get(`/cabinet/webhooks/${id}?event=order.created`);
+    assert.equal([...created.body.matchAll(/<td data-label="Status">/g)].length, 1);
+    assert.match(created.body, new RegExp(`<a href="/cabinet/orders/${order.id}">Order</a><details class="request"><summary>Request body</summary><pre class="mono">\\{\\n  &quot;`));
+    assert.match(created.body, /<option value="order.created" selected>/);
+    assert.match((await client.get(`/cabinet/webhooks/${id}?status=delivered`)).body, /No deliveries match/);
+    // Edit: URL, description, events; a refused URL is said, nothing changed.
+    const edited = await client.submit(`/cabinet/webhooks/${id}/edit`, { url: 'http://127.0.0.1:9/log-2', description: 'edited', events: 'order.created' });
+    assert.match(edited.body, /role="status">The endpoint is saved/);
+    const stored = await h.t.runtime.webhooks.get(id, h.partner.id);
+    assert.deepEqual([stored.url, stored.description, stored.events], ['http://127.0.0.1:9/log-2', 'edited', ['order.created']]);
+    const refused = await client.submit(`/cabinet/webhooks/${id}/edit`, { url: 'ftp://example.com/x' });
+    assert.match(refused.body, /class="problem" role="alert">url /);
+    assert.equal((await h.t.runtime.webhooks.get(id, h.partner.id)).url, 'http://127.0.0.1:9/log-2');
+  });
+
   it('every page names its icon, and the icon is served', async () => {
     assert.match((await client.get('/cabinet')).body, /<link rel="icon" href="\/cabinet\/assets\/favicon.svg" type="image\/svg\+xml">/);
     const icon = await client.get('/cabinet/assets/favicon.svg');

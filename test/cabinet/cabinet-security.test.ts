@@ -101,6 +101,9 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/disable`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/enable`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/deliveries/${deliveryId}/resend`, ownerStatus: 303, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/edit`, fields: { url: endpointUrl, description: 'edited' }, ownerStatus: 303, namesResource: true },
+    { method: 'GET', path: '/cabinet/orders.csv?mode=test', ownerStatus: 200, namesResource: false },
+    { method: 'POST', path: '/cabinet/mode', fields: { mode: 'live', back: '/cabinet' }, ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/settings', fields: { markup_bps: '40' }, ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/keys', fields: { label: 'suite', kind: 'sandbox' }, ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/webhooks', fields: { url: 'http://127.0.0.1:9/suite-hook' }, ownerStatus: 303, namesResource: false },
@@ -125,5 +128,5 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     { method: 'POST', path: '/cabinet/account/sessions/revoke-others', ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/account/password', fields: { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD }, ownerStatus: 303, namesResource: false },
   ];
-  runCabinetSecuritySuite('every route', target, ROUTES, 29);
+  runCabinetSecuritySuite('every route', target, ROUTES, 32);
 });

@@ -10,6 +10,33 @@ import { confirmForm, csrfField, errorPage, page, time } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
 const DELIVERIES_SHOWN = 50;
+/** The most lines "Show more" reaches (50 at a time). */
+const DELIVERIES_MAX = 1000;
+const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** The delivery log's view: a status, an event type, how many lines (`?status=&event=&shown=`). */
+interface LogView {
+  status: DeliveryStatus | undefined;
+  event: WebhookEventType | 'ping' | undefined;
+  shown: number;
+}
+
+function logView(query: Record<string, unknown>): LogView {
+  const status = DELIVERY_STATUSES.find((value) => value === query.status);
+  const event = [...SUBSCRIBABLE_EVENT_TYPES, 'ping' as const].find((value) => value === query.event);
+  const asked = typeof query.shown === 'string' && /^[0-9]{1,4}$/.test(query.shown) ? Number(query.shown) : DELIVERIES_SHOWN;
+  return { status, event, shown: Math.min(DELIVERIES_MAX, Math.max(DELIVERIES_SHOWN, Math.ceil(asked / DELIVERIES_SHOWN) * DELIVERIES_SHOWN)) };
+}
+
+/** An event's request body as sent (pretty-printed when it is JSON). */
+function requestBody(payload: string): string {
+  try {
+    return JSON.stringify(JSON.parse(payload), null, 2);
+  } catch {
+    return payload;
+  }
+}
 const NOT_FOUND = 'There is no webhook endpoint or delivery of yours with this id.';
 
 /** What a page says after each form's 303 (`?done=`). */
@@ -19,6 +46,7 @@ const DONE: Readonly<Record<string, string>> = {
   enable: 'The endpoint is enabled.',
   resent: 'The delivery is sent again now, with the same webhook-id.',
   deleted: 'The endpoint is deleted.',
+  edited: 'The endpoint is saved.',
 };
 const doneNotice = (query: unknown): string | undefined => {
   const done = (query as Record<string, unknown>).done;
@@ -49,7 +77,7 @@ function endpointState(endpoint: WebhookEndpointRow): string {
  * new API key does): that page shows the signing secret once; a reload shows none and neither
  * adds another endpoint nor rotates again.
  */
-export function registerCabinetWebhooks(app: App, { webhooks, cabinet }: Services, sessions: CabinetSessions): void {
+export function registerCabinetWebhooks(app: App, { webhooks, cabinet, database }: Services, sessions: CabinetSessions): void {
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
   /**
    * A refusal of the service, after a form: 303 back to `path` with its message (written for the
@@ -100,9 +128,30 @@ ${endpoints.length === 0
     });
   };
 
-  const detailPage = async (session: CabinetSession, id: string, options: { secret?: { title: string; value: string }; notice?: string; problem?: string } = {}) => {
+  const detailPage = async (
+    session: CabinetSession,
+    id: string,
+    options: { secret?: { title: string; value: string }; notice?: string; problem?: string; view?: LogView } = {},
+  ) => {
+    const view = options.view ?? { status: undefined, event: undefined, shown: DELIVERIES_SHOWN };
     const endpoint = await webhooks.get(id, session.partnerId);
-    const deliveries = await webhooks.deliveries(id, session.partnerId, { limit: DELIVERIES_SHOWN });
+    // The event filter reads one more page's worth, then keeps that event's lines.
+    const read = await webhooks.deliveries(id, session.partnerId, { status: view.status, limit: view.shown + 1 });
+    const matching = view.event === undefined ? read : read.filter((delivery) => delivery.event_type === view.event);
+    const deliveries = matching.slice(0, view.shown);
+    const more = read.length > view.shown && view.shown < DELIVERIES_MAX;
+    // Each delivery's request body (the event as sent) and its order, the partner's own events only.
+    const events = deliveries.length === 0
+      ? []
+      : await database.db.selectFrom('webhook_events').select(['id', 'payload', 'order_id']).where('partner_id', '=', session.partnerId).where('id', 'in', [...new Set(deliveries.map((delivery) => delivery.event_id))]).execute();
+    const eventOf = new Map(events.map((event) => [event.id, event]));
+    const viewQuery = (shown: number) => {
+      const params = new URLSearchParams();
+      if (view.status !== undefined) params.set('status', view.status);
+      if (view.event !== undefined) params.set('event', view.event);
+      params.set('shown', String(shown));
+      return params.toString();
+    };
     const action = (path: string, label: string, style = '') =>
       html`<form method="post" action="/cabinet/webhooks/${endpoint.id}/${path}" class="inline">${csrfField(session.csrf)}<button type="submit"${style === '' ? '' : html` class="${style}"`}>${label}</button></form>`;
     return page({
@@ -123,15 +172,35 @@ ${endpoints.length === 0
 <div class="actions">${action('test', 'Send a test event')} ${endpoint.enabled ? action('disable', 'Disable', 'secondary') : action('enable', 'Enable', 'secondary')}
 ${confirmForm({ action: `/cabinet/webhooks/${endpoint.id}/rotate`, csrf: session.csrf, label: 'Rotate secret…', question: 'A new signing secret is made now; the old one keeps signing for 24 hours beside it, then stops. Your receiver must learn the new one within that time.', confirm: 'Yes, rotate the secret' })}
 ${confirmForm({ action: `/cabinet/webhooks/${endpoint.id}/delete`, csrf: session.csrf, label: 'Delete endpoint…', question: 'The endpoint and its delivery log are deleted, and its deliveries not yet made are dropped. This cannot be undone.', confirm: 'Yes, delete the endpoint' })}</div>
+<h2>Edit</h2>
+<form method="post" action="/cabinet/webhooks/${endpoint.id}/edit" class="stack">
+  ${csrfField(session.csrf)}
+  <label>URL <input type="url" name="url" required maxlength="2048" value="${endpoint.url}"></label>
+  <label>Description (optional) <input type="text" name="description" maxlength="200" value="${endpoint.description ?? ''}"></label>
+  <fieldset>
+    <legend>Events (none checked: all)</legend>
+    ${SUBSCRIBABLE_EVENT_TYPES.map((type) => html`<label class="check"><input type="checkbox" name="events" value="${type}"${endpoint.events?.includes(type) === true ? html` checked` : ''}> ${type}</label>`)}
+  </fieldset>
+  <button type="submit">Save endpoint</button>
+</form>
 <h2>Deliveries</h2>
+<form method="get" action="/cabinet/webhooks/${endpoint.id}" class="filters">
+  <label>Status <select name="status"><option value="">any</option>${DELIVERY_STATUSES.map((status) => html`<option value="${status}"${view.status === status ? html` selected` : ''}>${status}</option>`)}</select></label>
+  <label>Event <select name="event"><option value="">any</option>${[...SUBSCRIBABLE_EVENT_TYPES, 'ping'].map((type) => html`<option value="${type}"${view.event === type ? html` selected` : ''}>${type}</option>`)}</select></label>
+  <button type="submit">Show deliveries</button>
+</form>
 ${deliveries.length === 0
-  ? html`<p>No deliveries yet.</p>`
+  ? html`<p>No deliveries${view.status === undefined && view.event === undefined ? ' yet' : ' match'}.</p>`
   : html`<div class="table-wrap"><table class="responsive">
-<caption class="hint">The last ${DELIVERIES_SHOWN} attempts, newest first</caption>
+<caption class="hint">The last ${deliveries.length} attempts${view.status === undefined ? '' : html` ${view.status}`}${view.event === undefined ? '' : html` of ${view.event}`}, newest first</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempt</th><th scope="col">Answer</th><th scope="col">Next attempt</th><th scope="col">Resend</th></tr></thead>
 <tbody>${deliveries.map(
   (delivery) => html`<tr>
-<td data-label="Event"><div>${delivery.event_type}<br><span class="mono hint">${delivery.event_id}</span></div></td>
+<td data-label="Event"><div>${delivery.event_type}<br><span class="mono hint">${delivery.event_id}</span>${(() => {
+    const event = eventOf.get(delivery.event_id);
+    if (event === undefined) return '';
+    return html`${event.order_id === null ? '' : html`<br><a href="/cabinet/orders/${event.order_id}">Order</a>`}<details class="request"><summary>Request body</summary><pre class="mono">${requestBody(event.payload)}</pre></details>`;
+  })()}</div></td>
 <td data-label="Status">${delivery.status}</td>
 <td data-label="Attempt" class="num">${delivery.attempt === 0 ? 'queued' : delivery.attempt}</td>
 <td data-label="Answer"><div>${delivery.attempted_at === null ? '—' : html`${time(delivery.attempted_at)}: ${delivery.status_code ?? 'no answer'}${delivery.duration_ms === null ? '' : html` in ${delivery.duration_ms} ms`}${delivery.error === null ? '' : html`, ${delivery.error}`}`}</div></td>
@@ -139,6 +208,7 @@ ${deliveries.length === 0
 <td data-label="Resend"><form method="post" action="/cabinet/webhooks/deliveries/${delivery.id}/resend" class="inline">${csrfField(session.csrf)}<button type="submit" class="secondary">Resend<span class="visually-hidden"> ${delivery.event_type} ${delivery.event_id}</span></button></form></td>
 </tr>`,
 )}</tbody></table></div>`}
+${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQuery(view.shown + DELIVERIES_SHOWN)}">Show ${DELIVERIES_SHOWN} more</a></p>` : ''}
 <p><a href="/cabinet/webhooks">All endpoints</a></p>`,
     });
   };
@@ -201,7 +271,7 @@ ${deliveries.length === 0
     const flash = sessions.flash.read(session, query);
     try {
       const shown = await revealed(session, id, query);
-      return send(reply, await detailPage(session, id, { ...shown, notice: shown.notice ?? flash.notice ?? doneNotice(query), problem: flash.problem }));
+      return send(reply, await detailPage(session, id, { ...shown, notice: shown.notice ?? flash.notice ?? doneNotice(query), problem: flash.problem, view: logView(query) }));
     } catch (error) {
       if (error instanceof ApiError && error.code === 'not_found') return notFound(reply);
       throw error;
@@ -241,6 +311,28 @@ ${deliveries.length === 0
       return reply.redirect(`/cabinet/webhooks/${id}?done=${name}`, 303);
     });
   }
+
+  /** Edit: URL, description and events (the service checks the URL as it checks a new one). */
+  app.post('/cabinet/webhooks/:id/edit', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+    const session = sessionOf(request);
+    const id = idOf(request.params);
+    if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
+    const raw = (request.body as Record<string, unknown>).events;
+    const picked = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((type): type is WebhookEventType =>
+      (SUBSCRIBABLE_EVENT_TYPES as readonly unknown[]).includes(type),
+    );
+    const description = (formField(request, 'description') ?? '').trim();
+    try {
+      await webhooks.update(id, session.partnerId, {
+        url: (formField(request, 'url') ?? '').trim(),
+        events: picked.length === 0 ? null : picked,
+        description: description === '' ? null : description.slice(0, 200),
+      });
+    } catch (error) {
+      return refusal(reply, session, error, `/cabinet/webhooks/${id}`);
+    }
+    return reply.redirect(`/cabinet/webhooks/${id}?done=edited`, 303);
+  });
 
   app.post('/cabinet/webhooks/:id/delete', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
