@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
+import { findPartnerWebhookEvents } from '../../db/repositories/webhook-deliveries-repository.js';
 import type { WebhookEndpointRow } from '../../db/schema/webhooks.js';
 import { isMode } from '../../domain/modes.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
@@ -141,9 +142,7 @@ ${endpoints.length === 0
     const deliveries = matching.slice(0, view.shown);
     const more = read.length > view.shown && view.shown < DELIVERIES_MAX;
     // Each delivery's request body (the event as sent) and its order, the partner's own events only.
-    const events = deliveries.length === 0
-      ? []
-      : await database.db.selectFrom('webhook_events').select(['id', 'payload', 'order_id']).where('partner_id', '=', session.partnerId).where('id', 'in', [...new Set(deliveries.map((delivery) => delivery.event_id))]).execute();
+    const events = await findPartnerWebhookEvents(database.db, session.partnerId, [...new Set(deliveries.map((delivery) => delivery.event_id))]);
     const eventOf = new Map(events.map((event) => [event.id, event]));
     const viewQuery = (shown: number) => {
       const params = new URLSearchParams();
