@@ -105,6 +105,13 @@ describe('cabinet round 2: pages', () => {
     assert.match(page.body, /<button type="submit">Continue at the current rate<\/button>/);
     assert.doesNotMatch(page.body, /<figure class="qr"/);
     assert.deepEqual(htmlProblems(page.body), []);
+    // The overview lists it under "Needs your action", with its deadline.
+    const overview = await client.get('/cabinet');
+    const needs = /<section class="held" aria-labelledby="needs-title">[\s\S]*?<\/section>/.exec(overview.body)?.[0] ?? '';
+    assert.match(needs, new RegExp(`<a href="/cabinet/orders/${held.id}" class="mono">${held.short_id}</a> <span class="badge act">refund held: your choice</span> — choose refund or continue before <time`));
+    assert.deepEqual(htmlProblems(overview.body), []);
+    // Test mode has none: the section is left out.
+    assert.doesNotMatch((await client.get('/cabinet?mode=test')).body, /Needs your action/);
   });
 
   it('every page of the cabinet is valid HTML', async () => {

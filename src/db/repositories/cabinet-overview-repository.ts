@@ -88,3 +88,41 @@ export async function countOrdersPerDay(db: Db, partnerId: string, since: Date, 
     .execute();
   return rows.map((row) => ({ day: row.day, created: Number(row.created), completed: Number(row.completed) }));
 }
+
+/** An order waiting for its partner (the overview's "needs your action"). */
+export interface OrderNeedingAction {
+  id: string;
+  short_id: string;
+  created_at: Date;
+  refund_hold_until: Date | null;
+  refund_address: string | null;
+  refund_address_tag: string | null;
+  deposit_address_tag: string | null;
+  status: OrderStatus;
+  status_reason: string | null;
+}
+
+/**
+ * The partner's refunding orders of one mode that wait for it: a refund held for its choice
+ * (until refund_hold_until), or a refund with no address to go to (none, or no tag where the
+ * deposit chain routes by memo). Oldest hold first; at most `limit`.
+ */
+export async function ordersNeedingAction(db: Db, partnerId: string, sandbox: boolean, now: Date, limit: number): Promise<OrderNeedingAction[]> {
+  return db
+    .selectFrom('orders')
+    .select(['id', 'short_id', 'created_at', 'refund_hold_until', 'refund_address', 'refund_address_tag', 'deposit_address_tag', 'status', 'status_reason'])
+    .where('partner_id', '=', partnerId)
+    .where('sandbox', '=', sandbox)
+    .where('status', '=', 'refunding')
+    .where((eb) =>
+      eb.or([
+        eb('refund_hold_until', '>', now),
+        eb('refund_address', 'is', null),
+        eb.and([eb('deposit_address_tag', 'is not', null), eb('refund_address_tag', 'is', null)]),
+      ]),
+    )
+    .orderBy('refund_hold_until', 'asc')
+    .orderBy('created_at', 'asc')
+    .limit(limit)
+    .execute();
+}

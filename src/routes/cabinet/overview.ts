@@ -2,6 +2,7 @@ import type { App, Services } from '../../app-types.js';
 import {
   countOrdersByStatus,
   countOrdersPerDay,
+  ordersNeedingAction,
   sumCompletedVolume,
   type DailyOrders,
 } from '../../db/repositories/cabinet-overview-repository.js';
@@ -9,12 +10,14 @@ import type { Decimal } from '../../domain/money.js';
 import { ORDER_STATUSES } from '../../domain/order-status.js';
 import type { CommissionSummary } from '../../services/partner-stats.js';
 import { html, type Html } from './html.js';
-import { page } from './layout.js';
-import { amount, statusWords } from './format.js';
+import { page, time } from './layout.js';
+import { amount, orderBadge, statusWords } from './format.js';
 import { sessionOf, type CabinetSessions } from './session.js';
 
 const DAY_MS = 86_400_000;
 const CHART_DAYS = 30;
+/** The most orders "Needs your action" lists (the orders page has the rest). */
+const ACTION_LIST_MAX = 20;
 const WINDOWS = [
   { key: 'day', days: 1, label: '24 hours' },
   { key: 'week', days: 7, label: '7 days' },
@@ -93,7 +96,8 @@ export function registerCabinetOverview(app: App, { database, clock, partnerStat
     // just after now, so the 30-day column is exactly what GET /partner/stats answers unasked.
     const to = new Date(now.getTime() + 1);
     const commissionIn = (days: number) => partnerStats.commission(session.partnerId, new Date(to.getTime() - days * DAY_MS), to, sandbox);
-    const [counts, volume, perDay, day, week, month] = await Promise.all([
+    const [waiting, counts, volume, perDay, day, week, month] = await Promise.all([
+      ordersNeedingAction(database.db, session.partnerId, sandbox, now, ACTION_LIST_MAX),
       countOrdersByStatus(database.db, session.partnerId, windows, sandbox),
       sumCompletedVolume(database.db, session.partnerId, windows, sandbox),
       countOrdersPerDay(database.db, session.partnerId, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (CHART_DAYS - 1) * DAY_MS), sandbox),
@@ -105,7 +109,14 @@ export function registerCabinetOverview(app: App, { database, clock, partnerStat
     const total = (key: 'day' | 'week' | 'month') => counts.reduce((sum, row) => sum + row[key], 0);
     const completed = counts.find((row) => row.status === 'completed');
     const ordered = ORDER_STATUSES.map((status) => counts.find((row) => row.status === status)).filter((row) => row !== undefined);
-    const body = html`<div class="cards">
+    const body = html`${waiting.length === 0
+  ? ''
+  : html`<section class="held" aria-labelledby="needs-title"><h2 id="needs-title">Needs your action</h2>
+<ul>${waiting.map((order) => {
+    const badge = orderBadge(order, now);
+    return html`<li><a href="/cabinet/orders/${order.id}" class="mono">${order.short_id}</a> <span class="badge ${badge.tone}">${badge.label}</span>${order.refund_hold_until !== null && order.refund_hold_until > now ? html` — choose refund or continue before ${time(order.refund_hold_until)}` : ' — set the refund address'}</li>`;
+  })}</ul></section>`}
+<div class="cards">
 ${(['day', 'week', 'month'] as const).map(
   (key) => html`<dl class="card"><dt>Orders, last ${key === 'day' ? '24 hours' : key === 'week' ? '7 days' : '30 days'}</dt><dd>${total(key)}</dd><dt>Completed</dt><dd>${completed?.[key] ?? 0}</dd><dt>Commission</dt><dd>${exact(commission[key].usd)} USD</dd></dl>`,
 )}
