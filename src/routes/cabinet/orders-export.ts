@@ -50,6 +50,7 @@ interface ExportParts {
   list: OrderList;
   sessions: CabinetSessions;
   database: Services['database'];
+  clock: Services['clock'];
   filtersOf: (request: FastifyRequest, session: CabinetSession, partner: PartnerRow) => Promise<Filters>;
   listQuery: (filters: Filters) => OrderListQuery;
 }
@@ -74,7 +75,7 @@ export function registerOrdersExport(app: App, parts: ExportParts): void {
       let cursor: string | undefined;
       do {
         const page = await list.list({ partner: partner!, mode: undefined }, { ...query, limit: ORDER_PAGE_MAX, cursor });
-        const now = new Date();
+        const now = parts.clock.now();
         yield page.orders.map((order) => `${COLUMNS.map(([, read]) => csvField(read(order, now))).join(',')}\r\n`).join('');
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined);

@@ -199,5 +199,5 @@ ${totals.length === 0
       .type('text/html; charset=utf-8')
       .send(page({ title: 'Orders', session, active: '/cabinet/orders', problem: sessions.flash.read(session, request.query).problem, body }));
   });
-  registerOrdersExport(app, { list, sessions, filtersOf, listQuery, database });
+  registerOrdersExport(app, { list, sessions, filtersOf, listQuery, database, clock });
 }

@@ -136,11 +136,12 @@ ${endpoints.length === 0
   ) => {
     const view = options.view ?? { status: undefined, event: undefined, shown: DELIVERIES_SHOWN };
     const endpoint = await webhooks.get(id, session.partnerId);
-    // The event filter reads one more page's worth, then keeps that event's lines.
-    const read = await webhooks.deliveries(id, session.partnerId, { status: view.status, limit: view.shown + 1 });
+    // The service filters by status; the event filter keeps that event's lines of the newest
+    // DELIVERIES_MAX (the log's reach), so an older event is found behind many newer ones.
+    const read = await webhooks.deliveries(id, session.partnerId, { status: view.status, limit: (view.event === undefined ? view.shown : DELIVERIES_MAX) + 1 });
     const matching = view.event === undefined ? read : read.filter((delivery) => delivery.event_type === view.event);
     const deliveries = matching.slice(0, view.shown);
-    const more = read.length > view.shown && view.shown < DELIVERIES_MAX;
+    const more = matching.length > view.shown && view.shown < DELIVERIES_MAX;
     // Each delivery's request body (the event as sent) and its order, the partner's own events only.
     const events = await findPartnerWebhookEvents(database.db, session.partnerId, [...new Set(deliveries.map((delivery) => delivery.event_id))]);
     const eventOf = new Map(events.map((event) => [event.id, event]));
