@@ -132,7 +132,7 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'script',
       parserOptions: { projectService: false },
-      globals: { document: 'readonly', navigator: 'readonly', Element: 'readonly', window: 'readonly', fetch: 'readonly', EventSource: 'readonly', DOMParser: 'readonly' },
+      globals: { document: 'readonly', navigator: 'readonly', Element: 'readonly', window: 'readonly', fetch: 'readonly', EventSource: 'readonly', DOMParser: 'readonly', setInterval: 'readonly' },
     },
   },
 );

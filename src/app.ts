@@ -33,7 +33,7 @@ import { createRuntime, type Runtime } from './runtime.js';
 import { createSignatureNonces } from './services/signature-nonces.js';
 import { installSurfaceSplit } from './operator-listener.js';
 import { installResponseHeaders } from './plugins/security-headers.js';
-import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, registerCabinet } from './routes/cabinet/index.js';
+import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, cabinetNotFound, registerCabinet } from './routes/cabinet/index.js';
 import { CabinetAccounts } from './services/cabinet-accounts.js';
 import { Readiness } from './services/readiness.js';
 import { SecretBox } from './services/secret-box.js';
@@ -143,7 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   installValidators(app);
   installJsonBody(app);
-  installErrorHandler(app);
+  installErrorHandler(app, cabinetNotFound);
   installRequestMetrics(app, metrics);
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);

@@ -37,22 +37,29 @@ export function sendError(
 }
 
 /**
+ * The HTML page of an unknown path a site of pages owns (the cabinet: DESIGN §9.1), or
+ * undefined: the API's JSON 404.
+ */
+export type NotFoundPages = (request: FastifyRequest) => string | undefined;
+
+/**
  * The one place an error becomes a response: every layer (routing, parsing, validation, auth,
  * handlers, bugs) ends here, so every error is `{detail, code, errors}` and a 5xx never shows
  * internals.
  */
-export function installErrorHandler(app: FastifyInstance): void {
-  app.setNotFoundHandler((request, reply) => {
-    sendError(reply, 'not_found', `no route ${request.method} ${routePath(request.url)}`);
-  });
+export function installErrorHandler(app: FastifyInstance, pages: NotFoundPages = () => undefined): void {
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+    const page = pages(request);
+    if (page !== undefined) return reply.code(404).type('text/html; charset=utf-8').send(page);
+    return sendError(reply, 'not_found', `no route ${request.method} ${routePath(request.url)}`);
+  };
+  app.setNotFoundHandler(notFound);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // No route took the request, but Fastify still parses its body on the way to the 404
     // handler: a bad body (400), a wrong content type (415) or a huge one (413) on a path that
     // does not exist is still "no such route", as DESIGN §3 says.
-    if (request.is404 && !(error instanceof ApiError) && (error.statusCode ?? 500) < 500) {
-      return sendError(reply, 'not_found', `no route ${request.method} ${routePath(request.url)}`);
-    }
+    if (request.is404 && !(error instanceof ApiError) && (error.statusCode ?? 500) < 500) return notFound(request, reply);
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
       if (error.headers !== undefined) void reply.headers(error.headers);

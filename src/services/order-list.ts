@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import {
+  partnerOrderTotals,
+  type OrderListTotal,
   listPartnerOrders,
   listPartnerOrdersWire,
   type OrderListPage,
@@ -88,8 +90,25 @@ export class OrderList {
       );
     }
     const after = query.cursor === undefined ? undefined : this.readCursor(partner.id, query.cursor);
+    const filter = this.filterOf(access, query);
+    // One more than the page: whether a next page exists, without a count.
+    const rows = await read(this.db, partner.id, filter, { limit: query.limit + 1, after, now: this.clock.now() });
+    const orders = rows.slice(0, query.limit);
+    const last = orders[orders.length - 1];
+    const nextCursor = rows.length > query.limit && last !== undefined ? this.writeCursor(partner.id, { createdAt: createdAt(last), id: last.id }) : null;
+    return { orders, nextCursor };
+  }
+
+  /** The totals per source coin of every order the query matches, all pages (the cabinet's orders page). */
+  totals(access: OrderReader, query: Omit<OrderListQuery, 'limit' | 'cursor'>): Promise<OrderListTotal[]> {
+    return partnerOrderTotals(this.db, access.partner.id, this.filterOf(access, query), this.clock.now());
+  }
+
+  /** The query as the repository's filter: the key's mode, the search's id and short-id forms. */
+  private filterOf(access: OrderReader, query: Omit<OrderListQuery, 'limit' | 'cursor'>): PartnerOrderFilter {
+    const keyMode = sandboxScope(access);
     const search = query.search;
-    const filter: PartnerOrderFilter = {
+    return {
       statuses: query.statuses,
       coinFrom: query.coinFrom?.toUpperCase(),
       coinTo: query.coinTo?.toUpperCase(),
@@ -100,12 +119,6 @@ export class OrderList {
       searchId: search !== undefined && UUID_PATTERN.test(search) ? search.toLowerCase() : undefined,
       searchShortId: search !== undefined && SHORT_ID_PATTERN.test(search) ? search.toUpperCase() : undefined,
     };
-    // One more than the page: whether a next page exists, without a count.
-    const rows = await read(this.db, partner.id, filter, { limit: query.limit + 1, after, now: this.clock.now() });
-    const orders = rows.slice(0, query.limit);
-    const last = orders[orders.length - 1];
-    const nextCursor = rows.length > query.limit && last !== undefined ? this.writeCursor(partner.id, { createdAt: createdAt(last), id: last.id }) : null;
-    return { orders, nextCursor };
   }
 
   private mac(partnerId: string, payload: string): Buffer {

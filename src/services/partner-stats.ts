@@ -56,9 +56,9 @@ export class PartnerStats {
     return { ordersByStatus, commission };
   }
 
-  /** The partner's commission over [from, to): what the stats answer, and what the cabinet's overview shows. */
-  async commission(partnerId: string, from: Date, to: Date): Promise<CommissionSummary> {
-    return summarize(await commissionByPartnerAndCoin(this.db, from, to, partnerId));
+  /** The partner's commission over [from, to) in one mode: what the stats answer, and what the cabinet's overview shows. */
+  async commission(partnerId: string, from: Date, to: Date, sandbox = false): Promise<CommissionSummary> {
+    return summarize(await commissionByPartnerAndCoin(this.db, from, to, partnerId, sandbox));
   }
 
   /** Every partner with commission in the period, with its name: what the operator pays out. */

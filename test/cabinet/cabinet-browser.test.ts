@@ -119,8 +119,13 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
 
   it('a sandbox key is shown once with a copy button, and not again after a reload', async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
+    // Test mode (DESIGN §9.1): the switch comes back to this page, with the banner, sandbox keys.
+    await page.getByRole('button', { name: 'Switch to test mode' }).click();
+    await page.getByRole('note').filter({ hasText: 'Test mode' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/cabinet/keys');
+    await page.getByRole('heading', { name: 'Create a sandbox key' }).waitFor();
+    await shot('keys-test-mode');
     await page.getByLabel('Label').fill('browser test');
-    await page.getByLabel(/Sandbox/).check();
     await page.getByRole('button', { name: 'Create key' }).click();
     const field = page.getByLabel('API key');
     apiKey = await field.inputValue();
@@ -131,7 +136,7 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     await shot('keys-created');
     // The form's answer was a redirect: the page showing the key is a GET of its own address.
     const shownAt = page.url();
-    assert.match(new URL(shownAt).search, /^\?created=[0-9a-f-]{36}$/);
+    assert.match(new URL(shownAt).search, /^\?created=[0-9a-f-]{36}&mode=test$/);
     const secret = apiKey.split('.')[1]!;
     // The browser's own reload of that page: the same GET again, nothing posted, no key.
     const reloaded = await page.reload();
@@ -157,9 +162,9 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     const order = (await created.json()) as { id: string; short_id: string };
     orderId = order.id;
     orderShortId = order.short_id;
+    // Still in test mode: the list is of sandbox orders.
     await page.getByRole('link', { name: 'Orders' }).click();
-    await page.getByLabel('Sandbox orders').check();
-    await page.getByRole('button', { name: 'Show orders' }).click();
+    await page.getByText('Sandbox orders, newest first').waitFor();
     await page.getByRole('link', { name: order.short_id }).waitFor();
     await shot('orders');
     assert.equal((await api('POST', `/api/v1/partner/sandbox/orders/${orderId}/deposit`, apiKey)).status, 200);
@@ -167,8 +172,10 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     await page.getByRole('link', { name: order.short_id }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     const timeline = await page.locator('ol.timeline').innerText();
-    assert.match(timeline, /created \(waiting deposit\)/);
-    assert.match(timeline, /waiting deposit → /);
+    assert.match(timeline, /Order created \(now waiting deposit\)/);
+    assert.match(timeline, /Deposit seen on the chain \(now confirming\)/);
+    // The deposit came: no QR code invites a second one.
+    assert.equal(await page.getByRole('img', { name: /QR code of the deposit/ }).count(), 0);
     await shot('order-detail');
   });
 
@@ -195,6 +202,10 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     assert.equal(await page.getByLabel('Signing secret').count(), 0);
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await page.getByText('A test event (ping) is on its way').waitFor();
+    // The form answered 303: the page is a GET, and reloading it sends no second ping.
+    const pinged = await page.reload();
+    assert.equal(pinged?.request().method(), 'GET');
+    assert.equal(await page.locator('table tbody tr').count(), 1, 'one ping, the reload sent none');
     await page.getByRole('button', { name: /^Resend ping / }).first().click();
     await page.getByText('The delivery is sent again now').waitFor();
     assert.ok((await page.locator('table tbody tr').count()) >= 1, 'the delivery log lists the ping');
@@ -211,6 +222,8 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     const liveKey = (await t.admin('POST', `/admin/v1/partners/${partnerId}/keys`)).json<{ api_key: string }>().api_key;
     assert.equal((await api('POST', '/api/v1/partner/orders', liveKey, ORDER)).status, 201);
     await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('button', { name: 'Switch to live mode' }).click();
+    assert.equal(await page.getByRole('note').count(), 0, 'no banner in live mode');
     await page.getByRole('img', { name: /Orders created and completed per day/ }).waitFor();
     const bars = await page.locator('svg.chart rect.created').evaluateAll((rects) => rects.map((rect) => Number((rect as { getAttribute(name: string): string | null }).getAttribute('height'))));
     assert.equal(bars.length, 30);
@@ -277,8 +290,8 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
       await plain.goto(`${origin}/cabinet/orders?sandbox=1`);
       await plain.getByRole('link', { name: orderShortId }).click();
       await plain.getByRole('heading', { name: 'Timeline' }).waitFor();
-      await plain.getByRole('img', { name: /QR code of the deposit/ }).waitFor();
-      await plain.goto(`${origin}/cabinet/keys`);
+      assert.equal(await plain.getByRole('img', { name: /QR code of the deposit/ }).count(), 0, 'no QR code once the deposit came');
+      await plain.goto(`${origin}/cabinet/keys?mode=test`);
       await plain.getByLabel('Label').fill('no script');
       await plain.getByRole('button', { name: 'Create key' }).click();
       const key = await plain.getByLabel('API key').inputValue();
@@ -307,7 +320,7 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
   });
 
   it('revoking the key makes the API answer 401', async () => {
-    await page.goto(`${origin}/cabinet/keys`);
+    await page.goto(`${origin}/cabinet/keys?mode=test`);
     await page.getByRole('button', { name: 'Revoke key browser test' }).click();
     await page.getByText('The key is revoked').waitFor();
     assert.equal((await api('GET', `/api/v1/partner/orders/${orderId}`, apiKey)).status, 401);
@@ -337,6 +350,23 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  });
+
+  it('deleting an endpoint asks first; an unknown cabinet address is a cabinet page', async () => {
+    await page.goto(`${origin}${endpointPath}`);
+    const confirmButton = page.getByRole('button', { name: 'Yes, delete the endpoint' });
+    assert.equal(await confirmButton.isVisible(), false, 'the confirmation is closed');
+    await page.getByText('Delete endpoint…').click();
+    await page.getByText('This cannot be undone').waitFor();
+    await shot('webhook-delete-confirm');
+    await confirmButton.click();
+    await page.getByText('The endpoint is deleted.').waitFor();
+    assert.equal(new URL(page.url()).pathname, '/cabinet/webhooks');
+    const missing = await page.goto(`${origin}/cabinet/no-such-page`);
+    assert.equal(missing?.status(), 404);
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    await page.getByRole('link', { name: 'Back to the cabinet' }).waitFor();
+    await shot('not-found');
   });
 
   it('no page broke the Content-Security-Policy or threw', () => {

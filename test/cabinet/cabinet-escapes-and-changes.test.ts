@@ -40,12 +40,12 @@ describe('cabinet: escaping inside attributes, and a markup change that reaches 
       return /"rate":([0-9.]+)/.exec(res.body)?.[1] ?? '';
     };
     await client.get('/cabinet/settings');
-    assert.equal((await client.post('/cabinet/settings', { markup_bps: '0' })).statusCode, 200);
+    assert.equal((await client.post('/cabinet/settings', { markup_bps: '0' })).statusCode, 303);
     const cachedKey = await issue();
     const before = await quote(cachedKey);
 
     await client.get('/cabinet/settings');
-    assert.equal((await client.post('/cabinet/settings', { markup_bps: '300' })).statusCode, 200);
+    assert.equal((await client.post('/cabinet/settings', { markup_bps: '300' })).statusCode, 303);
     const after = await quote(cachedKey);
     // A key made after the change reads the partner's row afresh: the price the change means.
     const fresh = await quote(await issue());

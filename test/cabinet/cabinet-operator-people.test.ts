@@ -56,7 +56,7 @@ describe('operator: cabinet people', () => {
   /** Two-factor on, as a thief with a stolen session and the password would turn it on. */
   async function enrol(client: CabinetClient): Promise<string> {
     await client.get('/cabinet/account');
-    const secret = keyOf((await client.post('/cabinet/account/totp', {})).body);
+    const secret = keyOf((await client.submit('/cabinet/account/totp', {})).body);
     assert.equal((await client.post('/cabinet/account/totp/confirm', { code: totpCode(secret, totpStep(clock.now())), password: PASSWORD })).statusCode, 200);
     clock.advance(30_000);
     return secret;

@@ -33,12 +33,20 @@ describe('cabinet pages', () => {
   let orderId: string;
 
   it('a sandbox key created with a label is shown once, listed with its last use, and works on the API', async () => {
+    // The test/live switch (DESIGN §9.1): test mode, back to the keys page, with its banner.
     await client.get('/cabinet/keys');
+    const switched = await client.post('/cabinet/mode', { mode: 'sandbox', back: '/cabinet/keys' });
+    assert.equal(switched.statusCode, 303);
+    assert.equal(switched.headers.location, '/cabinet/keys');
+    const testMode = await client.get('/cabinet/keys');
+    assert.match(testMode.body, /<div class="test-banner" role="note"><strong>Test mode<\/strong>/);
+    assert.match(testMode.body, /<h2>Create a sandbox key<\/h2>/);
+    assert.match(testMode.body, /<button type="submit" class="secondary">Switch to live mode<\/button>/);
     const created = await client.post('/cabinet/keys', { label: 'staging <server>', kind: 'sandbox' });
     // Post, redirect, get: the form's answer holds no key, so reloading the page never posts it again.
     assert.equal(created.statusCode, 303, created.body);
     const location = String(created.headers.location);
-    assert.match(location, /^\/cabinet\/keys\?created=[0-9a-f-]{36}$/);
+    assert.match(location, /^\/cabinet\/keys\?created=[0-9a-f-]{36}&mode=test$/);
     assert.doesNotMatch(created.body, /pk_/);
     const shown = await client.get(location);
     assert.equal(shown.statusCode, 200);
@@ -63,6 +71,14 @@ describe('cabinet pages', () => {
     assert.match((await client.get('/cabinet/keys')).body, /in the last minute/);
     await t.runtime.apiKeys.flushUses();
     assert.match((await client.get('/cabinet/keys')).body, /<time datetime="2026-03-02T09:00:00.000Z">/);
+    // Live mode lists no sandbox key; back to live mode for the rest of the file.
+    const liveKeys = await client.get('/cabinet/keys?mode=live');
+    assert.match(liveKeys.body, /<h2>Your live keys<\/h2>/);
+    assert.doesNotMatch(liveKeys.body, /staging &lt;server&gt;/);
+    const live = await client.submit('/cabinet/mode', { mode: 'live', back: '/cabinet/keys' });
+    assert.doesNotMatch(live.body, /test-banner/);
+    // The switch goes back to cabinet pages only.
+    assert.equal((await client.post('/cabinet/mode', { mode: 'live', back: 'https://elsewhere.example/' })).headers.location, '/cabinet');
   });
 
   it('the orders list shows sandbox orders apart, filters and searches; the detail has the timeline and QR', async () => {
@@ -79,18 +95,24 @@ describe('cabinet pages', () => {
     await t.runtime.worker.tick();
     const detail = await client.get(`/cabinet/orders/${orderId}`);
     assert.equal(detail.statusCode, 200);
-    assert.match(detail.body, /<ol class="timeline">\s*<li>.*created.*waiting deposit/s);
-    assert.match(detail.body, /waiting deposit → /);
-    assert.match(detail.body, /<figure class="qr"[^>]*><svg/);
+    // Each move as words, the confirmations on one line; no QR once the deposit came (issue 31).
+    assert.match(detail.body, /<ol class="timeline">\s*<li>.*Order created \(now waiting deposit\)/s);
+    assert.match(detail.body, /Deposit seen on the chain \(now confirming\)/);
+    const timeline = /<ol class="timeline">([\s\S]*?)<\/ol>/.exec(detail.body)?.[1] ?? '';
+    assert.doesNotMatch(timeline.replace(/<time[^>]*>/g, ''), /[a-z]+_[a-z]+/, 'no machine code in the timeline');
+    assert.doesNotMatch(detail.body, /<figure class="qr"/);
     assert.match(detail.body, /Sandbox/);
+    const waiting = await t.app.inject({ method: 'POST', url: '/api/v1/partner/orders', headers: { authorization: `Bearer ${apiKey}` }, payload: SANDBOX_ORDER });
+    const awaiting = await client.get(`/cabinet/orders/${waiting.json<{ id: string }>().id}`);
+    assert.match(awaiting.body, /<figure class="qr"[^>]*><svg/, 'the QR code while the deposit is awaited');
   });
 
   it('revoking the key makes the API answer 401', async () => {
     const keyId = apiKey.split('.')[0]!;
-    await client.get('/cabinet/keys');
+    await client.get('/cabinet/keys?mode=test');
     const revoked = await client.post(`/cabinet/keys/${keyId}/revoke`, {});
     assert.equal(revoked.statusCode, 303);
-    assert.match((await client.get('/cabinet/keys?done=revoked')).body, /revoked <time/);
+    assert.match((await client.get('/cabinet/keys?done=revoked&mode=test')).body, /revoked <time/);
     const res = await t.app.inject({ method: 'GET', url: `/api/v1/partner/orders/${orderId}`, headers: { authorization: `Bearer ${apiKey}` } });
     assert.equal(res.statusCode, 401);
   });
@@ -111,20 +133,22 @@ describe('cabinet pages', () => {
 
   it('settings: the markup within the operator cap', async () => {
     await client.get('/cabinet/settings');
-    const over = await client.post('/cabinet/settings', { markup_bps: '251' });
-    assert.equal(over.statusCode, 400);
-    assert.match(over.body, /from 0 to 250/);
-    await client.get('/cabinet/settings');
-    assert.equal((await client.post('/cabinet/settings', { markup_bps: '250' })).statusCode, 200);
+    const over = await client.submit('/cabinet/settings', { markup_bps: '251' });
+    assert.match(over.body, /role="alert">[^<]*from 0 to 250/);
+    assert.match((await client.submit('/cabinet/settings', { markup_bps: '250' })).body, /role="status">Your markup is now 250 basis points/);
+    // The page the form led to is a GET: reading it again changes nothing and posts nothing.
+    assert.equal((await client.get('/cabinet/settings?done=markup')).statusCode, 200);
     const partner = await t.admin('GET', `/admin/v1/partners/${partnerId}`);
     assert.equal(partner.json<{ markup_bps: number }>().markup_bps, 250);
   });
 
   it('webhooks: an endpoint with its secret shown once, a test event in the delivery log, resend, rotate, disable, delete', async () => {
     await client.get('/cabinet/webhooks');
-    const refused = await client.post('/cabinet/webhooks', { url: 'ftp://example.com/hook' });
-    assert.equal(refused.statusCode, 400);
+    const refused = await client.submit('/cabinet/webhooks', { url: 'ftp://example.com/hook' });
     assert.match(refused.body, /role="alert">url /);
+    // The refusal's words are signed for this session: a link that forges them shows none.
+    const forged = await client.get('/cabinet/webhooks?problem=aGFja2Vk.AAAA');
+    assert.doesNotMatch(forged.body, /role="alert"/);
     await client.get('/cabinet/webhooks');
     const created = await client.post('/cabinet/webhooks', { url: 'http://127.0.0.1:9/hook', description: 'orders <feed>', events: 'order.created' });
     // Post, redirect, get: the endpoint's page shows its secret once.
@@ -145,11 +169,11 @@ describe('cabinet pages', () => {
     assert.ok(!list.body.includes(secret), 'the secret is not shown again');
     assert.equal((await t.runtime.webhooks.list(partnerId)).length, 1, 'one endpoint was added');
     await client.get(`/cabinet/webhooks/${id}`);
-    const tested = await client.post(`/cabinet/webhooks/${id}/test`, {});
-    assert.equal(tested.statusCode, 200, tested.body);
-    assert.match(tested.body, /<td data-label="Event">ping/);
+    const tested = await client.submit(`/cabinet/webhooks/${id}/test`, {});
+    assert.match(tested.body, /A test event \(ping\) is on its way/);
+    assert.match(tested.body, /<td data-label="Event"><div>ping/);
     const deliveryId = /action="\/cabinet\/webhooks\/deliveries\/([0-9a-f-]{36})\/resend"/.exec(tested.body)?.[1] ?? '';
-    assert.equal((await client.post(`/cabinet/webhooks/deliveries/${deliveryId}/resend`, {})).statusCode, 200);
+    assert.match((await client.submit(`/cabinet/webhooks/deliveries/${deliveryId}/resend`, {})).body, /The delivery is sent again now/);
     const rotated = await client.post(`/cabinet/webhooks/${id}/rotate`, {});
     assert.equal(rotated.statusCode, 303, rotated.body);
     const rotatedPage = await client.get(String(rotated.headers.location));
@@ -158,11 +182,18 @@ describe('cabinet pages', () => {
     assert.match(rotatedPage.body, /old secret keeps signing for 24 hours/);
     assert.equal(await t.runtime.webhooks.openSecret(id, partnerId), next);
     assert.ok(!(await client.get(String(rotated.headers.location))).body.includes(next), 'the new secret is not shown on a reload');
-    assert.match((await client.post(`/cabinet/webhooks/${id}/disable`, {})).body, /State<\/dt><dd>disabled/);
-    assert.match((await client.post(`/cabinet/webhooks/${id}/enable`, {})).body, /State<\/dt><dd>enabled/);
-    const deleted = await client.post(`/cabinet/webhooks/${id}/delete`, {});
-    assert.match(deleted.body, /No endpoints yet/);
+    assert.match((await client.submit(`/cabinet/webhooks/${id}/disable`, {})).body, /State<\/dt><dd>disabled/);
+    assert.match((await client.submit(`/cabinet/webhooks/${id}/enable`, {})).body, /State<\/dt><dd>enabled/);
+    // Rotate and delete ask first: their button only opens the confirmation holding the form.
+    const endpointPage = await client.get(`/cabinet/webhooks/${id}`);
+    assert.match(endpointPage.body, /<details class="confirm"><summary>Delete endpoint…<\/summary>[\s\S]*?<button type="submit" class="danger">Yes, delete the endpoint<\/button>/);
+    assert.match(endpointPage.body, /<details class="confirm"><summary>Rotate secret…<\/summary>/);
+    const deleted = await client.submit(`/cabinet/webhooks/${id}/delete`, {});
+    assert.match(deleted.body, /The endpoint is deleted/);
+    assert.match(deleted.body, /No live endpoints yet/);
     assert.equal((await client.get(`/cabinet/webhooks/${id}`)).statusCode, 404);
+    // A form of a deleted endpoint: 303 to the list, which says so.
+    assert.match((await client.submit(`/cabinet/webhooks/${id}/test`, {})).body, /role="alert">There is no webhook endpoint or delivery of yours/);
   });
 
   it('order actions: the offered ones are forms; cancel works once, then 409', async () => {
@@ -170,22 +201,22 @@ describe('cabinet pages', () => {
     const created = await t.app.inject({ method: 'POST', url: '/api/v1/partner/orders', headers: { authorization: `Bearer ${key}` }, payload: SANDBOX_ORDER });
     const id = created.json<{ id: string }>().id;
     const detail = await client.get(`/cabinet/orders/${id}`);
-    assert.match(detail.body, /<button type="submit" class="danger">Cancel the order<\/button>/);
+    // Cancelling asks first: the button opens the confirmation that holds the form.
+    assert.match(detail.body, /<details class="confirm"><summary>Cancel the order…<\/summary>[\s\S]*?<button type="submit" class="danger">Yes, cancel the order<\/button>/);
     assert.match(detail.body, /<label>Refund address \(BTC on BTC\)/);
-    const set = await client.post(`/cabinet/orders/${id}/actions/set_refund_address`, { refund_address: 'not an address' });
-    assert.equal(set.statusCode, 400);
-    assert.match(set.body, /role="alert"/);
-    await client.get(`/cabinet/orders/${id}`);
-    const cancelled = await client.post(`/cabinet/orders/${id}/actions/cancel`, {});
-    assert.equal(cancelled.statusCode, 303);
-    const after = await client.get(String(cancelled.headers.location));
+    const set = await client.submit(`/cabinet/orders/${id}/actions/set_refund_address`, { refund_address: 'not an address' });
+    assert.match(set.body, /class="problem" role="alert"/);
+    const after = await client.submit(`/cabinet/orders/${id}/actions/cancel`, {});
     assert.match(after.body, /The order is cancelled/);
-    assert.match(after.body, /<dt>Status<\/dt><dd>expired \(cancelled\)/);
+    // Cancelled, not "expired" (issue 31).
+    assert.match(after.body, /<dt>Status<\/dt><dd><span class="badge done">cancelled<\/span> It was cancelled before any deposit\./);
     assert.doesNotMatch(after.body, /Cancel the order/);
-    const again = await client.post(`/cabinet/orders/${id}/actions/cancel`, {});
-    assert.equal(again.statusCode, 409);
-    assert.match(again.body, /not possible now/);
-    assert.equal((await client.post(`/cabinet/orders/${id}/actions/launch`, {})).statusCode, 404);
+    assert.match(after.body, /: Cancelled \(now cancelled\)<\/li>/);
+    const again = await client.submit(`/cabinet/orders/${id}/actions/cancel`, {});
+    assert.match(again.body, /role="alert">cancel is not possible now/);
+    assert.match((await client.submit(`/cabinet/orders/${id}/actions/launch`, {})).body, /role="alert">There is no order of yours with this id, or no such action/);
+    const listed = await client.get(`/cabinet/orders?sandbox=1&search=${id}`);
+    assert.match(listed.body, /<span class="badge done">cancelled<\/span>/);
   });
 
   it("a new key's reveal is the creating session's only, once, and briefly", async () => {
@@ -215,7 +246,7 @@ describe('cabinet pages', () => {
     assert.doesNotMatch((await client.get(late)).body, /id="new-key"/);
     // A revoked key is not revealed either.
     const revokedFirst = await create('revoked before shown');
-    const keyId = /<td data-label="Label">revoked before shown<\/td>\s*<td data-label="Key id" class="mono">(pk_test_[a-z0-9]+)</.exec((await client.get('/cabinet/keys')).body)?.[1] ?? '';
+    const keyId = /<td data-label="Label">revoked before shown<\/td>\s*<td data-label="Key id" class="mono">(pk_test_[a-z0-9]+)</.exec((await client.get('/cabinet/keys?mode=test')).body)?.[1] ?? '';
     assert.notEqual(keyId, '');
     assert.equal((await client.post(`/cabinet/keys/${keyId}/revoke`, {})).statusCode, 303);
     assert.doesNotMatch((await client.get(revokedFirst)).body, /id="new-key"/);

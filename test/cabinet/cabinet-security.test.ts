@@ -10,7 +10,7 @@ const NEW_PASSWORD = 'lichen harbor quartz tangle';
 /**
  * Every cabinet route against the shared security suite (test/helpers/security-suite.ts): no
  * session, another partner's person (404 for the owner's ids, none of the owner's data on its
- * own pages), no CSRF token; nothing changes on a refusal.
+ * own pages; a form answers 303 to a page saying so), no CSRF token; nothing changes on a refusal.
  */
 describe('cabinet routes: sessions, partners apart, CSRF', () => {
   const clock = new ManualClock(new Date('2026-03-04T12:00:00.000Z'));
@@ -96,19 +96,23 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     { method: 'GET', path: '/cabinet/account', ownerStatus: 200, namesResource: false },
     { method: 'GET', path: '/cabinet/webhooks', ownerStatus: 200, namesResource: false },
     { method: 'GET', path: `/cabinet/webhooks/${endpointId}`, ownerStatus: 200, namesResource: true },
-    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/test`, ownerStatus: 200, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/test`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/rotate`, ownerStatus: 303, namesResource: true },
-    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/disable`, ownerStatus: 200, namesResource: true },
-    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/enable`, ownerStatus: 200, namesResource: true },
-    { method: 'POST', path: `/cabinet/webhooks/deliveries/${deliveryId}/resend`, ownerStatus: 200, namesResource: true },
-    { method: 'POST', path: '/cabinet/settings', fields: { markup_bps: '40' }, ownerStatus: 200, namesResource: false },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/disable`, ownerStatus: 303, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/enable`, ownerStatus: 303, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/deliveries/${deliveryId}/resend`, ownerStatus: 303, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/edit`, fields: { url: endpointUrl, description: 'edited' }, ownerStatus: 303, namesResource: true },
+    { method: 'GET', path: '/cabinet/orders.csv?mode=test', ownerStatus: 200, namesResource: false },
+    { method: 'POST', path: '/cabinet/mode', fields: { mode: 'live', back: '/cabinet' }, ownerStatus: 303, namesResource: false },
+    { method: 'POST', path: '/cabinet/settings', fields: { markup_bps: '40' }, ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/keys', fields: { label: 'suite', kind: 'sandbox' }, ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/webhooks', fields: { url: 'http://127.0.0.1:9/suite-hook' }, ownerStatus: 303, namesResource: false },
-    { method: 'POST', path: '/cabinet/account/totp', ownerStatus: 200, namesResource: false },
+    { method: 'POST', path: '/cabinet/account/totp', ownerStatus: 303, namesResource: false },
+    { method: 'GET', path: '/cabinet/account/totp', ownerStatus: 200, namesResource: false },
     // A wrong code (the enrolment the route above began stays pending).
-    { method: 'POST', path: '/cabinet/account/totp/confirm', fields: { code: 'x' }, ownerStatus: 400, namesResource: false },
+    { method: 'POST', path: '/cabinet/account/totp/confirm', fields: { code: 'x' }, ownerStatus: 303, namesResource: false },
     // Two-factor is not on (the enrolment above is pending): the password with any code is refused (issue 26.9).
-    { method: 'POST', path: '/cabinet/account/totp/disable', fields: { password: PASSWORD, code: '000000' }, ownerStatus: 400, namesResource: false },
+    { method: 'POST', path: '/cabinet/account/totp/disable', fields: { password: PASSWORD, code: '000000' }, ownerStatus: 303, namesResource: false },
     {
       method: 'POST',
       path: `/cabinet/orders/${orderId}/actions/set_refund_address`,
@@ -118,11 +122,11 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     },
     { method: 'POST', path: `/cabinet/orders/${orderId}/actions/cancel`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/keys/${keyId}/revoke`, ownerStatus: 303, namesResource: true },
-    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/delete`, ownerStatus: 200, namesResource: true },
+    { method: 'POST', path: `/cabinet/webhooks/${endpointId}/delete`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/account/sessions/${ownerSecondSessionId}/revoke`, ownerStatus: 303, namesResource: true },
     // Last: the owner's success ends the owner's other sessions.
     { method: 'POST', path: '/cabinet/account/sessions/revoke-others', ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/account/password', fields: { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD }, ownerStatus: 303, namesResource: false },
   ];
-  runCabinetSecuritySuite('every route', target, ROUTES, 28);
+  runCabinetSecuritySuite('every route', target, ROUTES, 32);
 });

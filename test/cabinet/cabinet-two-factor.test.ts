@@ -27,10 +27,17 @@ describe('cabinet two-factor against a stolen session', () => {
     (await t.db.handle.db.selectFrom('cabinet_users').select('totp_enabled_at').where('email', '=', email).executeTakeFirstOrThrow()).totp_enabled_at !== null;
   const signedIn = async (client: CabinetClient) => (await client.get('/cabinet')).statusCode === 200;
 
+  /** A form posted (303, DESIGN §9.1) and what the page it led to says in its alert, or 'none'. */
+  const alertAfter = async (client: CabinetClient, path: string, fields: Record<string, string>) => {
+    await client.get('/cabinet/account');
+    const page = await client.submit(path, fields);
+    return /role="alert">([^<]*)</.exec(page.body)?.[1] ?? 'none';
+  };
+
   /** Enrols two-factor from the account page; the secret and the recovery codes. */
   async function enrol(client: CabinetClient): Promise<{ secret: string; codes: string[] }> {
     await client.get('/cabinet/account');
-    const secret = keyOf((await client.post('/cabinet/account/totp', {})).body);
+    const secret = keyOf((await client.submit('/cabinet/account/totp', {})).body);
     const on = await client.post('/cabinet/account/totp/confirm', { code: code(secret), password: PASSWORD });
     assert.equal(on.statusCode, 200, on.body);
     clock.advance(30_000);
@@ -44,27 +51,21 @@ describe('cabinet two-factor against a stolen session', () => {
     const page = await client.get('/cabinet/account');
     assert.match(page.body, /name="code"/, 'the form asks for a code');
 
-    const alone = await client.post('/cabinet/account/totp/disable', { password: PASSWORD });
-    assert.equal(alone.statusCode, 400);
-    assert.match(alone.body, /Wrong password or code/);
-    await client.get('/cabinet/account');
-    assert.equal((await client.post('/cabinet/account/totp/disable', { password: PASSWORD, code: '12345' })).statusCode, 400);
-    await client.get('/cabinet/account');
-    assert.equal((await client.post('/cabinet/account/totp/disable', { password: 'not the password at all', code: code(secret) })).statusCode, 400);
+    assert.equal(await alertAfter(client, '/cabinet/account/totp/disable', { password: PASSWORD }), 'Wrong password or code.');
+    assert.equal(await alertAfter(client, '/cabinet/account/totp/disable', { password: PASSWORD, code: '12345' }), 'Wrong password or code.');
+    assert.equal(await alertAfter(client, '/cabinet/account/totp/disable', { password: 'not the password at all', code: code(secret) }), 'Wrong password or code.');
     assert.equal(await totpOn(email), true);
 
     await client.get('/cabinet/account');
-    const off = await client.post('/cabinet/account/totp/disable', { password: PASSWORD, code: code(secret) });
-    assert.equal(off.statusCode, 200, off.body);
-    assert.match(off.body, /Two-factor sign-in is off/);
+    const off = await client.submit('/cabinet/account/totp/disable', { password: PASSWORD, code: code(secret) });
+    assert.match(off.body, /role="status">Two-factor sign-in is off/);
     assert.equal(await totpOn(email), false);
     clock.advance(61_000);
 
     // A recovery code stands in for the authenticator, once.
     const again = await enrol(client);
     assert.equal(codes.length, 10);
-    await client.get('/cabinet/account');
-    assert.equal((await client.post('/cabinet/account/totp/disable', { password: PASSWORD, code: again.codes[0]! })).statusCode, 200);
+    assert.equal(await alertAfter(client, '/cabinet/account/totp/disable', { password: PASSWORD, code: again.codes[0]! }), 'none');
     assert.equal(await totpOn(email), false);
   });
 
@@ -72,27 +73,24 @@ describe('cabinet two-factor against a stolen session', () => {
     const email = 'oracle@two-factor.example';
     const { client } = await cabinetPerson(t, { email, password: PASSWORD, address: '198.51.100.210' });
     const { secret } = await enrol(client);
-    const statuses: number[] = [];
-    for (let i = 0; i < 30; i++) {
-      await client.get('/cabinet/account');
-      statuses.push((await client.post('/cabinet/account/totp/disable', { password: `guess number ${i}`, code: code(secret) })).statusCode);
-    }
-    // Five failures a minute per account, then 429 whatever is sent: the right password too.
-    assert.deepEqual(statuses.slice(0, 5), [400, 400, 400, 400, 400]);
-    assert.deepEqual(new Set(statuses.slice(5)), new Set([429]));
+    const alerts: string[] = [];
+    for (let i = 0; i < 30; i++) alerts.push(await alertAfter(client, '/cabinet/account/totp/disable', { password: `guess number ${i}`, code: code(secret) }));
+    // Five failures a minute per account, then "too many" whatever is sent: the right password too.
+    assert.deepEqual(alerts.slice(0, 5), Array<string>(5).fill('Wrong password or code.'));
+    assert.ok(alerts.slice(5).every((alert) => alert.startsWith('Too many wrong passwords')), alerts.slice(5).join(' | '));
     await client.get('/cabinet/account');
     const right = await client.post('/cabinet/account/totp/disable', { password: PASSWORD, code: code(secret) });
-    assert.equal(right.statusCode, 429);
+    assert.equal(right.statusCode, 303);
     assert.ok(Number(right.headers['retry-after']) > 0);
-    assert.match(right.body, /Too many wrong passwords/);
+    assert.match((await client.get(String(right.headers.location))).body, /Too many wrong passwords/);
     // Sign-in shares the budget: the guesses above count there too.
     const other = new CabinetClient(t, '198.51.100.211');
     await other.get('/cabinet/login');
     assert.equal((await other.post('/cabinet/login', { email, password: PASSWORD })).statusCode, 429);
     assert.equal(await totpOn(email), true);
     clock.advance(61_000);
-    await client.get('/cabinet/account');
-    assert.equal((await client.post('/cabinet/account/totp/disable', { password: PASSWORD, code: code(secret) })).statusCode, 200);
+    assert.equal(await alertAfter(client, '/cabinet/account/totp/disable', { password: PASSWORD, code: code(secret) }), 'none');
+    assert.equal(await totpOn(email), false);
   });
 
   it('turning two-factor on needs the current password: a stolen session cannot lock the owner out', async () => {
@@ -105,26 +103,25 @@ describe('cabinet two-factor against a stolen session', () => {
     await other.signIn(email, PASSWORD);
 
     await thief.get('/cabinet/account');
-    const enrolPage = await thief.post('/cabinet/account/totp', {});
+    const enrolPage = await thief.submit('/cabinet/account/totp', {});
     assert.match(enrolPage.body, /name="password"/, 'the enrolment form asks for the password');
     const secret = keyOf(enrolPage.body);
-    const noPassword = await thief.post('/cabinet/account/totp/confirm', { code: code(secret) });
-    assert.equal(noPassword.statusCode, 400);
-    assert.match(noPassword.body, /password is not right/);
-    const guessed = await thief.post('/cabinet/account/totp/confirm', { code: code(secret), password: 'a guessed password' });
-    assert.equal(guessed.statusCode, 400);
+    const noPassword = await thief.submit('/cabinet/account/totp/confirm', { code: code(secret) });
+    assert.match(noPassword.body, /role="alert">Your password is not right/);
+    const guessed = await thief.submit('/cabinet/account/totp/confirm', { code: code(secret), password: 'a guessed password' });
+    assert.match(guessed.body, /role="alert">Your password is not right/);
     assert.equal(await totpOn(email), false);
     assert.equal(await signedIn(other), true, "the owner's other session is still signed in");
     // The guesses spent the account's budget.
-    const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await thief.post('/cabinet/account/totp/confirm', { code: code(secret), password: `guess ${i}` })).statusCode);
-    assert.equal(statuses.at(-1), 429);
+    const alerts: string[] = [];
+    for (let i = 0; i < 5; i++) alerts.push(/role="alert">([^<]*)</.exec((await thief.submit('/cabinet/account/totp/confirm', { code: code(secret), password: `guess ${i}` })).body)?.[1] ?? 'none');
+    assert.match(alerts.at(-1) ?? '', /^Too many wrong passwords/);
     assert.equal(await totpOn(email), false);
     clock.advance(61_000);
 
     // The owner, with the password, turns it on; the other sessions end as before.
     await owner.get('/cabinet/account');
-    const fresh = keyOf((await owner.post('/cabinet/account/totp', {})).body);
+    const fresh = keyOf((await owner.submit('/cabinet/account/totp', {})).body);
     const on = await owner.post('/cabinet/account/totp/confirm', { code: code(fresh), password: PASSWORD });
     assert.equal(on.statusCode, 200, on.body);
     assert.equal(await totpOn(email), true);

@@ -60,6 +60,16 @@ export class CabinetClient {
     return res;
   }
 
+  /**
+   * Posts a form as a browser does: every cabinet POST answers 303 to a page (DESIGN §9.1),
+   * which is read next. Asserts the 303; answers the page.
+   */
+  async submit(url: string, fields: Record<string, string>, options: { csrf?: string | null; headers?: Record<string, string> } = {}): Promise<LightMyRequestResponse> {
+    const posted = await this.post(url, fields, options);
+    assert.equal(posted.statusCode, 303, `POST ${url}: ${posted.statusCode} ${posted.body.slice(0, 300)}`);
+    return this.get(String(posted.headers.location));
+  }
+
   /** Signs in (reading the form first, as a browser would); asserts the redirect into the cabinet. */
   async signIn(email: string, password: string): Promise<void> {
     await this.get('/cabinet/login');

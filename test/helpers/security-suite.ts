@@ -366,12 +366,21 @@ export function runCabinetSecuritySuite(name: string, target: CabinetSecurityTar
         assert.deepEqual(await target.state(), before, `${method} ${path} without a session changed something`);
 
         const other = await send(target.other());
-        if (namesResource) {
+        // A page naming the owner's resource is a 404 page; a form on it answers 303 (DESIGN
+        // §9.1) to a page of the other partner's own that says there is no such thing of theirs.
+        const shown = [other];
+        if (namesResource && method === 'GET') {
           assert.equal(other.statusCode, 404, `${method} ${path} by another partner: ${other.statusCode}`);
+        } else if (namesResource) {
+          assert.equal(other.statusCode, 303, `${method} ${path} by another partner: ${other.statusCode}`);
+          const landed = await target.other().get(String(other.headers.location));
+          assert.equal(landed.statusCode, 200, `${method} ${path} by another partner led to ${String(other.headers.location)}`);
+          assert.match(landed.body, /class="problem" role="alert">[^<]*(no [a-z ]+ of yours|No such)/, `${method} ${path} by another partner: the page says there is none`);
+          shown.push(landed);
         }
         // What the request itself carried may come back (a search box keeps its text): it tells nothing.
         for (const marker of target.ownerMarkers().filter((text) => !path.includes(text))) {
-          assert.ok(!other.body.includes(marker), `${method} ${path} showed another partner the owner's ${marker}`);
+          for (const res of shown) assert.ok(!res.body.includes(marker), `${method} ${path} showed another partner the owner's ${marker}`);
         }
         assert.deepEqual(await target.state(), before, `${method} ${path} by another partner changed something`);
 

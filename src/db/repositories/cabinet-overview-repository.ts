@@ -33,7 +33,7 @@ export interface OverviewWindows {
 }
 
 /** Orders by status created in each window (one scan of the month on the partner's index). */
-export async function countOrdersByStatus(db: Db, partnerId: string, windows: OverviewWindows): Promise<StatusCounts[]> {
+export async function countOrdersByStatus(db: Db, partnerId: string, windows: OverviewWindows, sandbox = false): Promise<StatusCounts[]> {
   const rows = await db
     .selectFrom('orders')
     .select((eb) => [
@@ -43,7 +43,7 @@ export async function countOrdersByStatus(db: Db, partnerId: string, windows: Ov
       eb.fn.countAll<string>().as('month'),
     ])
     .where('partner_id', '=', partnerId)
-    .where('sandbox', '=', false)
+    .where('sandbox', '=', sandbox)
     .where('created_at', '>=', windows.monthStart)
     .groupBy('status')
     .execute();
@@ -51,7 +51,7 @@ export async function countOrdersByStatus(db: Db, partnerId: string, windows: Ov
 }
 
 /** What completed orders received, per source coin, in each window. */
-export async function sumCompletedVolume(db: Db, partnerId: string, windows: OverviewWindows): Promise<CoinVolume[]> {
+export async function sumCompletedVolume(db: Db, partnerId: string, windows: OverviewWindows, sandbox = false): Promise<CoinVolume[]> {
   const rows = await db
     .selectFrom('orders')
     .select((eb) => [
@@ -61,7 +61,7 @@ export async function sumCompletedVolume(db: Db, partnerId: string, windows: Ove
       eb.fn.coalesce(eb.fn.sum<string>('amount_from_received'), sql<string>`0`).as('month'),
     ])
     .where('partner_id', '=', partnerId)
-    .where('sandbox', '=', false)
+    .where('sandbox', '=', sandbox)
     .where('status', '=', 'completed')
     .where('created_at', '>=', windows.monthStart)
     .groupBy('coin_from')
@@ -71,7 +71,7 @@ export async function sumCompletedVolume(db: Db, partnerId: string, windows: Ove
 }
 
 /** Orders created and completed per UTC day since `since` (days without orders are absent). */
-export async function countOrdersPerDay(db: Db, partnerId: string, since: Date): Promise<DailyOrders[]> {
+export async function countOrdersPerDay(db: Db, partnerId: string, since: Date, sandbox = false): Promise<DailyOrders[]> {
   const day = sql<string>`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`;
   const rows = await db
     .selectFrom('orders')
@@ -81,10 +81,48 @@ export async function countOrdersPerDay(db: Db, partnerId: string, since: Date):
       eb.fn.countAll<string>().filterWhere('status', '=', 'completed').as('completed'),
     ])
     .where('partner_id', '=', partnerId)
-    .where('sandbox', '=', false)
+    .where('sandbox', '=', sandbox)
     .where('created_at', '>=', since)
     .groupBy(day)
     .orderBy(day)
     .execute();
   return rows.map((row) => ({ day: row.day, created: Number(row.created), completed: Number(row.completed) }));
+}
+
+/** An order waiting for its partner (the overview's "needs your action"). */
+export interface OrderNeedingAction {
+  id: string;
+  short_id: string;
+  created_at: Date;
+  refund_hold_until: Date | null;
+  refund_address: string | null;
+  refund_address_tag: string | null;
+  deposit_address_tag: string | null;
+  status: OrderStatus;
+  status_reason: string | null;
+}
+
+/**
+ * The partner's refunding orders of one mode that wait for it: a refund held for its choice
+ * (until refund_hold_until), or a refund with no address to go to (none, or no tag where the
+ * deposit chain routes by memo). Oldest hold first; at most `limit`.
+ */
+export async function ordersNeedingAction(db: Db, partnerId: string, sandbox: boolean, now: Date, limit: number): Promise<OrderNeedingAction[]> {
+  return db
+    .selectFrom('orders')
+    .select(['id', 'short_id', 'created_at', 'refund_hold_until', 'refund_address', 'refund_address_tag', 'deposit_address_tag', 'status', 'status_reason'])
+    .where('partner_id', '=', partnerId)
+    .where('sandbox', '=', sandbox)
+    .where('status', '=', 'refunding')
+    .where((eb) =>
+      eb.or([
+        eb('refund_hold_until', '>', now),
+        eb('refund_address', 'is', null),
+        eb.and([eb('deposit_address_tag', 'is not', null), eb('refund_address_tag', 'is', null)]),
+      ]),
+    )
+    .orderBy('refund_hold_until', 'asc')
+    .orderBy('created_at', 'asc')
+    .limit(limit)
+    .execute();
 }

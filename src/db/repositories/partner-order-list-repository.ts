@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { searchSpellings } from '../../domain/order-search.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Database, Db } from '../schema/index.js';
@@ -117,16 +117,46 @@ export function partnerOrderListWireQuery(db: Db, partnerId: string, filter: Par
   return filteredOrders(db, partnerId, filter, page).select(PARTNER_ORDER_WIRE_SELECTIONS);
 }
 
-/** The page's rows, filtered and ordered, before a select list is chosen. */
-function filteredOrders(db: Db, partnerId: string, filter: PartnerOrderFilter, page: OrderListPage) {
+/** A filtered list's totals per source coin (the cabinet's orders page, issue 31). */
+export interface OrderListTotal {
+  coin: string;
+  orders: number;
+  /** Exact NUMERIC text. */
+  expected: string;
+  received: string;
+}
+
+/** The totals of every order the filter matches (all pages), per source coin: one aggregate on the filter's indexes. */
+export async function partnerOrderTotals(db: Db, partnerId: string, filter: PartnerOrderFilter, now: Date): Promise<OrderListTotal[]> {
+  const rows = await matchingOrders(db, partnerId, filter, now)
+    .select((eb) => [
+      'coin_from',
+      eb.fn.countAll<string>().as('orders'),
+      eb.fn.coalesce(eb.fn.sum<string>('amount_from_expected'), sql<string>`0`).as('expected'),
+      eb.fn.coalesce(eb.fn.sum<string>('amount_from_received'), sql<string>`0`).as('received'),
+    ])
+    .groupBy('coin_from')
+    .orderBy('coin_from')
+    .execute();
+  return rows.map((row) => ({ coin: row.coin_from, orders: Number(row.orders), expected: String(row.expected), received: String(row.received) }));
+}
+
+/** The orders the filter matches, before paging, ordering or a select list. */
+function matchingOrders(db: Db, partnerId: string, filter: PartnerOrderFilter, now: Date) {
   let query = db.selectFrom('orders').where('partner_id', '=', partnerId).where('sandbox', '=', filter.sandbox);
   const { statuses, search } = filter;
-  if (statuses !== undefined) query = query.where((eb) => statusCondition(eb, statuses, page.now));
+  if (statuses !== undefined) query = query.where((eb) => statusCondition(eb, statuses, now));
   if (filter.coinFrom !== undefined) query = query.where('coin_from', '=', filter.coinFrom);
   if (filter.coinTo !== undefined) query = query.where('coin_to', '=', filter.coinTo);
   if (filter.createdAfter !== undefined) query = query.where('created_at', '>', filter.createdAfter);
   if (filter.createdBefore !== undefined) query = query.where('created_at', '<', filter.createdBefore);
   if (search !== undefined) query = query.where((eb) => searchCondition(eb, filter, search));
+  return query;
+}
+
+/** The page's rows, filtered and ordered, before a select list is chosen. */
+function filteredOrders(db: Db, partnerId: string, filter: PartnerOrderFilter, page: OrderListPage) {
+  let query = matchingOrders(db, partnerId, filter, page.now);
   const after = page.after;
   if (after !== undefined) {
     query = query.where((eb) => eb(eb.refTuple('orders.created_at', 'orders.id'), '<', eb.tuple(after.createdAt, after.id)));

@@ -287,3 +287,9 @@ export async function webhookQueueStats(db: Db, now: Date): Promise<WebhookQueue
   const stats = row.rows[0];
   return { due: Number(stats?.due ?? 0), oldestDueAt: stats?.oldest ?? null, retrying: Number(stats?.retrying ?? 0) };
 }
+
+/** Events of the partner's by id (the cabinet's delivery log: each line's request body and order); another partner's are left out. */
+export async function findPartnerWebhookEvents(db: Db, partnerId: string, ids: readonly string[]): Promise<Array<{ id: string; payload: string; order_id: string | null }>> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('webhook_events').select(['id', 'payload', 'order_id']).where('partner_id', '=', partnerId).where('id', 'in', [...ids]).execute();
+}

@@ -14,6 +14,8 @@ const NOTICES: Readonly<Record<string, string>> = {
   'session-ended': 'That session is signed out.',
   'others-ended': 'Every other session is signed out.',
   'password-changed': 'Your password is changed, and every other session is signed out.',
+  'totp-off': 'Two-factor sign-in is off.',
+  'totp-already-on': 'Two-factor sign-in is already on.',
 };
 
 
@@ -23,6 +25,8 @@ interface AccountPageParts {
   totpProblem?: string;
   /** What went wrong with the password form. */
   passwordProblem?: string;
+  /** What went wrong otherwise (at the top). */
+  problem?: string;
 }
 
 /**
@@ -84,6 +88,7 @@ export function registerCabinetAccount(app: App, { cabinet, database }: Services
       session,
       active: '/cabinet/account',
       notice,
+      problem: parts.problem,
       body: html`<dl class="facts"><dt>Email</dt><dd>${session.found.email}</dd><dt>Partner</dt><dd>${session.found.partnerName}</dd></dl>
 <h2>Your sessions</h2>
 <p class="hint">Where your account is signed in now. Last seen is kept to the minute. Sign out any session you do not recognise, then change your password.</p>
@@ -150,8 +155,20 @@ ${twoFactor}
   };
 
   app.get('/cabinet/account', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
     const done = (request.query as Record<string, unknown>).done;
-    return send(reply, await accountPage(sessionOf(request), { notice: typeof done === 'string' ? NOTICES[done] : undefined }));
+    const flash = sessions.flash.read(session, request.query);
+    // A refused form comes back (303) with its problem beside the form it belongs to.
+    const problems = done === 'password-refused' ? { passwordProblem: flash.problem } : done === 'totp-refused' ? { totpProblem: flash.problem } : { problem: flash.problem };
+    return send(reply, await accountPage(session, { notice: flash.notice ?? (typeof done === 'string' ? NOTICES[done] : undefined), ...problems }));
+  });
+
+  /** The enrolment under way (after "Set up two-factor sign-in" answered 303 here), or the account page. */
+  app.get('/cabinet/account/totp', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const pending = session.found.totpEnabled ? undefined : await cabinet.accounts.pendingTotp(session.userId, session.found.email);
+    if (pending === undefined) return reply.redirect('/cabinet/account', 303);
+    return send(reply, await enrolPage(session, pending, sessions.flash.read(session, request.query).problem));
   });
 
   app.post('/cabinet/account/sessions/:id/revoke', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
@@ -159,7 +176,7 @@ ${twoFactor}
     const { id } = request.params as { id: string };
     // Only the person's own other sessions: anyone else's id (another person, another partner) is 404.
     if (!CANONICAL_UUID_PATTERN.test(id) || !(await cabinet.accounts.endSession(session.userId, id, session.token))) {
-      return send(reply, await accountPage(session, { notice: 'No such session of yours: it may have ended already.' }), 404);
+      return sessions.flash.redirect(reply, session, '/cabinet/account', 'problem', 'No such session of yours: it may have ended already.');
     }
     return reply.redirect('/cabinet/account?done=session-ended', 303);
   });
@@ -172,40 +189,40 @@ ${twoFactor}
 
   app.post('/cabinet/account/password', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    const problem = async (text: string, status: number) => accountPage(session, { passwordProblem: text }).then((body) => send(reply, body, status));
+    const problem = (text: string) => sessions.flash.redirect(reply, session, '/cabinet/account?done=password-refused', 'problem', text);
     const next = formField(request, 'password') ?? '';
-    if (next !== formField(request, 'confirm')) return problem('The two new passwords differ.', 400);
+    if (next !== formField(request, 'confirm')) return problem('The two new passwords differ.');
     const guess = await spendGuess(request, reply, session);
-    if ('retry' in guess) return problem(tooMany(guess.retry), 429);
+    if ('retry' in guess) return problem(tooMany(guess.retry));
     const changed = await cabinet.accounts.changePassword(session.userId, formField(request, 'current') ?? '', next, session.token);
     // A weak new password is no wrong guess: the attempt is given back.
     if (changed.ok || !changed.wrongPassword) guess.giveBack();
-    if (!changed.ok) return problem(changed.problem, 400);
+    if (!changed.ok) return problem(changed.problem);
     return reply.redirect('/cabinet/account?done=password-changed', 303);
   });
 
   app.post('/cabinet/account/totp', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    if (session.found.totpEnabled) return send(reply, await accountPage(session, { notice: 'Two-factor sign-in is already on.' }));
-    return send(reply, await enrolPage(session, await cabinet.accounts.beginTotp(session.userId, session.found.email)));
+    if (session.found.totpEnabled) return reply.redirect('/cabinet/account?done=totp-already-on', 303);
+    await cabinet.accounts.beginTotp(session.userId, session.found.email);
+    return reply.redirect('/cabinet/account/totp', 303);
   });
 
   app.post('/cabinet/account/totp/confirm', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    const again = async (problem: string, status: number) => {
-      const pending = await cabinet.accounts.pendingTotp(session.userId, session.found.email);
-      if (pending === undefined) return send(reply, await accountPage(session), 409);
-      return send(reply, await enrolPage(session, pending, problem), status);
-    };
+    const again = (problem: string) => sessions.flash.redirect(reply, session, '/cabinet/account/totp', 'problem', problem);
     const guess = await spendGuess(request, reply, session);
-    if ('retry' in guess) return again(tooMany(guess.retry), 429);
+    if ('retry' in guess) return again(tooMany(guess.retry));
     const confirmed = await cabinet.accounts.confirmTotp(session.userId, formField(request, 'code') ?? '', formField(request, 'password') ?? '', session.token);
     // Only a wrong password was a guess.
     if (confirmed.ok || confirmed.problem !== 'wrong-password') guess.giveBack();
     if (!confirmed.ok) {
-      if (confirmed.problem === 'not-pending') return send(reply, await accountPage(session), 409);
-      return again(confirmed.problem === 'wrong-code' ? 'That code is not right: check the app and try the next one.' : 'Your password is not right.', 400);
+      if (confirmed.problem === 'not-pending') return reply.redirect('/cabinet/account', 303);
+      return again(confirmed.problem === 'wrong-code' ? 'That code is not right: check the app and try the next one.' : 'Your password is not right.');
     }
+    // The one answer of a POST that is a page of its own: the recovery codes exist only in this
+    // answer (stored hashed), so they are shown here once; a reload posts again and is refused
+    // (not pending any more) with a 303 to the account page.
     const { codes } = confirmed;
     return send(
       reply,
@@ -223,11 +240,10 @@ ${twoFactor}
   app.post('/cabinet/account/totp/disable', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
     const guess = await spendGuess(request, reply, session);
-    if ('retry' in guess) return send(reply, await accountPage(session, { totpProblem: tooMany(guess.retry) }), 429);
-    if (!(await cabinet.accounts.disableTotp(session.userId, formField(request, 'password') ?? '', formField(request, 'code') ?? ''))) {
-      return send(reply, await accountPage(session, { totpProblem: 'Wrong password or code.' }), 400);
-    }
+    const refused = (problem: string) => sessions.flash.redirect(reply, session, '/cabinet/account?done=totp-refused', 'problem', problem);
+    if ('retry' in guess) return refused(tooMany(guess.retry));
+    if (!(await cabinet.accounts.disableTotp(session.userId, formField(request, 'password') ?? '', formField(request, 'code') ?? ''))) return refused('Wrong password or code.');
     guess.giveBack();
-    return send(reply, await accountPage({ ...session, found: { ...session.found, totpEnabled: false } }, { notice: 'Two-factor sign-in is off.' }));
+    return reply.redirect('/cabinet/account?done=totp-off', 303);
   });
 }

@@ -1,14 +1,17 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { findUnstorableText } from '../../domain/storable-text.js';
 import { WorkGateFull } from '../../services/work-gate.js';
 import { registerCabinetAccount } from './account.js';
 import { registerCabinetAssets } from './assets.js';
 import { registerCabinetInvitation } from './invitation.js';
 import { registerCabinetKeys } from './keys.js';
-import { errorPage } from './layout.js';
+import { errorPage, notFoundPage } from './layout.js';
 import { registerCabinetLogin } from './login.js';
+import { registerCabinetMode } from './mode.js';
 import { registerCabinetOrderDetail } from './order-detail.js';
 import { registerCabinetOrders } from './orders.js';
 import { registerCabinetOverview } from './overview.js';
@@ -20,6 +23,27 @@ import { registerCabinetWebhooks } from './webhooks.js';
 /** Failed sign-ins allowed per client address, and per account, per minute (then 429 until the minute ends). */
 export const CABINET_SIGN_IN_FAILURES_PER_ADDRESS = 20;
 export const CABINET_SIGN_IN_FAILURES_PER_ACCOUNT = 5;
+
+/** The page of an unknown path under /cabinet (the app's not-found handler asks), else undefined. */
+export function cabinetNotFound(request: FastifyRequest): string | undefined {
+  const path = request.url.split('?')[0] ?? '';
+  return path === '/cabinet' || path.startsWith('/cabinet/') ? notFoundPage() : undefined;
+}
+
+/** The status and page of an error thrown on a cabinet route. */
+function errorAnswer(error: FastifyError, request: FastifyRequest): [number, string] {
+  // The password work of this process is full (src/services/cabinet-passwords.ts).
+  if (error instanceof WorkGateFull) return [429, errorPage('Busy', 'Too many passwords are being checked right now. Wait a second, then try again.')];
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    return [503, errorPage('Unavailable', 'The cabinet cannot reach its database just now. Try again in a minute.')];
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return [413, errorPage('Form too large', 'This form sent more than the cabinet accepts. Go back, shorten what you typed and try again.')];
+  if (status >= 400 && status < 500) return [status, errorPage('Request not accepted', 'The cabinet could not read this request. Go back, reload the page and try again.')];
+  request.log.error({ err: error }, 'unhandled error');
+  return [500, errorPage('Something went wrong', 'The cabinet could not finish this. Nothing you see may have changed: reload the page to check, and try again.')];
+}
 
 /** A form post's largest body: a few short fields. */
 const FORM_BODY_LIMIT = 8 * 1024;
@@ -39,15 +63,11 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
       if (!request.url.startsWith('/cabinet/assets/')) reply.header('cache-control', 'no-store');
       done(null, payload);
     });
-    // The password work of this process is full (src/services/cabinet-passwords.ts): a page
-    // that says so, 429 with Retry-After; every other error goes on to the app's handler.
-    cabinet.setErrorHandler((error, _request, reply) => {
-      if (!(error instanceof WorkGateFull)) throw error;
-      return reply
-        .code(429)
-        .header('retry-after', String(error.retryAfterSeconds))
-        .type('text/html; charset=utf-8')
-        .send(errorPage('Busy', 'Too many passwords are being checked right now. Wait a second, then try again.'));
+    // Every error under /cabinet is a page of the cabinet (DESIGN §9.1), never the API's JSON.
+    cabinet.setErrorHandler((error: FastifyError, request, reply) => {
+      const [status, body] = errorAnswer(error, request);
+      if (error instanceof WorkGateFull) void reply.header('retry-after', String(error.retryAfterSeconds));
+      return reply.code(status).type('text/html; charset=utf-8').send(body);
     });
     // A form field or query value no column can hold (NUL, other control characters, unpaired
     // surrogates: domain/storable-text.ts) is a 400 page here, before any page reads it; it was
@@ -67,6 +87,7 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     registerCabinetInvitation(cabinet, services, sessions);
     registerCabinetPasswordReset(cabinet, services, sessions);
     registerCabinetAccount(cabinet, services, sessions);
+    registerCabinetMode(cabinet, sessions);
     registerCabinetOverview(cabinet, services, sessions);
     registerCabinetOrders(cabinet, services, sessions);
     registerCabinetOrderDetail(cabinet, services, sessions);

@@ -4,7 +4,7 @@ import { listPartnerKeysForCabinet } from '../../db/repositories/api-keys-reposi
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { ApiError } from '../../errors.js';
 import { html } from './html.js';
-import { csrfField, errorPage, page, time } from './layout.js';
+import { confirmForm, csrfField, page, time } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
 const KEY_ID = /^pk_[a-z0-9_]{4,61}$/;
@@ -18,7 +18,9 @@ const LABEL_MAX = 64;
  */
 export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Services, sessions: CabinetSessions): void {
   const keysPage = async (session: CabinetSession, options: { issued?: { key_id: string; api_key: string }; notice?: string; problem?: string } = {}) => {
-    const keys = await listPartnerKeysForCabinet(database.db, session.partnerId);
+    // The keys of the cabinet's mode (DESIGN §9.1): live keys, or sandbox ones in test mode.
+    const sandbox = session.mode === 'sandbox';
+    const keys = (await listPartnerKeysForCabinet(database.db, session.partnerId)).filter((key) => key.sandbox === sandbox);
     const { issued } = options;
     const listed = issued === undefined ? undefined : keys.find((key) => key.key_id === issued.key_id);
     const shown = issued === undefined
@@ -35,17 +37,16 @@ export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Se
       session,
       active: '/cabinet/keys',
       notice: options.notice,
+      problem: options.problem,
       body: html`${shown}
-<h2>Create a key</h2>
+<h2>Create a ${sandbox ? 'sandbox' : 'live'} key</h2>
+<p class="hint">${sandbox
+    ? 'Sandbox keys (pk_test_…) make orders that run on the simulator: no real funds. Switch to live mode for live keys.'
+    : 'Live keys make real orders. Switch to test mode for sandbox keys (pk_test_…) that run on the simulator.'}</p>
 <form method="post" action="/cabinet/keys" class="stack">
   ${csrfField(session.csrf)}
-  ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
+  <input type="hidden" name="kind" value="${sandbox ? 'sandbox' : 'live'}">
   <label>Label <input type="text" name="label" required maxlength="${LABEL_MAX}" placeholder="e.g. production server"></label>
-  <fieldset>
-    <legend>Kind</legend>
-    <label class="check"><input type="radio" name="kind" value="sandbox" checked> Sandbox (pk_test_…): orders run on the simulator, no real funds</label>
-    <label class="check"><input type="radio" name="kind" value="live"> Live: real orders</label>
-  </fieldset>
   <fieldset>
     <legend>Where it is used</legend>
     <label class="check"><input type="radio" name="scope" value="full" checked> Server (pk_…): every API route; keep it secret on your server</label>
@@ -53,9 +54,9 @@ export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Se
   </fieldset>
   <button type="submit">Create key</button>
 </form>
-<h2>Your keys</h2>
+<h2>Your ${sandbox ? 'sandbox' : 'live'} keys</h2>
 ${keys.length === 0
-  ? html`<p>No keys yet.</p>`
+  ? html`<p>No ${sandbox ? 'sandbox' : 'live'} keys yet.</p>`
   : html`<div class="table-wrap"><table class="responsive">
 <thead><tr><th scope="col">Label</th><th scope="col">Key id</th><th scope="col">Kind</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
 <tbody>${keys.map(
@@ -65,9 +66,18 @@ ${keys.length === 0
 <td data-label="Kind">${key.sandbox ? 'sandbox' : 'live'}${key.scope === 'client' ? ', app (client)' : ''}</td>
 <td data-label="Created">${time(key.created_at)}</td>
 <td data-label="Last used">${lastUsed(key)}</td>
-<td data-label="State">${key.revoked_at === null
-    ? html`<form method="post" action="/cabinet/keys/${key.key_id}/revoke" class="inline">${csrfField(session.csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> key ${key.label ?? key.key_id}</span></button></form>`
-    : html`revoked ${time(key.revoked_at)}`}</td>
+<td data-label="State"><div>${key.revoked_at !== null
+    ? html`revoked ${time(key.revoked_at)}`
+    : key.sandbox
+      ? html`<form method="post" action="/cabinet/keys/${key.key_id}/revoke" class="inline">${csrfField(session.csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> key ${key.label ?? key.key_id}</span></button></form>`
+      : // A live key serves real orders: revoking it asks first.
+        confirmForm({
+          action: `/cabinet/keys/${key.key_id}/revoke`,
+          csrf: session.csrf,
+          label: html`Revoke…<span class="visually-hidden"> live key ${key.label ?? key.key_id}</span>`,
+          question: 'Requests with this live key get 401 from the moment it is revoked, and it cannot be turned back on.',
+          confirm: html`Yes, revoke<span class="visually-hidden"> live key ${key.label ?? key.key_id}</span>`,
+        })}</div></td>
 </tr>`,
 )}</tbody>
 </table></div>`}`,
@@ -85,7 +95,8 @@ ${keys.length === 0
       if (keyId !== undefined && apiKey !== undefined) return send(reply, await keysPage(session, { issued: { key_id: keyId, api_key: apiKey } }));
       return send(reply, await keysPage(session, { notice: 'A new key is shown only once, on the page right after it is created: it is not shown again. If you did not copy it, revoke it and create another.' }));
     }
-    return send(reply, await keysPage(session, { notice: done === 'revoked' ? 'The key is revoked: requests with it get 401 from now on.' : undefined }));
+    const flash = sessions.flash.read(session, request.query);
+    return send(reply, await keysPage(session, { notice: done === 'revoked' ? 'The key is revoked: requests with it get 401 from now on.' : undefined, problem: flash.problem }));
   });
 
   app.post('/cabinet/keys', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
@@ -95,7 +106,7 @@ ${keys.length === 0
     // No scope field (a form from before client keys): a server key, as before.
     const scope = formField(request, 'scope') ?? 'full';
     if (label === '' || [...label].length > LABEL_MAX || (kind !== 'live' && kind !== 'sandbox') || (scope !== 'full' && scope !== 'client')) {
-      return send(reply, await keysPage(session, { problem: `Give the key a label (at most ${LABEL_MAX} characters) and choose its kind.` }), 400);
+      return sessions.flash.redirect(reply, session, '/cabinet/keys', 'problem', `Give the key a label (at most ${LABEL_MAX} characters) and choose its kind.`);
     }
     let issued: Awaited<ReturnType<typeof apiKeys.issue>>;
     try {
@@ -103,17 +114,18 @@ ${keys.length === 0
     } catch (error) {
       // At the cap of unrevoked keys of the kind (MAX_API_KEYS_PER_PARTNER): said on the form.
       if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
-      return send(reply, await keysPage(session, { problem: `You already have as many ${kind}${scope === 'client' ? ' app' : ''} keys as a partner may have: revoke one you no longer use, then create the new one.` }), 409);
+      return sessions.flash.redirect(reply, session, '/cabinet/keys', 'problem', `You already have as many ${kind}${scope === 'client' ? ' app' : ''} keys as a partner may have: revoke one you no longer use, then create the new one.`);
     }
     const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'api_key', issued.key_id);
-    return reply.redirect(`/cabinet/keys?created=${reveal}`, 303);
+    // The page of the new key's mode, whichever mode the form was on.
+    return reply.redirect(`/cabinet/keys?created=${reveal}${kind === 'sandbox' ? '&mode=test' : '&mode=live'}`, 303);
   });
 
   app.post('/cabinet/keys/:key_id/revoke', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const { key_id } = request.params as { key_id: string };
     if (!KEY_ID.test(key_id) || !(await apiKeys.revokeOwn(session.partnerId, key_id))) {
-      return send(reply, errorPage('Key not found', 'There is no key of yours with this id.'), 404);
+      return sessions.flash.redirect(reply, session, '/cabinet/keys', 'problem', 'There is no key of yours with this id (it may be revoked already).');
     }
     return reply.redirect('/cabinet/keys?done=revoked', 303);
   });

@@ -21,6 +21,8 @@ interface PageParts {
   active?: NavigationPath;
   /** A short message at the top (after a change), announced to screen readers. */
   notice?: string;
+  /** What went wrong with the last change (a form's refusal after its redirect), as an alert. */
+  problem?: string;
 }
 
 /**
@@ -35,6 +37,7 @@ export function page(parts: PageParts): string {
       : html`<header class="top">
   <span class="brand">Partner cabinet</span>
   <span class="who">${session.found.partnerName} · ${session.found.email}</span>
+  ${modeSwitch(session)}
   <form method="post" action="/cabinet/logout" class="inline">
     <input type="hidden" name="_csrf" value="${session.csrf}">
     <button type="submit">Sign out</button>
@@ -51,15 +54,20 @@ export function page(parts: PageParts): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${parts.title} · Partner cabinet</title>
+<link rel="icon" href="/cabinet/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/cabinet/assets/cabinet.css">
 <script src="/cabinet/assets/cabinet.js" defer></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 ${header}
+${session?.mode === 'sandbox'
+  ? html`<div class="test-banner" role="note"><strong>Test mode</strong>: you see sandbox keys, orders, webhook endpoints and figures. Nothing here moves real funds.</div>`
+  : ''}
 <main id="main">
 <h1>${parts.title}</h1>
 ${parts.notice === undefined ? '' : html`<p class="notice" role="status">${parts.notice}</p>`}
+${parts.problem === undefined ? '' : html`<p class="problem" role="alert">${parts.problem}</p>`}
 ${parts.body}
 </main>
 </body>
@@ -67,14 +75,43 @@ ${parts.body}
 `.text;
 }
 
+/** The test/live switch (DESIGN §9.1): one button to the other mode, back to this page. */
+function modeSwitch(session: CabinetSession): Html {
+  const other = session.mode === 'sandbox' ? 'live' : 'sandbox';
+  return html`<form method="post" action="/cabinet/mode" class="inline mode-switch">
+    <input type="hidden" name="_csrf" value="${session.csrf}">
+    <input type="hidden" name="mode" value="${other}">
+    <input type="hidden" name="back" value="${session.path}">
+    <span class="mode-now">${session.mode === 'sandbox' ? 'Test mode' : 'Live mode'}</span>
+    <button type="submit" class="secondary">${other === 'sandbox' ? 'Switch to test mode' : 'Switch to live mode'}</button>
+  </form>`;
+}
+
 /** A page that only says what went wrong, with a way back. */
 export function errorPage(title: string, message: string): string {
   return page({ title, body: html`<p role="alert">${message}</p><p><a href="/cabinet">Back to the cabinet</a></p>` });
 }
 
+/** The page of an unknown /cabinet path (DESIGN §9.1: every unknown path under /cabinet is a page). */
+export function notFoundPage(): string {
+  return errorPage('Page not found', 'There is no page at this address in the cabinet. It may have moved, or the link may be mistyped.');
+}
+
 /** A form's CSRF field. */
 export function csrfField(token: string): Html {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
+}
+
+/**
+ * A form whose button does something that cannot be undone (revoke a live key, delete or
+ * rotate an endpoint, refund now): the first button only opens a disclosure that says what will
+ * happen, and the form's own button inside it confirms. Works without JavaScript (details).
+ */
+export function confirmForm(parts: { action: string; csrf: string; label: Html | string; question: string; confirm: Html | string; fields?: Html }): Html {
+  return html`<details class="confirm"><summary>${parts.label}</summary>
+<div class="confirm-body"><p>${parts.question}</p>
+<form method="post" action="${parts.action}">${csrfField(parts.csrf)}${parts.fields ?? ''}<button type="submit" class="danger">${parts.confirm}</button></form></div>
+</details>`;
 }
 
 /** A date as people read it, in UTC, with the machine-readable value beside it. */

@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { listOrderEvents } from '../../db/repositories/order-events-repository.js';
+import { listOrderEvents, type OrderEventListing } from '../../db/repositories/order-events-repository.js';
 import { findPartner } from '../../db/repositories/partners-repository.js';
 import { statusAt } from '../../domain/order-status.js';
 import type { PartnerOrderRow } from '../../db/views/partner-order-view.js';
@@ -9,8 +9,9 @@ import { ApiError } from '../../errors.js';
 import type { ActionRequest } from '../../services/order-actions.js';
 import { orderView } from '../v1/order-view.js';
 import { html, trusted, type Html } from './html.js';
-import { csrfField, errorPage, page, time } from './layout.js';
-import { amount, statusWords } from './format.js';
+import { confirmForm, csrfField, errorPage, page, time } from './layout.js';
+import { amount, eventSentence, orderBadge, reasonSentence, statusWords } from './format.js';
+import { Decimal } from '../../domain/money.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
 /** What each action's button says, and what the page says once it is done. */
@@ -21,6 +22,42 @@ const ACTION_WORDS = {
   set_refund_address: { button: 'Set refund address', done: 'The refund address is set.' },
 } as const;
 type ActionName = keyof typeof ACTION_WORDS;
+
+/** The actions that cannot be undone, and what their confirmation says. */
+const CONFIRMS = {
+  cancel: { question: 'The order is cancelled now: a deposit sent to its address after this is refunded, not exchanged.', confirm: 'Yes, cancel the order' },
+  refund: { question: 'What was received is sent back to the refund address now, instead of being exchanged. This cannot be undone.', confirm: 'Yes, refund now' },
+} as const;
+
+/** One line of the timeline. */
+interface TimelineLine {
+  at: Date;
+  text: string;
+}
+
+/**
+ * The order's events as lines people read: each move in words (its event or reason as a
+ * sentence, the status it led to); the confirmations of the deposit, one event each as they
+ * grow, are one line with the count where the last one is.
+ */
+export function timelineLines(events: readonly OrderEventListing[], order: Pick<PartnerOrderRow, 'deposit_confirmations' | 'deposit_confirmations_required'>): TimelineLine[] {
+  const lines: TimelineLine[] = [];
+  const confirmations = events.filter((event) => event.reason === 'confirmations');
+  const last = confirmations[confirmations.length - 1];
+  for (const event of events) {
+    if (event.reason === 'confirmations') {
+      if (event !== last) continue;
+      const count = order.deposit_confirmations ?? confirmations.length;
+      lines.push({ at: event.created_at, text: `Deposit confirmations: ${count} of ${order.deposit_confirmations_required}` });
+      continue;
+    }
+    const moved = event.from_status !== null && event.from_status !== event.to_status;
+    const said = event.from_status === null ? 'Order created' : eventSentence(event.reason);
+    const now = event.reason === 'cancelled' ? 'cancelled' : statusWords(event.to_status);
+    lines.push({ at: event.created_at, text: moved || event.from_status === null ? `${said} (now ${now})` : said });
+  }
+  return lines;
+}
 const isActionName = (name: string): name is ActionName => Object.hasOwn(ACTION_WORDS, name);
 
 /** A link to the coin's block explorer, when the catalog has one for it; else the text alone. */
@@ -36,7 +73,7 @@ function explorerLink(template: string | null | undefined, placeholder: '{txid}'
  * (OrderService.get: another partner's order is not found, 404), its event timeline, the
  * deposit QR code and explorer links (live orders: a sandbox order is on no public chain).
  */
-export function registerCabinetOrderDetail(app: App, { database, clock, orders, orderActions, catalog, linkBase }: Services, sessions: CabinetSessions): void {
+export function registerCabinetOrderDetail(app: App, { database, clock, orders, orderActions, catalog, linkBase, quotes }: Services, sessions: CabinetSessions): void {
   /** The session's partner's order, or undefined (another partner's order is not found either). */
   const ownOrder = async (session: CabinetSession, orderId: string): Promise<PartnerOrderRow | undefined> => {
     const partner = await findPartner(database.db, session.partnerId);
@@ -52,6 +89,31 @@ export function registerCabinetOrderDetail(app: App, { database, clock, orders, 
   const notFound = (reply: FastifyReply) =>
     reply.code(404).type('text/html; charset=utf-8').send(errorPage('Order not found', 'There is no order of yours with this id.'));
 
+  /**
+   * A refund held for the partner's choice (DESIGN §7.5): what the person decides on. Until when
+   * (a countdown), where the refund goes, the rate quoted against the rate now, and what each
+   * choice gives: the refund sends back all that was received; continue exchanges it at the
+   * float rate now, less the payout network fee.
+   */
+  const heldRefund = (order: PartnerOrderRow, now: Date, markupBps: number): Html => {
+    const until = order.refund_hold_until;
+    if (order.status !== 'refunding' || until === null || until <= now || order.amount_from_received === null) return html``;
+    const fromRow = catalog.all().find((row) => row.coin === order.coin_from && row.network === order.network_from);
+    const toRow = catalog.all().find((row) => row.coin === order.coin_to && row.network === order.network_to);
+    const priced = fromRow === undefined || toRow === undefined ? undefined : quotes.tryPricePair(fromRow, toRow, { amount: new Decimal(order.amount_from_received), rateType: 'float', markupBps });
+    const minutes = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000));
+    return html`<section class="held" aria-labelledby="held-title"><h2 id="held-title">Your choice: refund or continue</h2>
+<p>${reasonSentence(order.status_reason ?? 'exchange_failed')} Choose before ${time(until)} (<span data-countdown-ms="${until.getTime() - now.getTime()}">${minutes} min left</span>); after that the refund proceeds.</p>
+<dl class="facts">
+<dt>Received</dt><dd>${amount(order.amount_from_received)} ${order.coin_from}</dd>
+<dt>Refund goes to</dt><dd>${order.refund_address === null ? 'no refund address yet: set one below' : html`<span class="mono">${order.refund_address}</span>${order.refund_address_tag === null ? '' : html` tag <span class="mono">${order.refund_address_tag}</span>`}`}</dd>
+<dt>Rate quoted</dt><dd>${amount(order.rate_quoted)} ${order.coin_to} per ${order.coin_from}</dd>
+<dt>Rate now</dt><dd>${priced?.ok === true ? html`${amount(priced.rate.toFixed())} ${order.coin_to} per ${order.coin_from}` : 'no rate now: continue cannot be priced'}</dd>
+<dt>Refund now gives</dt><dd>${amount(order.amount_from_received)} ${order.coin_from} back, no fee taken</dd>
+<dt>Continue gives</dt><dd>${priced?.ok === true ? html`${amount(priced.amountTo.toFixed())} ${order.coin_to}, after the network fee of ${amount(priced.networkFee.toFixed())} ${order.coin_to}` : '—'}</dd>
+</dl></section>`;
+  };
+
   const render = async (session: CabinetSession, order: PartnerOrderRow, options: { notice?: string; problem?: string } = {}) => {
     const events = await listOrderEvents(database.db, order.id);
     const now = clock.now();
@@ -61,9 +123,16 @@ export function registerCabinetOrderDetail(app: App, { database, clock, orders, 
     const catalogRow = (coin: string, network: string) => (order.sandbox ? undefined : catalog.all().find((row) => row.coin === coin && row.network === network));
     const from = catalogRow(order.coin_from, order.network_from);
     const to = catalogRow(order.coin_to, order.network_to);
-    const qr = await QRCode.toString(order.deposit_uri ?? order.deposit_address, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-    const body = html`<dl class="facts">
-<dt>Status</dt><dd>${statusWords(status)}${order.status_reason === null ? '' : html` (${order.status_reason})`}</dd>
+    const badge = orderBadge(order, now);
+    // Continue re-prices with the partner's markup now (OrderActions.markupNow).
+    const partner = await findPartner(database.db, session.partnerId);
+    if (partner === undefined) throw new Error('session of a partner that does not exist');
+    // The QR code invites a payment: only while the order waits for its deposit (a second
+    // payment to a completed or refunding order would be a second refund to chase).
+    const awaitingDeposit = status === 'waiting_deposit';
+    const qr = awaitingDeposit ? await QRCode.toString(order.deposit_uri ?? order.deposit_address, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) : undefined;
+    const body = html`${heldRefund(order, now, partner.markup_bps)}<dl class="facts">
+<dt>Status</dt><dd><span class="badge ${badge.tone}">${badge.label}</span>${order.status_reason === null ? '' : html` ${reasonSentence(order.status_reason)}`}</dd>
 <dt>Order id</dt><dd class="mono">${order.id}</dd>
 <dt>Created</dt><dd>${time(order.created_at)}</dd>
 <dt>Expires</dt><dd>${time(order.expires_at)}</dd>
@@ -81,26 +150,30 @@ export function registerCabinetOrderDetail(app: App, { database, clock, orders, 
 <dt>Refund transaction</dt><dd>${explorerLink(from?.explorer_tx_url, '{txid}', order.refund_txid)}</dd>
 ${order.sandbox ? html`<dt>Sandbox</dt><dd>yes: a test order on the simulator</dd>` : ''}
 </dl>
-<h2>Deposit QR code</h2>
-<figure class="qr" role="img" aria-label="QR code of the deposit ${order.deposit_uri === null ? 'address' : 'payment link'}">${trusted(qr)}</figure>
+${qr === undefined
+  ? ''
+  : html`<h2>Deposit QR code</h2>
+<figure class="qr" role="img" aria-label="QR code of the deposit ${order.deposit_uri === null ? 'address' : 'payment link'}">${trusted(qr)}</figure>`}
 <h2>Timeline</h2>
-<ol class="timeline">${events.map(
-  (event) => html`<li>${time(event.created_at)}: ${event.from_status === null ? 'created' : html`${statusWords(event.from_status)} → ${statusWords(event.to_status)}`}${event.from_status === null ? html` (${statusWords(event.to_status)})` : ''}${event.reason === null ? '' : html`, ${event.reason}`}</li>`,
-)}</ol>
-<p><a href="/cabinet/orders${order.sandbox ? '?sandbox=1' : ''}">All orders</a></p>`;
-    return page({ title: `Order ${order.short_id}`, session, active: '/cabinet/orders', notice: options.notice, body: html`${actionForms(session, order, options.problem)}${body}` });
+<ol class="timeline">${timelineLines(events, order).map((line) => html`<li>${time(line.at)}: ${line.text}</li>`)}</ol>
+<p><a href="/cabinet/orders${order.sandbox ? '?mode=test' : ''}">All ${order.sandbox ? 'sandbox' : 'live'} orders</a></p>`;
+    return page({ title: `Order ${order.short_id}`, session, active: '/cabinet/orders', notice: options.notice, problem: options.problem, body: html`${actionForms(session, order)}${body}` });
   };
 
   /** The actions the order offers now (its `actions`, as the API lists them), as forms. */
-  const actionForms = (session: CabinetSession, order: PartnerOrderRow, problem: string | undefined): Html => {
+  const actionForms = (session: CabinetSession, order: PartnerOrderRow): Html => {
     const offered = (orderView(order, clock.now(), linkBase).actions as string[]).filter(isActionName);
-    if (offered.length === 0 && problem === undefined) return html``;
+    if (offered.length === 0) return html``;
     const memo = catalog.all().find((row) => row.coin === order.coin_from && row.network === order.network_from)?.is_memo === true;
-    const form = (action: ActionName, fields: Html = html``) =>
-      html`<form method="post" action="/cabinet/orders/${order.id}/actions/${action}" class="${action === 'set_refund_address' ? 'stack' : 'inline'}">${csrfField(session.csrf)}${fields}<button type="submit"${action === 'cancel' ? html` class="danger"` : ''}>${ACTION_WORDS[action].button}</button></form>`;
+    const form = (action: ActionName, fields: Html = html``) => {
+      const path = `/cabinet/orders/${order.id}/actions/${action}`;
+      // Cancel and refund cannot be undone: they ask first (continue re-prices, and is the default the hold offers).
+      const confirm = CONFIRMS[action as keyof typeof CONFIRMS] as { question: string; confirm: string } | undefined;
+      if (confirm !== undefined) return confirmForm({ action: path, csrf: session.csrf, label: `${ACTION_WORDS[action].button}…`, ...confirm });
+      return html`<form method="post" action="${path}" class="${action === 'set_refund_address' ? 'stack' : 'inline'}">${csrfField(session.csrf)}${fields}<button type="submit">${ACTION_WORDS[action].button}</button></form>`;
+    };
     return html`<section aria-labelledby="actions-title"><h2 id="actions-title">What you can do</h2>
-${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
-<p class="pager">${offered.filter((action) => action !== 'set_refund_address').map((action) => form(action))}</p>
+<div class="actions">${offered.filter((action) => action !== 'set_refund_address').map((action) => form(action))}</div>
 ${offered.includes('set_refund_address')
   ? form(
       'set_refund_address',
@@ -115,7 +188,7 @@ ${offered.includes('set_refund_address')
     if (order === undefined) return notFound(reply);
     const done = (request.query as Record<string, unknown>).done;
     const notice = typeof done === 'string' && isActionName(done) ? ACTION_WORDS[done].done : undefined;
-    return reply.type('text/html; charset=utf-8').send(await render(session, order, { notice }));
+    return reply.type('text/html; charset=utf-8').send(await render(session, order, { notice, problem: sessions.flash.read(session, request.query).problem }));
   });
 
   /** The order actions (DESIGN §7.5) through OrderActions, the service the partner API uses. */
@@ -123,7 +196,7 @@ ${offered.includes('set_refund_address')
     const session = sessionOf(request);
     const { order_id, action } = request.params as { order_id: string; action: string };
     const order = await ownOrder(session, order_id);
-    if (order === undefined || !isActionName(action)) return notFound(reply);
+    if (order === undefined || !isActionName(action)) return sessions.flash.redirect(reply, session, '/cabinet/orders', 'problem', 'There is no order of yours with this id, or no such action.');
     const tag = formField(request, 'refund_address_tag')?.trim();
     const asked: ActionRequest =
       action === 'set_refund_address'
@@ -133,8 +206,7 @@ ${offered.includes('set_refund_address')
       await orderActions.perform(order, asked, { userId: session.userId });
     } catch (error) {
       if (!(error instanceof ApiError) || error.code === 'not_found') throw error;
-      const fresh = (await ownOrder(session, order.id)) ?? order;
-      return reply.code(error.status).type('text/html; charset=utf-8').send(await render(session, fresh, { problem: error.message }));
+      return sessions.flash.redirect(reply, session, `/cabinet/orders/${order.id}`, 'problem', error.message);
     }
     return reply.redirect(`/cabinet/orders/${order.id}?done=${action}`, 303);
   });

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CabinetServices } from '../../app-types.js';
 import type { SessionWithUser } from '../../db/repositories/cabinet-sessions-repository.js';
+import type { Mode } from '../../domain/modes.js';
+import { Flash } from './flash.js';
 import { errorPage } from './layout.js';
 
 /**
@@ -27,11 +29,31 @@ export interface CabinetSession {
   userId: string;
   /** The CSRF token every form of this session carries. */
   csrf: string;
+  /**
+   * The mode every list, count and form of the page follows (DESIGN §9.1, §10.2): `?mode=` of
+   * the request (`test` or `sandbox`, or `live`), else the mode cookie the switch sets; live by default.
+   */
+  mode: Mode;
+  /** The page's path (no query): where the mode switch comes back to. */
+  path: string;
+}
+
+/** The mode a request asks for: its query, else the mode cookie. */
+export function requestedMode(request: FastifyRequest, cookie: string): Mode {
+  const query = request.query as Record<string, unknown> | undefined;
+  const asked = query?.mode;
+  if (asked === 'test' || asked === 'sandbox') return 'sandbox';
+  if (asked === 'live') return 'live';
+  // The orders page's links from before the switch (`?sandbox=1`).
+  if (query?.sandbox === '1') return 'sandbox';
+  return request.cookies[cookie] === 'sandbox' ? 'sandbox' : 'live';
 }
 
 export interface CookieNames {
   session: string;
   pre: string;
+  /** The cabinet's mode (live or test), set by the switch: a preference, no secret. */
+  mode: string;
   path: string;
   secure: boolean;
 }
@@ -41,17 +63,22 @@ export function cookieNames(request: FastifyRequest, publicUrl: string | undefin
   // __Host- cookies must be Secure with Path=/; over plain HTTP (a local start) the path keeps
   // the cookie to the cabinet.
   return secure
-    ? { session: '__Host-cabinet_session', pre: '__Host-cabinet_pre', path: '/', secure }
-    : { session: 'cabinet_session', pre: 'cabinet_pre', path: '/cabinet', secure };
+    ? { session: '__Host-cabinet_session', pre: '__Host-cabinet_pre', mode: '__Host-cabinet_mode', path: '/', secure }
+    : { session: 'cabinet_session', pre: 'cabinet_pre', mode: 'cabinet_mode', path: '/cabinet', secure };
 }
 
 const cookieOptions = (names: CookieNames) => ({ path: names.path, httpOnly: true, sameSite: 'strict' as const, secure: names.secure });
 
 export class CabinetSessions {
+  /** A form's outcome across its 303 (flash.ts). */
+  readonly flash: Flash;
+
   constructor(
     private readonly cabinet: CabinetServices,
     private readonly publicUrl: string | undefined,
-  ) {}
+  ) {
+    this.flash = new Flash(cabinet);
+  }
 
   names(request: FastifyRequest): CookieNames {
     return cookieNames(request, this.publicUrl);
@@ -63,13 +90,27 @@ export class CabinetSessions {
     if (token === undefined || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
     const found = await this.cabinet.accounts.session(token);
     if (found === undefined) return undefined;
-    return { token, found, partnerId: found.session.partner_id, userId: found.session.user_id, csrf: this.cabinet.accounts.csrfToken(token) };
+    return {
+      token,
+      found,
+      partnerId: found.session.partner_id,
+      userId: found.session.user_id,
+      csrf: this.cabinet.accounts.csrfToken(token),
+      mode: requestedMode(request, this.names(request).mode),
+      path: request.url.split('?')[0] ?? '/cabinet',
+    };
   }
 
   start(request: FastifyRequest, reply: FastifyReply, token: string): void {
     const names = this.names(request);
     reply.setCookie(names.session, token, cookieOptions(names));
     reply.clearCookie(names.pre, cookieOptions(names));
+  }
+
+  /** Remembers the mode the switch chose (for the browser's session: no Max-Age). */
+  setMode(request: FastifyRequest, reply: FastifyReply, mode: Mode): void {
+    const names = this.names(request);
+    reply.setCookie(names.mode, mode, cookieOptions(names));
   }
 
   end(request: FastifyRequest, reply: FastifyReply): void {

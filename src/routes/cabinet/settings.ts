@@ -21,7 +21,7 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
   const settingsPage = (
     session: CabinetSession,
     partner: PartnerRow,
-    options: { notice?: string; problem?: string; typed?: string; originsProblem?: string; typedOrigins?: string } = {},
+    options: { notice?: string; problem?: string; originsProblem?: string } = {},
   ) =>
     page({
       title: 'Settings',
@@ -34,7 +34,7 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
   ${csrfField(session.csrf)}
   ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
   <label>Markup in basis points (100 = 1 %)
-    <input type="number" name="markup_bps" min="0" max="${cap}" step="1" required value="${options.typed ?? partner.markup_bps}" aria-describedby="markup-hint">
+    <input type="number" name="markup_bps" min="0" max="${cap}" step="1" required value="${partner.markup_bps}" aria-describedby="markup-hint">
   </label>
   <p class="hint" id="markup-hint">From 0 to ${cap} (${percent(cap)}), the most the operator allows.</p>
   <button type="submit">Save markup</button>
@@ -45,7 +45,7 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
   ${csrfField(session.csrf)}
   ${options.originsProblem === undefined ? '' : html`<p role="alert">${options.originsProblem}</p>`}
   <label>Allowed origins, one per line
-    <textarea name="cors_origins" rows="4" aria-describedby="origins-hint">${options.typedOrigins ?? partner.cors_origins.join('\n')}</textarea>
+    <textarea name="cors_origins" rows="4" aria-describedby="origins-hint">${partner.cors_origins.join('\n')}</textarea>
   </label>
   <p class="hint" id="origins-hint">As a browser sends them: https://wallet.example or http://localhost:5173 (scheme, host and port; no path). At most ${CORS_ORIGINS_MAX}; empty: none.</p>
   <button type="submit">Save origins</button>
@@ -54,11 +54,22 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
 <dl class="facts"><dt>Requests per minute, per key</dt><dd>${partner.rate_limit_per_minute}</dd></dl>`,
     });
 
+  /** What the page says after each form's 303 (`?done=`), from the partner as it is now. */
+  const doneNotice = (done: unknown, partner: PartnerRow): string | undefined => {
+    if (done === 'markup') return `Your markup is now ${partner.markup_bps} basis points (${percent(partner.markup_bps)}).`;
+    if (done === 'origins') return partner.cors_origins.length === 0 ? 'No web page may use your app keys now.' : `Web pages of ${partner.cors_origins.join(', ')} may use your app keys.`;
+    return undefined;
+  };
+
   app.get('/cabinet/settings', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
     const partner = await findPartner(database.db, session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
-    return reply.type('text/html; charset=utf-8').send(settingsPage(session, partner));
+    const flash = sessions.flash.read(session, request.query);
+    const done = (request.query as Record<string, unknown>).done;
+    // A refused form comes back with its problem beside the form it belongs to.
+    const options = done === 'origins-refused' ? { originsProblem: flash.problem } : { problem: flash.problem };
+    return reply.type('text/html; charset=utf-8').send(settingsPage(session, partner, { notice: doneNotice(done, partner), ...options }));
   });
 
   app.post('/cabinet/settings', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
@@ -66,15 +77,12 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
     const typed = (formField(request, 'markup_bps') ?? '').trim();
     const value = /^[0-9]{1,4}$/.test(typed) ? Number(typed) : NaN;
     if (!(value >= 0 && value <= cap)) {
-      const partner = await findPartner(database.db, session.partnerId);
-      if (partner === undefined) throw new Error('session of a partner that does not exist');
-      const problem = `The markup must be a whole number from 0 to ${cap}.`;
-      return reply.code(400).type('text/html; charset=utf-8').send(settingsPage(session, partner, { problem, typed }));
+      return sessions.flash.redirect(reply, session, '/cabinet/settings?done=markup-refused', 'problem', `The markup must be a whole number from 0 to ${cap} (you typed “${typed.slice(0, 20)}”).`);
     }
     const partner = await updatePartner(database.db, session.partnerId, { markup_bps: value });
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     await apiKeys.forgetPartner(partner.id);
-    return reply.type('text/html; charset=utf-8').send(settingsPage(session, partner, { notice: `Your markup is now ${value} basis points (${percent(value)}).` }));
+    return reply.redirect('/cabinet/settings?done=markup', 303);
   });
 
   // DESIGN §10.9: the partner's cors_origins, as the operator's PATCH /admin/v1/partners/{id} sets them.
@@ -87,14 +95,11 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
       origins = checkedCorsOrigins(lines);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      const partner = await findPartner(database.db, session.partnerId);
-      if (partner === undefined) throw new Error('session of a partner that does not exist');
-      return reply.code(400).type('text/html; charset=utf-8').send(settingsPage(session, partner, { originsProblem: error.message, typedOrigins: typed }));
+      return sessions.flash.redirect(reply, session, '/cabinet/settings?done=origins-refused', 'problem', error.message);
     }
     const partner = await updatePartner(database.db, session.partnerId, { cors_origins: origins });
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     await apiKeys.forgetPartner(partner.id);
-    const notice = origins.length === 0 ? 'No web page may use your app keys now.' : `Web pages of ${origins.join(', ')} may use your app keys.`;
-    return reply.type('text/html; charset=utf-8').send(settingsPage(session, partner, { notice }));
+    return reply.redirect('/cabinet/settings?done=origins', 303);
   });
 }

@@ -1,15 +1,58 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
+import { findPartnerWebhookEvents } from '../../db/repositories/webhook-deliveries-repository.js';
 import type { WebhookEndpointRow } from '../../db/schema/webhooks.js';
 import { isMode } from '../../domain/modes.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from '../../domain/webhook-events.js';
 import { ApiError } from '../../errors.js';
 import { html, type Html } from './html.js';
-import { csrfField, errorPage, page, time } from './layout.js';
+import { confirmForm, csrfField, errorPage, page, time } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
 const DELIVERIES_SHOWN = 50;
+/** The most lines "Show more" reaches (50 at a time). */
+const DELIVERIES_MAX = 1000;
+const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** The delivery log's view: a status, an event type, how many lines (`?status=&event=&shown=`). */
+interface LogView {
+  status: DeliveryStatus | undefined;
+  event: WebhookEventType | 'ping' | undefined;
+  shown: number;
+}
+
+function logView(query: Record<string, unknown>): LogView {
+  const status = DELIVERY_STATUSES.find((value) => value === query.status);
+  const event = [...SUBSCRIBABLE_EVENT_TYPES, 'ping' as const].find((value) => value === query.event);
+  const asked = typeof query.shown === 'string' && /^[0-9]{1,4}$/.test(query.shown) ? Number(query.shown) : DELIVERIES_SHOWN;
+  return { status, event, shown: Math.min(DELIVERIES_MAX, Math.max(DELIVERIES_SHOWN, Math.ceil(asked / DELIVERIES_SHOWN) * DELIVERIES_SHOWN)) };
+}
+
+/** An event's request body as sent (pretty-printed when it is JSON). */
+function requestBody(payload: string): string {
+  try {
+    return JSON.stringify(JSON.parse(payload), null, 2);
+  } catch {
+    return payload;
+  }
+}
+const NOT_FOUND = 'There is no webhook endpoint or delivery of yours with this id.';
+
+/** What a page says after each form's 303 (`?done=`). */
+const DONE: Readonly<Record<string, string>> = {
+  test: 'A test event (ping) is on its way: its delivery is listed below.',
+  disable: 'The endpoint is disabled: its deliveries wait.',
+  enable: 'The endpoint is enabled.',
+  resent: 'The delivery is sent again now, with the same webhook-id.',
+  deleted: 'The endpoint is deleted.',
+  edited: 'The endpoint is saved.',
+};
+const doneNotice = (query: unknown): string | undefined => {
+  const done = (query as Record<string, unknown>).done;
+  return typeof done === 'string' && Object.hasOwn(DONE, done) ? DONE[done] : undefined;
+};
 
 /** The secret of a new or rotated endpoint, shown once as an API key is. */
 function secretBox(title: string, secret: string): Html {
@@ -29,36 +72,41 @@ function endpointState(endpoint: WebhookEndpointRow): string {
 /**
  * The partner's webhooks (DESIGN §8 and §9), through the webhooks service the partner API uses
  * (WebhookEndpoints, scoped to the partner: another partner's endpoint or delivery is a 404;
- * a person sees both modes' endpoints and chooses a new one's mode, DESIGN §10.2):
+ * the list shows the cabinet mode's endpoints, and a new one gets that mode, DESIGN §9.1, §10.2):
  * endpoints, the delivery log, resend, test, rotate, disable, delete. Adding an endpoint and
  * rotating its secret answer with a redirect to the endpoint's page and a one-use reveal (as a
  * new API key does): that page shows the signing secret once; a reload shows none and neither
  * adds another endpoint nor rotates again.
  */
-export function registerCabinetWebhooks(app: App, { webhooks, cabinet }: Services, sessions: CabinetSessions): void {
+export function registerCabinetWebhooks(app: App, { webhooks, cabinet, database }: Services, sessions: CabinetSessions): void {
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
-  /** A refusal of the service as a page: its message is written for the partner. */
-  const refusal = (reply: FastifyReply, error: unknown, render: (problem: string) => Promise<string>) => {
+  /**
+   * A refusal of the service, after a form: 303 back to `path` with its message (written for the
+   * partner); an endpoint or delivery that is not the partner's goes to the list.
+   */
+  const refusal = (reply: FastifyReply, session: CabinetSession, error: unknown, path: string) => {
     if (!(error instanceof ApiError)) throw error;
-    if (error.code === 'not_found') return send(reply, errorPage('Not found', 'There is no webhook endpoint or delivery of yours with this id.'), 404);
-    return render(error.message).then((body) => send(reply, body, error.status));
+    if (error.code === 'not_found') return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
+    return sessions.flash.redirect(reply, session, path, 'problem', error.message);
   };
 
   const listPage = async (session: CabinetSession, options: { problem?: string; notice?: string } = {}) => {
-    const endpoints = await webhooks.list(session.partnerId);
+    // The endpoints of the cabinet's mode (DESIGN §9.1); a new one gets that mode.
+    const endpoints = await webhooks.list({ partnerId: session.partnerId, mode: session.mode });
     return page({
       title: 'Webhooks',
       session,
       active: '/cabinet/webhooks',
       notice: options.notice,
-      body: html`<h2>Your endpoints</h2>
+      problem: options.problem,
+      body: html`<h2>Your ${session.mode === 'sandbox' ? 'sandbox' : 'live'} endpoints</h2>
 ${endpoints.length === 0
-  ? html`<p>No endpoints yet: add one to be told of every order's changes.</p>`
+  ? html`<p>No ${session.mode === 'sandbox' ? 'sandbox' : 'live'} endpoints yet: add one to be told of every order's changes.</p>`
   : html`<div class="table-wrap"><table class="responsive">
 <thead><tr><th scope="col">URL</th><th scope="col">Mode</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
 <tbody>${endpoints.map(
   (endpoint) => html`<tr>
-<td data-label="URL"><a class="mono" href="/cabinet/webhooks/${endpoint.id}">${endpoint.url}</a>${endpoint.description === null ? '' : html`<br><span class="hint">${endpoint.description}</span>`}</td>
+<td data-label="URL"><div><a class="mono" href="/cabinet/webhooks/${endpoint.id}">${endpoint.url}</a>${endpoint.description === null ? '' : html`<br><span class="hint">${endpoint.description}</span>`}</div></td>
 <td data-label="Mode">${endpoint.mode}</td>
 <td data-label="Events">${endpoint.events === null ? 'all' : endpoint.events.join(', ')}</td>
 <td data-label="State">${endpointState(endpoint)}</td>
@@ -68,14 +116,10 @@ ${endpoints.length === 0
 <h2>Add an endpoint</h2>
 <form method="post" action="/cabinet/webhooks" class="stack">
   ${csrfField(session.csrf)}
-  ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
   <label>URL <input type="url" name="url" required maxlength="2048" placeholder="https://example.com/webhooks/exchange"></label>
   <label>Description (optional) <input type="text" name="description" maxlength="200"></label>
-  <fieldset>
-    <legend>Mode: the orders whose events it receives</legend>
-    <label class="check"><input type="radio" name="mode" value="live" checked> live orders</label>
-    <label class="check"><input type="radio" name="mode" value="sandbox"> sandbox (test) orders</label>
-  </fieldset>
+  <input type="hidden" name="mode" value="${session.mode}">
+  <p class="hint">It receives the events of ${session.mode === 'sandbox' ? 'sandbox (test) orders: switch to live mode for an endpoint of live orders' : 'live orders: switch to test mode for an endpoint of sandbox orders'}.</p>
   <fieldset>
     <legend>Events (none checked: all)</legend>
     ${SUBSCRIBABLE_EVENT_TYPES.map((type) => html`<label class="check"><input type="checkbox" name="events" value="${type}"> ${type}</label>`)}
@@ -85,9 +129,29 @@ ${endpoints.length === 0
     });
   };
 
-  const detailPage = async (session: CabinetSession, id: string, options: { secret?: { title: string; value: string }; notice?: string; problem?: string } = {}) => {
+  const detailPage = async (
+    session: CabinetSession,
+    id: string,
+    options: { secret?: { title: string; value: string }; notice?: string; problem?: string; view?: LogView } = {},
+  ) => {
+    const view = options.view ?? { status: undefined, event: undefined, shown: DELIVERIES_SHOWN };
     const endpoint = await webhooks.get(id, session.partnerId);
-    const deliveries = await webhooks.deliveries(id, session.partnerId, { limit: DELIVERIES_SHOWN });
+    // The service filters by status; the event filter keeps that event's lines of the newest
+    // DELIVERIES_MAX (the log's reach), so an older event is found behind many newer ones.
+    const read = await webhooks.deliveries(id, session.partnerId, { status: view.status, limit: (view.event === undefined ? view.shown : DELIVERIES_MAX) + 1 });
+    const matching = view.event === undefined ? read : read.filter((delivery) => delivery.event_type === view.event);
+    const deliveries = matching.slice(0, view.shown);
+    const more = matching.length > view.shown && view.shown < DELIVERIES_MAX;
+    // Each delivery's request body (the event as sent) and its order, the partner's own events only.
+    const events = await findPartnerWebhookEvents(database.db, session.partnerId, [...new Set(deliveries.map((delivery) => delivery.event_id))]);
+    const eventOf = new Map(events.map((event) => [event.id, event]));
+    const viewQuery = (shown: number) => {
+      const params = new URLSearchParams();
+      if (view.status !== undefined) params.set('status', view.status);
+      if (view.event !== undefined) params.set('event', view.event);
+      params.set('shown', String(shown));
+      return params.toString();
+    };
     const action = (path: string, label: string, style = '') =>
       html`<form method="post" action="/cabinet/webhooks/${endpoint.id}/${path}" class="inline">${csrfField(session.csrf)}<button type="submit"${style === '' ? '' : html` class="${style}"`}>${label}</button></form>`;
     return page({
@@ -95,8 +159,8 @@ ${endpoints.length === 0
       session,
       active: '/cabinet/webhooks',
       notice: options.notice,
+      problem: options.problem,
       body: html`${options.secret === undefined ? '' : secretBox(options.secret.title, options.secret.value)}
-${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
 <dl class="facts">
 <dt>URL</dt><dd class="mono">${endpoint.url}</dd>
 <dt>Mode</dt><dd>${endpoint.mode === 'live' ? 'live: events of live orders' : 'sandbox: events of sandbox (test) orders'}</dd>
@@ -105,23 +169,46 @@ ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</
 <dt>State</dt><dd>${endpointState(endpoint)}${endpoint.failing_since === null ? '' : html` (failing since ${time(endpoint.failing_since)})`}</dd>
 <dt>Secret rotated</dt><dd>${endpoint.previous_secret_expires_at === null ? 'never' : html`the old secret signs until ${time(endpoint.previous_secret_expires_at)}`}</dd>
 </dl>
-<p class="pager">${action('test', 'Send a test event')} ${action('rotate', 'Rotate secret', 'secondary')} ${endpoint.enabled ? action('disable', 'Disable', 'secondary') : action('enable', 'Enable', 'secondary')} ${action('delete', 'Delete endpoint', 'danger')}</p>
+<div class="actions">${action('test', 'Send a test event')} ${endpoint.enabled ? action('disable', 'Disable', 'secondary') : action('enable', 'Enable', 'secondary')}
+${confirmForm({ action: `/cabinet/webhooks/${endpoint.id}/rotate`, csrf: session.csrf, label: 'Rotate secret…', question: 'A new signing secret is made now; the old one keeps signing for 24 hours beside it, then stops. Your receiver must learn the new one within that time.', confirm: 'Yes, rotate the secret' })}
+${confirmForm({ action: `/cabinet/webhooks/${endpoint.id}/delete`, csrf: session.csrf, label: 'Delete endpoint…', question: 'The endpoint and its delivery log are deleted, and its deliveries not yet made are dropped. This cannot be undone.', confirm: 'Yes, delete the endpoint' })}</div>
+<h2>Edit</h2>
+<form method="post" action="/cabinet/webhooks/${endpoint.id}/edit" class="stack">
+  ${csrfField(session.csrf)}
+  <label>URL <input type="url" name="url" required maxlength="2048" value="${endpoint.url}"></label>
+  <label>Description (optional) <input type="text" name="description" maxlength="200" value="${endpoint.description ?? ''}"></label>
+  <fieldset>
+    <legend>Events (none checked: all)</legend>
+    ${SUBSCRIBABLE_EVENT_TYPES.map((type) => html`<label class="check"><input type="checkbox" name="events" value="${type}"${endpoint.events?.includes(type) === true ? html` checked` : ''}> ${type}</label>`)}
+  </fieldset>
+  <button type="submit">Save endpoint</button>
+</form>
 <h2>Deliveries</h2>
+<form method="get" action="/cabinet/webhooks/${endpoint.id}" class="filters">
+  <label>Status <select name="status"><option value="">any</option>${DELIVERY_STATUSES.map((status) => html`<option value="${status}"${view.status === status ? html` selected` : ''}>${status}</option>`)}</select></label>
+  <label>Event <select name="event"><option value="">any</option>${[...SUBSCRIBABLE_EVENT_TYPES, 'ping'].map((type) => html`<option value="${type}"${view.event === type ? html` selected` : ''}>${type}</option>`)}</select></label>
+  <button type="submit">Show deliveries</button>
+</form>
 ${deliveries.length === 0
-  ? html`<p>No deliveries yet.</p>`
+  ? html`<p>No deliveries${view.status === undefined && view.event === undefined ? ' yet' : ' match'}.</p>`
   : html`<div class="table-wrap"><table class="responsive">
-<caption class="hint">The last ${DELIVERIES_SHOWN} attempts, newest first</caption>
+<caption class="hint">The last ${deliveries.length} attempts${view.status === undefined ? '' : html` ${view.status}`}${view.event === undefined ? '' : html` of ${view.event}`}, newest first</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempt</th><th scope="col">Answer</th><th scope="col">Next attempt</th><th scope="col">Resend</th></tr></thead>
 <tbody>${deliveries.map(
   (delivery) => html`<tr>
-<td data-label="Event">${delivery.event_type}<br><span class="mono hint">${delivery.event_id}</span></td>
+<td data-label="Event"><div>${delivery.event_type}<br><span class="mono hint">${delivery.event_id}</span>${(() => {
+    const event = eventOf.get(delivery.event_id);
+    if (event === undefined) return '';
+    return html`${event.order_id === null ? '' : html`<br><a href="/cabinet/orders/${event.order_id}">Order</a>`}<details class="request"><summary>Request body</summary><pre class="mono">${requestBody(event.payload)}</pre></details>`;
+  })()}</div></td>
 <td data-label="Status">${delivery.status}</td>
 <td data-label="Attempt" class="num">${delivery.attempt === 0 ? 'queued' : delivery.attempt}</td>
-<td data-label="Answer">${delivery.attempted_at === null ? '—' : html`${time(delivery.attempted_at)}: ${delivery.status_code ?? 'no answer'}${delivery.duration_ms === null ? '' : html` in ${delivery.duration_ms} ms`}${delivery.error === null ? '' : html`, ${delivery.error}`}`}</td>
-<td data-label="Next attempt">${time(delivery.next_attempt_at)}</td>
+<td data-label="Answer"><div>${delivery.attempted_at === null ? '—' : html`${time(delivery.attempted_at)}: ${delivery.status_code ?? 'no answer'}${delivery.duration_ms === null ? '' : html` in ${delivery.duration_ms} ms`}${delivery.error === null ? '' : html`, ${delivery.error}`}`}</div></td>
+<td data-label="Next attempt"><div>${time(delivery.next_attempt_at)}</div></td>
 <td data-label="Resend"><form method="post" action="/cabinet/webhooks/deliveries/${delivery.id}/resend" class="inline">${csrfField(session.csrf)}<button type="submit" class="secondary">Resend<span class="visually-hidden"> ${delivery.event_type} ${delivery.event_id}</span></button></form></td>
 </tr>`,
 )}</tbody></table></div>`}
+${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQuery(view.shown + DELIVERIES_SHOWN)}">Show ${DELIVERIES_SHOWN} more</a></p>` : ''}
 <p><a href="/cabinet/webhooks">All endpoints</a></p>`,
     });
   };
@@ -129,9 +216,13 @@ ${deliveries.length === 0
     const id = (params as { id?: string }).id;
     return id !== undefined && CANONICAL_UUID_PATTERN.test(id) ? id : undefined;
   };
-  const notFound = (reply: FastifyReply) => send(reply, errorPage('Not found', 'There is no webhook endpoint or delivery of yours with this id.'), 404);
+  const notFound = (reply: FastifyReply) => send(reply, errorPage('Not found', NOT_FOUND), 404);
 
-  app.get('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => send(reply, await listPage(sessionOf(request))));
+  app.get('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const flash = sessions.flash.read(session, request.query);
+    return send(reply, await listPage(session, { notice: flash.notice ?? doneNotice(request.query), problem: flash.problem }));
+  });
 
   app.post('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
@@ -140,9 +231,9 @@ ${deliveries.length === 0
       (SUBSCRIBABLE_EVENT_TYPES as readonly unknown[]).includes(type),
     );
     const description = (formField(request, 'description') ?? '').trim();
-    // DESIGN §10.2: the person chooses the mode (the form's default is live).
-    const mode = formField(request, 'mode') ?? 'live';
-    if (!isMode(mode)) return send(reply, await listPage(session, { problem: 'Choose the mode: live or sandbox.' }), 400);
+    // DESIGN §10.2: the person chooses the mode: the cabinet's mode the form was shown in.
+    const mode = formField(request, 'mode') ?? session.mode;
+    if (!isMode(mode)) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', 'Choose the mode: live or sandbox.');
     try {
       const created = await webhooks.create({ partnerId: session.partnerId, mode }, {
         url: (formField(request, 'url') ?? '').trim(),
@@ -152,7 +243,7 @@ ${deliveries.length === 0
       const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'webhook_secret', created.endpoint.id);
       return reply.redirect(`/cabinet/webhooks/${created.endpoint.id}?created=${reveal}`, 303);
     } catch (error) {
-      return refusal(reply, error, (problem) => listPage(session, { problem }));
+      return refusal(reply, session, error, '/cabinet/webhooks');
     }
   });
 
@@ -175,37 +266,33 @@ ${deliveries.length === 0
   app.get('/cabinet/webhooks/:id', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const id = idOf(request.params);
     if (id === undefined) return notFound(reply);
+    const session = sessionOf(request);
+    const query = request.query as Record<string, unknown>;
+    const flash = sessions.flash.read(session, query);
     try {
-      const session = sessionOf(request);
-      return send(reply, await detailPage(session, id, await revealed(session, id, request.query as Record<string, unknown>)));
+      const shown = await revealed(session, id, query);
+      return send(reply, await detailPage(session, id, { ...shown, notice: shown.notice ?? flash.notice ?? doneNotice(query), problem: flash.problem, view: logView(query) }));
     } catch (error) {
-      return refusal(reply, error, (problem) => Promise.resolve(errorPage('Webhook endpoint', problem)));
+      if (error instanceof ApiError && error.code === 'not_found') return notFound(reply);
+      throw error;
     }
   });
 
+  /** The endpoint's actions: each answers 303 to the endpoint's page (DESIGN §9.1), which says what happened. */
   const ACTIONS = {
-    test: async (session: CabinetSession, id: string) => {
-      await webhooks.ping(id, session.partnerId);
-      return { notice: 'A test event (ping) is on its way: its delivery is listed below.' };
-    },
-    disable: async (session: CabinetSession, id: string) => {
-      await webhooks.update(id, session.partnerId, { enabled: false });
-      return { notice: 'The endpoint is disabled: its deliveries wait.' };
-    },
-    enable: async (session: CabinetSession, id: string) => {
-      await webhooks.update(id, session.partnerId, { enabled: true });
-      return { notice: 'The endpoint is enabled.' };
-    },
+    test: (session: CabinetSession, id: string) => webhooks.ping(id, session.partnerId),
+    disable: (session: CabinetSession, id: string) => webhooks.update(id, session.partnerId, { enabled: false }),
+    enable: (session: CabinetSession, id: string) => webhooks.update(id, session.partnerId, { enabled: true }),
   } as const;
 
   app.post('/cabinet/webhooks/:id/rotate', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
-    if (id === undefined) return notFound(reply);
+    if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
     try {
       await webhooks.rotateSecret(id, session.partnerId);
     } catch (error) {
-      return refusal(reply, error, (problem) => detailPage(session, id, { problem }));
+      return refusal(reply, session, error, `/cabinet/webhooks/${id}`);
     }
     const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'webhook_secret', id);
     return reply.redirect(`/cabinet/webhooks/${id}?rotated=${reveal}`, 303);
@@ -215,36 +302,60 @@ ${deliveries.length === 0
     app.post(`/cabinet/webhooks/:id/${name}`, { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
       const session = sessionOf(request);
       const id = idOf(request.params);
-      if (id === undefined) return notFound(reply);
+      if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
       try {
-        return send(reply, await detailPage(session, id, await run(session, id)));
+        await run(session, id);
       } catch (error) {
-        return refusal(reply, error, (problem) => detailPage(session, id, { problem }));
+        return refusal(reply, session, error, `/cabinet/webhooks/${id}`);
       }
+      return reply.redirect(`/cabinet/webhooks/${id}?done=${name}`, 303);
     });
   }
+
+  /** Edit: URL, description and events (the service checks the URL as it checks a new one). */
+  app.post('/cabinet/webhooks/:id/edit', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+    const session = sessionOf(request);
+    const id = idOf(request.params);
+    if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
+    const raw = (request.body as Record<string, unknown>).events;
+    const picked = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((type): type is WebhookEventType =>
+      (SUBSCRIBABLE_EVENT_TYPES as readonly unknown[]).includes(type),
+    );
+    const description = (formField(request, 'description') ?? '').trim();
+    try {
+      await webhooks.update(id, session.partnerId, {
+        url: (formField(request, 'url') ?? '').trim(),
+        events: picked.length === 0 ? null : picked,
+        description: description === '' ? null : description.slice(0, 200),
+      });
+    } catch (error) {
+      return refusal(reply, session, error, `/cabinet/webhooks/${id}`);
+    }
+    return reply.redirect(`/cabinet/webhooks/${id}?done=edited`, 303);
+  });
 
   app.post('/cabinet/webhooks/:id/delete', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
-    if (id === undefined) return notFound(reply);
+    if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
     try {
       await webhooks.remove(id, session.partnerId);
-      return send(reply, await listPage(session, { notice: 'The endpoint is deleted.' }));
     } catch (error) {
-      return refusal(reply, error, (problem) => listPage(session, { problem }));
+      return refusal(reply, session, error, '/cabinet/webhooks');
     }
+    return reply.redirect('/cabinet/webhooks?done=deleted', 303);
   });
 
   app.post('/cabinet/webhooks/deliveries/:id/resend', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
-    if (id === undefined) return notFound(reply);
+    if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
+    let endpointId: string;
     try {
-      const delivery = await webhooks.retry(id, session.partnerId);
-      return send(reply, await detailPage(session, delivery.endpoint_id, { notice: 'The delivery is sent again now, with the same webhook-id.' }));
+      endpointId = (await webhooks.retry(id, session.partnerId)).endpoint_id;
     } catch (error) {
-      return refusal(reply, error, (problem) => Promise.resolve(errorPage('Webhook delivery', problem)));
+      return refusal(reply, session, error, '/cabinet/webhooks');
     }
+    return reply.redirect(`/cabinet/webhooks/${endpointId}?done=resent`, 303);
   });
 }

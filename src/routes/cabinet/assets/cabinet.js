@@ -16,3 +16,15 @@ document.addEventListener('click', async (event) => {
   }
 });
 for (const button of document.querySelectorAll('button[data-copy]')) button.hidden = false;
+// A countdown (a held refund's time to choose): the server wrote the milliseconds left when it
+// made the page; counted down from the page's load, so a wrong clock on this computer cannot skew it.
+const loaded = Date.now();
+const countdowns = [...document.querySelectorAll('[data-countdown-ms]')];
+if (countdowns.length > 0) {
+  setInterval(() => {
+    for (const element of countdowns) {
+      const left = Number(element.getAttribute('data-countdown-ms')) - (Date.now() - loaded);
+      element.textContent = left <= 0 ? 'the time is up' : `${Math.ceil(left / 60_000)} min left`;
+    }
+  }, 15_000);
+}
