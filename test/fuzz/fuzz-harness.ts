@@ -777,6 +777,28 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       params: { order_id: fc.oneof(orderIds, fc.constantFrom(ids.shortId, ids.shortId.toLowerCase(), 'EX-AAAAAA', 'ex-')) },
     },
     {
+      // Ids of no order of this partner only: a stream of a live order stays open (test/streams).
+      method: 'GET',
+      path: '/api/v1/partner/orders/stream',
+      auth: 'partner',
+      query: fields({
+        ids: fc.oneof(
+          fc.array(fc.oneof(fc.constant(ids.otherOrderId), randomUuid, fc.constantFrom('x', '', ids.shortId)), { maxLength: 60 }).map((list) => list.join(',')),
+          fc.string({ maxLength: 80 }),
+        ),
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/partner/orders/status',
+      auth: 'partner',
+      body: fields({
+        ids: fc
+          .array(fc.oneof(literal(fc.constantFrom(ids.orderId, ids.otherOrderId)), literal(randomUuid), literal(fc.constantFrom('x', ids.shortId))), { maxLength: 110 })
+          .map((items) => `[${items.join(',')}]`),
+      }),
+    },
+    {
       method: 'GET',
       path: '/api/v1/partner/orders/:order_id/qr.svg',
       auth: 'partner',
@@ -1124,7 +1146,9 @@ export function registeredRouteCount(ctx: FuzzContext): number {
   // printed tree nests a route's children deeper than it: skip /cabinet and all below it.
   let cabinetColumn: number | undefined;
   for (const line of ctx.t.app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const column = line.search(/[/*:-]/);
+    // Where the node's branch begins, not its first path character: a segment such as `.csv`
+    // (/cabinet/orders.csv) has none of those, and ended the cabinet's subtree early.
+    const column = line.indexOf('── ');
     if (cabinetColumn !== undefined && column > cabinetColumn) continue;
     cabinetColumn = /── \/cabinet\b/.test(line) ? column : undefined;
     if (cabinetColumn !== undefined) continue;
@@ -1191,10 +1215,19 @@ function statusLinkSpecs(ids: FuzzContext['ids']): RouteSpec[] {
     { weight: 1, arbitrary: fc.constantFrom(ids.statusToken.toUpperCase(), ids.statusToken.slice(1), `${ids.statusToken}A`, ids.shortId, ids.orderId) },
     { weight: 2, arbitrary: fc.oneof(fc.base64String({ minLength: 0, maxLength: 80 }), junkSegment) },
   );
+  // The status stream stays open until the order is final: only tokens of no order (or near
+  // misses) here, so every case is answered at once (test/streams covers the open stream).
+  const noOrderToken = fc.oneof(
+    fc.constantFrom(ids.statusToken.toUpperCase(), ids.statusToken.slice(1), `${ids.statusToken}A`, ids.shortId, ids.orderId),
+    fc.base64String({ minLength: 0, maxLength: 80 }),
+    junkSegment,
+  );
   return [
     { method: 'GET', path: '/api/v1/public/orders/:token', auth: 'none', params: { token } },
+    { method: 'GET', path: '/api/v1/public/orders/:token/stream', auth: 'none', params: { token: noOrderToken }, headers: { 'last-event-id': fc.constantFrom('', 'x', `${ids.orderId}:1`, '0:0') } },
     { method: 'GET', path: '/status/:token', auth: 'none', params: { token } },
     { method: 'GET', path: '/status/assets/status.css', auth: 'none' },
+    { method: 'GET', path: '/status/assets/status.js', auth: 'none' },
   ];
 }
 
@@ -1213,6 +1246,9 @@ function preflightSpecs(): RouteSpec[] {
     '/api/v1/partner/orders/:order_id',
     '/api/v1/partner/orders/:order_id/qr.svg',
     '/api/v1/public/orders/:token',
+    '/api/v1/partner/orders/status',
+    '/api/v1/partner/orders/stream',
+    '/api/v1/public/orders/:token/stream',
   ];
   const id = fc.oneof(fc.uuid().map(String), junkSegment);
   return paths.map((path): RouteSpec => {

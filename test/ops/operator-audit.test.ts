@@ -119,6 +119,28 @@ describe('the operator audit log', () => {
     assert.equal((await t.admin('GET', `/admin/v1/audit?from=${encodeURIComponent(future)}&to=${encodeURIComponent(future)}`)).statusCode, 400);
   });
 
+  it('a refused request with text jsonb cannot hold (NUL, a lone surrogate) or a huge body is logged all the same', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/signer/pause',
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
+      payload: `{"by":"a\\u0000b","reason":"\\udfff","x":"${'y'.repeat(20_000)}"}`,
+    });
+    assert.ok(res.statusCode >= 400 && res.statusCode < 500, res.body);
+    const [entry] = (await audit(`?action=${encodeURIComponent('POST /admin/v1/signer/pause')}&limit=1`)).entries;
+    assert.equal(entry?.status, res.statusCode);
+    assert.match(String(entry?.after?.omitted), /^\d+ characters, more than the log keeps$/);
+    const small = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/signer/pause',
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
+      payload: '{"by":"a\\u0000b","reason":"\\udfff"}',
+    });
+    const [kept] = (await audit(`?action=${encodeURIComponent('POST /admin/v1/signer/pause')}&limit=1`)).entries;
+    assert.equal(kept?.status, small.statusCode);
+    assert.deepEqual(kept?.after, { by: 'a\ufffdb', reason: '\ufffd' });
+  });
+
   it('is append-only in the database: UPDATE, DELETE and TRUNCATE are refused', async () => {
     const db = t.db.handle.db;
     await assert.rejects(sql`update operator_audit set actor = 'someone else'`.execute(db), /append-only/);

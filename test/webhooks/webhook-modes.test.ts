@@ -115,22 +115,28 @@ describe('webhook endpoints: modes, the cap, the operator\'s switch', () => {
 
   it('the cabinet chooses the mode, and its creates meet the same cap, concurrent ones too', async () => {
     const { partnerId, client } = await cabinetPerson(h.t, { email: 'modes@example.com', password: 'correct horse battery staple 26' });
-    await client.get('/cabinet/webhooks');
-    assert.match(client.lastBody, /name="mode" value="sandbox"/);
+    // The create form carries the cabinet's mode (issue 31: the mode switch; live by default).
+    await client.get('/cabinet/webhooks?mode=test');
+    assert.match(client.lastBody, /<form[^>]*action="\/cabinet\/webhooks"[\s\S]*?name="mode" value="sandbox"/);
     const created = await client.post('/cabinet/webhooks', { url: receiver.url('/cabinet-sandbox'), mode: 'sandbox' });
     assert.equal(created.statusCode, 303, created.body);
     const modes = async () =>
       h.t.db.handle.db.selectFrom('webhook_endpoints').select(['url', 'mode']).where('partner_id', '=', partnerId).orderBy('created_at').execute();
     assert.deepEqual(await modes(), [{ url: receiver.url('/cabinet-sandbox'), mode: 'sandbox' }]);
-    // The list shows each endpoint's mode.
-    assert.match((await client.get('/cabinet/webhooks')).body, /<td data-label="Mode">sandbox<\/td>/);
+    // The list shows the mode's endpoints, each with its mode; live mode does not list it.
+    assert.match((await client.get('/cabinet/webhooks?mode=test')).body, /<td data-label="Mode">sandbox<\/td>/);
+    assert.doesNotMatch((await client.get('/cabinet/webhooks?mode=live')).body, /<td data-label="Mode">sandbox<\/td>/);
+    // A mode that is none is refused: told on the page the form returns to, nothing made.
     const bad = await client.post('/cabinet/webhooks', { url: receiver.url('/cabinet-bad'), mode: 'both' });
-    assert.equal(bad.statusCode, 400, bad.body);
+    assert.equal(bad.statusCode, 303, bad.body);
+    assert.match(String(bad.headers.location), /problem=/);
+    assert.equal((await modes()).length, 1);
 
+    // Every form answers 303: a refusal past the cap goes back with its problem, a create with done.
     const forms = await Promise.all(
       Array.from({ length: 15 }, (_, i) => postAs(client, '/cabinet/webhooks', { url: receiver.url(`/cabinet-race/${i}`), mode: 'sandbox' })),
     );
-    assert.equal(forms.filter((status) => status === 303).length, 9, forms.join(' '));
+    assert.equal(forms.filter((location) => !location.includes('problem=')).length, 9, forms.join(' '));
     const sandboxCount = (await modes()).filter((row) => row.mode === 'sandbox').length;
     assert.equal(sandboxCount, 10);
     // A live endpoint is still possible: each mode has a cap of its own.
@@ -169,7 +175,9 @@ describe('webhook endpoints: modes, the cap, the operator\'s switch', () => {
 });
 
 /** A cabinet form post as a status, through the client's session (several at once). */
-async function postAs(client: CabinetClient, url: string, fields: Record<string, string>): Promise<number> {
+/** Where a form sent the browser (every cabinet form answers 303 to a page). */
+async function postAs(client: CabinetClient, url: string, fields: Record<string, string>): Promise<string> {
   const res = await client.post(url, fields);
-  return res.statusCode;
+  assert.equal(res.statusCode, 303, res.body);
+  return String(res.headers.location);
 }

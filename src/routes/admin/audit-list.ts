@@ -7,6 +7,7 @@ import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { prefersCsv } from '../content-negotiation.js';
+import { timeFilter } from '../time-filter.js';
 import { errorResponses } from '../schemas.js';
 import { adminSecurity } from './admin-schemas.js';
 
@@ -70,15 +71,8 @@ export function registerAuditList(app: App, { database }: Services): void {
     },
     async (request, reply) => {
       const query = request.query;
-      const date = (field: 'from' | 'to', raw: string | undefined): Date | undefined => {
-        if (raw === undefined) return undefined;
-        const value = new Date(raw);
-        // date-time admits what Date cannot hold (a leap second, 23:59:60): 400, not a failed query.
-        if (Number.isNaN(value.getTime())) throw ApiError.field('bad_request', { code: 'bad_request', field }, `${field} is not a time this service can compare`);
-        return value;
-      };
-      const from = date('from', query.from);
-      const to = date('to', query.to);
+      const from = query.from === undefined ? undefined : timeFilter('from', query.from);
+      const to = query.to === undefined ? undefined : timeFilter('to', query.to);
       if (from !== undefined && to !== undefined && from >= to) throw ApiError.field('bad_request', { code: 'bad_request', field: 'to' }, 'to must be after from');
       const rows = await listAuditEntries(database.db, { actor: query.actor, action: query.action, target: query.target, from, to, beforeId: query.cursor, limit: query.limit });
       if (prefersCsv(request.headers.accept)) {

@@ -37,7 +37,11 @@ export function installOperatorAudit(admin: App, db: Db, clock: Clock): void {
   });
   admin.addHook('onSend', async (request, reply, payload) => {
     if (!MUTATING.has(request.method) || request.operatorActor === undefined) return payload;
-    await record(request, reply, payload, db, clock).catch((error: unknown) => request.log.error({ err: error }, 'operator audit entry not written'));
+    await record(request, reply, payload, db, clock).catch((error: unknown) => {
+      // The message and code only: the query's parameters hold what the operator sent.
+      const { message, code } = error as { message?: string; code?: string };
+      request.log.error({ err: { message, code } }, 'operator audit entry not written');
+    });
     return payload;
   });
 }
@@ -60,8 +64,8 @@ async function record(request: FastifyRequest, reply: FastifyReply, payload: unk
     actor: request.operatorActor ?? 'unknown',
     action: `${request.method} ${route}`,
     target,
-    before: redact(request.auditBefore),
-    after: redact(after),
+    before: storable(redact(request.auditBefore)),
+    after: storable(redact(after)),
     status: reply.statusCode,
     ip: request.ip,
   });
@@ -104,10 +108,27 @@ function parseJson(payload: unknown): unknown {
   }
 }
 
-/** A copy with credential-like fields replaced, however deep. */
+/** The most of a logged value kept, as JSON text: a body larger than this is noted, not kept. */
+const MAX_LOGGED_CHARS = 16_384;
+
+/** At most MAX_LOGGED_CHARS of JSON text (redact has made it storable). */
+function storable(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  const text = JSON.stringify(value);
+  if (text.length > MAX_LOGGED_CHARS) return { omitted: `${text.length} characters, more than the log keeps` };
+  return JSON.parse(text) as unknown;
+}
+
+/** NUL and lone surrogates, which jsonb refuses: a refused request may carry them, and is logged all the same. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+const clean = (text: string): string => text.split('\u0000').join('\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
+
+/** A copy with credential-like fields replaced and unstorable characters too, however deep. */
 export function redact(value: unknown): unknown {
+  if (typeof value === 'string') return clean(value);
   if (Array.isArray(value)) return value.map(redact);
   if (value === null || typeof value !== 'object' || value instanceof Date) return value ?? null;
   if (Buffer.isBuffer(value)) return '[bytes]';
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, SECRET_FIELD.test(key) ? '[redacted]' : redact(inner)]));
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [clean(key), SECRET_FIELD.test(key) ? '[redacted]' : redact(inner)]));
 }
