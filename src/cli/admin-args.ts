@@ -42,6 +42,10 @@ const OPTIONS = {
   'price-symbol': { type: 'string' },
   at: { type: 'string' },
   csv: { type: 'boolean' },
+  actor: { type: 'string' },
+  action: { type: 'string' },
+  target: { type: 'string' },
+  cursor: { type: 'string' },
 } as const;
 
 type GlobalOption = 'json' | 'help' | 'url' | 'token';

@@ -1,5 +1,6 @@
 import type { CommandLine, FlagName } from './admin-args.js';
 import type { Command } from './admin-command.js';
+import { auditCommands } from './admin-audit.js';
 import { commissionCommands } from './admin-commissions.js';
 import { currencyCommands } from './admin-currencies.js';
 import { UsageError } from './admin-errors.js';
@@ -27,6 +28,7 @@ const COMMANDS: readonly Command[] = [
   ...poolCommands,
   ...webhookCommands,
   ...payoutCommands,
+  ...auditCommands,
 ];
 
 /** The command the words name, checked against its arguments and options before any request. */

@@ -124,6 +124,12 @@ Payouts and the signer (real payouts, DESIGN 11)
                                        what is already broadcast is still followed
   signer resume [--chain C] --by <who> lifts that pause (recorded, as the pause is)
 
+Audit (every operator change, DESIGN 12)
+  audit list [--actor A] [--action "POST /admin/v1/orders"] [--target orders/<id>]
+      [--from T] [--to T] [--limit N] [--cursor C]
+                                       newest first; action and target match as prefixes;
+                                       the next page's --cursor is printed below the table
+
 Options
   --json           print the API's JSON response as is (one document, for scripts;
                    keys revoke prints {"key_id":...,"revoked":true}, the API answers 204;

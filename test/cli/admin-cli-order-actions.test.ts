@@ -129,6 +129,13 @@ describe('operator order actions: API and CLI', () => {
     assert.equal(failed.code, 0, failed.stderr);
     const [entry] = (await t.admin('GET', `/admin/v1/audit?action=${encodeURIComponent('POST /admin/v1/orders/:id/fail')}&limit=1`)).json<{ entries: { target: string }[] }>().entries;
     assert.equal(entry?.target, `orders/${id}`);
+    // The audit log from the CLI: the fail is there, under its target.
+    const listed = await admin('audit', 'list', '--target', `orders/${id}`, '--limit', '5');
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /POST \/admin\/v1\/orders\/:id\/fail/);
+    const paged = await adminJson<{ entries: unknown[]; next_cursor: string | null }>('audit', 'list', '--limit', '1');
+    assert.equal(paged.entries.length, 1);
+    assert.ok(paged.next_cursor !== null);
     const unknown = await admin('orders', 'show', 'EX-ZZZZZZ');
     assert.notEqual(unknown.code, 0);
     assert.match(unknown.stderr, /not found/);
