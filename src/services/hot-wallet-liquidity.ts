@@ -70,7 +70,7 @@ export class HotWalletLiquidity {
       });
       this.gauges.update(assets, await chainReadings(this.db));
     }
-    const illiquid = new Set(currencies.filter((row) => this.checks(row) && !this.canPay(row, ZERO)).map((row) => row.id));
+    const illiquid = new Set(currencies.filter((row) => !this.hasLeft(row)).map((row) => row.id));
     if (illiquid.size !== this.illiquid.size || [...illiquid].some((id) => !this.illiquid.has(id))) {
       this.illiquid = illiquid;
       this.onIlliquid(illiquid);
@@ -82,13 +82,17 @@ export class HotWalletLiquidity {
     return this.signerChains.has(row.chain);
   }
 
-  /**
-   * Whether the hot wallet can pay `amount` of `row` now, beside the payouts waiting (nothing at
-   * all: `amount` zero asks whether anything is left). True where nothing is checked.
-   */
+  /** Whether the hot wallet can pay `amount` of `row` now, beside the payouts waiting. True where nothing is checked. */
   canPay(row: CurrencyRow, amount: Decimal): boolean {
-    if (!this.checks(row)) return true;
-    const left = this.available.get(row.id) ?? ZERO;
-    return amount.isZero() ? left.gt(0) : left.gte(amount);
+    return !this.checks(row) || this.left(row).gte(amount);
+  }
+
+  /** Whether anything of `row` is left to pay with (else it is listed withdraw-disabled). True where nothing is checked. */
+  hasLeft(row: CurrencyRow): boolean {
+    return !this.checks(row) || this.left(row).gt(0);
+  }
+
+  private left(row: CurrencyRow): Decimal {
+    return this.available.get(row.id) ?? ZERO;
   }
 }

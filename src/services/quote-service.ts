@@ -154,10 +154,10 @@ export class QuoteService {
   ) {}
 
   /** What the hot wallets can pay (DESIGN §11.7); without one nothing is checked (the worker, tests). */
-  private liquidity: Pick<HotWalletLiquidity, 'canPay'> | undefined;
+  private liquidity: Pick<HotWalletLiquidity, 'canPay' | 'hasLeft'> | undefined;
 
   /** Checks live quotes and orders against what the signer's hot wallets can pay (runtime.ts). */
-  useLiquidity(liquidity: Pick<HotWalletLiquidity, 'canPay'>): void {
+  useLiquidity(liquidity: Pick<HotWalletLiquidity, 'canPay' | 'hasLeft'>): void {
     this.liquidity = liquidity;
   }
 
@@ -402,7 +402,7 @@ export class QuoteService {
     else if (!to.is_withdraw_enabled) reasons.push({ rank: 1, field: 'coin_to', detail: `withdrawals of ${label(to)} are disabled` });
     else if (!this.catalog.withdrawEnabled(to, sandbox)) {
       reasons.push({ rank: 2, field: 'coin_to', detail: `payouts of ${label(to)} are not configured on this server for live orders` });
-    } else if (!sandbox && this.liquidity !== undefined && !this.liquidity.canPay(to, new Decimal(0))) {
+    } else if (!sandbox && this.liquidity !== undefined && !this.liquidity.hasLeft(to)) {
       reasons.push({ rank: 3, field: 'coin_to', detail: `the exchange cannot pay out ${label(to)} now: try again later`, code: 'insufficient_liquidity' });
     }
     // Stable: within a rank, coin_from (pushed first) stays first, as v1.1 checked it first.

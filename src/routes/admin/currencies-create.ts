@@ -4,7 +4,6 @@ import { insertCurrency } from '../../db/repositories/currencies-repository.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { NewCurrency } from '../../db/schema/currencies.js';
 import { ADDRESS_FORMATS } from '../../domain/address-format.js';
-import { validateAddress } from '../../domain/addresses/index.js';
 import { Decimal, DECIMAL_PATTERN, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
@@ -12,6 +11,7 @@ import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
 import { adminSecurity } from './admin-schemas.js';
 import { adminCurrencyView } from './currency-view.js';
+import { checkTokenContract } from './token-contract-check.js';
 
 /** Send a string for an exact value with more than 15 significant digits. */
 const Amount = Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Number({ minimum: 0 })]);
@@ -77,12 +77,7 @@ export function registerCreateCurrency(app: App, { database, catalog, catalogCha
         throw ApiError.field('unprocessable', { code: 'unprocessable', field: 'address_format' }, `the chain ${body.chain} has no currency yet: give address_format and deposit_strategy`);
       }
       const token = body.token_contract ?? null;
-      if (token !== null) {
-        const check = validateAddress(addressFormat, token);
-        if (!check.ok) throw ApiError.field('unprocessable', { code: 'address_invalid', field: 'token_contract' }, `token_contract is not a ${addressFormat} address: ${check.reason}`);
-        const taken = catalog.all().find((row) => row.chain === body.chain && row.token_contract?.toLowerCase() === token.toLowerCase());
-        if (taken !== undefined) throw new ApiError('conflict', `the contract is already in the catalog as ${taken.coin} (${taken.network})`);
-      }
+      if (token !== null) checkTokenContract(catalog.all(), { chain: body.chain, format: addressFormat }, token);
       const amount = (field: string, raw: string | number): Decimal => {
         const value = parseDecimalInput(raw);
         if (value === undefined || !isStorableDecimal(value)) throw ApiError.field('bad_request', { code: 'amount_invalid', field }, `${field} is not a decimal amount below 1e20`);

@@ -4,13 +4,13 @@ import type { App, Services } from '../../app-types.js';
 import { findCurrency, updateCurrency } from '../../db/repositories/currencies-repository.js';
 import type { CurrencyUpdate } from '../../db/schema/currencies.js';
 import { DECIMAL_PATTERN, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
-import { validateAddress } from '../../domain/addresses/index.js';
 import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { toJson } from '../../json.js';
 import { errorResponses } from '../schemas.js';
 import { adminSecurity } from './admin-schemas.js';
 import { adminCurrencyView } from './currency-view.js';
+import { checkTokenContract } from './token-contract-check.js';
 
 /** Send a string for an exact value with more than 15 significant digits. */
 const Amount = Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Number({ minimum: 0 })]);
@@ -56,10 +56,7 @@ export function registerUpdateCurrency(app: App, { database, catalog, catalogCha
       if (token_contract !== undefined) {
         // A native coin stays one: its "contract" would make the watcher look for token transfers.
         if (current.token_contract === null) throw ApiError.field('unprocessable', { code: 'unprocessable', field: 'token_contract' }, `${current.coin} on ${current.network} is the chain's own coin: it has no contract`);
-        const check = validateAddress(current.address_format, token_contract);
-        if (!check.ok) throw ApiError.field('unprocessable', { code: 'address_invalid', field: 'token_contract' }, `token_contract is not a ${current.address_format} address: ${check.reason}`);
-        const taken = catalog.all().find((row) => row.id !== current.id && row.chain === current.chain && row.token_contract?.toLowerCase() === token_contract.toLowerCase());
-        if (taken !== undefined) throw new ApiError('conflict', `the contract is already in the catalog as ${taken.coin} (${taken.network})`);
+        checkTokenContract(catalog.all(), { chain: current.chain, format: current.address_format, exceptId: current.id }, token_contract);
         changes.token_contract = token_contract;
       }
       const amount = (field: string, raw: string | number | undefined): Decimal | undefined => {

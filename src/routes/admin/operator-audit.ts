@@ -3,6 +3,7 @@ import type { App } from '../../app-types.js';
 import type { Clock } from '../../clock.js';
 import { insertAuditEntry, isAuditedObject, readAuditTarget } from '../../db/repositories/operator-audit-repository.js';
 import type { Db } from '../../db/schema/index.js';
+import { UUID_PATTERN } from '../../domain/short-id.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,8 +19,6 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const SECRET_FIELD = /secret|password|passphrase|token|api_key|^url$|link|code/i;
 
 type Params = Record<string, string>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The operator audit log (DESIGN §12): every POST, PUT, PATCH and DELETE under the operator guard
@@ -77,7 +76,7 @@ async function loadTarget(request: FastifyRequest, db: Db): Promise<unknown> {
   const params = (request.params ?? {}) as Params;
   if (segment === undefined || !isAuditedObject(segment) || Object.keys(params).length === 0) return undefined;
   // A malformed id (not a uuid where one is stored) reads nothing rather than failing the query.
-  if (params.id !== undefined && !UUID.test(params.id)) return null;
+  if (params.id !== undefined && !UUID_PATTERN.test(params.id)) return null;
   try {
     return (await readAuditTarget(db, segment, params)) ?? null;
   } catch (error) {
@@ -87,7 +86,7 @@ async function loadTarget(request: FastifyRequest, db: Db): Promise<unknown> {
 }
 
 /** `/admin/v1/orders/:id/refund` with {id} → `orders/<id>`; without parameters, the first segment. */
-export function targetOf(route: string, params: Params): string | null {
+function targetOf(route: string, params: Params): string | null {
   const segments = route.split('/').slice(3);
   if (segments.length === 0) return null;
   const lastParam = segments.reduce((last, segment, index) => (segment.startsWith(':') ? index : last), -1);
@@ -125,7 +124,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const clean = (text: string): string => text.split('\u0000').join('\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
 
 /** A copy with credential-like fields replaced and unstorable characters too, however deep. */
-export function redact(value: unknown): unknown {
+function redact(value: unknown): unknown {
   if (typeof value === 'string') return clean(value);
   if (Array.isArray(value)) return value.map(redact);
   if (value === null || typeof value !== 'object' || value instanceof Date) return value ?? null;
