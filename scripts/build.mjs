@@ -18,12 +18,16 @@
  *
  * Usage: node scripts/build.mjs [--outdir <dir>]: dist (the default) or dist-<name>, directly in
  * the repository root (both gitignored); the tests build copies of their own there.
+ *
+ * Each build ends by writing `<outdir>/.build-stamp`: what scripts/built.mjs compares src/ with
+ * to tell a current dist/ from a stale one without compiling.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { sourceStamp, STAMP_FILE } from './source-stamp.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = path.join(ROOT, 'src');
@@ -38,6 +42,8 @@ if (path.dirname(outdir) !== ROOT || !/^dist(-[\w.-]+)?$/.test(path.basename(out
 }
 
 const started = performance.now();
+// Taken before reading the sources: an edit made while this build runs leaves the stamp stale.
+const stamp = sourceStamp(SRC);
 const sources = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
   .filter((file) => statSync(path.join(SRC, file)).isFile())
   .sort();
@@ -100,13 +106,14 @@ function prune(dir) {
       } catch {
         // not empty: still in use
       }
-    } else if (!outputs.has(full) && !entry.name.endsWith('.tmp')) {
+    } else if (!outputs.has(full) && !entry.name.endsWith('.tmp') && full !== path.join(outdir, STAMP_FILE)) {
       rmSync(full, { force: true });
       removed++;
     }
   }
 }
 prune(outdir);
+writeFileSync(path.join(outdir, STAMP_FILE), stamp);
 
 const ms = Math.round(performance.now() - started);
 console.error(
