@@ -9,6 +9,15 @@ export interface ApiResponse {
   status: number;
   /** The body exactly as the API sent it: what --json prints. */
   text: string;
+  /** The next page's cursor, from a `Link: <…?cursor=…>; rel="next"` header (list answers). */
+  nextCursor?: string | undefined;
+}
+
+/** The `cursor` of the rel="next" link of a Link header (RFC 8288), if there is one. */
+function nextCursorOf(link: string | null): string | undefined {
+  const match = link === null ? null : /<([^>]*)>\s*;\s*rel="?next"?/.exec(link);
+  if (match?.[1] === undefined) return undefined;
+  return new URL(match[1], 'http://link.invalid').searchParams.get('cursor') ?? undefined;
 }
 
 /** The operator API over HTTP: Bearer admin token, JSON in and out. */
@@ -40,7 +49,7 @@ export class AdminClient {
           'is the server running? start it with npm start',
       );
     }
-    if (response.ok) return { status: response.status, text };
+    if (response.ok) return { status: response.status, text, nextCursor: nextCursorOf(response.headers.get('link')) };
     throw this.failure(response, text);
   }
 

@@ -10,9 +10,9 @@ export interface CommandContext {
   print(text: string): void;
 }
 
-/** One `<group> <action>` command. */
+/** One `<group> <action>` command, or a one-word one (`health`). */
 export interface Command {
-  words: readonly [group: string, action: string];
+  words: readonly [group: string, action: string] | readonly [group: string];
   /** Placeholders of the positional arguments, e.g. `<partner-id>`; each is required. */
   args: readonly string[];
   /** The options it accepts besides the global ones. */

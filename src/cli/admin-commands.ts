@@ -3,6 +3,7 @@ import type { Command } from './admin-command.js';
 import { auditCommands } from './admin-audit.js';
 import { commissionCommands } from './admin-commissions.js';
 import { currencyCommands } from './admin-currencies.js';
+import { healthCommands } from './admin-health.js';
 import { UsageError } from './admin-errors.js';
 import { keyCommands } from './admin-keys.js';
 import { ledgerCommands } from './admin-ledger.js';
@@ -29,12 +30,15 @@ const COMMANDS: readonly Command[] = [
   ...webhookCommands,
   ...payoutCommands,
   ...auditCommands,
+  ...healthCommands,
 ];
 
 /** The command the words name, checked against its arguments and options before any request. */
 export function findCommand(line: CommandLine): { command: Command; args: string[] } {
-  const [group, action, ...args] = line.positionals;
-  const command = COMMANDS.find((c) => c.words[0] === group && c.words[1] === action);
+  const [group, action, ...rest] = line.positionals;
+  const twoWords = COMMANDS.find((c) => c.words.length === 2 && c.words[0] === group && c.words[1] === action);
+  const command = twoWords ?? COMMANDS.find((c) => c.words.length === 1 && c.words[0] === group);
+  const args = twoWords === undefined ? line.positionals.slice(1) : rest;
   if (command === undefined) {
     const given = [group, action].filter((word) => word !== undefined).join(' ');
     throw new UsageError(given === '' ? 'no command given' : `unknown command "${given}"`);

@@ -1,11 +1,10 @@
 import { ORDER_STATUSES } from '../domain/order-status.js';
-import { integerFlag, type Flags } from './admin-args.js';
-import { asList, asRecord, printResponse, text, type ApiRecord, type Command } from './admin-command.js';
+import { integerFlag, momentFlag, type Flags } from './admin-args.js';
+import type { ApiResponse } from './admin-client.js';
+import { asList, asRecord, printResponse, text, type ApiRecord, type Command, type CommandContext } from './admin-command.js';
 import { UsageError } from './admin-errors.js';
 import { cell, fields, table } from './admin-table.js';
 
-/** The API's page size when --limit is not given (GET /admin/v1/orders). */
-const DEFAULT_LIMIT = 50;
 const STATUSES: readonly string[] = ORDER_STATUSES;
 const ORDER_FIELDS = [
   'id',
@@ -14,6 +13,7 @@ const ORDER_FIELDS = [
   'stored_status',
   'status_reason',
   'partner_id',
+  'partner_name',
   'created_at',
   'expires_at',
   'updated_at',
@@ -50,8 +50,9 @@ const ORDER_FIELDS = [
 const orderPath = (id: string) => `/admin/v1/orders/${encodeURIComponent(id)}`;
 const pair = (o: ApiRecord) => `${cell(o.coin_from)}:${cell(o.network_from)}->${cell(o.coin_to)}:${cell(o.network_to)}`;
 
-function listQuery(flags: Flags): string {
+function listQuery(flags: Flags, identifier?: string): string {
   const query = new URLSearchParams();
+  if (identifier !== undefined) query.set('q', identifier);
   if (flags.status !== undefined) {
     if (!STATUSES.includes(flags.status)) throw new UsageError(`--status must be one of ${STATUSES.join(' ')}, got "${flags.status}"`);
     query.set('status', flags.status);
@@ -61,9 +62,35 @@ function listQuery(flags: Flags): string {
   if (flags.sandbox === true && flags.live === true) throw new UsageError('--sandbox and --live exclude each other: give one, or neither for both');
   if (flags.sandbox === true) query.set('sandbox', 'true');
   if (flags.live === true) query.set('sandbox', 'false');
+  if (flags.from !== undefined) query.set('created_from', momentFlag('from', flags.from));
+  if (flags.to !== undefined) query.set('created_to', momentFlag('to', flags.to));
+  if (flags.cursor !== undefined) query.set('cursor', flags.cursor);
   if (flags.limit !== undefined) query.set('limit', String(integerFlag('limit', flags.limit)));
   const text = query.toString();
   return text === '' ? '' : `?${text}`;
+}
+
+const LIST_FLAGS = ['status', 'partner', 'sandbox', 'live', 'from', 'to', 'cursor', 'limit'] as const;
+
+/** A page of orders as a table, each with its partner's name; the next page's cursor below it. */
+function printOrders(context: CommandContext, response: ApiResponse): void {
+  printResponse(context, response, (body) => {
+    const orders = asList(body);
+    if (orders.length === 0) return 'no orders match';
+    const rows = table(
+      ['ID', 'SHORT_ID', 'STATUS', 'PAIR', 'AMOUNT_FROM', 'AMOUNT_TO', 'PARTNER', 'CREATED_AT', 'SANDBOX'],
+      orders.map((o) => [
+        cell(o.id),
+        cell(o.short_id),
+        cell(o.status),
+        pair(o),
+        ...[o.amount_from_expected, o.amount_to_expected].map(cell),
+        `${cell(o.partner_name)} (${cell(o.partner_id)})`,
+        ...[o.created_at, o.sandbox].map(cell),
+      ]),
+    );
+    return response.nextCursor === undefined ? rows : `${rows}\nmore: --cursor ${response.nextCursor}`;
+  });
 }
 
 /** One order with its event trail and payouts, as GET /admin/v1/orders/{id} answers. */
@@ -96,27 +123,19 @@ export const orderCommands: readonly Command[] = [
   {
     words: ['orders', 'list'],
     args: [],
-    flags: ['status', 'partner', 'sandbox', 'live', 'limit'],
+    flags: LIST_FLAGS,
     async run(context, _args, flags) {
-      const response = await context.api.send('GET', `/admin/v1/orders${listQuery(flags)}`);
-      printResponse(context, response, (body) => {
-        const orders = asList(body);
-        if (orders.length === 0) return 'no orders match';
-        const limit = flags.limit === undefined ? DEFAULT_LIMIT : Number(flags.limit);
-        const more = orders.length < limit ? '' : `\n\nthe newest ${orders.length} shown: pass --limit (up to 500) for more`;
-        const rows = table(
-          ['ID', 'SHORT_ID', 'STATUS', 'PAIR', 'AMOUNT_FROM', 'AMOUNT_TO', 'PARTNER_ID', 'CREATED_AT', 'SANDBOX'],
-          orders.map((o) => [
-            cell(o.id),
-            cell(o.short_id),
-            cell(o.status),
-            pair(o),
-            ...[o.amount_from_expected, o.amount_to_expected, o.partner_id, o.created_at].map(cell),
-            cell(o.sandbox),
-          ]),
-        );
-        return `${rows}${more}`;
-      });
+      printOrders(context, await context.api.send('GET', `/admin/v1/orders${listQuery(flags)}`));
+    },
+  },
+  {
+    // What a ticket quotes, across every partner: id, short id, address, txid or external id.
+    words: ['orders', 'search'],
+    args: ['<identifier>'],
+    flags: LIST_FLAGS,
+    async run(context, [identifier = ''], flags) {
+      if (identifier.trim() === '') throw new UsageError('orders search needs an identifier: an order id, short id, address, txid or external id');
+      printOrders(context, await context.api.send('GET', `/admin/v1/orders${listQuery(flags, identifier)}`));
     },
   },
   {

@@ -56,9 +56,18 @@ Prices
   prices set <COIN> <usd>              static USD price of one whole coin, e.g. prices set BTC 70000
 
 Orders
-  orders list [--status S] [--partner <partner-id>] [--sandbox | --live] [--limit N]
-                                       newest first; N up to 500, default 50; --sandbox: test
-                                       orders only, --live: live only (neither: both)
+  orders list [--status S] [--partner <partner-id>] [--sandbox | --live] [--from WHEN]
+              [--to WHEN] [--limit N] [--cursor C]
+                                       newest first, with each partner's name; N up to 500,
+                                       default 50; --sandbox: test orders only, --live: live
+                                       only (neither: both); [--from, --to): created at, a date
+                                       (from 00:00 UTC) or an ISO 8601 date-time with its offset;
+                                       a full page ends with "more: --cursor C": the next page
+  orders search <identifier> [the options of orders list]
+                                       every order, of any partner, whose id, short id (any case,
+                                       with or without the prefix), deposit, recipient or refund
+                                       address, deposit, payout or refund txid, or external id is
+                                       exactly that
                                        <order-id> below: the UUID or the short id (EX-7K2M9Q,
                                        any case, with or without the prefix)
   orders show <order-id>               with its event trail and payouts
@@ -129,6 +138,11 @@ Audit (every operator change, DESIGN 12)
       [--from T] [--to T] [--limit N] [--cursor C]
                                        newest first; action and target match as prefixes;
                                        the next page's --cursor is printed below the table
+
+Health
+  health                               database and Redis pings, worker loops and their last
+                                       tick, chain nodes (height, lag, last error), the
+                                       signer's unfinished payouts
 
 Options
   --json           print the API's JSON response as is (one document, for scripts;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Db } from '../schema/index.js';
 import type { OrderRow } from '../schema/orders.js';
@@ -13,19 +14,51 @@ export interface OrderSearch {
   createdTo?: Date | undefined;
   /** Sandbox orders only (true), live only (false); both when undefined. */
   sandbox?: boolean | undefined;
+  /**
+   * What a ticket quotes, matched exactly: the order's UUID, its short id (upper-cased by the
+   * caller, with or without the prefix), an address (deposit, recipient, refund), a transaction id
+   * (deposit, payout, refund) or the partner's external id.
+   */
+  identifier?: { text: string; shortId?: string | undefined; shortIdSuffix?: string | undefined; uuid?: string | undefined } | undefined;
+  /** Strictly after this order in the list's order (keyset paging). */
+  after?: { createdAt: Date; id: string } | undefined;
   limit: number;
   offset: number;
 }
 
-/** Newest first (ties by id, so pages are stable). */
-export async function searchOrders(db: Db, search: OrderSearch): Promise<OrderRow[]> {
-  let query = db.selectFrom('orders').selectAll();
-  if (search.status !== undefined) query = query.where('status', '=', search.status);
-  if (search.partnerId !== undefined) query = query.where('partner_id', '=', search.partnerId);
-  if (search.createdFrom !== undefined) query = query.where('created_at', '>=', search.createdFrom);
-  if (search.createdTo !== undefined) query = query.where('created_at', '<', search.createdTo);
-  if (search.sandbox !== undefined) query = query.where('sandbox', '=', search.sandbox);
-  return query.orderBy('created_at', 'desc').orderBy('id').limit(search.limit).offset(search.offset).execute();
+export type OrderWithPartner = OrderRow & { partner_name: string };
+
+/** Newest first (ties by id, descending, so pages are stable), each with its partner's name. */
+export async function searchOrders(db: Db, search: OrderSearch): Promise<OrderWithPartner[]> {
+  let query = db.selectFrom('orders').innerJoin('partners', 'partners.id', 'orders.partner_id').selectAll('orders').select('partners.name as partner_name');
+  if (search.status !== undefined) query = query.where('orders.status', '=', search.status);
+  if (search.partnerId !== undefined) query = query.where('orders.partner_id', '=', search.partnerId);
+  if (search.createdFrom !== undefined) query = query.where('orders.created_at', '>=', search.createdFrom);
+  if (search.createdTo !== undefined) query = query.where('orders.created_at', '<', search.createdTo);
+  if (search.sandbox !== undefined) query = query.where('orders.sandbox', '=', search.sandbox);
+  const identifier = search.identifier;
+  if (identifier !== undefined) {
+    const text = identifier.text;
+    query = query.where((eb) =>
+      eb.or([
+        ...(identifier.uuid === undefined ? [] : [eb('orders.id', '=', identifier.uuid)]),
+        ...(identifier.shortId === undefined ? [] : [eb('orders.short_id', '=', identifier.shortId)]),
+        ...(identifier.shortIdSuffix === undefined ? [] : [eb(sql<string>`right(orders.short_id, 6)`, '=', identifier.shortIdSuffix)]),
+        eb('orders.deposit_address', '=', text),
+        eb('orders.recipient_address', '=', text),
+        eb('orders.refund_address', '=', text),
+        eb('orders.deposit_txid', '=', text),
+        eb('orders.payout_txid', '=', text),
+        eb('orders.refund_txid', '=', text),
+        eb('orders.external_id', '=', text),
+      ]),
+    );
+  }
+  const after = search.after;
+  if (after !== undefined) {
+    query = query.where((eb) => eb(eb.refTuple('orders.created_at', 'orders.id'), '<', eb.tuple(after.createdAt, after.id)));
+  }
+  return query.orderBy('orders.created_at', 'desc').orderBy('orders.id', 'desc').limit(search.limit).offset(search.offset).execute();
 }
 
 /**

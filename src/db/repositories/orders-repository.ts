@@ -210,5 +210,5 @@ export async function findOrderIdByShortId(db: Db, shortId: string): Promise<str
 
 /** Ids of orders whose short id ends in `-<suffix>` under any prefix, at most `limit` (a scan: rare, operator only). */
 export async function findOrderIdsByShortIdSuffix(db: Db, suffix: string, limit: number): Promise<string[]> {
-  return (await db.selectFrom('orders').select('id').where('short_id', 'like', `%-${suffix}`).limit(limit).execute()).map((row) => row.id);
+  return (await db.selectFrom('orders').select('id').where(sql<string>`right(short_id, 6)`, '=', suffix).limit(limit).execute()).map((row) => row.id);
 }

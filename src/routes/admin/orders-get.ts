@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { listOrderEvents } from '../../db/repositories/order-events-repository.js';
 import { findOrder } from '../../db/repositories/orders-repository.js';
+import { findPartner } from '../../db/repositories/partners-repository.js';
 import { listOrderPayouts } from '../../db/repositories/payouts-repository.js';
 import { Decimal } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
@@ -30,10 +31,12 @@ export function registerAdminGetOrder(app: App, { database, clock, linkBase }: S
       if (order === undefined) throw new ApiError('not_found', 'order not found');
       const events = await listOrderEvents(db, order.id);
       const payouts = await listOrderPayouts(db, order.id);
+      const partner = await findPartner(db, order.partner_id);
       return sendJsonText(
         reply,
         toJson({
           ...adminOrderView(order, clock.now(), linkBase),
+          partner_name: partner?.name ?? null,
           events: events.map((event) => ({ ...event, created_at: event.created_at.toISOString() })),
           payouts: payouts.map((payout) => ({
             ...payout,

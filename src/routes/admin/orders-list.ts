@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { searchOrders } from '../../db/repositories/order-listings-repository.js';
 import { ORDER_STATUSES } from '../../domain/order-status.js';
+import { SHORT_ID_PATTERN, UUID_PATTERN } from '../../domain/short-id.js';
+import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
@@ -9,15 +11,41 @@ import { timeFilter } from '../time-filter.js';
 import { adminOrderView, adminSecurity } from './admin-schemas.js';
 
 const Status = Type.Union(ORDER_STATUSES.map((status) => Type.Literal(status)));
+/** The last order of a page: its created_at in milliseconds and its id (the operator is trusted: not signed). */
+const CURSOR = /^(\d{1,15})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const SUFFIX_PATTERN = /^[A-Za-z0-9]{6}$/;
 
-/** GET /admin/v1/orders: orders newest first, filtered by status, partner and creation time. */
+/** What `q` may be, read every way a ticket writes it. */
+function identifierOf(q: string): { text: string; shortId?: string; shortIdSuffix?: string; uuid?: string } {
+  const text = q.trim();
+  return {
+    text,
+    ...(UUID_PATTERN.test(text) ? { uuid: text.toLowerCase() } : {}),
+    ...(SHORT_ID_PATTERN.test(text) ? { shortId: text.toUpperCase() } : {}),
+    ...(SUFFIX_PATTERN.test(text) ? { shortIdSuffix: text.toUpperCase() } : {}),
+  };
+}
+
+function readCursor(cursor: string): { createdAt: Date; id: string } {
+  const match = CURSOR.exec(cursor);
+  if (match?.[1] === undefined || match[2] === undefined) throw ApiError.field('bad_request', { code: 'bad_request', field: 'cursor' }, 'cursor is not one this list gave: start again without it');
+  return { createdAt: new Date(Number(match[1])), id: match[2] };
+}
+
+/**
+ * GET /admin/v1/orders: orders newest first, each with its partner's name, filtered by status,
+ * partner, creation time and an identifier (`q`: id, short id in any case with or without its
+ * prefix, address, txid, external id). Pages by `cursor`: when more orders match, the answer's
+ * `Link` header (RFC 8288, rel="next") is the next page's URL, so nothing is out of reach
+ * (the CLI reached the newest 500 only). `offset` still works, for the callers that use it.
+ */
 export function registerAdminListOrders(app: App, { database, clock, linkBase }: Services): void {
   app.get(
     '/admin/v1/orders',
     {
       schema: {
         tags: ['admin'],
-        summary: 'Orders, newest first, filtered by status, partner and creation time',
+        summary: 'Orders, newest first, filtered by status, partner, creation time and identifier; paged by cursor (Link rel="next")',
         security: adminSecurity,
         querystring: Type.Object(
           {
@@ -26,6 +54,14 @@ export function registerAdminListOrders(app: App, { database, clock, linkBase }:
             created_from: Type.Optional(Type.String({ format: 'date-time' })),
             created_to: Type.Optional(Type.String({ format: 'date-time' })),
             sandbox: Type.Optional(Type.Boolean({ description: 'true: sandbox (test) orders only; false: live only; absent: both' })),
+            q: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 200,
+                description: 'an identifier, matched exactly: order id, short id (any case, with or without the prefix), deposit/recipient/refund address, deposit/payout/refund txid, external id',
+              }),
+            ),
+            cursor: Type.Optional(Type.String({ maxLength: 60, description: "the next page: from the last answer's Link header (rel=\"next\")" })),
             limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
             // PostgreSQL's OFFSET is a bigint: a larger number would fail the query (a 500).
             offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
@@ -37,17 +73,29 @@ export function registerAdminListOrders(app: App, { database, clock, linkBase }:
     },
     async (request, reply) => {
       const q = request.query;
+      const after = q.cursor === undefined ? undefined : readCursor(q.cursor);
       const rows = await searchOrders(database.db, {
         status: q.status,
         partnerId: q.partner_id,
         createdFrom: q.created_from === undefined ? undefined : timeFilter('created_from', q.created_from),
         createdTo: q.created_to === undefined ? undefined : timeFilter('created_to', q.created_to),
         sandbox: q.sandbox,
-        limit: q.limit,
+        identifier: q.q === undefined ? undefined : identifierOf(q.q),
+        after,
+        // One more than the page: whether a next page exists, without a count.
+        limit: q.limit + 1,
         offset: q.offset,
       });
+      const page = rows.slice(0, q.limit);
+      const last = page[page.length - 1];
+      if (rows.length > q.limit && last !== undefined) {
+        const next = new URLSearchParams(request.query as unknown as Record<string, string>);
+        next.delete('offset');
+        next.set('cursor', `${last.created_at.getTime()}.${last.id}`);
+        reply.header('link', `</admin/v1/orders?${next.toString()}>; rel="next"`);
+      }
       const now = clock.now();
-      return sendJsonText(reply, toJson(rows.map((row) => adminOrderView(row, now, linkBase))));
+      return sendJsonText(reply, toJson(page.map((row) => ({ ...adminOrderView(row, now, linkBase), partner_name: row.partner_name }))));
     },
   );
 }
