@@ -6,7 +6,7 @@
  * or raw node:http, bare Fastify and service ABC CBA for the public GETs; default 2), --connections
  * <n> (default 50), --warmup <s> (per side, default 2), --soak <s> (default 15; 0 skips),
  * --only <name,...> (currencies, rates-float, rates-fixed, orders-post-pg, orders-get-pg,
- * orders-post-pglite, orders-list-pg, soak, webhooks, payouts, stream), --streams <n> (open status
+ * orders-post-pglite, orders-list-pg, soak, webhooks, payouts, stream, tracing), --streams <n> (open status
  * streams, default 10000), --stream-orders <n> (default 1000), --moves <n/s> (default 200), --payouts <n> (payouts per side, default 50), --profile (servers run with --cpu-prof and the report adds the
  * top self-time frames of the measured windows; profiled numbers are slower, and written to
  * latest-profile.md instead of latest.md). See bench/README.md.
@@ -26,6 +26,7 @@ import { prepareOrderList } from './order-list-measure.js';
 import { runPgbench } from './pgbench.js';
 import { payoutBench, payoutSection, type PayoutSide } from './payouts.js';
 import { webhookBench, webhookSection } from './webhooks.js';
+import { tracingBench, tracingSection } from './tracing.js';
 import { streamBench, streamSection } from './stream.js';
 import { runPgliteLoop } from './pglite-loop.js';
 import { formatSummary, summariseProfile, type Window } from './profile-summary.js';
@@ -713,14 +714,16 @@ async function main(): Promise<void> {
   const soakResult = SOAK > 0 && wanted('soak') ? await soak(plan, capture) : undefined;
 
   const webhooks = wanted('webhooks') ? await webhookBench(plan, capture.body, DURATION, Math.min(CONNECTIONS, 16), log) : undefined;
+  const tracing = wanted('tracing') ? await tracingBench(plan, DURATION, ROUNDS * 2, CONNECTIONS, log) : undefined;
   let text = report(plan, measures, soakResult, started, loadBefore);
   if (webhooks !== undefined) text += webhookSection(webhooks);
+  if (tracing !== undefined) text += tracingSection(tracing);
   if (payouts !== undefined) text += payoutSection(payouts);
   if (stream !== undefined) text += streamSection(stream);
   if (flags.profile) text += await profileSection();
   console.log(text);
   const stamp = started.toISOString().replace(/[:.]/g, '-');
-  await writeFile(path.join(RESULTS_DIR, `${stamp}.json`), JSON.stringify({ plan, flags, measures, soak: soakResult, webhooks, payouts, stream }, null, 2));
+  await writeFile(path.join(RESULTS_DIR, `${stamp}.json`), JSON.stringify({ plan, flags, measures, soak: soakResult, webhooks, payouts, stream, tracing }, null, 2));
   const out = flags.profile ? 'latest-profile.md' : 'latest.md';
   await writeFile(path.join(RESULTS_DIR, out), text);
   log(`written bench/results/${out} and bench/results/${stamp}.json`);

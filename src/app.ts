@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
 import pino from 'pino';
 import type { App, Services } from './app-types.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { loggerOptions, type LogDestination } from './logger.js';
+import { stopTracing, tracingEnabled } from './tracing/tracing.js';
 import { frameworkErrorHandler, installErrorHandler } from './plugins/error-handler.js';
 import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
 import { createMetrics } from './metrics.js';
@@ -92,6 +94,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Tracing on (src/tracing): every request a span, its hooks and handler inside it, the incoming
+  // traceparent continued; registered before any route so it wraps them all. Off: not installed.
+  if (tracingEnabled()) {
+    const probes = new Set(['/healthz', '/readyz', '/metrics']);
+    // A span per request, not per hook (eleven hooks would be eleven spans each); probes untraced.
+    const instrumentation = new FastifyOtelInstrumentation({ registerOnInitialization: false, instrumentHooks: false, ignorePaths: ({ url }) => probes.has(url) });
+    await app.register(instrumentation.plugin());
+    app.addHook('onClose', stopTracing);
+  }
   // ADMIN_PORT: each route answers on its surface's listener only (before any route is added).
   installSurfaceSplit(app, config.operator);
   // X-Request-Id and the security headers on every response, the docs page's included, in one

@@ -38,6 +38,11 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Redis connection string for the shared rate limiter; unset means in-process memory. */
   readonly redisUrl: string | undefined;
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry collector's OTLP/HTTP origin; set, the API
+   * and worker processes trace (src/tracing). Unset (the default): no tracing, at no cost.
+   */
+  readonly otlpEndpoint: string | undefined;
   /** How long a request waits on the Redis rate limiter before it passes unchecked (fail open), ms. */
   readonly rateLimitRedisTimeoutMs: number;
   /** 32-byte key for AES-256-GCM encryption of API secrets. Generated into dataDir when embedded. */
@@ -283,6 +288,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
   }
+  const otlpEndpoint = optional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (otlpEndpoint !== undefined && !/^https?:\/\/[^/]/.test(otlpEndpoint)) {
+    throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', 'must be an http:// or https:// URL (the collector\'s OTLP/HTTP origin)');
+  }
   // The hot wallet's passphrase and key file belong to the signer's environment alone (DESIGN
   // §11.1): an API or worker that could read them would hold the keys the design keeps out of it.
   for (const variable of ['SIGNER_PASSPHRASE', 'SIGNER_KEY_FILE']) {
@@ -324,6 +333,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 5000, 0, 300_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 600_000),
     redisUrl,
+    otlpEndpoint,
     rateLimitRedisTimeoutMs: integer(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 100, 10, 10_000),
     secretsKey,
     adminToken,

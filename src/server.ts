@@ -11,6 +11,7 @@ import { DataDirLockedError } from './db/data-dir-lock.js';
 import { DatabaseUnreachableError, openConfiguredDatabase, startAttemptMessage } from './db/open-configured.js';
 import { API_URL_FILE, withEmbeddedSecrets } from './embedded-secrets.js';
 import { loggerOptions } from './logger.js';
+import { startTracing } from './tracing/tracing.js';
 import { closeOperator, listenOperator } from './operator-listener.js';
 
 /**
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
   const { config, adminTokenPath } = await withEmbeddedSecrets(loadConfig());
   // Before the app exists its logger does not either: the same options, for the start-up lines.
   const startLog = pino(loggerOptions(config.logLevel));
+  // Before the database opens: its queries are spans only when tracing is on at that moment.
+  if (config.otlpEndpoint !== undefined) startTracing({ endpoint: config.otlpEndpoint, serviceName: 'exchange-api' });
   const database = await openConfiguredDatabase(config, (attempt) => startLog.warn(startAttemptMessage(attempt)));
   const app = await buildApp({ config, database });
   let operatorServer: Server | undefined;

@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
@@ -12,6 +12,8 @@ import { preparedName } from './prepared-statements.js';
 import type { Database } from './schema/index.js';
 import type { PoolStats } from '../metrics.js';
 import { TYPE_PARSERS } from './type-parsers.js';
+import { tracedDialect } from '../tracing/traced-dialect.js';
+import { activeTracer } from '../tracing/tracing.js';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -97,7 +99,7 @@ function openPostgres(url: string, poolSize = 10, connectTimeoutMs = CONNECT_TIM
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: withTracing(new PostgresDialect({ pool })) });
   return {
     db,
     engine: 'postgres',
@@ -137,7 +139,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
       await initdbInChild(storeDir);
     }
     const client = await PGlite.create(options);
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    const db = new Kysely<Database>({ dialect: withTracing(new PGliteDialect(client)) });
     return {
       db,
       engine: 'pglite',
@@ -201,4 +203,10 @@ async function ping(db: Kysely<Database>, timeoutMs = 1000): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Every query a span when this process traces (started before the database opens); else the dialect as is. */
+function withTracing(dialect: Dialect): Dialect {
+  const tracer = activeTracer();
+  return tracer === undefined ? dialect : tracedDialect(dialect, tracer, 'postgresql');
 }

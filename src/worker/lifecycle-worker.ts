@@ -2,6 +2,8 @@ import { Decimal, floorToPlaces } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import { Counter, Gauge } from 'prom-client';
 import { AdapterError, type ChainEvent, type ChainWatcher, type Exchanger, type PayoutSender } from '../chains/adapters.js';
+import { latestTraceParent } from '../db/repositories/order-events-repository.js';
+import { tracingEnabled, withSpan } from '../tracing/tracing.js';
 import type { Clock } from '../clock.js';
 import {
   claimDueOrders,
@@ -245,9 +247,16 @@ export class LifecycleWorker {
   }
 
   private async applyChainEvent(event: ChainEvent): Promise<void> {
-    const { lifecycle } = this.deps;
     const order = await findOrder(this.deps.db, event.orderId);
     if (order === undefined) return;
+    if (!tracingEnabled()) return this.applyChainEventTo(order, event);
+    // What the chain saw moves the order on in the trace of its last move (its creation, an action).
+    const parent = await latestTraceParent(this.deps.db, order.id);
+    return withSpan(`order chain ${event.kind}`, parent, { 'order.id': order.id, 'order.status': order.status }, () => this.applyChainEventTo(order, event));
+  }
+
+  private async applyChainEventTo(order: OrderRow, event: ChainEvent): Promise<void> {
+    const { lifecycle } = this.deps;
     switch (event.kind) {
       case 'deposit_seen': {
         const deposit = {
@@ -293,14 +302,24 @@ export class LifecycleWorker {
     const claimed = await claimDueOrders(this.deps.db, DUE_STATUSES, now, new Date(now.getTime() + leaseMs), batchSize);
     for (const order of claimed) {
       try {
-        if (order.status === 'exchanging') await this.exchange(order);
-        else if (order.status === 'sending') await this.send(order, 'payout');
-        else if (order.status === 'refunding') await this.send(order, 'refund');
+        await this.step(order);
       } catch (error) {
         this.deps.logger.error({ err: error, orderId: order.id }, 'order step failed unexpectedly');
         await this.retryLater(order);
       }
     }
+  }
+
+  /** One order's step; with tracing on, a span continuing the trace of the move that made it due. */
+  private async step(order: OrderRow): Promise<void> {
+    const run = async () => {
+      if (order.status === 'exchanging') await this.exchange(order);
+      else if (order.status === 'sending') await this.send(order, 'payout');
+      else if (order.status === 'refunding') await this.send(order, 'refund');
+    };
+    if (!tracingEnabled()) return run();
+    const parent = await latestTraceParent(this.deps.db, order.id);
+    return withSpan(`order step ${order.status}`, parent, { 'order.id': order.id, 'order.status': order.status }, run);
   }
 
   private async exchange(order: OrderRow): Promise<void> {

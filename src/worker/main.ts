@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { systemClock } from '../clock.js';
 import { ConfigError, loadConfig } from '../config.js';
+import { startTracing, stopTracing } from '../tracing/tracing.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { DatabaseUnreachableError, openConfiguredDatabase, startAttemptMessage } from '../db/open-configured.js';
 import { withEmbeddedSecrets } from '../embedded-secrets.js';
@@ -19,6 +20,8 @@ async function main(): Promise<void> {
     throw new ConfigError('DATABASE_URL', 'a separate worker needs PostgreSQL; on the embedded default the worker runs inside npm start');
   }
   const logger = pino(loggerOptions(config.logLevel));
+  // Before the database opens: its queries are spans only when tracing is on at that moment.
+  if (config.otlpEndpoint !== undefined) startTracing({ endpoint: config.otlpEndpoint, serviceName: 'exchange-worker' });
   const database = await openConfiguredDatabase(config, (attempt) => logger.warn(startAttemptMessage(attempt)));
   const metrics = createMetrics();
   const runtime = await createRuntime({ config, database, clock: systemClock, logger, metrics });
@@ -52,6 +55,7 @@ async function main(): Promise<void> {
     void runtime
       .close()
       .then(() => database.close())
+      .then(() => stopTracing())
       .then(() => {
         logger.info('worker stopped');
         process.exit(0);

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import type { Clock } from '../clock.js';
+import { withSpan } from '../tracing/tracing.js';
 import {
   claimDueDeliveries,
   recordDeliveryAttempt,
@@ -146,7 +147,9 @@ export class WebhookWorker {
     const leaseUntil = new Date(now.getTime() + this.deps.settings.timeoutMs + LEASE_MARGIN_MS);
     const claimed = await claimDueDeliveries(this.deps.db, now, leaseUntil, { limit: room, perEndpoint: this.deps.settings.perEndpoint });
     for (const delivery of claimed) {
-      const attempt = this.attempt(delivery)
+      const attempt = withSpan(`webhook delivery ${delivery.type}`, delivery.trace_parent, { 'webhook.delivery_id': delivery.id, 'webhook.attempt': delivery.attempts + 1 }, () =>
+        this.attempt(delivery),
+      )
         .catch((error: unknown) => this.deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt not recorded'))
         .finally(() => {
           this.inFlight.delete(attempt);

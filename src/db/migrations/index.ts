@@ -46,6 +46,7 @@ import * as m0056 from './0056-ledger.js';
 import * as m0057 from './0057-ledger-opening.js';
 import * as m0061 from './0061-operator-audit.js';
 import * as m0067 from './0067-order-search-indexes.js';
+import * as m0068 from './0068-trace-context.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -96,4 +97,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0057-ledger-opening': m0057,
   '0061-operator-audit': m0061,
   '0067-order-search-indexes': m0067,
+  '0068-trace-context': m0068,
 };

@@ -1,5 +1,6 @@
 import type { CompiledQuery } from 'kysely';
 import { preparedQuery } from '../prepared-statements.js';
+import { currentTraceParent } from '../../tracing/tracing.js';
 import type { Db } from '../schema/index.js';
 import type { NewOrder } from '../schema/orders.js';
 import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-order-view.js';
@@ -111,7 +112,8 @@ export async function createPartnerOrder(db: Db, creation: OrderCreation): Promi
       parameters: [
         JSON.stringify({ ...ORDER_DEFAULTS, ...creation.order }),
         JSON.stringify(deposit),
-        JSON.stringify(creation.event),
+        // The request's trace context (tracing on) goes with the creation event: jsonb_populate_record fills the column.
+        JSON.stringify({ ...creation.event, trace_parent: currentTraceParent() }),
         creation.idempotencyKey,
         creation.maxOpenOrders,
         creation.webhookEvent.id,

@@ -1,3 +1,4 @@
+import { currentTraceParent } from '../../tracing/tracing.js';
 import type { Db } from '../schema/index.js';
 import type { OrderEventRow } from '../schema/orders.js';
 import type { NewOrderEvent } from './orders-repository.js';
@@ -7,9 +8,10 @@ import type { NewOrderEvent } from './orders-repository.js';
 /** Appends one row per moved order, in one statement. */
 export async function insertOrderEvents(db: Db, events: readonly NewOrderEvent[]): Promise<void> {
   if (events.length === 0) return;
+  const traceParent = currentTraceParent();
   await db
     .insertInto('order_events')
-    .values(events.map((event) => ({ ...event, data: event.data === null ? null : JSON.stringify(event.data) })))
+    .values(events.map((event) => ({ ...event, data: event.data === null ? null : JSON.stringify(event.data), trace_parent: traceParent })))
     .execute();
 }
 
@@ -27,4 +29,17 @@ export async function listOrderEvents(db: Db, orderId: string): Promise<OrderEve
     .orderBy('order_version')
     .orderBy('created_at')
     .execute();
+}
+
+/** The trace context of the order's latest move (tracing on): its next worker step continues that trace. */
+export async function latestTraceParent(db: Db, orderId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('order_events')
+    .select('trace_parent')
+    .where('order_id', '=', orderId)
+    .orderBy('created_at', 'desc')
+    .orderBy('order_version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.trace_parent ?? null;
 }

@@ -10,6 +10,7 @@ import {
 } from 'kysely';
 import { PUBLIC_ORDER_COLUMNS, type PublicOrderRow } from '../views/public-order-view.js';
 import { preparedQuery } from '../prepared-statements.js';
+import { currentTraceParent } from '../../tracing/tracing.js';
 import type { Database, Db } from '../schema/index.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { EventActor, NewOrder, OrderRow } from '../schema/orders.js';
@@ -190,7 +191,7 @@ export function actorColumns(actor: MoveActor): { actor: EventActor; actor_key_i
 export async function insertOrderEvent(db: Db, event: NewOrderEvent): Promise<void> {
   await db
     .insertInto('order_events')
-    .values({ ...event, data: event.data === null ? null : JSON.stringify(event.data) })
+    .values({ ...event, data: event.data === null ? null : JSON.stringify(event.data), trace_parent: currentTraceParent() })
     .execute();
 }
 

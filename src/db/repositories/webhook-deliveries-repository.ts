@@ -23,6 +23,8 @@ export interface ClaimedDelivery {
   previous_secret: Buffer | null;
   previous_secret_expires_at: Date | null;
   failing_since: Date | null;
+  /** The event's stored trace context (tracing on): the attempt continues that trace. */
+  trace_parent: string | null;
   /** The lease this claim holds: its outcome is recorded only while the row still carries it. */
   lease_until: Date;
 }
@@ -52,7 +54,7 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, li
   return db.transaction().execute(async (tx) => {
     const saturated = [...(await liveLeases(tx, now))].filter(([, n]) => n >= limits.perEndpoint).map(([id]) => id);
     const candidates = await sql<Omit<ClaimedDelivery, 'lease_until'>>`
-      select d.id, d.event_id, d.endpoint_id, d.attempts, ev.type, ev.payload,
+      select d.id, d.event_id, d.endpoint_id, d.attempts, ev.type, ev.payload, ev.trace_parent,
         e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since
       from webhook_deliveries d
       join webhook_endpoints e on e.id = d.endpoint_id

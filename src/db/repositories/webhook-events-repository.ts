@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { WebhookEventType } from '../../domain/webhook-events.js';
+import { currentTraceParent } from '../../tracing/tracing.js';
 import type { Db } from '../schema/index.js';
 
 /** An event to record in the outbox, with its body already written. */
@@ -38,8 +39,8 @@ export async function insertWebhookEvents(db: Db, events: readonly NewOrderWebho
         and e.mode = case when i.sandbox then 'sandbox' else 'live' end
         and (e.events is null or e.events ? i.type)
     ), stored as (
-      insert into webhook_events (id, partner_id, type, order_id, payload, created_at)
-      select i.id, i.partner_id, i.type, i.order_id, i.payload, ${now}
+      insert into webhook_events (id, partner_id, type, order_id, payload, trace_parent, created_at)
+      select i.id, i.partner_id, i.type, i.order_id, i.payload, ${currentTraceParent()}, ${now}
       from input i
       where exists (select 1 from targets t where t.event_id = i.id)
       returning id
@@ -55,7 +56,7 @@ export async function insertWebhookEvents(db: Db, events: readonly NewOrderWebho
 export async function insertPingEvent(db: Db, event: NewWebhookEvent, endpointId: string, now: Date): Promise<string> {
   await db
     .insertInto('webhook_events')
-    .values({ ...event, created_at: now })
+    .values({ ...event, trace_parent: currentTraceParent(), created_at: now })
     .execute();
   const delivery = await db
     .insertInto('webhook_deliveries')

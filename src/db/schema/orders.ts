@@ -145,6 +145,8 @@ export interface OrderEventTable {
   actor_key_id: Generated<string | null>;
   /** A partner's move made in the cabinet: the person (cabinet_users.id); null otherwise. */
   actor_user_id: Generated<string | null>;
+  /** The W3C traceparent of the span that wrote it, when tracing is on: the next step continues that trace. */
+  trace_parent: Generated<string | null>;
   created_at: Timestamp;
 }
 

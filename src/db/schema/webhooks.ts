@@ -38,6 +38,8 @@ export interface WebhookEventTable {
   type: WebhookEventType;
   order_id: string | null;
   payload: string;
+  /** The W3C traceparent of the span that wrote it, when tracing is on: each delivery continues that trace. */
+  trace_parent: Generated<string | null>;
   created_at: Timestamp;
 }
 
