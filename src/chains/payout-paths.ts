@@ -1,5 +1,5 @@
 /**
- * Which chains can really pay a live order out (DESIGN §11.1): the signer's (PAYOUT_SIGNER_CHAINS:
+ * Which chains can really pay a live order out (docs/contract.md §11.1): the signer's (PAYOUT_SIGNER_CHAINS:
  * the worker records their payouts for the signer and follows them), and, with
  * SIMULATE_LIVE_PAYOUTS=true, every other chain on the simulator, which makes up a txid. A chain
  * is offered for live orders only where a payout path is configured, so under DATABASE_URL no

@@ -5,8 +5,8 @@ export interface PresentedKey {
 }
 
 /**
- * `pk_` then 20 of a-z0-9; a sandbox key (DESIGN §7.6) is `pk_test_` then the same; a client key
- * (DESIGN §10.9) `pk_client_` or, in sandbox, `pk_client_test_`.
+ * `pk_` then 20 of a-z0-9; a sandbox key (docs/contract.md §7.6) is `pk_test_` then the same; a client key
+ * (docs/contract.md §10.9) `pk_client_` or, in sandbox, `pk_client_test_`.
  */
 const KEY_ID = /^pk_(?:client_)?(?:test_)?[a-z0-9]{20}$/;
 /** What a sandbox key's id starts with (migration 0014 checks it against api_keys.sandbox). */

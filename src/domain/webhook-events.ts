@@ -1,5 +1,5 @@
 /**
- * Webhook events and their delivery schedule (DESIGN §8, Standard Webhooks). Pure: the worker
+ * Webhook events and their delivery schedule (docs/contract.md §8, Standard Webhooks). Pure: the worker
  * asks here what follows an attempt.
  */
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../schema/index.js';
 
 /**
- * Deposit addresses ever handed out or loaded into a pool (DESIGN §5). The unique index on
+ * Deposit addresses ever handed out or loaded into a pool (docs/contract.md §5). The unique index on
  * (chain, address, tag) is the last word: an address is never handed out twice.
  */
 
@@ -46,7 +46,7 @@ export async function claimFreePoolAddress(db: Db, chain: string): Promise<{ id:
 }
 
 /**
- * A partner's share of a chain's pool (DESIGN §10.3), for the caller's transaction: the pool's
+ * A partner's share of a chain's pool (docs/contract.md §10.3), for the caller's transaction: the pool's
  * size and how many of its addresses the partner holds, bound to its orders that have seen no
  * deposit (open, or ended and still watched for a late one: releaseEndedPoolAddresses frees
  * them). The partner's row is locked first (FOR NO KEY UPDATE, as create_partner_order locks

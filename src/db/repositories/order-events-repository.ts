@@ -13,7 +13,7 @@ export async function insertOrderEvents(db: Db, events: readonly NewOrderEvent[]
     .execute();
 }
 
-/** An order's trail as the operator reads it, oldest first, with who made each move (DESIGN §10.2). */
+/** An order's trail as the operator reads it, oldest first, with who made each move (docs/contract.md §10.2). */
 export type OrderEventListing = Pick<
   OrderEventRow,
   'from_status' | 'to_status' | 'reason' | 'data' | 'actor' | 'actor_key_id' | 'actor_user_id' | 'created_at'

@@ -36,8 +36,8 @@ const sqlBuilder = new Kysely<Database>({
 
 /**
  * One partner's order by id and by short id, compiled once: parameters are [partner id, key,
- * sandbox, creator], where sandbox null reaches either mode (DESIGN §10.2: a key reaches its own
- * only) and creator null orders made by any key (DESIGN §10.9: a client key reaches its own only).
+ * sandbox, creator], where sandbox null reaches either mode (docs/contract.md §10.2: a key reaches its own
+ * only) and creator null orders made by any key (docs/contract.md §10.9: a client key reaches its own only).
  */
 interface PartnerOrderQueries<Row> {
   byId: CompiledQuery<Row>;
@@ -86,7 +86,7 @@ const PARTNER_ORDER_WIRE = compilePartnerOrderQueries(
 export interface OrderOwner {
   partnerId: string;
   sandbox?: boolean | undefined;
-  /** Only orders this key created (a client key, DESIGN §10.9); undefined: any. */
+  /** Only orders this key created (a client key, docs/contract.md §10.9); undefined: any. */
   createdBy?: string | undefined;
 }
 
@@ -140,7 +140,7 @@ export async function findOrder(db: Db, id: string): Promise<OrderRow | undefine
   return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The id of the partner's order with this external_id in one mode (DESIGN §10.8), if any. */
+/** The id of the partner's order with this external_id in one mode (docs/contract.md §10.8), if any. */
 export async function orderWithExternalId(db: Db, owner: { partnerId: string; sandbox: boolean }, externalId: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('orders')
@@ -166,7 +166,7 @@ export interface NewOrderEvent {
   order_version: number;
   /** Who made the move; default system. */
   actor?: EventActor;
-  /** A partner's move: the key that made it (DESIGN §10.2); see actorColumns. */
+  /** A partner's move: the key that made it (docs/contract.md §10.2); see actorColumns. */
   actor_key_id?: string | null;
   /** A partner's move made in the cabinet: the person. */
   actor_user_id?: string | null;
@@ -174,7 +174,7 @@ export interface NewOrderEvent {
 }
 
 /**
- * Who makes a move (DESIGN §10.2): a partner's key or a cabinet person (both stored as actor
+ * Who makes a move (docs/contract.md §10.2): a partner's key or a cabinet person (both stored as actor
  * `partner`, with the key id or the person), the operator, or the system (worker, chains).
  */
 export type MoveActor = 'operator' | 'system' | { keyId: string } | { userId: string };
@@ -195,7 +195,7 @@ export async function insertOrderEvent(db: Db, event: NewOrderEvent): Promise<vo
 }
 
 /**
- * The order whose status page token is `token` (DESIGN §10.10), through orders_status_token_key
+ * The order whose status page token is `token` (docs/contract.md §10.10), through orders_status_token_key
  * (migration 0050): an exact match of the whole token, never a prefix or a short id.
  */
 export async function findPublicOrder(db: Db, token: string): Promise<(PublicOrderRow & Pick<OrderRow, 'version'>) | undefined> {

@@ -11,7 +11,7 @@ export interface OrderListPosition {
   id: string;
 }
 
-/** GET /partner/orders' filters, already validated (DESIGN §7.2). All optional, combined with AND. */
+/** GET /partner/orders' filters, already validated (docs/contract.md §7.2). All optional, combined with AND. */
 export interface PartnerOrderFilter {
   /** Statuses as the partner reads them (a waiting order past expires_at reads expired). */
   statuses?: readonly OrderStatus[] | undefined;
@@ -24,7 +24,7 @@ export interface PartnerOrderFilter {
   /**
    * Exact match on any of: id (when `searchId` is set, a lower-case UUID), short id (when
    * `searchShortId` is set, upper case), deposit address, deposit txid, payout txid, recipient
-   * address, external_id (DESIGN §10.8, as sent); a hex address or hash matches in any case (searchSpellings).
+   * address, external_id (docs/contract.md §10.8, as sent); a hex address or hash matches in any case (searchSpellings).
    */
   search?: string | undefined;
   searchId?: string | undefined;
@@ -63,7 +63,7 @@ function searchCondition(eb: Where, filter: PartnerOrderFilter, search: string) 
   const branches = [matches('deposit_address'), matches('deposit_txid'), matches('payout_txid'), matches('recipient_address')];
   if (filter.searchId !== undefined) branches.push(eb('id', '=', filter.searchId));
   if (filter.searchShortId !== undefined) branches.push(eb('short_id', '=', filter.searchShortId));
-  // The partner's own reference (DESIGN §10.8), exactly as sent: its unique index (migration 0047).
+  // The partner's own reference (docs/contract.md §10.8), exactly as sent: its unique index (migration 0047).
   if (search.length <= EXTERNAL_ID_MAX) branches.push(eb('external_id', '=', search));
   return eb.or(branches);
 }
@@ -117,7 +117,7 @@ export function partnerOrderListWireQuery(db: Db, partnerId: string, filter: Par
   return filteredOrders(db, partnerId, filter, page).select(PARTNER_ORDER_WIRE_SELECTIONS);
 }
 
-/** A filtered list's totals per source coin (the cabinet's orders page, issue 31). */
+/** A filtered list's totals per source coin (the cabinet's orders page). */
 export interface OrderListTotal {
   coin: string;
   orders: number;

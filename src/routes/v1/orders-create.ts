@@ -8,7 +8,7 @@ import { BodyAmount, readBodyAmounts } from '../amount-input.js';
 import { errorResponses } from '../schemas.js';
 import { orderJson } from './order-view.js';
 
-/** Bounds of `metadata` (DESIGN §10.8). */
+/** Bounds of `metadata` (docs/contract.md §10.8). */
 const METADATA_KEYS_MAX = 10;
 const METADATA_KEY_MAX = 40;
 const METADATA_VALUE_MAX = 64;
@@ -112,7 +112,7 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock, link
     '/api/v1/partner/orders',
     {
       preValidation: partnerAuth.required,
-      // DESIGN §10.9: a client key may call it, from the pages of its partner's cors_origins.
+      // docs/contract.md §10.9: a client key may call it, from the pages of its partner's cors_origins.
       config: { cors: 'partner' },
       schema: {
         tags: ['partner'],

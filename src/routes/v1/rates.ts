@@ -31,7 +31,7 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-/** The payout network fee of a quote and an Order (DESIGN §10.6). */
+/** The payout network fee of a quote and an Order (docs/contract.md §10.6). */
 export const NetworkFee = Type.Object(
   {
     amount: Type.Number({ description: 'the payout network fee, in coin_to: already deducted from amount_to' }),
@@ -94,7 +94,7 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
     '/api/v1/partner/rates',
     {
       preValidation: partnerAuth.optional,
-      // DESIGN §10.9: public, so any web page may call it; a client key may too.
+      // docs/contract.md §10.9: public, so any web page may call it; a client key may too.
       config: { cors: 'any' },
       schema: {
         tags: ['partner'],
@@ -130,7 +130,7 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
         partner: request.partner,
         sandbox: request.access === undefined ? undefined : request.access.mode === 'sandbox',
       });
-      // A fixed quote's id is a signed token: issuing one writes nothing (docs/decisions.md, Quotes).
+      // A fixed quote's id is a signed token: issuing one writes nothing (docs/adr/0005-quotes-and-prices.md).
       const fixed = rateType === 'fixed' ? quotes.issueFixedQuote(quote, request.partner?.id, amountTo) : undefined;
       sendJsonText(
         reply,
