@@ -15,9 +15,6 @@ export interface PayoutPaths {
   readonly simulatedLive: boolean;
 }
 
-/** No chain has a payout path (production before the signer). */
-export const NO_PAYOUT_PATHS: PayoutPaths = { configured: () => false, simulatedLive: false };
-
 /** Every chain is paid by the simulator: the embedded default, or SIMULATE_LIVE_PAYOUTS=true (`simulatedLive`). */
 export function simulatorPayoutPaths(simulatedLive: boolean): PayoutPaths {
   return { configured: () => true, simulatedLive };

@@ -76,8 +76,6 @@ export const CurrencySchema = Type.Object(
   { $id: 'Currency', additionalProperties: false },
 );
 
-export const UuidParam = Type.String({ format: 'uuid' });
-
 /**
  * For a route whose JSON body is optional: a request sent without one is validated as `{}`.
  * Fastify validates an absent body as undefined, which an object schema refuses ("body must be

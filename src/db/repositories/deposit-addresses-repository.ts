@@ -6,15 +6,6 @@ import type { Db } from '../schema/index.js';
  * (chain, address, tag) is the last word: an address is never handed out twice.
  */
 
-/** The next number of the chain's sequence (`deposit_index_<chain>`): an HD index or a memo tag. */
-export async function nextDepositIndex(db: Db, chain: string): Promise<number> {
-  const sequence = `deposit_index_${chain.toLowerCase()}`;
-  const { rows } = await sql<{ n: number }>`select nextval(${sequence}::regclass) as n`.execute(db);
-  const n = rows[0]?.n;
-  if (n === undefined) throw new Error(`sequence ${sequence} returned nothing`);
-  return Number(n);
-}
-
 /**
  * `count` numbers of the chain's sequence in one statement (a block of HD indexes or memo tags,
  * drawn ahead of the orders that will use them), ascending. Not necessarily consecutive: other

@@ -12,14 +12,10 @@ import { PUBLIC_ORDER_COLUMNS, type PublicOrderRow } from '../views/public-order
 import { preparedQuery } from '../prepared-statements.js';
 import type { Database, Db } from '../schema/index.js';
 import type { OrderStatus } from '../../domain/order-status.js';
-import type { EventActor, NewOrder, OrderRow } from '../schema/orders.js';
+import type { EventActor, OrderRow } from '../schema/orders.js';
 import { PARTNER_ORDER_COLUMNS, PARTNER_ORDER_WIRE_SELECT, type PartnerOrderRow, type PartnerOrderWireRow } from '../views/partner-order-view.js';
 
 export type { PartnerOrderRow, PartnerOrderWireRow };
-
-export async function insertOrder(db: Db, order: NewOrder): Promise<OrderRow> {
-  return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();
-}
 
 /**
  * Builds SQL and never runs it. Both engines (pg and PGlite) speak PostgreSQL through Kysely's
@@ -61,7 +57,6 @@ function compilePartnerOrderQueries<Row>(select: SelectQueryBuilder<Database, 'o
   return { byId: compile('id'), byShortId: compile('short_id') };
 }
 
-const FULL_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').selectAll());
 /**
  * The columns the partner's view is made of (db/views/partner-order-view.ts), and nothing else;
  * a named prepared statement on PostgreSQL (GET /partner/orders/{id}: parsed and planned once
@@ -109,16 +104,10 @@ async function findByPartner<Row>(
   return result.rows[0];
 }
 
-/** The whole row. Short ids are stored upper case; the lookup is case-insensitive. */
-export async function findPartnerOrder(
-  db: Db,
-  owner: OrderOwner,
-  by: { id: string } | { shortId: string },
-): Promise<OrderRow | undefined> {
-  return findByPartner(db, FULL_ORDER, owner, by);
-}
-
-/** Only what the partner's view shows (GET /orders/{id}): fewer columns to fetch and parse. */
+/**
+ * Only what the partner's view shows (GET /orders/{id}): fewer columns to fetch and parse. Short
+ * ids are stored upper case; the lookup is case-insensitive.
+ */
 export async function findPartnerOrderView(
   db: Db,
   owner: OrderOwner,

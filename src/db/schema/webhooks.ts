@@ -58,8 +58,6 @@ export interface WebhookDeliveryTable {
   updated_at: Timestamp;
 }
 
-export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;
-
 /** One attempt of a delivery, as the delivery log shows it (migration 0025). */
 export interface WebhookDeliveryAttemptTable {
   /** In the order attempts were recorded. */
