@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { insertOrderEvents } from '../db/repositories/order-events-repository.js';
 import { MOVE_BATCH_LIMIT, moveOrder, moveOrders, type ExpectedVersion } from '../db/repositories/order-moves-repository.js';
 import type { MovableOrder } from '../db/repositories/order-queue-repository.js';
-import { actorColumns, findOrder, insertOrderEvent, type MoveActor } from '../db/repositories/orders-repository.js';
+import { actorColumns, findOrder, type MoveActor } from '../db/repositories/orders-repository.js';
 import { findPayoutRequest, insertPayoutRequest, minedTransactionFee } from '../db/repositories/payouts-repository.js';
 import { postLedger } from '../db/repositories/ledger-repository.js';
 import type { Database } from '../db/schema/index.js';
@@ -121,7 +121,7 @@ export class OrderLifecycle {
           updated_at: now,
         });
         if (row === undefined) return undefined;
-        await insertOrderEvent(tx, {
+        await insertOrderEvents(tx, [{
           order_id: order.id,
           from_status: order.status,
           to_status: move.to,
@@ -130,7 +130,7 @@ export class OrderLifecycle {
           data: options.data ?? null,
           ...actorColumns(options.actor ?? 'system'),
           created_at: now,
-        });
+        }]);
         const outbox = outboxFor(move.to, options.outbox) ?? refundRequest(order, row, now, this.chainOf);
         if (outbox !== undefined) {
           // Who pays is decided once, here: the signer claims only its own rows, so a payout is

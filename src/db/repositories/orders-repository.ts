@@ -11,7 +11,6 @@ import {
 import { PUBLIC_ORDER_COLUMNS, type PublicOrderRow } from '../views/public-order-view.js';
 import { preparedQuery } from '../prepared-statements.js';
 import type { Database, Db } from '../schema/index.js';
-import type { OrderStatus } from '../../domain/order-status.js';
 import type { EventActor, OrderRow } from '../schema/orders.js';
 import { PARTNER_ORDER_COLUMNS, PARTNER_ORDER_WIRE_SELECT, type PartnerOrderRow, type PartnerOrderWireRow } from '../views/partner-order-view.js';
 
@@ -146,21 +145,6 @@ export async function orderUsingQuote(db: Db, quoteId: string): Promise<string |
   return row?.id;
 }
 
-export interface NewOrderEvent {
-  order_id: string;
-  from_status: OrderStatus | null;
-  to_status: OrderStatus;
-  reason: string | null;
-  data: Record<string, unknown> | null;
-  order_version: number;
-  /** Who made the move; default system. */
-  actor?: EventActor;
-  /** A partner's move: the key that made it (docs/contract.md §10.2); see actorColumns. */
-  actor_key_id?: string | null;
-  /** A partner's move made in the cabinet: the person. */
-  actor_user_id?: string | null;
-  created_at: Date;
-}
 
 /**
  * Who makes a move (docs/contract.md §10.2): a partner's key or a cabinet person (both stored as actor
@@ -174,13 +158,6 @@ export function actorColumns(actor: MoveActor): { actor: EventActor; actor_key_i
   return 'keyId' in actor
     ? { actor: 'partner', actor_key_id: actor.keyId, actor_user_id: null }
     : { actor: 'partner', actor_key_id: null, actor_user_id: actor.userId };
-}
-
-export async function insertOrderEvent(db: Db, event: NewOrderEvent): Promise<void> {
-  await db
-    .insertInto('order_events')
-    .values({ ...event, data: event.data === null ? null : JSON.stringify(event.data) })
-    .execute();
 }
 
 /**

@@ -5,6 +5,11 @@ import type { Database, Db } from '../schema/index.js';
 import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow, type PartnerOrderWireRow } from '../views/partner-order-view.js';
 import { PARTNER_ORDER_WIRE_SELECTIONS } from './orders-repository.js';
 
+/** The SQL twin of statusAsRead (domain/order-status.ts): the status as read at `now`. */
+export function statusAsReadSql(now: Date) {
+  return sql<OrderStatus>`case when status = 'waiting_deposit' and expires_at <= ${now} then 'expired' else status end`;
+}
+
 /** A position in a partner's list: the last order of a page, in its (created_at, id) order. */
 export interface OrderListPosition {
   createdAt: Date;

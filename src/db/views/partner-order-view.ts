@@ -1,6 +1,6 @@
 import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
 import { actionsFor, orderContext, ORDER_ACTIONS, type OrderAction, type TransitionContext } from '../../domain/order-lifecycle.js';
-import { ORDER_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
+import { ORDER_STATUSES, statusAsRead, statusAt, type OrderStatus } from '../../domain/order-status.js';
 import { DecimalText, decimalTextLiteral, writeNumber, writeString } from '../../json.js';
 import type { OrderMetadata, OrderRow } from '../schema/orders.js';
 
@@ -456,7 +456,7 @@ const FIELDS = ORDER_VIEW_FIELDS;
 
 /** statusAt over the wire row's text (ISO text of equal length orders as the times do). */
 function wireStatus(status: OrderStatus, expiresAt: string, nowIso: string): OrderStatus {
-  return status === 'waiting_deposit' && expiresAt <= nowIso ? 'expired' : status;
+  return statusAsRead(status, expiresAt <= nowIso);
 }
 
 /**

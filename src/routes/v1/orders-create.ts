@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { parseEndUserIp, type EndUserIp } from '../../domain/end-user-ip.js';
-import { ApiError, amountErrorBodySchema } from '../../errors.js';
+import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { partnerAccess } from '../../plugins/partner-auth.js';
 import { BodyAmount, readBodyAmounts } from '../amount-input.js';
-import { errorResponses } from '../schemas.js';
+import { AmountError, errorResponses } from '../schemas.js';
 import { orderJson } from './order-view.js';
 
 /** Bounds of `metadata` (docs/contract.md §10.8). */
@@ -102,9 +102,6 @@ function endUserIp(header: string | undefined): EndUserIp | undefined {
   }
   return ip;
 }
-
-/** 422 amount_out_of_range carries the pair limits at the top (v1.1) and on its item (v1.2). */
-const AmountError = Type.Unsafe(amountErrorBodySchema);
 
 /** POST /api/v1/partner/orders (API key). */
 export function registerCreateOrder(app: App, { partnerAuth, orders, clock, linkBase }: Services): void {

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { parseDecimalInput } from '../../domain/money.js';
-import { ApiError, amountErrorBodySchema } from '../../errors.js';
+import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { QueryAmount } from '../amount-input.js';
-import { errorResponses } from '../schemas.js';
+import { AmountError, errorResponses } from '../schemas.js';
 
 const Ticker = (description: string) =>
   Type.String({ minLength: 1, maxLength: 12, pattern: '^[A-Za-z0-9]+$', description });
@@ -84,9 +84,6 @@ const RateQuote = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** 422 amount_out_of_range carries the pair limits at the top (v1.1) and on its item (v1.2). */
-const AmountError = Type.Unsafe(amountErrorBodySchema);
 
 /** GET /api/v1/partner/rates (public; a key prices with that partner's markup). */
 export function registerRates(app: App, { partnerAuth, quotes }: Services): void {
