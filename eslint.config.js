@@ -12,7 +12,7 @@ const bareDecimal = {
 const sqlTag = { name: 'kysely', importNames: ['sql'], message: 'SQL belongs in src/db/repositories.' };
 
 /**
- * Imports point down (STYLE.md 12): the domain is pure and imports nothing outside itself;
+ * Imports point down (docs/architecture.md, "Layers"): the domain is pure and imports nothing outside itself;
  * nothing below the plugins and routes imports them; the database layer imports no use case.
  * One entry per set of files, each carrying every restricted path of those files (the money
  * and SQL rules), since only the last matching entry's options hold.
@@ -85,7 +85,7 @@ export default tseslint.config(
     },
   },
   ...layers,
-  // The SDK's runtime code (issue 17) runs on Node 20+, in browsers and on edge runtimes: it
+  // The SDK's runtime code runs on Node 20+, in browsers and on edge runtimes: it
   // imports its own files and its one dependency only (no Node built-in, `node:` or bare), and
   // uses no Node global; fetch, Web Crypto, TextEncoder, atob/btoa are what it has.
   {
@@ -98,7 +98,7 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(?!\\.{1,2}/|lossless-json$)',
-              message: "The SDK imports its own files and lossless-json only: it runs in browsers and edge runtimes, and a new runtime dependency is a decision (docs/decisions.md).",
+              message: "The SDK imports its own files and lossless-json only: it runs in browsers and edge runtimes, and a new runtime dependency is a decision (docs/adr/0022-partner-sdk.md).",
             },
           ],
         },

@@ -5,7 +5,7 @@
  * operator's own; `-` for none), the sets rotated every round (ABC CBA). Each round and set: a
  * fresh server (bench/server.ts), 2 s warm-up then `--seconds` of POST /partner/orders, then the
  * same of GET /partner/orders/{id} over 64 orders, 50 connections each. Lighter than the bench (no
- * pgbench sides): for comparing heap settings (docs/decisions.md, Operations). The GC figures come
+ * pgbench sides): for comparing heap settings (docs/adr/0017-operations.md). The GC figures come
  * from bench/gc-stats.mjs preloaded into the server; CPU per request moves by ±20 % between runs
  * on a shared machine, V8's pause time much less. Example:
  *

@@ -1,7 +1,7 @@
 /**
  * What the `orders-list-pg` measure of bench/run.ts reads: 100,000 orders of 10 partners, the
  * bench partner one of them (bench/order-list-seed.ts), and four first pages of
- * GET /partner/orders (DESIGN §7.2) drawn in turn: unfiltered, by status, by coin_from, and a
+ * GET /partner/orders (docs/contract.md §7.2) drawn in turn: unfiltered, by status, by coin_from, and a
  * search by recipient address. The ceiling, pgbench, runs the very selects the repository builds
  * for those four requests (partnerOrderListWireQuery, page size + 1 as the service asks), with the
  * parameters written into the SQL.

@@ -1,5 +1,5 @@
 /**
- * The query plans of GET /partner/orders (DESIGN §7.2) on PostgreSQL with 100,000 orders of 10
+ * The query plans of GET /partner/orders (docs/contract.md §7.2) on PostgreSQL with 100,000 orders of 10
  * partners: for each filter, EXPLAIN (ANALYZE, BUFFERS) of the very query the repository builds
  * (partnerOrderListWireQuery, what GET /partner/orders runs), first page and a page after a
  * cursor. Fails when a plan holds a sequential scan or reads more than MAX_PAGE_BUFFERS pages.

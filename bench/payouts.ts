@@ -93,7 +93,7 @@ export async function payoutBench(count: number, log: (message: string) => void)
         warn: (o, m) => log(`${m} ${JSON.stringify(o)}`),
         error: (o, m) => log(`${m} ${JSON.stringify(o)}`),
       });
-      // A pass with nothing to pay publishes what the wallet can pay: orders are quoted against it (DESIGN §11.7).
+      // A pass with nothing to pay publishes what the wallet can pay: orders are quoted against it (docs/contract.md §11.7).
       await loop.pass();
       await app.runtime.liquidity.refresh();
       await requested(payer.chain === 'LTC' ? 'LTC' : 'ETH', n);

@@ -7,7 +7,7 @@ import { percentile } from './load.js';
 import { startServer, type CpuPlan } from './server.js';
 
 /**
- * `--only stream`: the status streams of one API process on PostgreSQL (DESIGN §10.11, issue
+ * `--only stream`: the status streams of one API process on PostgreSQL (docs/contract.md §10.11, issue
  * 35): `streams` open at once (10,000 asked) over `orders` orders, while the orders move at
  * `movesPerSecond` (200 asked) through the lifecycle (PUT …/refund-address: a move that keeps the
  * status, bumps the version and is told by NOTIFY, as every move is). Measured:

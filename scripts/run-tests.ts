@@ -23,7 +23,8 @@
  * TEST_CONCURRENCY: test files (or groups) at once per pass (default 2).
  * TEST_GROUPS=0: every file in a process of its own (slower; to rule out a group's sharing).
  * TEST_TIMINGS=<file>: also write every file's (or group's) wall time there
- * (`engine<TAB>seconds<TAB>file`, slowest first), to find what to make faster.
+ * (`engine<TAB>seconds<TAB>file`, slowest first), to find what to make faster; the summary
+ * ends with the ten slowest test files of the run either way.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -35,7 +36,7 @@ import pg from 'pg';
 import type { Engine } from '../src/db/database.js';
 import { MISSING_TOOL } from '../test/helpers/requirements.js';
 import { adminDatabaseUrl, createTemplate, type DatabaseTemplate } from '../test/helpers/test-database.js';
-import { writeGroups } from './test-groups.js';
+import { GROUP_FILE_PATTERN, writeGroups } from './test-groups.js';
 import { importGraph } from './test-imports.js';
 import { parseReport, summarize, type PassSummary } from './test-report.js';
 
@@ -169,11 +170,6 @@ const relative = (file: string): string => {
   if (members === undefined) return path.relative(REPO_ROOT, file);
   return `group of ${members.length} (${members.map((member) => path.relative(REPO_ROOT, member)).join(' ')})`;
 };
-/** A file's name for the slowest list: a group's by its size only. */
-const short = (file: string): string => {
-  const members = groupMembers.get(file);
-  return members === undefined ? path.relative(REPO_ROOT, file) : `a group of ${members.length} files`;
-};
 
 const targets = process.argv.slice(2);
 /** The suite: test/ and each workspace's tests (packages/sdk/test). */
@@ -306,7 +302,6 @@ for (const { engine, summary, exitCode, ms } of results) {
   const fileCount = passes.find((pass) => pass.engine === engine)?.files.length ?? 0;
   const ran = fileCount - silent.length;
   console.log(`${engine}: ${ran} of ${fileCount} test files ran: ${summary.passed} passed, ${summary.failed} failed${skipped} in ${seconds(ms)}`);
-  console.log(`  slowest: ${summary.files.slice(0, 5).map((f) => `${short(f.file)} ${seconds(f.ms)}`).join(', ')}`);
   if (exitCode !== 0 && summary.failed === 0) runFailures.push(`the ${engine} pass exited with code ${exitCode} and reported no failed test: see its output above`);
 }
 
@@ -338,6 +333,17 @@ if (failures.length + runFailures.length > 0) {
   console.log('\nfailed:');
   for (const line of [...runFailures, ...failures.slice(0, 40)]) console.log(`  ✖ ${line}`);
   if (failures.length > 40) console.log(`  ... and ${failures.length - 40} more (see the output above)`);
+}
+
+// The ten slowest test files of the run, either engine: what to make faster first as the suite
+// grows. A group's own line is left out: each of its files has its own time.
+const slowest = results
+  .flatMap(({ engine, summary }) => summary.files.filter((f) => !GROUP_FILE_PATTERN.test(f.file)).map((f) => ({ engine, ...f })))
+  .sort((a, b) => b.ms - a.ms)
+  .slice(0, 10);
+if (slowest.length > 0) {
+  console.log('\nslowest test files:');
+  for (const f of slowest) console.log(`  ${seconds(f.ms).padStart(8)}  ${f.engine.padEnd(8)}  ${path.relative(REPO_ROOT, f.file)}`);
 }
 
 const passed = results.reduce((sum, r) => sum + r.summary.passed, 0);

@@ -42,10 +42,10 @@ export interface Services {
   readonly config: Config;
   readonly database: DatabaseHandle;
   readonly clock: Clock;
-  /** Where the Order's links begin (status_url, DESIGN §10.10): PUBLIC_URL, or '' (relative). */
+  /** Where the Order's links begin (status_url, docs/contract.md §10.10): PUBLIC_URL, or '' (relative). */
   readonly linkBase: LinkBase;
   readonly catalog: CurrencyCatalog;
-  /** Tells every process the catalog changed (DESIGN §12: coins added and edited at run time). */
+  /** Tells every process the catalog changed (docs/contract.md §12: coins added and edited at run time). */
   readonly catalogChanges: CatalogChanges;
   readonly apiKeys: ApiKeyService;
   readonly partnerAuth: PartnerAuthHooks;
@@ -56,25 +56,25 @@ export interface Services {
   readonly quotes: QuoteService;
   readonly orders: OrderService;
   readonly lifecycle: OrderLifecycle;
-  /** The order actions of DESIGN §7.5 (partner and operator routes). */
+  /** The order actions of docs/contract.md §7.5 (partner and operator routes). */
   readonly orderActions: OrderActions;
-  /** Partner stats and the commission report (DESIGN §7.8). */
+  /** Partner stats and the commission report (docs/contract.md §7.8). */
   readonly partnerStats: PartnerStats;
-  /** The ledger's trial balance and entries (DESIGN §11.5). */
+  /** The ledger's trial balance and entries (docs/contract.md §11.5). */
   readonly ledger: LedgerReports;
-  /** The treasury view, operators' transfers and treasury_drift (DESIGN §11.5). */
+  /** The treasury view, operators' transfers and treasury_drift (docs/contract.md §11.5). */
   readonly treasury: Treasury;
   readonly worker: LifecycleWorker;
-  /** Webhook endpoints and delivery logs (DESIGN §8). */
+  /** Webhook endpoints and delivery logs (docs/contract.md §8). */
   readonly webhooks: WebhookEndpoints;
   readonly webhookWorker: WebhookWorker;
-  /** The status streams this process holds open (DESIGN §10.11). */
+  /** The status streams this process holds open (docs/contract.md §10.11). */
   readonly orderStreams: OrderStreams;
   /** Readiness and its details, for /readyz and GET /admin/v1/health. */
   readonly readiness: Readiness;
   /** After a restore: each chain's next deposit index past the known ones plus ADDRESS_RESYNC_GAP (runtime.ts). */
   readonly resyncDepositIndexes: () => Promise<ResyncedChain[]>;
-  /** The partner cabinet's accounts and sessions, and its sign-in throttles (DESIGN §9). */
+  /** The partner cabinet's accounts and sessions, and its sign-in throttles (docs/contract.md §9). */
   readonly cabinet: CabinetServices;
   /** Set when a graceful stop begins: /readyz turns 503 and connections close (src/plugins/drain.ts). */
   readonly drain: Drain;
@@ -86,6 +86,6 @@ export interface CabinetServices {
   readonly signInPerAddress: AttemptLimit;
   /** Failed sign-ins per account (the email typed, or the person at the code step). */
   readonly signInPerAccount: AttemptLimit;
-  /** One request of the partner's shared rate-limit budget, spent by a cabinet action (issue 26.7). */
+  /** One request of the partner's shared rate-limit budget, spent by a cabinet action. */
   readonly partnerBudget: (partnerId: string, perKeyLimit: number) => AttemptDecision | Promise<AttemptDecision>;
 }

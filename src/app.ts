@@ -119,7 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }
   const { apiKeys } = runtime;
   const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, redisTimeoutMs: config.rateLimitRedisTimeoutMs, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
-  // Replay-proof signing (DESIGN §7.7): accepted signatures, shared by every process.
+  // Replay-proof signing (docs/contract.md §7.7): accepted signatures, shared by every process.
   const signatureNonces = createSignatureNonces({ redisUrl: config.redisUrl, databaseUrl: config.databaseUrl, db: database.db, clock, log: logger });
   app.addHook('onReady', () => signatureNonces.connected(1000));
   app.addHook('onClose', () => signatureNonces.close());

@@ -91,18 +91,18 @@ export interface Config {
    * payout path (src/chains/payout-paths.ts; none has one before the signer) are offered anyway
    * and paid by the simulator, with a made-up txid: a warning at start and every hour, gauge
    * `simulated_live_payouts` 1. Without it such a chain is withdraw-disabled for live orders
-   * (DESIGN §11.1). The embedded default always pays on the simulator; the variable changes nothing there.
+   * (docs/contract.md §11.1). The embedded default always pays on the simulator; the variable changes nothing there.
    */
   readonly simulateLivePayouts: boolean;
   /**
    * `PAYOUT_SIGNER_CHAINS` (e.g. `LTC,ETH`; default none): chains whose live payouts and refunds
-   * the signer (`npm run signer`, DESIGN §11) makes. The worker records each as a request and
+   * the signer (`npm run signer`, docs/contract.md §11) makes. The worker records each as a request and
    * completes the order when the signer reports it confirmed. Needs DATABASE_URL: the signer is
    * its own process and reaches the payouts through PostgreSQL, never through an embedded database.
    */
   readonly payoutSignerChains: readonly string[];
   /**
-   * HOT_WALLET_MIN_<ASSET> / HOT_WALLET_MAX_<ASSET> (DESIGN §11.7; ASSET as the signer's policy
+   * HOT_WALLET_MIN_<ASSET> / HOT_WALLET_MAX_<ASSET> (docs/contract.md §11.7; ASSET as the signer's policy
    * names it: LTC, ETH, USDT_ERC20): what each hot wallet should hold at least (below: top it up)
    * and at most (above: sweep to cold storage). Exported as gauges; the alert rules compare.
    */
@@ -118,7 +118,7 @@ export interface Config {
   /** The operator surface (src/surfaces.ts): its own listener, and who may scrape /metrics. */
   readonly operator: OperatorConfig;
   readonly webhooks: WebhookConfig;
-  /** The status streams (DESIGN §10.11, services/order-streams.ts). */
+  /** The status streams (docs/contract.md §10.11, services/order-streams.ts). */
   readonly streams: StreamConfig;
   /**
    * Open orders awaiting a deposit a partner may have at once, unless the operator set the
@@ -133,7 +133,7 @@ export interface Config {
 }
 
 /**
- * The operator's blocklist of end users (DESIGN §10.8): an order whose X-End-User-IP is in it is
+ * The operator's blocklist of end users (docs/contract.md §10.8): an order whose X-End-User-IP is in it is
  * refused, 403 `region_restricted` (services/end-user-blocklist.ts). Both empty by default.
  */
 export interface EndUserBlocklistConfig {
@@ -154,11 +154,11 @@ export interface BlockedSubnet {
   readonly family: 'ipv4' | 'ipv6';
 }
 
-/** The partner cabinet (DESIGN §9, src/routes/cabinet). */
+/** The partner cabinet (docs/contract.md §9, src/routes/cabinet). */
 export interface CabinetConfig {
   /**
    * `PUBLIC_URL`: the origin partners reach the service at (`https://exchange.example`), without
-   * a trailing slash; invitation and password reset links, and the Order's status_url (DESIGN
+   * a trailing slash; invitation and password reset links, and the Order's status_url (docs/contract.md
    * §10.10: relative when unset), are built from it. Unset, cabinet links use the request that
    * asked for them, unless ADMIN_PORT is set (that request came through the operator listener:
    * the link is refused). An https URL also marks the cookies Secure.
@@ -172,7 +172,7 @@ export interface CabinetConfig {
   readonly partnerMarkupMaxBps: number;
 }
 
-/** Budgets beside the per-key and per-address ones (docs/decisions.md, "Rate limits"). */
+/** Budgets beside the per-key and per-address ones (docs/adr/0008-rate-limits.md). */
 export interface LimitsConfig {
   /**
    * A partner's keys together may make this many times one key's budget
@@ -186,12 +186,12 @@ export interface LimitsConfig {
    * Unrevoked keys a partner may have of each kind, live and sandbox counted apart:
    * `MAX_API_KEYS_PER_PARTNER`, default 20. Past it a new key is refused (409 `conflict` on the
    * operator API, a form error in the cabinet) until one is revoked: key creation stays cheap
-   * to ask for, so it is bounded like the rest (issue 26.7).
+   * to ask for, so it is bounded like the rest.
    */
   readonly apiKeysPerPartner: number;
   /**
    * The share of a chain's deposit-address pool one partner may hold at once, percent:
-   * `POOL_SHARE_PCT`, default 20 (DESIGN §10.3). Held: bound to the partner's orders that have
+   * `POOL_SHARE_PCT`, default 20 (docs/contract.md §10.3). Held: bound to the partner's orders that have
    * seen no deposit, open or ended and still watched for a late deposit. At least one address.
    */
   readonly poolSharePct: number;
@@ -227,12 +227,12 @@ export interface LifecycleConfig {
   readonly fixedTolerancePct: string;
   /**
    * `REFUND_HOLD_MINUTES`: a refused exchange the float rate could still take is held this long
-   * for the partner's choice, continue or refund (DESIGN §7.5); 0 disables holds. Default 30.
+   * for the partner's choice, continue or refund (docs/contract.md §7.5); 0 disables holds. Default 30.
    */
   readonly refundHoldMinutes: number;
 }
 
-/** Operator pricing settings (DESIGN §3). Basis points: 100 bps = 1 %. */
+/** Operator pricing settings (docs/contract.md §3). Basis points: 100 bps = 1 %. */
 export interface PricingConfig {
   /** Price sources, in order: `static` (operator table in the database), `binance`, `coinbase`. Default static. */
   readonly sources: readonly PriceSourceName[];
@@ -292,7 +292,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (otlpEndpoint !== undefined && !/^https?:\/\/[^/]/.test(otlpEndpoint)) {
     throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', 'must be an http:// or https:// URL (the collector\'s OTLP/HTTP origin)');
   }
-  // The hot wallet's passphrase and key file belong to the signer's environment alone (DESIGN
+  // The hot wallet's passphrase and key file belong to the signer's environment alone (docs/contract.md
   // §11.1): an API or worker that could read them would hold the keys the design keeps out of it.
   for (const variable of ['SIGNER_PASSPHRASE', 'SIGNER_KEY_FILE']) {
     if (optional(env, variable) !== undefined) {
@@ -615,9 +615,9 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
   return entries;
 }
 
-/** Webhook delivery (DESIGN §8, src/worker/webhook-worker.ts). */
+/** Webhook delivery (docs/contract.md §8, src/worker/webhook-worker.ts). */
 /**
- * The status streams (DESIGN §10.11): caps on what one process holds open, counted per process
+ * The status streams (docs/contract.md §10.11): caps on what one process holds open, counted per process
  * (a stream lives on the process it reached); past a cap the stream is 429.
  */
 export interface StreamConfig {

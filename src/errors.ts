@@ -3,7 +3,7 @@
  * answers is `{"detail": "...", "code": "...", "errors": [...]}` (plus documented extra fields
  * such as the pair limits on amount errors), built by the error handler in
  * plugins/error-handler.ts. `code` is the request's one outcome (its status); `errors` lists
- * every problem found in the request (DESIGN §10.4), each with a code of ERROR_ITEM_CODES.
+ * every problem found in the request (docs/contract.md §10.4), each with a code of ERROR_ITEM_CODES.
  */
 export const ERROR_STATUS = {
   bad_request: 400,
@@ -11,22 +11,22 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   invalid_signature: 401,
   forbidden: 403,
-  /** DESIGN §10.8: the order's X-End-User-IP is in the operator's blocklist (IP_BLOCKLIST, REGION_BLOCKLIST). */
+  /** docs/contract.md §10.8: the order's X-End-User-IP is in the operator's blocklist (IP_BLOCKLIST, REGION_BLOCKLIST). */
   region_restricted: 403,
-  /** DESIGN §10.9: a client key (pk_client_…) used where only a full key may go. */
+  /** docs/contract.md §10.9: a client key (pk_client_…) used where only a full key may go. */
   scope: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
-  /** DESIGN §10.8: the partner's mode already has an order with this external_id (its id in `order_id`). */
+  /** docs/contract.md §10.8: the partner's mode already has an order with this external_id (its id in `order_id`). */
   external_id_conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,
   amount_out_of_range: 422,
-  /** DESIGN §7.1: the pair cannot be quoted now (inactive, deposit/withdraw off, no fresh price, same currency). */
+  /** docs/contract.md §7.1: the pair cannot be quoted now (inactive, deposit/withdraw off, no fresh price, same currency). */
   pair_unavailable: 422,
-  /** DESIGN §7.1: a fixed quote_id that is expired, used, or does not match the order. */
+  /** docs/contract.md §7.1: a fixed quote_id that is expired, used, or does not match the order. */
   quote_invalid: 422,
   /** Issue 12: the partner already has as many orders awaiting a deposit as it may (max_open_orders). */
   open_orders_limit: 422,
@@ -36,7 +36,7 @@ export const ERROR_STATUS = {
 } as const;
 
 /**
- * Codes only an item of `errors` carries (DESIGN §10.4): they say which problem a field has, while
+ * Codes only an item of `errors` carries (docs/contract.md §10.4): they say which problem a field has, while
  * the top-level `code` stays what v1.1 answered for the same request (an unknown coin is still
  * 400 `bad_request`, with an item `currency_unsupported` naming coin_from).
  */
@@ -57,7 +57,7 @@ const ITEM_ONLY_CODES = [
   'memo_required',
   /** A memo that is malformed, or given where the network uses none. */
   'memo_invalid',
-  /** The hot wallet cannot pay out this currency, or not this much, now (DESIGN §11.7). */
+  /** The hot wallet cannot pay out this currency, or not this much, now (docs/contract.md §11.7). */
   'insufficient_liquidity',
 ] as const;
 
@@ -66,7 +66,7 @@ export const ERROR_ITEM_CODES = [...(Object.keys(ERROR_STATUS) as (keyof typeof 
 export type ErrorItemCode = (typeof ERROR_ITEM_CODES)[number];
 
 /**
- * One problem of a request (DESIGN §10.4). `field` is the body or query field it is about (a
+ * One problem of a request (docs/contract.md §10.4). `field` is the body or query field it is about (a
  * nested one as `a.b`), null when it is about the request as a whole. Amount items add the pair
  * limits: min_amount and max_amount in coin_from, min_amount_to and max_amount_to in coin_to.
  */
@@ -82,7 +82,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** An expected failure that reaches the client as-is: its message is safe to show. */
 export class ApiError extends Error {
   readonly status: number;
-  /** Every problem found (DESIGN §10.4); one item of the top-level code without a field when not given. */
+  /** Every problem found (docs/contract.md §10.4); one item of the top-level code without a field when not given. */
   readonly errors: readonly ErrorItem[];
   constructor(
     readonly code: ErrorCode,
@@ -128,7 +128,7 @@ const amountLimits = {
   max_amount_to: { type: 'number', description: 'amount items: the payout at max_amount, in coin_to' },
 } as const;
 
-/** JSON schema of one item of `errors` (DESIGN §10.4). */
+/** JSON schema of one item of `errors` (docs/contract.md §10.4). */
 export const errorItemSchema = {
   type: 'object',
   required: ['code', 'field', 'detail'],

@@ -39,7 +39,7 @@ const TOKEN_PATH = /^\/cabinet\/(invitation|password-reset)\//i;
 const TOKEN_SHAPED = /[A-Za-z0-9_-]{43,}/g;
 
 /**
- * A request URL as logged (issue 26.11): what follows a token path's prefix is dropped (its
+ * A request URL as logged: what follows a token path's prefix is dropped (its
  * query too), and anything else shaped like a token is replaced, wherever it sits.
  */
 export function redactUrl(url: string): string {

@@ -28,7 +28,7 @@ export type ScrapeVerdict = 'ok' | 'invalid_token' | 'denied';
  * WORKER_METRICS_PORT): the bearer METRICS_TOKEN from anywhere, or a scraper on this host
  * (loopback peer, the client address derived agreeing, and no proxy header: a proxy on the same
  * host relaying the internet must not count as local). Metrics name routes, volumes and error
- * rates, which nobody outside should read (issue 12: /metrics was public).
+ * rates, which nobody outside should read (/metrics was public).
  */
 export function metricsAccess(token: string | undefined): (scrape: Scrape) => ScrapeVerdict {
   const expected = token === undefined ? undefined : createHash('sha256').update(token).digest();

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
 /**
- * /metrics across a WEB_CONCURRENCY cluster (issue 36.3). Each scrape lands on whichever API
+ * /metrics across a WEB_CONCURRENCY cluster. Each scrape lands on whichever API
  * process the primary hands the connection to, and each process counted only its own requests,
  * so Prometheus saw a counter go up and down from scrape to scrape (resets). Now the process that
  * takes a scrape asks the primary, which gathers every process's registry over the cluster's IPC

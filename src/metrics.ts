@@ -47,7 +47,7 @@ function packageVersion(): string {
 }
 
 /**
- * `build_info{version, node_version} 1` (issue 36.3): which release and runtime each scraped
+ * `build_info{version, node_version} 1`: which release and runtime each scraped
  * process runs, so a half-finished rollout shows. One per registry.
  */
 export function registerBuildInfo(metrics: Metrics): void {
@@ -69,7 +69,7 @@ export interface PoolStats {
 }
 
 /**
- * The PostgreSQL pool's gauges (issue 36.3), read from the pool at scrape time (no query): its
+ * The PostgreSQL pool's gauges, read from the pool at scrape time (no query): its
  * connections by state, the requests queued for one, and its size. A pool at `max` with waiting
  * requests is the first sign of a saturated database. Summed across a cluster.
  */

@@ -7,7 +7,7 @@ import { isOperatorPath } from './surfaces.js';
 /**
  * ADMIN_PORT: the operator surface (operator API, its document, /metrics) on a listener of its
  * own, so a firewall or a private interface can keep it from the internet, and the public port
- * answers 404 for it as for any unknown path (issue 12).
+ * answers 404 for it as for any unknown path.
  *
  * One app serves both: every route carries a `surface` constraint (src/surfaces.ts decides
  * which), and a request's surface is the listener it came through. A request no route of its

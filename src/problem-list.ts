@@ -1,7 +1,7 @@
 import { ApiError, type ErrorItem } from './errors.js';
 
 /**
- * The problems of one request, gathered so that its answer lists them all at once (DESIGN §10.4):
+ * The problems of one request, gathered so that its answer lists them all at once (docs/contract.md §10.4):
  * each check still throws its ApiError as before, and `check` records it instead of letting it
  * end the request. The answer is the first problem's (its status, `code`, `detail` and extra
  * fields: what v1.1 answered, as the checks run in v1.1's order), with every item in `errors`.

@@ -47,7 +47,7 @@ import { pruneOrderSnapshots } from './db/repositories/order-snapshots-repositor
 
 /** Everything behind the HTTP layer; the API process and `npm run worker` both build one. */
 export interface Runtime {
-  /** Where the Order's links begin (status_url, DESIGN §10.10): PUBLIC_URL, or '' (relative). */
+  /** Where the Order's links begin (status_url, docs/contract.md §10.10): PUBLIC_URL, or '' (relative). */
   readonly linkBase: LinkBase;
   readonly catalog: CurrencyCatalog;
   /** Tells every process the catalog changed (POST/PATCH /admin/v1/currencies). */
@@ -55,25 +55,25 @@ export interface Runtime {
   readonly apiKeys: ApiKeyService;
   readonly prices: PriceBook;
   readonly quotes: QuoteService;
-  /** What the signer's hot wallets can pay (DESIGN §11.7); refresh() reads it at once. */
+  /** What the signer's hot wallets can pay (docs/contract.md §11.7); refresh() reads it at once. */
   readonly liquidity: HotWalletLiquidity;
   readonly orders: OrderService;
   readonly lifecycle: OrderLifecycle;
-  /** Cancel, set refund address, continue, refund (DESIGN §7.5): moves of the lifecycle table. */
+  /** Cancel, set refund address, continue, refund (docs/contract.md §7.5): moves of the lifecycle table. */
   readonly orderActions: OrderActions;
-  /** Partner stats and the operator's commission report (DESIGN §7.8). */
+  /** Partner stats and the operator's commission report (docs/contract.md §7.8). */
   readonly partnerStats: PartnerStats;
-  /** The ledger's trial balance and entries (DESIGN §11.5). */
+  /** The ledger's trial balance and entries (docs/contract.md §11.5). */
   readonly ledger: LedgerReports;
   readonly worker: LifecycleWorker;
   /** orders_by_status, recounted on a timer (refresh() recounts at once). */
   readonly orderStatusGauge: OrderStatusGauge;
   readonly signerPayoutsGauge: SignerPayoutsGauge;
-  /** The treasury view and treasury_drift (DESIGN §11.5). */
+  /** The treasury view and treasury_drift (docs/contract.md §11.5). */
   readonly treasury: Treasury;
-  /** Webhook endpoints and their delivery logs (DESIGN §8). */
+  /** Webhook endpoints and their delivery logs (docs/contract.md §8). */
   readonly webhooks: WebhookEndpoints;
-  /** The status streams this process holds open (DESIGN §10.11). */
+  /** The status streams this process holds open (docs/contract.md §10.11). */
   readonly orderStreams: OrderStreams;
   /** Delivers the webhook outbox; runs wherever the lifecycle worker runs. */
   readonly webhookWorker: WebhookWorker;
@@ -86,7 +86,7 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** SIMULATE_LIVE_PAYOUTS' warning is repeated this often, ms (DESIGN §11.1: hourly). */
+/** SIMULATE_LIVE_PAYOUTS' warning is repeated this often, ms (docs/contract.md §11.1: hourly). */
 export const SIMULATED_PAYOUTS_WARNING_MS = 3_600_000;
 
 /** How long start-up waits for the authentication change LISTEN (it keeps trying after). */
@@ -118,7 +118,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   });
   // A currency added at run time (POST /admin/v1/currencies) is priced from the next poll on.
   catalog.afterReload((rows) => prices.useSymbols(rows.map((row) => row.price_symbol)));
-  // ... and every process reloads at once on a change (DESIGN §12), not on its next refresh tick.
+  // ... and every process reloads at once on a change (docs/contract.md §12), not on its next refresh tick.
   const catalogChanges = new CatalogChanges(db, config.databaseUrl, () => catalog.reload(), logger);
   await catalogChanges.listening(AUTH_LISTEN_WAIT_MS);
   // Start polling and wait for its first poll (refresh joins the poll in flight rather than
@@ -138,7 +138,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     await seedDemoAddressPools(db, catalog.all());
     logger.warn('deposit addresses come from a generated DEMO wallet (see README): never send real funds to them');
   }
-  // DESIGN §11.1: what may be offered is what the server can move. A chain without a deposit
+  // docs/contract.md §11.1: what may be offered is what the server can move. A chain without a deposit
   // wallet is listed deposit-disabled; under DATABASE_URL a chain without a payout path is not
   // offered for live orders, unless SIMULATE_LIVE_PAYOUTS=true (loudly: a warning now and hourly).
   const payoutPaths = configuredPayoutPaths(config);
@@ -146,7 +146,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     hasDepositWallet: (row) => (row.deposit_strategy === 'memo' ? wallets.memo.has(row.chain) : wallets.hd.has(row.chain)),
     payouts: payoutPaths,
   });
-  // DESIGN §11.7: quotes and orders on the signer's chains only for what its hot wallets can pay.
+  // docs/contract.md §11.7: quotes and orders on the signer's chains only for what its hot wallets can pay.
   const liquidity = new HotWalletLiquidity(
     db,
     new Set(config.databaseUrl === undefined ? [] : config.payoutSignerChains),
@@ -255,7 +255,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     watchers: [...nodeWatchers, simulatorExcept(simulatedChain, new Set(nodeWatchers.map((watcher) => watcher.chain)))],
     exchanger: simulatedExchanger,
     payouts: simulatedPayouts,
-    // Sandbox orders (DESIGN §7.6) stay on the simulator on every chain, nodes configured or not.
+    // Sandbox orders (docs/contract.md §7.6) stay on the simulator on every chain, nodes configured or not.
     sandbox: { watcher: simulatedChain, exchanger: simulatedExchanger, payouts: simulatedPayouts },
     clock,
     metrics,

@@ -90,7 +90,7 @@ async function main(): Promise<void> {
 }
 
 /**
- * The graceful stop (issue 36.5), in order: /readyz turns 503 and every response closes its
+ * The graceful stop, in order: /readyz turns 503 and every response closes its
  * connection (Drain) while requests are still served for `delayMs`, so the load balancer moves
  * traffic elsewhere and each keep-alive client is told to reconnect; then both listeners stop
  * accepting, idle connections close, in-flight requests finish (their responses close their
@@ -110,7 +110,7 @@ async function stopGracefully(app: App, operatorServer: Server | undefined, dela
 
 /**
  * DATA_DIR/api-url is removed only while it still names this process's listener: another
- * instance on the same DATA_DIR may have written its own since (issue 36.10), and the
+ * instance on the same DATA_DIR may have written its own since, and the
  * processes of one WEB_CONCURRENCY group share one origin, so there the primary removes it
  * once all of them have stopped (src/api-cluster.ts).
  */

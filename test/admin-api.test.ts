@@ -8,7 +8,7 @@ import { assertErrorItems } from './helpers/error-items.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY_ID = /^pk_[a-z0-9]{20}$/;
-// v1.2 (DESIGN §10.9): cors_origins.
+// v1.2 (docs/contract.md §10.9): cors_origins.
 const PARTNER_KEYS = ['cors_origins', 'created_at', 'id', 'markup_bps', 'max_open_orders', 'name', 'rate_limit_per_minute', 'status'];
 const PUBLIC_CURRENCY_KEYS = [
   'id', 'coin', 'network', 'name', 'is_active', 'is_deposit_enabled', 'is_withdraw_enabled',

@@ -104,13 +104,13 @@ describe('loadConfig: each bad variable is named', () => {
     }
   });
 
-  it("the signer's passphrase and key file are refused in the API's environment (DESIGN §11.1)", () => {
+  it("the signer's passphrase and key file are refused in the API's environment (docs/contract.md §11.1)", () => {
     rejects({ SIGNER_PASSPHRASE: 'a passphrase long enough' }, 'SIGNER_PASSPHRASE');
     rejects({ SIGNER_KEY_FILE: '/somewhere/keys.json' }, 'SIGNER_KEY_FILE');
     rejects({ DATABASE_URL: 'postgres://db/x', SECRETS_KEY: HEX_KEY, ADMIN_TOKEN: TOKEN, SIGNER_PASSPHRASE: 'x' }, 'SIGNER_PASSPHRASE');
   });
 
-  it('HOT_WALLET_MIN_<ASSET> / HOT_WALLET_MAX_<ASSET>: decimals, the maximum not below the minimum (DESIGN §11.7)', () => {
+  it('HOT_WALLET_MIN_<ASSET> / HOT_WALLET_MAX_<ASSET>: decimals, the maximum not below the minimum (docs/contract.md §11.7)', () => {
     assert.deepEqual(loadConfig({ HOT_WALLET_MIN_LTC: '5', HOT_WALLET_MAX_LTC: '1000.50', HOT_WALLET_MAX_USDT_ERC20: '250000' }).hotWalletThresholds, {
       LTC: { min: '5', max: '1000.5' },
       USDT_ERC20: { max: '250000' },

@@ -5,7 +5,7 @@ import { VALID_VECTORS } from './domain/addresses/valid-vectors.js';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
 /**
- * A catalog a wallet can map without guessing (DESIGN §10.7, issue 27.4): every Currency row
+ * A catalog a wallet can map without guessing (docs/contract.md §10.7, issue 27.4): every Currency row
  * carries chain, caip2, caip19, confirmations_required, memo_name and address_regex, for
  * anonymous callers, live and sandbox keys and the operator alike.
  */
@@ -27,7 +27,7 @@ interface Currency {
 
 const BTC_CAIP2 = 'bip122:000000000019d6689c085ae165831e93';
 
-/** Hand-written from CAIP-2/CAIP-19, the registered namespaces and SLIP-44 (docs/decisions.md, "Chains in the catalog"). */
+/** Hand-written from CAIP-2/CAIP-19, the registered namespaces and SLIP-44 (docs/adr/0031-chains-in-the-catalog.md). */
 const EXPECTED: Record<string, Pick<Currency, 'chain' | 'caip2' | 'caip19' | 'memo_name'>> = {
   'BTC/BTC': { chain: 'bitcoin', caip2: BTC_CAIP2, caip19: `${BTC_CAIP2}/slip44:0`, memo_name: null },
   'ETH/ETH': { chain: 'ethereum', caip2: 'eip155:1', caip19: 'eip155:1/slip44:60', memo_name: null },
@@ -55,7 +55,7 @@ const EXPECTED: Record<string, Pick<Currency, 'chain' | 'caip2' | 'caip19' | 'me
 const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
 const CAIP19 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}\/[-a-z0-9]{3,8}:[-.%a-zA-Z0-9]{1,128}$/;
 
-describe('Currency rows: chain, caip2, caip19, confirmations_required, memo_name, address_regex (DESIGN §10.7)', () => {
+describe('Currency rows: chain, caip2, caip19, confirmations_required, memo_name, address_regex (docs/contract.md §10.7)', () => {
   let t: TestApp;
   let formats: Map<string, AddressFormat>;
   before(async () => {

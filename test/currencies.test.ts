@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { LosslessNumber, parse } from 'lossless-json';
 import { buildTestApp, type TestApp } from './helpers/test-app.js';
 
-/** The Currency object of spec 2.1, key for key, with v1.1's contract_address and chain_id and v1.2's chain facts (DESIGN §10.7). */
+/** The Currency object of spec 2.1, key for key, with v1.1's contract_address and chain_id and v1.2's chain facts (docs/contract.md §10.7). */
 const SPEC_KEYS = [
   'id', 'coin', 'network', 'name', 'is_active', 'is_deposit_enabled', 'is_withdraw_enabled',
   'min_amount', 'max_amount', 'min_confirmations', 'decimals', 'is_memo',

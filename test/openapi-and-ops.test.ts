@@ -67,13 +67,13 @@ describe('OpenAPI document, docs and operations endpoints', () => {
           'chain_id', 'coin', 'contract_address', 'decimals', 'explorer_address_url', 'explorer_tx_url', 'icon_url', 'id',
           'is_active', 'is_deposit_enabled', 'is_memo', 'is_withdraw_enabled', 'max_amount', 'min_amount',
           'min_confirmations', 'name', 'network',
-          // v1.2 (DESIGN §10.7)
+          // v1.2 (docs/contract.md §10.7)
           'address_regex', 'caip19', 'caip2', 'chain', 'confirmations_required', 'memo_name',
         ].sort(),
       );
       const error = doc.components.schemas.Error;
       assert.deepEqual(error?.required, ['detail', 'code', 'errors']);
-      // DESIGN §10.4: every item of `errors` has a code of the closed list, all listed in the document.
+      // docs/contract.md §10.4: every item of `errors` has a code of the closed list, all listed in the document.
       const item = (error?.properties as { errors?: { items?: { required?: string[]; properties?: { code?: { enum?: string[] } } } } } | undefined)
         ?.errors?.items;
       assert.deepEqual(item?.required, ['code', 'field', 'detail']);

@@ -6,7 +6,7 @@
  * decimal strings and back exactly, takes `expirationDate` from the order's `expires_at`, puts the
  * deposit memo into the spend, cancels the order when the wallet closes a quote it did not approve,
  * and tracks an order through its public status link (`orderUri`). Every refusal is read from the
- * error items' codes (DESIGN §10.4), never from detail text, and becomes Edge's error class.
+ * error items' codes (docs/contract.md §10.4), never from detail text, and becomes Edge's error class.
  *
  * Standalone on purpose: the wallet's `io.fetch` and lossless-json, nothing of the server.
  */
@@ -57,7 +57,7 @@ export interface PartnerApiInitOptions {
  */
 export type PartnerApiSwapRequest = EdgeSwapRequest & { toMemo?: string; refundMemo?: string };
 
-/** One item of an error body's `errors` (DESIGN §10.4), amounts as decimal text. */
+/** One item of an error body's `errors` (docs/contract.md §10.4), amounts as decimal text. */
 export interface ErrorItem {
   code: string;
   field: string | null;
@@ -125,7 +125,7 @@ const EDGE_STATUS: Record<string, EdgeOrderStatus> = {
 
 /**
  * CAIP-2 chain of an Edge currency plugin that is not EVM (an EVM wallet is `eip155:{evmChainId}`).
- * The catalog gives each row's CAIP-2 id (DESIGN §10.7): this table is the whole mapping.
+ * The catalog gives each row's CAIP-2 id (docs/contract.md §10.7): this table is the whole mapping.
  */
 const CAIP2_BY_EDGE_PLUGIN: Readonly<Record<string, string>> = {
   bitcoin: 'bip122:000000000019d6689c085ae165831e93',
@@ -438,7 +438,7 @@ export function makePartnerApiSwapPlugin(opts: EdgeCorePluginOptions): PartnerAp
     async checkOrderStatus(orderUri: string): Promise<OrderStatusReport> {
       const token = /\/status\/([^/?#]+)/.exec(new URL(orderUri).pathname)?.[1];
       if (token === undefined) throw new Error(`not a status link: ${orderUri}`);
-      // The public twin of the status page (DESIGN §10.10): no key.
+      // The public twin of the status page (docs/contract.md §10.10): no key.
       const res = await io.fetch(`${apiBase}/public/orders/${token}`, { method: 'GET', headers: { accept: 'application/json' } });
       const body = parse(await res.text()) as Json;
       if (!res.ok) throw new PartnerApiError(res.status, String(body.code), readItems(body), String(body.detail));

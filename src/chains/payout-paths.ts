@@ -1,5 +1,5 @@
 /**
- * Which chains can really pay a live order out (DESIGN §11.1): the signer's (PAYOUT_SIGNER_CHAINS:
+ * Which chains can really pay a live order out (docs/contract.md §11.1): the signer's (PAYOUT_SIGNER_CHAINS:
  * the worker records their payouts for the signer and follows them), and, with
  * SIMULATE_LIVE_PAYOUTS=true, every other chain on the simulator, which makes up a txid. A chain
  * is offered for live orders only where a payout path is configured, so under DATABASE_URL no
@@ -14,9 +14,6 @@ export interface PayoutPaths {
    */
   readonly simulatedLive: boolean;
 }
-
-/** No chain has a payout path (production before the signer). */
-export const NO_PAYOUT_PATHS: PayoutPaths = { configured: () => false, simulatedLive: false };
 
 /** Every chain is paid by the simulator: the embedded default, or SIMULATE_LIVE_PAYOUTS=true (`simulatedLive`). */
 export function simulatorPayoutPaths(simulatedLive: boolean): PayoutPaths {

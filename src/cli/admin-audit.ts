@@ -16,7 +16,7 @@ function auditQuery(flags: Flags): string {
   return text === '' ? '' : `?${text}`;
 }
 
-/** The operator audit log (issue 30, DESIGN §12): who did what, on what, when, newest first. */
+/** The operator audit log (docs/contract.md §12): who did what, on what, when, newest first. */
 export const auditCommands: readonly Command[] = [
   {
     words: ['audit', 'list'],

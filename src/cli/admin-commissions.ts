@@ -2,7 +2,7 @@ import { momentFlag } from './admin-args.js';
 import { asList, asRecord, printResponse, type Command } from './admin-command.js';
 import { cell, table } from './admin-table.js';
 
-/** The operator's commission report (GET /admin/v1/commissions, DESIGN §7.8). */
+/** The operator's commission report (GET /admin/v1/commissions, docs/contract.md §7.8). */
 export const commissionCommands: readonly Command[] = [
   {
     words: ['commissions', 'report'],

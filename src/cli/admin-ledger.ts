@@ -2,7 +2,7 @@ import { momentFlag } from './admin-args.js';
 import { asList, asRecord, printResponse, type Command } from './admin-command.js';
 import { cell, table } from './admin-table.js';
 
-/** The ledger's reads (DESIGN §11.5): GET /admin/v1/ledger/trial-balance and /entries. */
+/** The ledger's reads (docs/contract.md §11.5): GET /admin/v1/ledger/trial-balance and /entries. */
 export const ledgerCommands: readonly Command[] = [
   {
     words: ['ledger', 'trial-balance'],

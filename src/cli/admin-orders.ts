@@ -159,7 +159,7 @@ export const orderCommands: readonly Command[] = [
       });
     },
   },
-  // The order actions of DESIGN §7.5, as the operator (POST/PUT /admin/v1/orders/{id}/…).
+  // The order actions of docs/contract.md §7.5, as the operator (POST/PUT /admin/v1/orders/{id}/…).
   ...(['cancel', 'continue', 'refund'] as const).map(
     (action): Command => ({
       words: ['orders', action],

@@ -17,7 +17,7 @@ function listQuery(flags: Flags): string {
   return text === '' ? '' : `?${text}`;
 }
 
-/** Who acts: --by, required (the admin token names nobody; DESIGN §11.3 records who). */
+/** Who acts: --by, required (the admin token names nobody; docs/contract.md §11.3 records who). */
 function actor(flags: Flags, command: string): string {
   if (flags.by === undefined || flags.by.trim() === '') throw new UsageError(`${command} needs --by <who> (recorded)`);
   return flags.by;
@@ -32,7 +32,7 @@ function brakesView(body: unknown): string {
   );
 }
 
-/** The signer's operator side (issue 28): its payouts, approvals and brakes. */
+/** The signer's operator side: its payouts, approvals and brakes. */
 export const payoutCommands: readonly Command[] = [
   {
     words: ['payouts', 'list'],

@@ -2,7 +2,7 @@ import { asList, asRecord, printResponse, text, type Command, type CommandContex
 import { cell, table } from './admin-table.js';
 
 /**
- * The people of a partner's cabinet (issue 26.10): list them, clear a person's two-factor, end
+ * The people of a partner's cabinet: list them, clear a person's two-factor, end
  * their sessions, remove them, and read what was done (every action here is recorded).
  */
 const peoplePath = (partnerId: string) => `/admin/v1/partners/${encodeURIComponent(partnerId)}/people`;

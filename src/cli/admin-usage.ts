@@ -79,14 +79,14 @@ Orders
   orders refund-address <order-id> --address A [--tag T]
                                        until its refund is requested
 
-Commission (DESIGN 7.8)
+Commission (contract §7.8)
   commissions report [--from DATE] [--to DATE]
                                        owed per partner over [from, to): a date (2026-01-01,
                                        from 00:00 UTC) or an ISO 8601 date-time with its offset;
                                        default the last 30 days. Orders, volume, commission in
                                        USD and per coin
 
-Ledger and treasury (DESIGN 11.4, 11.5)
+Ledger and treasury (contract §11.4, §11.5)
   ledger trial-balance [--at DATE]     every account's balance per asset (debit positive) as of
                                        a moment (default now), and per asset the total: 0
   ledger entries [--from DATE] [--to DATE] [--csv]
@@ -120,7 +120,7 @@ Webhooks (any partner's endpoints)
   webhooks enable <endpoint-id>
   webhooks redeliver <delivery-id>     due now, with the same webhook-id
 
-Payouts and the signer (real payouts, DESIGN 11)
+Payouts and the signer (real payouts, contract §11)
   payouts list [--status S] [--chain C] [--limit N]
                                        newest first; --status awaiting_approval: the ones
                                        waiting for an operator
@@ -133,7 +133,7 @@ Payouts and the signer (real payouts, DESIGN 11)
                                        what is already broadcast is still followed
   signer resume [--chain C] --by <who> lifts that pause (recorded, as the pause is)
 
-Audit (every operator change, DESIGN 12)
+Audit (every operator change, contract §12)
   audit list [--actor A] [--action "POST /admin/v1/orders"] [--target orders/<id>]
       [--from T] [--to T] [--limit N] [--cursor C]
                                        newest first; action and target match as prefixes;

@@ -15,7 +15,7 @@ function endpointLine(endpoint: Record<string, unknown>): string {
   return `webhook endpoint ${text(endpoint, 'id')} of partner ${text(endpoint, 'partner_id')}: ${state}, ${text(endpoint, 'url')}`;
 }
 
-/** The operator's webhook commands (DESIGN §8): any partner's endpoints, their logs, disable, redeliver. */
+/** The operator's webhook commands (docs/contract.md §8): any partner's endpoints, their logs, disable, redeliver. */
 export const webhookCommands: readonly Command[] = [
   {
     words: ['webhooks', 'list'],

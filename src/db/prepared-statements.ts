@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 
 /**
- * Named prepared statements for the hot queries (issue 18): PostgreSQL parses and plans such a
+ * Named prepared statements for the hot queries: PostgreSQL parses and plans such a
  * statement once per connection instead of once per call, and the driver sends only its name
  * and parameters after the first use. A repository compiles the query once and registers its
  * text here under a name; the PostgreSQL client (database.ts) looks each query's text up and

@@ -6,9 +6,9 @@
  * - BYTEA: Buffer.
  * Timestamps (Date), booleans, JSON and UUIDs (string) already agree.
  */
-export const NUMERIC_OID = 1700;
-export const INT8_OID = 20;
-export const BYTEA_OID = 17;
+const NUMERIC_OID = 1700;
+const INT8_OID = 20;
+const BYTEA_OID = 17;
 
 export const parseNumeric = (value: string): string => value;
 export const parseInt8 = (value: string): number => Number(value);

@@ -15,7 +15,3 @@ export const ADDRESS_FORMATS = [
 ] as const;
 
 export type AddressFormat = (typeof ADDRESS_FORMATS)[number];
-
-export function isAddressFormat(value: string): value is AddressFormat {
-  return (ADDRESS_FORMATS as readonly string[]).includes(value);
-}

@@ -5,12 +5,10 @@ export interface PresentedKey {
 }
 
 /**
- * `pk_` then 20 of a-z0-9; a sandbox key (DESIGN §7.6) is `pk_test_` then the same; a client key
- * (DESIGN §10.9) `pk_client_` or, in sandbox, `pk_client_test_`.
+ * `pk_` then 20 of a-z0-9; a sandbox key (docs/contract.md §7.6) is `pk_test_` then the same; a client key
+ * (docs/contract.md §10.9) `pk_client_` or, in sandbox, `pk_client_test_`.
  */
 const KEY_ID = /^pk_(?:client_)?(?:test_)?[a-z0-9]{20}$/;
-/** What a sandbox key's id starts with (migration 0014 checks it against api_keys.sandbox). */
-export const SANDBOX_KEY_PREFIX = 'pk_test_';
 
 /** The id prefix of a key of this scope and mode (migrations 0014 and 0049 check it against the row). */
 export function keyIdPrefix(scope: 'full' | 'client', sandbox: boolean): string {

@@ -1,7 +1,7 @@
 import type { AddressFormat } from './address-format.js';
 
 /**
- * What a Currency row tells a wallet about its chain (DESIGN §10.7), and what an ETA is made of
+ * What a Currency row tells a wallet about its chain (docs/contract.md §10.7), and what an ETA is made of
  * (§10.6). The facts come from the catalog's chains table (migration 0045); the shape is here so
  * the domain reads them without the database layer.
  */
@@ -36,7 +36,7 @@ export function caip19(chain: ChainFacts, tokenContract: string | null, addressF
 }
 
 /**
- * Seconds from a deposit being sent to its payout seen on chain (DESIGN §10.6): the deposit's
+ * Seconds from a deposit being sent to its payout seen on chain (docs/contract.md §10.6): the deposit's
  * confirmations at the deposit chain's block time (rounded up to a whole second), then the payout
  * chain's allowance. An estimate from averages, never a promise.
  */

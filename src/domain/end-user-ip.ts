@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 
 /**
- * The end user's address a partner sends in `X-End-User-IP` (DESIGN §10.8): one IPv4 address in
+ * The end user's address a partner sends in `X-End-User-IP` (docs/contract.md §10.8): one IPv4 address in
  * dotted decimal or one IPv6 address in any RFC 4291 text form (IPv4-mapped included). A zone
  * id (`fe80::1%eth0`) names an interface of the partner's machine, not an address on the
  * internet (and PostgreSQL's inet refuses it): refused, as is a list, a port or a range.

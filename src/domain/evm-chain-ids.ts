@@ -1,6 +1,6 @@
 /**
  * EIP-155 chain ids of the EVM chains in the catalog, by the catalog's `chain` code. A wallet
- * matches a token by (chain id, contract address) (DESIGN §7.1), and EIP-681 payment URIs name
+ * matches a token by (chain id, contract address) (docs/contract.md §7.1), and EIP-681 payment URIs name
  * the chain with it (§7.4). A chain missing here answers chain_id null: add it with its network.
  */
 export const EVM_CHAIN_IDS: Readonly<Record<string, number>> = Object.freeze({

@@ -9,7 +9,7 @@ import {
 } from './pricing/index.js';
 
 /**
- * The exchange step's decision (DESIGN §4): given what an order received and, for a float order,
+ * The exchange step's decision (docs/contract.md §4): given what an order received and, for a float order,
  * the pair priced at that amount now, whether to fill and for how much, refuse with a reason, or
  * try again later. Pure: the worker gathers the inputs, calls decideExchange and acts on the value.
  */
@@ -92,7 +92,7 @@ function decideFloat(input: FloatExchange): ExchangeDecision {
   }
 }
 
-/** What decides whether a refused exchange is held for the partner's choice (DESIGN §7.5). */
+/** What decides whether a refused exchange is held for the partner's choice (docs/contract.md §7.5). */
 export interface RefundHoldInput {
   reason: RefusalReason;
   /** REFUND_HOLD_MINUTES: how long the choice is offered; 0 disables holds. Default 30. */

@@ -3,8 +3,8 @@ import type { LifecycleEvent } from './order-lifecycle.js';
 import type { OrderStatus } from './order-status.js';
 
 /**
- * The chart of accounts (DESIGN §11.4; the chart and its posting rules are written out in
- * docs/decisions.md, "Ledger"). Every amount is signed: a debit is positive, a credit negative,
+ * The chart of accounts (docs/contract.md §11.4; the chart and its posting rules are written out in
+ * docs/adr/0039-ledger.md). Every amount is signed: a debit is positive, a credit negative,
  * so every ledger transaction sums to zero in each asset, and so does the whole trial balance.
  *
  * - `deposits` (asset): coins received at our deposit addresses.
@@ -18,7 +18,7 @@ import type { OrderStatus } from './order-status.js';
  * - `network_fees` (expense): miners' fees the hot wallet paid, in the chain's own coin.
  * - `equity` (the operator's capital): coins the operator put into (or took from) the hot wallet.
  *
- * Sandbox orders (DESIGN §7.6) post to the same accounts prefixed `sandbox:`.
+ * Sandbox orders (docs/contract.md §7.6) post to the same accounts prefixed `sandbox:`.
  */
 export const LEDGER_ACCOUNTS = ['deposits', 'hot_wallet', 'payable', 'refunds', 'partner_commission', 'revenue', 'network_fees', 'equity'] as const;
 export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
@@ -128,7 +128,7 @@ export function movePosts(event: LifecycleEvent, to: OrderStatus): boolean {
 
 /**
  * The ledger transactions an applied move posts (in the move's own database transaction), by
- * the posting rules in docs/decisions.md. Pure and exact: amounts are the order's and the
+ * the posting rules in docs/adr/0039-ledger.md. Pure and exact: amounts are the order's and the
  * payout row's own decimals, only signs change and the exchange adds two, so nothing is ever
  * rounded. A zero amount posts no line (a line of zero says nothing), and a transaction left
  * without lines is dropped.

@@ -1,5 +1,5 @@
 /**
- * Modes (DESIGN §10.2): every key, order and webhook endpoint is `live` or `sandbox`. A key
+ * Modes (docs/contract.md §10.2): every key, order and webhook endpoint is `live` or `sandbox`. A key
  * reaches its own mode's orders and endpoints only; a cabinet person reaches both.
  */
 export const MODES = ['live', 'sandbox'] as const;

@@ -61,11 +61,6 @@ export function isStorableDecimal(value: Decimal): boolean {
   return value.abs().lt('1e20') && value.decimalPlaces() <= 18;
 }
 
-/** Number of fractional digits actually used (trailing zeros do not count). */
-export function fractionDigits(value: Decimal): number {
-  return value.decimalPlaces();
-}
-
 /** `value` rounded DOWN (toward zero) to `places` decimals: how payouts and quotes are cut. */
 export function floorToPlaces(value: Decimal, places: number): Decimal {
   return value.toDecimalPlaces(places, Decimal.ROUND_DOWN);

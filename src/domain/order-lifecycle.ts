@@ -1,7 +1,7 @@
 import { isOrderStatus, type OrderStatus } from './order-status.js';
 
 /**
- * The order state machine of DESIGN §4 as a pure table: given a status and an event, the next
+ * The order state machine of docs/contract.md §4 as a pure table: given a status and an event, the next
  * status, or a refusal. Side effects (payout requests, fields) are decided by the lifecycle
  * service from the same table, inside the transaction that applies the move.
  */
@@ -23,7 +23,7 @@ export type LifecycleEvent =
   | 'payout_failed'
   /**
    * The payout waits (the signer's hot wallet cannot cover it now, `awaiting_liquidity`) or no
-   * longer does: the order stays sending, its status_reason says which (DESIGN §11, issue 28).
+   * longer does: the order stays sending, its status_reason says which (docs/contract.md §11).
    */
   | 'payout_waiting'
   | 'refund_sent'
@@ -31,7 +31,7 @@ export type LifecycleEvent =
   | 'late_deposit'
   /** The operator failed the order by hand. */
   | 'operator_fail'
-  /** Action (DESIGN §7.5): the partner or operator cancels an order still waiting for its deposit. */
+  /** Action (docs/contract.md §7.5): the partner or operator cancels an order still waiting for its deposit. */
   | 'cancel'
   /** Action: the partner or operator sets (or changes) the refund address, until a refund is requested. */
   | 'set_refund_address'
@@ -45,7 +45,7 @@ export type LifecycleEvent =
 export const FINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(['completed', 'expired', 'refunded', 'failed']);
 
 /**
- * A refund held for the partner's choice (DESIGN §7.5): `none`, `active` (continue or refund may
+ * A refund held for the partner's choice (docs/contract.md §7.5): `none`, `active` (continue or refund may
  * be chosen) or `lapsed` (its time ran out; the worker lets the refund proceed).
  */
 export type RefundHold = 'none' | 'active' | 'lapsed';
@@ -97,7 +97,7 @@ const TABLE: Partial<Record<OrderStatus, Partial<Record<LifecycleEvent, Rule>>>>
   },
   exchanging: {
     exchange_filled: () => 'sending',
-    // Without a refund address the order waits in refunding for one (DESIGN §7.5).
+    // Without a refund address the order waits in refunding for one (docs/contract.md §7.5).
     cannot_proceed: () => 'refunding',
     operator_fail: () => 'failed',
     set_refund_address: () => 'exchanging',
@@ -128,7 +128,7 @@ export function transition(from: OrderStatus, event: LifecycleEvent, context: Tr
   return isOrderStatus(outcome) ? { ok: true, to: outcome } : { ok: false, reason: outcome };
 }
 
-/** What a partner (or the operator) may do to an order, in the order `actions` lists them (DESIGN §7.5). */
+/** What a partner (or the operator) may do to an order, in the order `actions` lists them (docs/contract.md §7.5). */
 export const ORDER_ACTIONS = ['cancel', 'set_refund_address', 'continue', 'refund'] as const;
 export type OrderAction = (typeof ORDER_ACTIONS)[number];
 
@@ -176,5 +176,5 @@ export type StatusReason =
   | 'operator'
   /** Cancelled by its partner or the operator before any deposit (→ expired). */
   | 'cancelled'
-  /** Sending, and the hot wallet cannot cover the payout yet (issue 28): it is paid when it can. */
+  /** Sending, and the hot wallet cannot cover the payout yet: it is paid when it can. */
   | 'awaiting_liquidity';

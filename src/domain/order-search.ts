@@ -7,7 +7,7 @@ const EVM_ADDRESS = /^0[xX]([0-9a-fA-F]{40})$/;
 const HEX_HASH = /^(0[xX])?([0-9a-fA-F]{64})$/;
 
 /**
- * The stored spellings an order-list search value (DESIGN §7.2) is compared with, each exactly,
+ * The stored spellings an order-list search value (docs/contract.md §7.2) is compared with, each exactly,
  * so the search stays an equality on the indexed columns (an index scan per column, as before)
  * while hex values match whatever their case:
  *

@@ -19,7 +19,7 @@ export interface PaymentUriInput {
 }
 
 /**
- * The chain's standard payment URI for a deposit (DESIGN §7.4), or null where the chain has
+ * The chain's standard payment URI for a deposit (docs/contract.md §7.4), or null where the chain has
  * none a wallet would read (TRON), or where the parts cannot be written in it (an EVM chain with
  * no known chain id, an amount finer than the coin's atomic unit). A QR code of it lets a
  * wallet fill in address, amount, token and tag at once: a forgotten tag is a lost deposit.

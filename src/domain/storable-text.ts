@@ -1,5 +1,5 @@
 /**
- * Text a request may carry into the database (issue 26.8). PostgreSQL's text and jsonb refuse a
+ * Text a request may carry into the database. PostgreSQL's text and jsonb refuse a
  * NUL byte ("invalid byte sequence", a 500 where it reached a query), and an unpaired UTF-16
  * surrogate has no UTF-8 form (the driver writes U+FFFD: the row would not hold what was sent).
  * The other C0 control characters and DEL are stored, but no field of this API means anything

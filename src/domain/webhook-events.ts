@@ -1,5 +1,5 @@
 /**
- * Webhook events and their delivery schedule (DESIGN §8, Standard Webhooks). Pure: the worker
+ * Webhook events and their delivery schedule (docs/contract.md §8, Standard Webhooks). Pure: the worker
  * asks here what follows an attempt.
  */
 
@@ -20,9 +20,6 @@ const HOUR = 60 * MINUTE;
  * and partners can count on it.
  */
 export const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
-
-/** Attempts a delivery gets on its schedule. */
-export const MAX_SCHEDULED_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
 /** An endpoint whose deliveries have failed for this long without one success is disabled, ms (5 days). */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * HOUR;

@@ -40,7 +40,7 @@ export function adminAuthHook(adminToken: string, attempts: AttemptLimit): onReq
       throw new ApiError('unauthorized', 'missing or invalid admin token');
     }
     attempts.succeeded(request.ip);
-    // The bootstrap token is for automation; people get tokens of their own (DESIGN §12).
+    // The bootstrap token is for automation; people get tokens of their own (docs/contract.md §12).
     request.operatorActor = 'token:ADMIN_TOKEN';
   };
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CorsOrigins } from '../services/cors-origins.js';
 
 /**
- * CORS (DESIGN §10.9), written here rather than with @fastify/cors (not a dependency): a few
+ * CORS (docs/contract.md §10.9), written here rather than with @fastify/cors (not a dependency): a few
  * headers, decided per route.
  *
  * - `any`: the public routes (currencies, rates, address validation, the public order status)

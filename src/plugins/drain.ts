@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * The first phase of a graceful stop (issue 36.5, src/server.ts): once `begin()` is called,
+ * The first phase of a graceful stop (src/server.ts): once `begin()` is called,
  * /readyz answers 503 so the load balancer takes this process out, and every response, on
  * either listener, carries `Connection: close`, so each keep-alive connection closes after its
  * current response instead of being cut under a request the client sends on it later. Requests

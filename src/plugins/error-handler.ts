@@ -27,7 +27,7 @@ export function sendError(
   code: ErrorCode,
   detail: string,
   extra?: Readonly<Record<string, unknown>>,
-  /** Every problem found (DESIGN §10.4); one item of `code`, without a field, when not given. */
+  /** Every problem found (docs/contract.md §10.4); one item of `code`, without a field, when not given. */
   errors?: readonly ErrorItem[],
 ): FastifyReply {
   const items = errors !== undefined && errors.length > 0 ? errors : [{ code, field: null, detail }];
@@ -37,7 +37,7 @@ export function sendError(
 }
 
 /**
- * The HTML page of an unknown path a site of pages owns (the cabinet: DESIGN §9.1), or
+ * The HTML page of an unknown path a site of pages owns (the cabinet: docs/contract.md §9.1), or
  * undefined: the API's JSON 404.
  */
 export type NotFoundPages = (request: FastifyRequest) => string | undefined;
@@ -58,7 +58,7 @@ export function installErrorHandler(app: FastifyInstance, pages: NotFoundPages =
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // No route took the request, but Fastify still parses its body on the way to the 404
     // handler: a bad body (400), a wrong content type (415) or a huge one (413) on a path that
-    // does not exist is still "no such route", as DESIGN §3 says.
+    // does not exist is still "no such route", as docs/contract.md §3 says.
     if (request.is404 && !(error instanceof ApiError) && (error.statusCode ?? 500) < 500) return notFound(request, reply);
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -132,7 +132,7 @@ function describeValidationError(context: string, failed: ValidationError): stri
 }
 
 /**
- * The items of a schema validation's 400 (DESIGN §10.4): one per failed keyword, its field from
+ * The items of a schema validation's 400 (docs/contract.md §10.4): one per failed keyword, its field from
  * the instance path (the missing or unknown property for `required` and `additionalProperties`).
  * A union (`anyOf`) that fails is one item, worded as its first branch's failure (the detail v1.1
  * gave), not one per branch. A field the route's schema marks as an amount (`x-amount`,

@@ -14,7 +14,7 @@ const SERIES_LIMIT = 5_000;
  * Counts every answered request under its route template (`/api/v1/partner/orders/:order_id`),
  * never the raw URL, so label cardinality stays bounded whatever clients send. The labelled
  * children are looked up once per (method, route, status) and kept, so a request costs an
- * increment and an observation, not two label-set hashes (issue 18).
+ * increment and an observation, not two label-set hashes.
  */
 export function installRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
   const series = new Map<string, Series>();

@@ -71,7 +71,7 @@ interface OpenApiDocument {
  * The generated document split by surface (src/surfaces.ts): the partner document is public
  * (GET /api/v1/openapi.json, /docs), the operator one is served behind the admin token
  * (GET /admin/v1/openapi.json). Each keeps only the paths, tags, component schemas and security
- * schemes its operations use, so the public one names nothing of the operator API (issue 12:
+ * schemes its operations use, so the public one names nothing of the operator API (once
  * it listed all 16 admin paths). Built once, on first use (the routes are all registered then).
  */
 export class OpenApiDocuments {
@@ -131,7 +131,7 @@ const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELE
 
 /**
  * A body over the limit (413) or of a type no parser reads (415) is answered before any handler,
- * on every route of a method that carries a body (DESIGN §3), so every such route documents
+ * on every route of a method that carries a body (docs/contract.md §3), so every such route documents
  * both, in one place instead of in each route's list.
  */
 function documentBodyErrors(app: FastifyInstance): void {

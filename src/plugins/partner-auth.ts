@@ -23,7 +23,7 @@ declare module 'fastify' {
     /** Set once a partner key (and signature, when sent) has been verified for this route. */
     partner?: PartnerRow;
     /**
-     * Set with `partner`: the key's mode and id (DESIGN §10.2). Every order and webhook
+     * Set with `partner`: the key's mode and id (docs/contract.md §10.2). Every order and webhook
      * endpoint service takes it, so a key reaches its own mode's only.
      */
     access?: KeyAccess;
@@ -39,12 +39,12 @@ export function partnerAccess(request: FastifyRequest): KeyAccess {
 
 function accessOf(caller: Extract<Caller, { kind: 'partner' }>): KeyAccess {
   const access: KeyAccess = { partner: caller.partner, mode: modeOf(caller.sandbox), actor: { keyId: caller.keyId } };
-  // A client key reaches only the orders it created (DESIGN §10.9).
+  // A client key reaches only the orders it created (docs/contract.md §10.9).
   return caller.scope === 'client' ? { ...access, onlyCreatedBy: caller.keyId } : access;
 }
 
 /**
- * DESIGN §10.9: a client key (`pk_client_…`) is shipped inside apps, so anyone may hold it. It
+ * docs/contract.md §10.9: a client key (`pk_client_…`) is shipped inside apps, so anyone may hold it. It
  * reaches the routes a browser may call with it (route config `cors`: the public routes, order
  * creation, an order it created and its QR code), and nothing else.
  */
@@ -89,7 +89,7 @@ export interface KeyCheckBudget {
  * rate limiter can count a valid key against its own budgets and everything else (failed
  * authentications included) against the client address.
  *
- * A valid key is judged by its own and its partner's budgets only (issue 36.7): a key this
+ * A valid key is judged by its own and its partner's budgets only: a key this
  * process has not read yet (after a restart, on another process) is read even when the
  * address's anonymous budget is spent, since it may be valid. What bounds guessing is a budget of
  * failed key checks per address (the public limit, 60 a minute, `RateLimits.keyChecks`): each
@@ -160,7 +160,7 @@ export interface PartnerAuthHooks {
   optional: preValidationHookHandler;
 }
 
-/** DESIGN §7.7: a timestamped signature is accepted within this distance of the server's time. */
+/** docs/contract.md §7.7: a timestamped signature is accepted within this distance of the server's time. */
 export const SIGNATURE_WINDOW_MS = 5 * 60_000;
 /**
  * How long an accepted timestamped signature is remembered past its timestamp: the window plus
@@ -180,7 +180,7 @@ export interface SigningOptions {
  * validation, so an unauthenticated caller learns that first, not what is wrong with its body.
  *
  * X-Signature without X-Timestamp: v1's rule, the HMAC of the body alone. With X-Timestamp
- * (Unix ms), DESIGN §7.7: X-Signature is required, is the HMAC of
+ * (Unix ms), docs/contract.md §7.7: X-Signature is required, is the HMAC of
  * `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent: path and query), the
  * timestamp must be within ±5 minutes of the server's clock, and each signature is accepted
  * once (a replay is 401 `replayed request`; recorded in Redis, PostgreSQL or memory, so the

@@ -19,7 +19,7 @@ export const PUBLIC_RATE_LIMIT_PER_MINUTE = 60;
 const STARTUP_CONNECT_MS = 1000;
 
 /**
- * Not limited: the operator API (spec: admin excepted; it has its own token) and the
+ * Not limited: the operator API (it has its own token and its failures their own throttle) and the
  * infrastructure endpoints, which load balancers, orchestrators and Prometheus poll from a few
  * fixed addresses and which must keep answering exactly when traffic is heavy. Matched on the
  * route template, so only routes that really exist here are exempt (a 404 under /admin counts).
@@ -69,7 +69,7 @@ export interface RateLimits {
    * Failed API key checks per client address (PUBLIC_RATE_LIMIT_PER_MINUTE a minute): the caller
    * identification counts each key it reads from the database and gives the count back when the
    * key is valid (plugins/partner-auth.ts). It bounds guessing without judging a valid key by the
-   * address's request budget (issue 36.7).
+   * address's request budget.
    */
   readonly keyChecks: AttemptLimit;
   /**
@@ -84,7 +84,7 @@ export interface RateLimits {
   /**
    * Spends one request of a partner's shared budget (the `partner` bucket all its keys count
    * against: `perKeyLimit` times PARTNER_RATE_LIMIT_KEYS a minute) for something done outside
-   * the API on the partner's behalf: the cabinet's actions (issue 26.7), so a session is no
+   * the API on the partner's behalf: the cabinet's actions, so a session is no
    * way around the partner's rate limit. `allowed: false`: over budget, answer 429.
    */
   partnerRequest(partnerId: string, perKeyLimit: number): AttemptDecision | Promise<AttemptDecision>;
@@ -118,13 +118,13 @@ export type AttemptDecision =
  * - No key, or a key that failed authentication (`caller.kind === 'rejected'`), counts against
  *   the client address: `request.ip`, which follows X-Forwarded-For only as TRUST_PROXY allows.
  *   A valid key never counts against, nor is refused by, the address's budget: anonymous traffic
- *   from a partner's address cannot lock its keys out (issue 36.7). Guessing is bounded by the
+ *   from a partner's address cannot lock its keys out. Guessing is bounded by the
  *   address's budget of failed key checks (`keyChecks`): past it, a key id this process has not
  *   seen is not read and the request is answered 429 on the address's bucket.
  *
  * Response fields, on every limited response (errors included):
  * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the window ends):
- *   the contract's fields (spec §8, DESIGN §3), as in draft-ietf-httpapi-ratelimit-headers-06;
+ *   the contract's fields (docs/contract.md §3), as in draft-ietf-httpapi-ratelimit-headers-06;
  *   with two budgets, those of the one with fewer requests left (the one that binds).
  * - `RateLimit-Policy` and `RateLimit` in the syntax of draft-ietf-httpapi-ratelimit-headers-10
  *   (the current revision; -08 and -09 use the same syntax): Structured Field Lists whose items
@@ -236,7 +236,7 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
   };
 
   /**
-   * The security throttles' store when the shared one cannot answer (issue 36.4): an attempt the
+   * The security throttles' store when the shared one cannot answer: an attempt the
    * store left unchecked is counted here instead, so a Redis outage never opens the admin token
    * or the cabinet sign-in to unlimited guessing (rate-limiter-flexible's `insuranceLimiter`, in
    * our own memory store so the app's clock drives it). Per process, so N processes allow N

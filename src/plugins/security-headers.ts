@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastif
 import helmet, { type HelmetOptions } from 'helmet';
 
 /**
- * Security headers on every response (issue 12), as helmet writes them: CSP, HSTS,
+ * Security headers on every response, as helmet writes them: CSP, HSTS,
  * X-Content-Type-Options nosniff, Referrer-Policy no-referrer, frame refusal, the
  * Cross-Origin-* isolation headers. The CSP is the strict one the docs page (/docs, Swagger UI)
  * works under: everything from this origin, images also as data: URIs (Swagger UI's icons),

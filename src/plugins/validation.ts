@@ -10,7 +10,7 @@ import { findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/storable-
  * After its schema, every body and query string is checked for text no column can hold
  * (domain/storable-text.ts: NUL, other control characters, unpaired surrogates), so such a
  * value is a 400 naming its field wherever it was headed, never a failed query (500).
- * allErrors: a 400 lists every failed keyword in `errors` (DESIGN §10.4), not only the first;
+ * allErrors: a 400 lists every failed keyword in `errors` (docs/contract.md §10.4), not only the first;
  * the first is still the one `detail` names, as before (Ajv checks in the same order either way).
  */
 const shared: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };

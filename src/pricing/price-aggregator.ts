@@ -30,7 +30,7 @@ export interface AggregatedPrice {
   /**
    * The last instant priceUsd is made of fresh observations only: the oldest observation in it
    * plus maxAgeMs. After it that observation no longer counts, so the price may change (a float
-   * quote's expires_at, DESIGN §10.6). A newer poll may change it earlier.
+   * quote's expires_at, docs/contract.md §10.6). A newer poll may change it earlier.
    */
   freshUntil: Date;
 }

@@ -102,7 +102,7 @@ export class PriceBook {
 
   /**
    * The symbols to ask the sources for from the next poll on (a currency added to the catalog at
-   * run time, DESIGN §12); a symbol no longer asked for ages out with its observations.
+   * run time, docs/contract.md §12); a symbol no longer asked for ages out with its observations.
    */
   useSymbols(symbols: readonly string[]): void {
     const next = [...new Set(symbols)];

@@ -20,8 +20,6 @@ export const PRICE_SYMBOLS = [
   'TON',
 ] as const;
 
-export type PriceSymbol = (typeof PRICE_SYMBOLS)[number];
-
 /** One observed USD price of one price symbol (e.g. 'BTC', 'USDT'). */
 export interface PriceObservation {
   /** Price symbol, e.g. 'BTC'. */

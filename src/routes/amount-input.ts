@@ -4,7 +4,7 @@ import { DECIMAL_PATTERN, Decimal, parseNumberLiteral } from '../domain/money.js
 import { ApiError, type ErrorItem } from '../errors.js';
 
 /**
- * Amounts in requests (DESIGN §10.5): a JSON number, as v1 has it, or a decimal string such as
+ * Amounts in requests (docs/contract.md §10.5): a JSON number, as v1 has it, or a decimal string such as
  * `"0.1"` (no sign, no exponent, at most 18 decimals; the coin's own decimals are checked where
  * the coin is known, by the quote). Both are read exactly, to the same Decimal.
  *

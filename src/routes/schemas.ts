@@ -1,6 +1,9 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { preValidationHookHandler } from 'fastify';
-import { ERROR_STATUS } from '../errors.js';
+import { ERROR_STATUS, amountErrorBodySchema } from '../errors.js';
+
+/** 422 amount_out_of_range carries the pair limits at the top (v1.1) and on its item (v1.2): rates and order creation. */
+export const AmountError = Type.Unsafe(amountErrorBodySchema);
 
 /** Documents the `{detail, code}` envelope for the listed statuses of a route. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
@@ -75,8 +78,6 @@ export const CurrencySchema = Type.Object(
   },
   { $id: 'Currency', additionalProperties: false },
 );
-
-export const UuidParam = Type.String({ format: 'uuid' });
 
 /**
  * For a route whose JSON body is optional: a request sent without one is validated as `{}`.

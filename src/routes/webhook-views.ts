@@ -3,7 +3,7 @@ import type { DeliveryLogRow } from '../db/repositories/webhook-deliveries-repos
 import type { WebhookEndpointRow } from '../db/schema/webhooks.js';
 import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '../domain/webhook-events.js';
 
-/** Schemas and views of webhook endpoints and deliveries (DESIGN §8), shared by the partner and operator routes. */
+/** Schemas and views of webhook endpoints and deliveries (docs/contract.md §8), shared by the partner and operator routes. */
 
 const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description === undefined ? {} : { description }) });
 const NullableTimestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
@@ -34,7 +34,7 @@ const endpointProperties = {
   mode: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], {
     readOnly: true,
     description:
-      'v1.2 (DESIGN §10.2): the mode of the key that created the endpoint (in the cabinet: chosen); it receives only that mode\'s order events, and only keys of that mode reach it. Endpoints made before v1.2 are live',
+      'v1.2 (docs/contract.md §10.2): the mode of the key that created the endpoint (in the cabinet: chosen); it receives only that mode\'s order events, and only keys of that mode reach it. Endpoints made before v1.2 are live',
   }),
   disabled_reason: Type.Union([Type.Literal('partner'), Type.Literal('operator'), Type.Literal('failing'), Type.Null()], {
     description: 'who disabled it: the partner, the operator, or 5 days of failed deliveries; null while enabled',

@@ -22,9 +22,9 @@ import { ApiError } from '../errors.js';
 export interface IssuedKey {
   key_id: string;
   api_key: string;
-  /** A sandbox key (`pk_test_…`): its orders run on the simulator only (DESIGN §7.6). */
+  /** A sandbox key (`pk_test_…`): its orders run on the simulator only (docs/contract.md §7.6). */
   sandbox: boolean;
-  /** `client` (`pk_client_…`, DESIGN §10.9): safe to ship inside an app; else `full`. */
+  /** `client` (`pk_client_…`, docs/contract.md §10.9): safe to ship inside an app; else `full`. */
   scope: KeyScope;
   created_at: Date;
 }
@@ -93,10 +93,10 @@ export class ApiKeyService {
   }
 
   /**
-   * A new key; `sandbox` makes a `pk_test_` key whose orders never run live (DESIGN §7.6);
+   * A new key; `sandbox` makes a `pk_test_` key whose orders never run live (docs/contract.md §7.6);
    * `label` is the partner's name for it (the cabinet); `scope` `client` makes a `pk_client_`
-   * key (DESIGN §10.9). 409 `conflict` when the partner already has `keysPerKind` unrevoked keys
-   * of that kind (issue 26.7; live and sandbox, full and client counted apart): a key costs
+   * key (docs/contract.md §10.9). 409 `conflict` when the partner already has `keysPerKind` unrevoked keys
+   * of that kind (live and sandbox, full and client counted apart): a key costs
    * nothing to ask for, and each one is a row, a cache entry and a budget's worth of requests to
    * watch.
    */
@@ -276,7 +276,7 @@ export class ApiKeyService {
 
   /**
    * X-Signature: lowercase hex HMAC-SHA256, keyed with the secret, of the exact body bytes
-   * (v1), or of `prefix` then the body bytes (replay-proof signing, DESIGN §7.7:
+   * (v1), or of `prefix` then the body bytes (replay-proof signing, docs/contract.md §7.7:
    * `{X-Timestamp}.{METHOD}.{request target}.`).
    */
   verifySignature(keyId: string, sealedSecret: Buffer, signature: string, body: Buffer, prefix?: string): boolean {

@@ -55,11 +55,11 @@ import { matchTotp, newTotpSecret, totpUri } from '../domain/totp.js';
 import { hashPassword, passwordProblem, verifyPassword } from './cabinet-passwords.js';
 import type { SecretBox } from './secret-box.js';
 
-/** An invitation link works this long, once (DESIGN §9). */
+/** An invitation link works this long, once (docs/contract.md §9). */
 export const INVITATION_TTL_MS = 72 * 3_600_000;
 /**
  * A password reset link works this long, once: it is a way into the account while it lies in a
- * mailbox, and the operator issues a new one in a second (docs/decisions.md, Partner cabinet).
+ * mailbox, and the operator issues a new one in a second (docs/adr/0021-partner-cabinet.md).
  */
 export const PASSWORD_RESET_TTL_MS = 60 * 60_000;
 /** The User-Agent kept per session: enough to tell browsers apart, never a large header. */
@@ -113,7 +113,7 @@ export type SignInResult =
   | { ok: false; problem: 'invalid' | 'inactive' };
 
 /**
- * The cabinet's people and sessions (DESIGN §9): invitations, passwords, sign-in, sessions and
+ * The cabinet's people and sessions (docs/contract.md §9): invitations, passwords, sign-in, sessions and
  * TOTP two-factor. Tokens handed to a browser or put in a link are 256-bit random values kept
  * only as SHA-256; the TOTP secret is sealed under SECRETS_KEY. Time comes from the clock.
  */
@@ -303,7 +303,7 @@ export class CabinetAccounts {
    * ends (whoever held one may be why the password was reset), and TOTP enrolment stays, so
    * signing in afterwards still asks for the second factor, unless the operator issued the link
    * with clear_2fa: then two-factor is cleared as the link is used, so an authenticator a thief
-   * enrolled meanwhile goes too (issue 26.10). The use is recorded.
+   * enrolled meanwhile goes too. The use is recorded.
    */
   async resetPassword(secret: string, password: string, ip?: string): Promise<{ ok: true } | { ok: false; problem: string }> {
     const state = await this.openPasswordReset(secret);
@@ -373,7 +373,7 @@ export class CabinetAccounts {
   }
 
   /**
-   * Confirms enrolment with a first code and the person's current password (issue 26.10: the
+   * Confirms enrolment with a first code and the person's current password (the
    * holder of a stolen session cannot turn two-factor on and so lock the owner out): two-factor
    * is on, other sessions of the person end, and the recovery codes are returned (shown once;
    * only their hashes are kept). The code is checked first, so a mistyped code costs no argon2
@@ -396,7 +396,7 @@ export class CabinetAccounts {
 
   /**
    * Turns two-factor off, on the person's password and a current code or an unused recovery
-   * code (issue 26.9: the password alone, which a stolen session may have guessed or phished,
+   * code (the password alone, which a stolen session may have guessed or phished,
    * is not enough). The code is checked only once the password is right, and a code is used up
    * as at sign-in. False when either is wrong, or two-factor is not on.
    */
@@ -408,7 +408,7 @@ export class CabinetAccounts {
     return true;
   }
 
-  /** The partner's people for the operator (issue 26.10): two-factor and live sessions each. */
+  /** The partner's people for the operator: two-factor and live sessions each. */
   people(partnerId: string): Promise<ListedPerson[]> {
     const now = this.clock.now();
     return listPartnerPeople(this.db, partnerId, now, new Date(now.getTime() - SESSION_IDLE_MS));

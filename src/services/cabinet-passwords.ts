@@ -7,17 +7,17 @@ import { WorkGate } from './work-gate.js';
  * Cabinet passwords: argon2id with OWASP's minimum parameters (19 MiB, 2 passes, 1 lane), in
  * @node-rs/argon2, a native binding that runs on libuv's thread pool: about 20 ms a hash on
  * this project's machine against 230 ms for @noble/hashes' pure-JS argon2id, which also holds
- * the event loop for that long (docs/decisions.md, "Partner cabinet").
+ * the event loop for that long (docs/adr/0021-partner-cabinet.md).
  */
 const ARGON2 = { memoryCost: 19_456, timeCost: 2, parallelism: 1, outputLen: 32 } as const;
 
 /**
- * argon2 work at once in this process, and waiting (issue 26.9): every hash and verification
+ * argon2 work at once in this process, and waiting: every hash and verification
  * runs through this gate, so a flood of password checks (from any number of addresses, each
  * within its sign-in budget) holds at most 2 of libuv's 4 pool threads and 2 × 19 MiB, and
  * the API's own use of the pool (DNS lookups, file reads, crypto) is never starved. Past 2
  * running and 8 waiting the check is refused at once (WorkGateFull: the cabinet answers 429
- * with Retry-After) instead of piling up (docs/decisions.md, Partner cabinet).
+ * with Retry-After) instead of piling up (docs/adr/0021-partner-cabinet.md).
  */
 export const PASSWORD_WORK_CONCURRENCY = 2;
 export const PASSWORD_WORK_QUEUE = 8;

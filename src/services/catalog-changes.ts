@@ -11,7 +11,7 @@ interface Log {
 }
 
 /**
- * Tells every process that the catalog changed (DESIGN §12: a coin added or edited at run time
+ * Tells every process that the catalog changed (docs/contract.md §12: a coin added or edited at run time
  * is quoted everywhere at once), so each reloads it now instead of on its next
  * CACHE_REFRESH_MS tick. Embedded (one process) it reloads this one; under DATABASE_URL it
  * NOTIFYs, and a LISTEN on a connection of its own reloads on every message and after a lost

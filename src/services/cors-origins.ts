@@ -28,7 +28,7 @@ const REMEMBER_MS = 30_000;
 const REMEMBER_MAX = 1_000;
 
 /**
- * Answers a browser's preflight on a client-key route (DESIGN §10.9): whether any active
+ * Answers a browser's preflight on a client-key route (docs/contract.md §10.9): whether any active
  * partner allows the origin. A preflight carries no key, so this is all it can be judged by;
  * the request that follows carries the key and is answered for its own partner's origins only.
  * Answers are remembered for 30 s, so preflights cost a query per origin and half-minute at most.

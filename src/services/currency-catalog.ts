@@ -11,8 +11,8 @@ import type { Db } from '../db/schema/index.js';
 import { toJson } from '../json.js';
 
 /**
- * A Currency object as spec 2.1 shows it, plus v1.1's contract_address and chain_id and v1.2's
- * chain facts (DESIGN §10.7, from `chain`, the row's chain's facts): no internal column leaks.
+ * A Currency object as docs/contract.md §2.1 shows it, plus v1.1's contract_address and chain_id and v1.2's
+ * chain facts (docs/contract.md §10.7, from `chain`, the row's chain's facts): no internal column leaks.
  * `offered`: the deposit and withdraw flags as the caller may use them (the stored switches and
  * what this server has configured, CurrencyCatalog); the stored switches without it.
  */
@@ -47,7 +47,7 @@ export function publicCurrency(row: CurrencyRow, chain: ChainFacts, offered?: { 
 
 /**
  * What this server has configured for money to move, beyond the operator's switches
- * (DESIGN §11.1): a deposit wallet per chain, and a payout path per chain.
+ * (docs/contract.md §11.1): a deposit wallet per chain, and a payout path per chain.
  */
 export interface MoneyPaths {
   /** hd and memo chains: whether the chain has a wallet (DEPOSIT_XPUB_ / DEPOSIT_ADDRESS_, or the demo one). Pool chains: a loaded pool, asked of the database at each reload. */
@@ -149,7 +149,7 @@ export class CurrencyCatalog {
   }
 
   /**
-   * The currencies whose hot wallet can pay nothing now (DESIGN §11.7): a live caller sees them
+   * The currencies whose hot wallet can pay nothing now (docs/contract.md §11.7): a live caller sees them
    * withdraw-disabled until it can again. Rebuilds the listings only.
    */
   useIlliquid(ids: ReadonlySet<string>): void {
@@ -189,7 +189,7 @@ export class CurrencyCatalog {
     return this.snapshot.rows.find((row) => row.id === id);
   }
 
-  /** A currency's asset name in the ledger (DESIGN §11.4, domain/asset-name.ts). */
+  /** A currency's asset name in the ledger (docs/contract.md §11.4, domain/asset-name.ts). */
   assetOf(id: string): string {
     const row = this.byId(id);
     // Unreachable for an order's currency: orders reference currencies, and rows are never removed.
@@ -206,7 +206,7 @@ export class CurrencyCatalog {
     return own === undefined ? assetName(chain, chain) : assetName(own.coin, own.network);
   }
 
-  /** The facts of a row's chain (DESIGN §10.7): every currency's chain has them (a foreign key, migration 0045). */
+  /** The facts of a row's chain (docs/contract.md §10.7): every currency's chain has them (a foreign key, migration 0045). */
   chainOf(row: CurrencyRow): ChainFacts {
     return chainOf(this.snapshot.chains, row);
   }

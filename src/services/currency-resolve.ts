@@ -8,7 +8,7 @@ export interface CurrencyFields {
 }
 
 /**
- * The catalog row a request names, or the 400 saying what is wrong, with its item (DESIGN §10.4):
+ * The catalog row a request names, or the 400 saying what is wrong, with its item (docs/contract.md §10.4):
  * an unknown coin is `currency_unsupported`, a network the coin is not on `network_unsupported`,
  * and a coin on several networks without one is a `bad_request` on the network field. The
  * top-level code stays v1.1's `bad_request`. `rows` are the coin's rows (catalog.networksOf).

@@ -25,7 +25,7 @@ export interface ReservedAddress {
 }
 
 /**
- * Hands out deposit addresses (DESIGN §5). hd and memo chains: from a per-chain stock made
+ * Hands out deposit addresses (docs/contract.md §5). hd and memo chains: from a per-chain stock made
  * ahead of the requests (deposit-address-stock.ts) from numbers of the chain's database sequence
  * drawn in blocks, so concurrent requests and several processes never collide and an order
  * neither waits for a round trip nor derives. Pool rows are claimed with SKIP LOCKED in the
@@ -41,7 +41,7 @@ export class DepositAddressAllocator {
     private readonly wallets: DepositWallets,
     metrics: Metrics,
     private readonly onError: (error: unknown) => void,
-    /** config.limits.poolSharePct: the percent of a chain's pool one partner may hold at once (DESIGN §10.3). */
+    /** config.limits.poolSharePct: the percent of a chain's pool one partner may hold at once (docs/contract.md §10.3). */
     private readonly poolSharePct = 20,
   ) {
     this.exhausted = new Counter({
@@ -83,7 +83,7 @@ export class DepositAddressAllocator {
   }
 
   /**
-   * A sandbox order's address (DESIGN §7.6): keyless, made here (sandboxDepositAddress), so a
+   * A sandbox order's address (docs/contract.md §7.6): keyless, made here (sandboxDepositAddress), so a
    * test order never takes an index of the operator's wallet, its memo address or a pool row.
    * A chain whose live deposits are not configured refuses sandbox orders too (the same 422): a
    * partner's test answers as its live order would.
@@ -100,10 +100,10 @@ export class DepositAddressAllocator {
   /**
    * The oldest free pool address of the chain, locked for `tx`, for an order of `partnerId`.
    * 422 when the pool is empty, or when the partner already holds its share of the pool
-   * (POOL_SHARE_PCT, at least one address; DESIGN §10.3): counting the addresses of its open
+   * (POOL_SHARE_PCT, at least one address; docs/contract.md §10.3): counting the addresses of its open
    * orders and of its ended, unpaid ones still watched, so cancelling an order frees the
    * open-order cap at once but not the address, and one partner can never take the addresses
-   * the others need (issue 26.5).
+   * the others need.
    */
   async claimPool(tx: Db, currency: CurrencyRow, partnerId: string): Promise<ReservedAddress> {
     const chain = currency.chain;

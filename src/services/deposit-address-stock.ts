@@ -16,12 +16,12 @@ export interface StockedAddress {
 type Waiter = { resolve: (address: StockedAddress) => void; reject: (error: unknown) => void };
 
 /**
- * A chain's deposit addresses made ahead of the requests (issue 18): sequence numbers are drawn
+ * A chain's deposit addresses made ahead of the requests: sequence numbers are drawn
  * in blocks of DEPOSIT_INDEX_BLOCK (one statement, outside any order's transaction), and up to
  * DEPOSIT_ADDRESSES_AHEAD addresses are derived from them in the background, one per event-loop
  * turn, so an order takes a ready address without a round trip or a derivation of its own.
  *
- * The cost is gaps in the wallet (docs/decisions.md, "Deposit addresses"): numbers drawn and not
+ * The cost is gaps in the wallet (docs/adr/0004-deposit-addresses.md): numbers drawn and not
  * used when the process stops are never used, and several processes use their blocks side by
  * side, so the indexes in use are not consecutive.
  */

@@ -16,7 +16,7 @@ async function loadGeoipCountry(): Promise<CountryLookup> {
 }
 
 /**
- * The operator's blocklist of end users (DESIGN §10.8): IP_BLOCKLIST's subnets (node:net
+ * The operator's blocklist of end users (docs/contract.md §10.8): IP_BLOCKLIST's subnets (node:net
  * BlockList, IPv4-mapped IPv6 addresses matching IPv4 subnets) and REGION_BLOCKLIST's countries.
  * An address whose country the data does not know (private or unallocated ranges) is not
  * refused by country.

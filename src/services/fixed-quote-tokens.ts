@@ -2,7 +2,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Decimal } from '../domain/money.js';
 
 /**
- * What a fixed quote promises, carried inside its `quote_id` (issue 18): issuing one writes
+ * What a fixed quote promises, carried inside its `quote_id`: issuing one writes
  * nothing, and any process holding the signing key can honour it. An order that locks it stores
  * `id` as `orders.quote_id`, whose unique index is the record that the quote was spent.
  */
@@ -22,7 +22,7 @@ export interface FixedQuoteClaim {
   /** The exact net rate an order locks. */
   exactRate: Decimal;
   /**
-   * The partner's markup it was priced with, bps: what an order locking it stores (DESIGN §10.1).
+   * The partner's markup it was priced with, bps: what an order locking it stores (docs/contract.md §10.1).
    * Undefined only in a token of the previous format (`fq1`), which did not carry it.
    */
   markupBps: number | undefined;
@@ -56,7 +56,7 @@ export function quoteSigningKeys(config: {
 export type QuoteTokenProblem = 'malformed' | 'forged';
 
 /**
- * The token formats: `fq2` carries the markup (issue 26.1); `fq1`, the previous one, still opens
+ * The token formats: `fq2` carries the markup; `fq1`, the previous one, still opens
  * (a quote issued by the previous release during a rolling deploy), without it. Each has its own
  * MAC context, so a payload signed as one never opens as the other.
  */
@@ -77,7 +77,7 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
  * text (base64url), the MAC HMAC-SHA256 over the prefix and payload under the signing key.
  * The payload is not secret (it is what the quote response shows, plus ids); the MAC makes it
  * unforgeable, so a token opens only as it was issued. A token made under the previous key
- * still opens (key rotation within a quote's lifetime, docs/decisions.md).
+ * still opens (key rotation within a quote's lifetime, docs/adr/0005-quotes-and-prices.md).
  */
 export class FixedQuoteTokens {
   private readonly verifying: readonly Buffer[];

@@ -17,7 +17,7 @@ export interface AssetLiquidity {
 }
 
 /**
- * The hot wallets and the signer's view of each chain as gauges (DESIGN §11.7), set from what
+ * The hot wallets and the signer's view of each chain as gauges (docs/contract.md §11.7), set from what
  * HotWalletLiquidity reads on its timer (never a query per scrape): what each asset can pay, the
  * operator's thresholds for it (the alert rules in ops/prometheus compare), the last fee and what
  * bounded it, whether the node is behind, and how old the signer's last reading is (a signer that

@@ -5,13 +5,13 @@ import { Decimal } from '../domain/money.js';
 import { assetName } from '../domain/asset-name.js';
 import type { HotWalletGauges } from './hot-wallet-gauges.js';
 
-/** What the hot wallets can pay is read at least this often by each process (DESIGN §11.7: cached at most 15 s). */
+/** What the hot wallets can pay is read at least this often by each process (docs/contract.md §11.7: cached at most 15 s). */
 export const LIQUIDITY_MAX_REFRESH_MS = 15_000;
 
 const ZERO = new Decimal(0);
 
 /**
- * What the signer's hot wallets can still pay per currency (DESIGN §11.7): the signer's last
+ * What the signer's hot wallets can still pay per currency (docs/contract.md §11.7): the signer's last
  * reading (hot_wallet_balances) minus the payouts still waiting for a signature. Read on a timer,
  * so a quote answers from memory; a currency of a signer chain that the signer never published
  * can pay nothing yet. Live orders only: the sandbox and the simulator's chains are not checked.

@@ -10,7 +10,7 @@ import {
 import type { Db } from '../db/schema/index.js';
 import { ApiError } from '../errors.js';
 
-/** Keys are kept this long per partner (DESIGN §3). */
+/** Keys are kept this long per partner (docs/contract.md §3). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * A first request still unfinished after this long is taken to have died (a process killed

@@ -13,7 +13,7 @@ export interface TrialBalanceLine {
   balance: string;
 }
 
-/** DESIGN §11.5: every account's balance, and per asset the total, which is "0" in balanced books. */
+/** docs/contract.md §11.5: every account's balance, and per asset the total, which is "0" in balanced books. */
 export interface TrialBalance {
   accounts: TrialBalanceLine[];
   totals: Record<string, string>;
@@ -26,7 +26,7 @@ export type LedgerLine = Omit<LedgerLineRow, 'created_at' | 'amount'> & { create
 export const LEDGER_CSV_COLUMNS = ['created_at', 'transaction_id', 'kind', 'account', 'asset', 'amount', 'order_id', 'partner_id', 'memo'] as const;
 
 /**
- * The operator's reads of the ledger (DESIGN §11.5): the trial balance, at any moment, and the
+ * The operator's reads of the ledger (docs/contract.md §11.5): the trial balance, at any moment, and the
  * lines of a period for the accountant, as JSON or CSV. Amounts are the database's exact sums,
  * written without trailing zeros.
  */

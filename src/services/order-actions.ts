@@ -9,19 +9,19 @@ import type { CurrencyCatalog } from './currency-catalog.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
 import { checkRefundAddress } from './refund-address.js';
 
-/** An action as asked for (DESIGN §7.5); only set_refund_address carries anything. */
+/** An action as asked for (docs/contract.md §7.5); only set_refund_address carries anything. */
 export type ActionRequest =
   | { action: 'cancel' | 'continue' | 'refund' }
   | { action: 'set_refund_address'; refundAddress: string; refundAddressTag?: string | undefined };
 
 /**
- * Who asks: the order's partner (the key, or the cabinet person: DESIGN §10.2), or the operator
+ * Who asks: the order's partner (the key, or the cabinet person: docs/contract.md §10.2), or the operator
  * (on any order). Stored on the order_events row (actorColumns).
  */
 export type ActionActor = Exclude<MoveActor, 'system'>;
 
 /**
- * The order actions of DESIGN §7.5, for the partner API and the operator API alike. Each is one
+ * The order actions of docs/contract.md §7.5, for the partner API and the operator API alike. Each is one
  * event of the lifecycle table applied by OrderLifecycle (the only writer of status): one
  * transaction with its order_events row, version-checked, so of two actions racing on one order
  * the table decides the second against what the first left (409 when it is no longer offered).
@@ -57,7 +57,7 @@ export class OrderActions {
   }
 
   /**
-   * The markup a continued order is priced with again (DESIGN §10.1): `continue` re-prices the
+   * The markup a continued order is priced with again (docs/contract.md §10.1): `continue` re-prices the
    * order at the float rate, as a new order would be, so with its partner's markup now; stored
    * with the move, the exchange applies it and partner_fee comes from it, whatever the markup is
    * by the time the exchange runs.

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { insertOrderEvents } from '../db/repositories/order-events-repository.js';
 import { MOVE_BATCH_LIMIT, moveOrder, moveOrders, type ExpectedVersion } from '../db/repositories/order-moves-repository.js';
 import type { MovableOrder } from '../db/repositories/order-queue-repository.js';
-import { actorColumns, findOrder, insertOrderEvent, type MoveActor } from '../db/repositories/orders-repository.js';
+import { actorColumns, findOrder, type MoveActor } from '../db/repositories/orders-repository.js';
 import { findPayoutRequest, insertPayoutRequest, minedTransactionFee } from '../db/repositories/payouts-repository.js';
 import { postLedger } from '../db/repositories/ledger-repository.js';
 import type { Database } from '../db/schema/index.js';
@@ -21,7 +21,7 @@ import { InProcessOrderMoves, type OrderMoveFeed } from './order-move-feed.js';
 /** A payout or refund to record in the same transaction as the move that requires it. */
 export interface OutboxRequest {
   kind: 'payout' | 'refund';
-  /** The currency sent: the signer pays a token by its contract (DESIGN §11). */
+  /** The currency sent: the signer pays a token by its contract (docs/contract.md §11). */
   currency_id: string;
   chain: string;
   address: string;
@@ -58,7 +58,7 @@ const MAX_VERSION_RETRIES = 3;
 export class OrderLifecycle {
   /** Moves of live orders. */
   readonly transitions: Counter<'from' | 'to'>;
-  /** Moves of sandbox orders (DESIGN §7.6): partners' tests, kept out of the live figures. */
+  /** Moves of sandbox orders (docs/contract.md §7.6): partners' tests, kept out of the live figures. */
   readonly sandboxTransitions: Counter<'from' | 'to'>;
 
   constructor(
@@ -69,11 +69,11 @@ export class OrderLifecycle {
     private readonly chainOf: (currencyId: string) => string,
     /** Asset names of currencies and chains' fee coins, for the ledger postings of the moves. */
     private readonly assets: LedgerAssets,
-    /** Where the Order's links begin in webhook bodies (status_url, DESIGN §10.10). */
+    /** Where the Order's links begin in webhook bodies (status_url, docs/contract.md §10.10). */
     private readonly linkBase: LinkBase = '',
     /** PAYOUT_SIGNER_CHAINS: live payouts on these chains are the signer's, the rest the simulator's. */
     private readonly signerChains: ReadonlySet<string> = new Set(),
-    /** Where each move's snapshot goes, for the status streams (DESIGN §10.11). */
+    /** Where each move's snapshot goes, for the status streams (docs/contract.md §10.11). */
     private readonly moves: OrderMoveFeed = new InProcessOrderMoves(),
   ) {
     this.transitions = new Counter({
@@ -121,7 +121,7 @@ export class OrderLifecycle {
           updated_at: now,
         });
         if (row === undefined) return undefined;
-        await insertOrderEvent(tx, {
+        await insertOrderEvents(tx, [{
           order_id: order.id,
           from_status: order.status,
           to_status: move.to,
@@ -130,7 +130,7 @@ export class OrderLifecycle {
           data: options.data ?? null,
           ...actorColumns(options.actor ?? 'system'),
           created_at: now,
-        });
+        }]);
         const outbox = outboxFor(move.to, options.outbox) ?? refundRequest(order, row, now, this.chainOf);
         if (outbox !== undefined) {
           // Who pays is decided once, here: the signer claims only its own rows, so a payout is
@@ -138,11 +138,11 @@ export class OrderLifecycle {
           const payer = !row.sandbox && this.signerChains.has(outbox.chain) ? 'signer' : 'simulator';
           await insertPayoutRequest(tx, { order_id: order.id, ...outbox, payer, created_at: now });
         }
-        // The webhook outbox: the partner hears of every move, committed with it (DESIGN §7.5, §8).
+        // The webhook outbox: the partner hears of every move, committed with it (docs/contract.md §7.5, §8).
         // A move that keeps the status still changed the Order (actions, refund address, reason,
         // confirmations), so it is an order.status_changed with previous_status equal to status.
         await recordOrderEvents(tx, [{ order: row, previousStatus: order.status }], now, this.linkBase);
-        // The status streams' copy of this version (DESIGN §10.11), committed with the move.
+        // The status streams' copy of this version (docs/contract.md §10.11), committed with the move.
         snapshot = this.snapshot(row, now);
         await this.moves.record(tx, [snapshot]);
         await options.inTransaction?.(tx);
@@ -258,7 +258,7 @@ export class OrderLifecycle {
 const REASONED: ReadonlySet<OrderStatus> = new Set(['refunding', 'failed', 'expired']);
 
 /**
- * What the moves of DESIGN §7.5 write besides the status, decided here from the event so no
+ * What the moves of docs/contract.md §7.5 write besides the status, decided here from the event so no
  * caller can forget it:
  * - a refund hold lives only in refunding (the schema checks it): leaving refunding, asking for
  *   the refund (`refund`) or the hold running out (`hold_expired`) ends it;

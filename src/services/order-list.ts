@@ -16,7 +16,7 @@ import { ApiError } from '../errors.js';
 import type { OrderReader } from './order-service.js';
 import { sandboxScope } from './partner-access.js';
 
-/** Default and largest page of GET /partner/orders (DESIGN §7.2). */
+/** Default and largest page of GET /partner/orders (docs/contract.md §7.2). */
 export const ORDER_PAGE_DEFAULT = 20;
 export const ORDER_PAGE_MAX = 100;
 
@@ -30,7 +30,7 @@ const CURSOR_PAYLOAD = /^([0-9]{1,16})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
  */
 export type OrderListQuery = Omit<PartnerOrderFilter, 'searchId' | 'searchShortId' | 'sandbox'> & {
   /**
-   * Which mode's orders, as asked. A key lists its own mode's (DESIGN §10.2): asking for the
+   * Which mode's orders, as asked. A key lists its own mode's (docs/contract.md §10.2): asking for the
    * other is a 400; the cabinet asks for either (default live).
    */
   sandbox?: boolean | undefined;

@@ -4,7 +4,7 @@ import { insertOrderSnapshots, snapshotsAfter, type NewOrderSnapshot } from '../
 import { ORDER_STATUSES, type OrderStatus } from '../domain/order-status.js';
 
 /**
- * How a process learns that an order moved (DESIGN §10.11), so its open status streams can be
+ * How a process learns that an order moved (docs/contract.md §10.11), so its open status streams can be
  * told without asking the database per event and stream. OrderLifecycle records each move's
  * snapshot (the Order as GET answered it at that version) in the move's transaction; the feed
  * hands it to every subscriber of every process once committed.

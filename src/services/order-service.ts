@@ -49,12 +49,12 @@ import { statusAt, type OrderStatus } from '../domain/order-status.js';
 /** A status link token as the service or migration 0050 makes it; any other is not looked up. */
 export const STATUS_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,64}$/;
 
-/** An order's status page token (DESIGN §10.10): 24 random bytes, 32 base64url characters (192 bits). */
+/** An order's status page token (docs/contract.md §10.10): 24 random bytes, 32 base64url characters (192 bits). */
 function newStatusToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-/** Every order's deposit window (spec §8). */
+/** Every order's deposit window (docs/contract.md §4). */
 export const DEPOSIT_WINDOW_MS = 30 * 60 * 1000;
 const SHORT_ID_ATTEMPTS = 5;
 /**
@@ -74,7 +74,7 @@ export interface CreateOrderInput {
    * amountTo is given (the route refuses both or neither).
    */
   amountFrom?: Decimal | undefined;
-  /** A reverse order (DESIGN §7.1): priced at the smallest amount_from whose payout reaches it. */
+  /** A reverse order (docs/contract.md §7.1): priced at the smallest amount_from whose payout reaches it. */
   amountTo?: Decimal | undefined;
   rateType: RateType;
   recipientAddress: string;
@@ -85,19 +85,19 @@ export interface CreateOrderInput {
   quoteId?: string | undefined;
   /**
    * From the key that authenticated the request, never from the body: a sandbox key's order
-   * (DESIGN §7.6) runs on the simulator only, whatever chains are configured.
+   * (docs/contract.md §7.6) runs on the simulator only, whatever chains are configured.
    */
   sandbox: boolean;
-  /** The key that creates the order, recorded on the order and its creation event (DESIGN §10.2). */
+  /** The key that creates the order, recorded on the order and its creation event (docs/contract.md §10.2). */
   keyId: string;
-  /** The partner's own reference (DESIGN §10.8): unique per partner and mode. */
+  /** The partner's own reference (docs/contract.md §10.8): unique per partner and mode. */
   externalId?: string | undefined;
   /** The partner's string map (the route checked its bounds). */
   metadata?: OrderMetadata | undefined;
   /** X-End-User-IP, already parsed: checked against the operator's blocklist, stored for the operator. */
   endUserIp?: EndUserIp | undefined;
   /**
-   * The key is a client key (DESIGN §10.9): an Idempotency-Key replay answers only an order this
+   * The key is a client key (docs/contract.md §10.9): an Idempotency-Key replay answers only an order this
    * key created, never one of the partner's other keys (anyone may hold a client key).
    */
   clientKey?: boolean;
@@ -136,7 +136,7 @@ export class OrderService {
       if (claim.kind === 'replay') return { order: await this.replay(partner, input, claim.orderId), replayed: true };
     }
     // A replay above answers as it always did, whatever the blocklist or the external_id now
-    // say (docs/decisions.md, "Order metadata"): it is the order this request already made.
+    // say (docs/adr/0032-order-metadata.md): it is the order this request already made.
     try {
       await this.checkEndUser(input.endUserIp);
       if (input.externalId !== undefined) await this.checkExternalId(partner, input.sandbox, input.externalId);
@@ -189,7 +189,7 @@ export class OrderService {
 
   /**
    * By UUID or short id (case-insensitive); anything else, another partner's order, or (for a
-   * key) an order of the other mode (DESIGN §10.2) is 404. Only the columns the partner's view
+   * key) an order of the other mode (docs/contract.md §10.2) is 404. Only the columns the partner's view
    * shows.
    */
   async get(access: OrderReader, orderId: string): Promise<PartnerOrderRow> {
@@ -221,7 +221,7 @@ export class OrderService {
   }
 
   /**
-   * The order behind a status link (DESIGN §10.10), as its public view reads it; 404 for any
+   * The order behind a status link (docs/contract.md §10.10), as its public view reads it; 404 for any
    * other token. A token that is not of the form the service makes is not looked up.
    */
   async findByStatusToken(token: string): Promise<PublicOrderRow & { version: number }> {
@@ -231,7 +231,7 @@ export class OrderService {
   }
 
   /**
-   * POST /partner/orders/status (DESIGN §10.11): each of `ids` that is an order this access
+   * POST /partner/orders/status (docs/contract.md §10.11): each of `ids` that is an order this access
    * reads, with its status (as GET shows it at `now`), version and updated_at, in one read; any
    * other id (unknown, another partner's, the other mode's, another key's for a client key, not
    * a UUID) is left out. In the order of `ids`.
@@ -268,7 +268,7 @@ export class OrderService {
   /**
    * Every check of a new order, in v1.1's order (pair, recipient, refund address, amount or
    * quote), each problem recorded rather than ending the request, so the 4xx lists them all
-   * (DESIGN §10.4: a bad recipient and a bad refund address are two items) and answers the
+   * (docs/contract.md §10.4: a bad recipient and a bad refund address are two items) and answers the
    * first, as v1.1 did. A check that needs what an earlier one could not give (a side's row, a
    * usable pair) is skipped.
    */
@@ -287,7 +287,7 @@ export class OrderService {
               quoteId: undefined,
             }))
           : await problems.checkAsync(() => this.lockedQuote(partner, from, to, input));
-      // A locked quote too: the wallet may have run short since it was given (DESIGN §11.7).
+      // A locked quote too: the wallet may have run short since it was given (docs/contract.md §11.7).
       const priced = checked?.priced;
       if (priced !== undefined) problems.check(() => this.quotes.checkLiquidity(priced, input.sandbox === true));
     }
@@ -310,7 +310,7 @@ export class OrderService {
     idempotencyKey: string | undefined,
   ): Promise<PartnerOrderRow> {
     const now = this.clock.now();
-    // A sandbox order's address is keyless and made here (DESIGN §7.6): no stock, no pool row.
+    // A sandbox order's address is keyless and made here (docs/contract.md §7.6): no stock, no pool row.
     const pool = !input.sandbox && this.addresses.usesPool(priced.from);
     const stocked = input.sandbox ? this.addresses.sandbox(priced.from) : pool ? undefined : await this.addresses.reserve(priced.from);
     try {
@@ -358,7 +358,7 @@ export class OrderService {
       exact_rate: priced.exactRate.toFixed(),
       quote_id: input.quoteId ?? null,
       markup_bps: priced.markupBps,
-      // What the quote told of cost and time, kept as told (DESIGN §10.6).
+      // What the quote told of cost and time, kept as told (docs/contract.md §10.6).
       network_fee: priced.networkFee.toFixed(),
       network_fee_usd: priced.networkFeeUsd.toFixed(),
       eta_seconds: priced.etaSeconds,
@@ -423,7 +423,7 @@ export class OrderService {
   }
 
   /**
-   * Pool drain (issue 12): a partner may have only so many orders awaiting a deposit, so one key
+   * Pool drain: a partner may have only so many orders awaiting a deposit, so one key
    * cannot take every address of a shared pool (or fill the table) and leave other partners'
    * orders failing. create_partner_order counts them after writing the order, with the
    * partner's row locked until the commit: concurrent creations of one partner count one after
@@ -480,7 +480,7 @@ export class OrderService {
         amountTo: quote.amountTo,
         rate: quote.rate,
         exactRate: quote.exactRate,
-        // The order earns the markup its quote was priced with, not the partner's now (issue 26.1).
+        // The order earns the markup its quote was priced with, not the partner's now.
         markupBps: this.quotes.fixedQuoteMarkup(quote, partner),
       },
       quoteId: quote.id,
@@ -488,7 +488,7 @@ export class OrderService {
   }
 }
 
-/** 409 with the existing order's id in `order_id` (DESIGN §10.8). */
+/** 409 with the existing order's id in `order_id` (docs/contract.md §10.8). */
 function externalIdConflict(orderId: string): ApiError {
   return new ApiError(
     'external_id_conflict',
@@ -518,7 +518,7 @@ function ownerOf(access: OrderReader): OrderOwner {
 }
 
 /**
- * A client key reads orders by UUID only (DESIGN §10.9): anyone may hold it, and short ids, being
+ * A client key reads orders by UUID only (docs/contract.md §10.9): anyone may hold it, and short ids, being
  * short, could be walked to find other users' orders made through the same app.
  */
 function refuseShortIdForClientKey(access: OrderReader): void {
@@ -566,7 +566,7 @@ function checkRecipientAddress(to: CurrencyRow, input: CreateOrderInput): void {
   }
 }
 
-/** The refund address's rule is the PUT's (issue 26.3): its tag checked, and required on memo chains. */
+/** The refund address's rule is the PUT's: its tag checked, and required on memo chains. */
 function checkRefund(from: CurrencyRow, input: CreateOrderInput): void {
   if (input.refundAddress !== undefined) checkRefundAddress(from, input.refundAddress, input.refundAddressTag);
   else if (input.refundAddressTag !== undefined) {

@@ -10,7 +10,7 @@ export const ORDER_STATUS_REFRESH_MS = 15_000;
 /**
  * orders_by_status: counted by the database on a timer, and a scrape reads the last count.
  * Counting on every scrape let anyone who reached /metrics run a count(*) … group by over orders
- * as often as they liked (issue 12); now the database sees one count per interval whatever the
+ * as often as they liked; now the database sees one count per interval whatever the
  * scrape rate, and the value is at most that old. Every process counts the shared table, so the
  * figure is the same from any of them.
  */

@@ -4,7 +4,7 @@ import { FINAL_STATUSES, type OrderStatus } from '../domain/order-status.js';
 import type { OrderMove } from './order-move-feed.js';
 
 /**
- * One open status stream (DESIGN §10.11): Server-Sent Events of a set of orders, written to
+ * One open status stream (docs/contract.md §10.11): Server-Sent Events of a set of orders, written to
  * `body` (the route sends it). It keeps, per order, the last version it wrote, and writes a
  * version only when it is the next one: an older or repeated one is dropped, and a gap (moves
  * missed while a LISTEN connection was down, or a version told before this stream existed) is
@@ -81,7 +81,7 @@ export class OrderStream {
   }
 
   /**
-   * The first events (DESIGN §10.11): for each order, its current state unless the reader has
+   * The first events (docs/contract.md §10.11): for each order, its current state unless the reader has
    * seen it (`lastSeen`, from Last-Event-ID); what it missed in between comes from the stored
    * snapshots. Then the moves told meanwhile, in order.
    */

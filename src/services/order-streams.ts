@@ -16,7 +16,7 @@ import { STATUS_TOKEN_PATTERN } from './order-service.js';
 import { UUID_PATTERN } from '../domain/short-id.js';
 
 /**
- * The status streams of one process (DESIGN §10.11): it opens them, hands every move the feed
+ * The status streams of one process (docs/contract.md §10.11): it opens them, hands every move the feed
  * tells (services/order-move-feed.ts) to the streams of that order, pings them all on one timer,
  * and counts them: per key, per client address (streams without a full key: the public one and
  * client keys shipped in apps) and per process, each capped (StreamConfig; 429 past a cap).

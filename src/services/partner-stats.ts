@@ -31,7 +31,7 @@ export interface CommissionSummary {
 }
 
 /**
- * GET /partner/stats and the operator's commission report (DESIGN §7.8): the figures the
+ * GET /partner/stats and the operator's commission report (docs/contract.md §7.8): the figures the
  * orders recorded at their exchange moment, summed exactly: live orders, or a sandbox key's test
  * orders for its own stats.
  */
@@ -46,7 +46,7 @@ export class PartnerStats {
     return checkedPeriod(query, this.clock.now());
   }
 
-  /** GET /partner/stats: the key's mode's orders (DESIGN §10.2). */
+  /** GET /partner/stats: the key's mode's orders (docs/contract.md §10.2). */
   async partnerStats(access: Pick<KeyAccess, 'partner' | 'mode'>, from: Date, to: Date) {
     const sandbox = access.mode === 'sandbox';
     const partnerId = access.partner.id;

@@ -33,7 +33,7 @@ export interface QuoteRequest {
   /** In coin_from units; the pair's min_amount when omitted (and amountTo is too). */
   amount?: Decimal | undefined;
   /**
-   * In coin_to units, instead of `amount` (a reverse quote, DESIGN §7.1): the smallest coin_from
+   * In coin_to units, instead of `amount` (a reverse quote, docs/contract.md §7.1): the smallest coin_from
    * amount whose payout reaches it is quoted. Callers pass at most one of the two.
    */
   amountTo?: Decimal | undefined;
@@ -41,11 +41,11 @@ export interface QuoteRequest {
   /** The calling partner; its markup applies, else the default markup. */
   partner?: PartnerRow | undefined;
   /**
-   * The markup to price with instead, in bps: an order's stored one (DESIGN §10.1), when the
+   * The markup to price with instead, in bps: an order's stored one (docs/contract.md §10.1), when the
    * exchange prices a float order again.
    */
   markupBps?: number | undefined;
-  /** A sandbox key's request (DESIGN §7.6): paid out by the simulator, so any chain's payouts are open to it. */
+  /** A sandbox key's request (docs/contract.md §7.6): paid out by the simulator, so any chain's payouts are open to it. */
   sandbox?: boolean | undefined;
 }
 
@@ -60,7 +60,7 @@ export interface PricedQuote {
   rate: Decimal;
   /** Exact net rate (up to 40 significant digits): what a fixed order locks. */
   exactRate: Decimal;
-  /** The partner's markup it was priced with, bps: what an order made from it stores (DESIGN §10.1). */
+  /** The partner's markup it was priced with, bps: what an order made from it stores (docs/contract.md §10.1). */
   markupBps: number;
   minAmount: Decimal;
   maxAmount: Decimal;
@@ -68,7 +68,7 @@ export interface PricedQuote {
   minAmountTo: Decimal;
   maxAmountTo: Decimal;
   /**
-   * The payout network fee the pricing deducted from amountTo (DESIGN §10.6): coin_to's
+   * The payout network fee the pricing deducted from amountTo (docs/contract.md §10.6): coin_to's
    * payout_fee, in coin_to, and its USD value at the coin_to price quoted (USD_PLACES, rounded
    * down, as partner_fee's).
    */
@@ -78,7 +78,7 @@ export interface PricedQuote {
   etaSeconds: number;
 }
 
-/** An amount outside the pair's limits, with the limits in both units (DESIGN §7.1). */
+/** An amount outside the pair's limits, with the limits in both units (docs/contract.md §7.1). */
 export type AmountOutOfRangeBothUnits = AmountOutOfRange & { minAmountTo: Decimal; maxAmountTo: Decimal };
 
 /** Too many decimals, and which amount had them (amount_to is checked against coin_to). */
@@ -101,7 +101,7 @@ export interface PriceLookup {
 type Side = 'from' | 'to';
 
 /**
- * What a request calls its two amounts, for the field of an amount item (DESIGN §10.4): the
+ * What a request calls its two amounts, for the field of an amount item (docs/contract.md §10.4): the
  * rates query says `amount` and `amount_to`, an order's body `amount_from` and `amount_to`.
  */
 export interface AmountFieldNames {
@@ -153,7 +153,7 @@ export class QuoteService {
     private readonly clock: Clock,
   ) {}
 
-  /** What the hot wallets can pay (DESIGN §11.7); without one nothing is checked (the worker, tests). */
+  /** What the hot wallets can pay (docs/contract.md §11.7); without one nothing is checked (the worker, tests). */
   private liquidity: Pick<HotWalletLiquidity, 'canPay' | 'hasLeft'> | undefined;
 
   /** Checks live quotes and orders against what the signer's hot wallets can pay (runtime.ts). */
@@ -173,7 +173,7 @@ export class QuoteService {
 
   /**
    * 422 pair_unavailable, item insufficient_liquidity, when the hot wallet cannot pay this
-   * quote's amount_to beside the payouts already waiting (DESIGN §11.7): a partner never gets a
+   * quote's amount_to beside the payouts already waiting (docs/contract.md §11.7): a partner never gets a
    * quote, nor creates an order, that the exchange could not pay now. Live callers only: a
    * sandbox order is paid by the simulator. How much the wallet holds is not told.
    */
@@ -199,7 +199,7 @@ export class QuoteService {
   }
 
   /**
-   * resolvePair, its problems recorded in `problems` (both sides' at once, DESIGN §10.4) rather
+   * resolvePair, its problems recorded in `problems` (both sides' at once, docs/contract.md §10.4) rather
    * than thrown: what was found, for a caller that goes on to find the request's other problems.
    * The checks run in v1.1's order, so the first problem is the one v1.1 answered.
    */
@@ -317,7 +317,7 @@ export class QuoteService {
   }
 
   /**
-   * When a float quote's prices stop being fresh (DESIGN §10.6, its expires_at): the earlier of the
+   * When a float quote's prices stop being fresh (docs/contract.md §10.6, its expires_at): the earlier of the
    * two prices' freshness bounds. Read in the same handler as the quote, so the same prices; a
    * price gone meanwhile answers now.
    */
@@ -365,7 +365,7 @@ export class QuoteService {
   }
 
   /**
-   * The markup a fixed quote was priced with, which an order locking it stores (DESIGN §10.1): the
+   * The markup a fixed quote was priced with, which an order locking it stores (docs/contract.md §10.1): the
    * one in its token; a token of the previous format carries none, and was priced with the default
    * markup when asked without a key, else with the partner's (taken as it is now).
    */
@@ -387,7 +387,7 @@ export class QuoteService {
 
   /**
    * The switches, and what the server has configured (CurrencyCatalog: deposit wallets, payout
-   * paths, DESIGN §11.1): one item per side that stops the pair, its first reason (inactive, then
+   * paths, docs/contract.md §11.1): one item per side that stops the pair, its first reason (inactive, then
    * switched off, then not configured), listed in v1.1's order of checks so the first is the one
    * v1.1 answered.
    */

@@ -20,7 +20,7 @@ import { redisReady } from './redis-ready.js';
  * logged, is the honest degradation the design asks for. The security throttles (failed admin
  * tokens, cabinet sign-ins) are the exception: for them an unchecked attempt falls back to an
  * in-process count (plugins/rate-limit.ts, `attempts`), since unlimited guessing is worse than
- * N budgets (issue 36.4).
+ * N budgets.
  */
 export interface RateLimiter {
   /** Counts one request against `bucket`, whose budget per window is `limit`. Never rejects. */

@@ -28,7 +28,7 @@ export interface ChainHealth {
   node: string;
 }
 
-/** One worker loop as its heartbeat row says (issue 36.2). */
+/** One worker loop as its heartbeat row says. */
 export interface WorkerHealth {
   id: string;
   kind: WorkerKind;
@@ -45,7 +45,7 @@ export interface WorkerHealth {
 }
 
 export interface ReadinessReport {
-  /** The database answers: the only thing this process cannot serve without (docs/decisions.md, Operations). */
+  /** The database answers: the only thing this process cannot serve without (docs/adr/0017-operations.md). */
   ready: boolean;
   database: { ok: boolean; ping_ms: number };
   /** Null without REDIS_URL (counting in-process). Informational: rate limits fail open, throttles fall back to memory. */
@@ -78,7 +78,7 @@ export interface ReadinessDeps {
 
 /**
  * Readiness and the details behind it, computed once for both audiences: the public /readyz
- * shows only `ready` and each dependency's name with ok or not (issue 12: it once echoed a
+ * shows only `ready` and each dependency's name with ok or not (it once echoed a
  * node's URL and the start of its HTML error page to anyone); GET /admin/v1/health shows it all.
  */
 export class Readiness {

@@ -3,10 +3,10 @@ import { checkRecipient } from '../domain/addresses/recipient-check.js';
 import { ApiError } from '../errors.js';
 
 /**
- * The one rule for a refund address (issue 26.3), at order creation and in PUT
+ * The one rule for a refund address, at order creation and in PUT
  * /partner/orders/{id}/refund-address alike: the address by the deposit chain's format, and its
  * memo or tag as a recipient's is checked (required where the deposit chain routes by memo,
- * refused where it uses none). 400 with what is wrong, and its item (DESIGN §10.4):
+ * refused where it uses none). 400 with what is wrong, and its item (docs/contract.md §10.4):
  * `address_invalid` on refund_address, `memo_required` or `memo_invalid` on refund_address_tag.
  */
 export function checkRefundAddress(from: CurrencyRow, address: string, tag: string | undefined): void {

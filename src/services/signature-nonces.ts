@@ -5,7 +5,7 @@ import type { Db } from '../db/schema/index.js';
 import { redisReady } from './redis-ready.js';
 
 /**
- * Which timestamped signatures (DESIGN §7.7) have been accepted already, so that each is
+ * Which timestamped signatures (docs/contract.md §7.7) have been accepted already, so that each is
  * accepted once: in Redis when REDIS_URL is set, else in PostgreSQL when DATABASE_URL is set
  * (both shared by every API process), else in this process's memory (the embedded default is
  * one process).

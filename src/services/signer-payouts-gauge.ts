@@ -5,7 +5,7 @@ import type { Metrics } from '../metrics.js';
 import { ORDER_STATUS_REFRESH_MS } from './order-status-gauge.js';
 
 /**
- * signer_payouts{chain,state}: the signer's unfinished payouts (issue 28), counted on the same
+ * signer_payouts{chain,state}: the signer's unfinished payouts, counted on the same
  * timer as orders_by_status (never per scrape): `awaiting_liquidity` is the hot wallet running
  * short, `awaiting_approval` an operator's queue, `paused` a brake that is on.
  */

@@ -49,7 +49,7 @@ export class SignerChainHoldings implements ChainHoldings {
   }
 }
 
-/** DESIGN §11.5: one asset's line of GET /admin/v1/treasury, exact decimals as strings. */
+/** docs/contract.md §11.5: one asset's line of GET /admin/v1/treasury, exact decimals as strings. */
 export interface TreasuryLine {
   /** The ledger's live hot_wallet balance. */
   holdings_ledger: string;
@@ -83,7 +83,7 @@ export interface Transfer {
 }
 
 /**
- * The treasury (DESIGN §11.5, issue 29.3): per asset what the ledger says the hot wallet holds,
+ * The treasury (docs/contract.md §11.5): per asset what the ledger says the hot wallet holds,
  * what the chain says, what is in flight between the two, and the drift that none of it
  * explains (`treasury_drift{asset}`, alerted on in ops/prometheus/treasury-alerts.yml); beside them what is
  * owed to partners and what the conversions earned. Recomputed on each read and, where a chain

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * SSRF rules of webhook URLs (DESIGN §8). In production only `https` URLs whose every resolved
+ * SSRF rules of webhook URLs (docs/contract.md §8). In production only `https` URLs whose every resolved
  * address is public are used; WEBHOOK_ALLOW_PRIVATE=true (the embedded default) also allows
  * `http` and private addresses, so a receiver on the developer's own machine works.
  */
@@ -53,7 +53,7 @@ export function isPublicAddress(address: string): boolean {
   const groups = ipv6Groups(address);
   if (groups === undefined) return false;
   // A v6 form that carries a v4 reaches that v4 (the kernel, a NAT64 gateway or a 6to4 relay
-  // unwraps it): it is judged by the v4 it carries (issue 26.11).
+  // unwraps it): it is judged by the v4 it carries.
   const carried = carriedIpv4(groups);
   if (carried !== undefined && !isPublicAddress(carried.address)) return false;
   // The mapped, translated and compatible forms are the v4 itself; NAT64 and 6to4 stay refused

@@ -32,7 +32,7 @@ export const MAX_ENDPOINTS_PER_PARTNER = 10;
 
 /**
  * Whose endpoints: a partner's id (every mode: the cabinet), or a scope (an API key's: its own
- * mode's only, DESIGN §10.2). Another partner's endpoint, or the other mode's, is a 404.
+ * mode's only, docs/contract.md §10.2). Another partner's endpoint, or the other mode's, is a 404.
  */
 export type EndpointOwner = string | EndpointScope;
 
@@ -58,7 +58,7 @@ function newSecret(): string {
 }
 
 /**
- * Webhook endpoints and their delivery logs (DESIGN §8), for the partner API (scoped to the
+ * Webhook endpoints and their delivery logs (docs/contract.md §8), for the partner API (scoped to the
  * caller: another partner's endpoint is 404) and the operator API (any partner's).
  */
 export class WebhookEndpoints {
@@ -70,11 +70,11 @@ export class WebhookEndpoints {
   ) {}
 
   /**
-   * Creates an endpoint of the given mode (DESIGN §10.2: the key's, or the cabinet's choice);
+   * Creates an endpoint of the given mode (docs/contract.md §10.2: the key's, or the cabinet's choice);
    * its secret is returned here once, and only sealed after. The cap (MAX_ENDPOINTS_PER_PARTNER
    * per mode) is counted with the partner's row locked, so concurrent creates cannot pass it
    * together; a URL the operator disabled for this partner is refused (409) until the operator
-   * enables it again (issue 26.6).
+   * enables it again.
    */
   async create(owner: { partnerId: string; mode: Mode }, input: { url: string; events?: WebhookEventType[] | null; description?: string | null }) {
     this.checkUrl(input.url);

@@ -8,7 +8,7 @@ import type { WebhookEventType } from '../domain/webhook-events.js';
 import { writeString } from '../json.js';
 
 /**
- * The webhook outbox (DESIGN §8): what an order move writes, in its own transaction, for the
+ * The webhook outbox (docs/contract.md §8): what an order move writes, in its own transaction, for the
  * partner's endpoints. Its two callers are the two writers of an order's status: order creation
  * (`order.created`) and OrderLifecycle (`order.status_changed`, every transition).
  */
@@ -42,7 +42,7 @@ export function pingBody(at: Date): string {
  * Records the events of order moves made in `tx` at `now` (created when previousStatus is null;
  * the Orders' links on `base`),
  * one statement whatever their number: each becomes a pending delivery per endpoint that takes it
- * (of the order's mode: DESIGN §10.2).
+ * (of the order's mode: docs/contract.md §10.2).
  */
 export async function recordOrderEvents(tx: Db, moves: readonly OrderMoveRecord[], now: Date, base: LinkBase): Promise<void> {
   const events: NewOrderWebhookEvent[] = moves.map(({ order, previousStatus }) => {

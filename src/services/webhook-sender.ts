@@ -4,7 +4,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { isPublicAddress, systemResolver, urlHost, webhookUrlProblem, type Resolver } from './webhook-address-policy.js';
 
-/** Bytes of a receiver's answer read at most (DESIGN §8); the rest is never read. */
+/** Bytes of a receiver's answer read at most (docs/contract.md §8); the rest is never read. */
 export const MAX_RESPONSE_BYTES = 4096;
 /** Characters of a failed answer's body kept in the delivery log's error. */
 const ERROR_BODY_CHARS = 200;

@@ -87,7 +87,7 @@ export interface ChainPayer {
   /** Signs one transaction for as many of `payouts` as the hot wallet covers (see `paid`). */
   sign(tx: Db, payouts: readonly ClaimedPayout[]): Promise<SignOutcome>;
   /**
-   * What the hot wallet could pay now, before fees, per currency of the chain given (DESIGN
+   * What the hot wallet could pay now, before fees, per currency of the chain given (docs/contract.md
    * §11.7; stored in hot_wallet_balances): coins or balance that no stored transaction of the
    * chain takes. Missing from the map: a currency the payer cannot pay (published as zero).
    */

@@ -7,7 +7,7 @@ import { runSignerLoop } from './run.js';
 export const SIGNER_USAGE = `usage: npm run signer [-- <command>]
 
   (none) or run             the payout loop: claims requested payouts, checks them against
-                            the limits, signs, stores, broadcasts and confirms (DESIGN §11)
+                            the limits, signs, stores, broadcasts and confirms (docs/contract.md §11)
   init                      make SIGNER_KEY_FILE: new keys, sealed with SIGNER_PASSPHRASE
                             (never replaces an existing file)
   addresses [--json] [--network <name>]

@@ -1,7 +1,7 @@
 import { Decimal } from '../domain/money.js';
 
 /**
- * What a fee estimate must pass before the signer pays with it (DESIGN §11.7), beside each
+ * What a fee estimate must pass before the signer pays with it (docs/contract.md §11.7), beside each
  * chain's floor and ceiling: a node behind the chain is not asked for one at all, and an estimate
  * that jumped is held to a multiple of the last one used. Production peers learned both the hard
  * way: a node still syncing answers fees (and coins) of the past, and an estimator glitch once

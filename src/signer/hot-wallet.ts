@@ -20,10 +20,6 @@ export const HOT_WALLET_CHAINS: Readonly<Record<string, { family: KeyFamily; for
  */
 export const SIGNED_CHAINS: readonly string[] = ['BTC', 'LTC', 'ETH', 'BSC'];
 
-export function isHotWalletChain(chain: string): boolean {
-  return Object.hasOwn(HOT_WALLET_CHAINS, chain);
-}
-
 /**
  * The signer's keys, derived from the key file's mnemonics on the standard account paths of
  * each format (BIP-84 for BTC and LTC, BIP-44 for DOGE and EVM: HD_ACCOUNT_PATHS), so any wallet

@@ -4,7 +4,7 @@ import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 
 /**
- * The signer's key file (DESIGN §11.1, issue 28): the only place hot-wallet keys exist at rest.
+ * The signer's key file (docs/contract.md §11.1): the only place hot-wallet keys exist at rest.
  * One BIP-39 mnemonic per chain family (a family shares one seed: the Bitcoin family's chains
  * derive by their own coin type), sealed with a key derived from SIGNER_PASSPHRASE.
  *

@@ -43,7 +43,7 @@ interface Logger {
 }
 
 /**
- * Test hooks at the points a crash matters (issue 28's crash rounds kill the process there).
+ * Test hooks at the points a crash matters (the signer's crash tests kill the process there).
  * Production passes none.
  */
 export interface PayoutLoopHooks {
@@ -54,7 +54,7 @@ export interface PayoutLoopHooks {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The signer's loop (DESIGN §11.2): per chain, follows the transactions in flight (broadcast
+ * The signer's loop (docs/contract.md §11.2): per chain, follows the transactions in flight (broadcast
  * what was stored, confirm what is mined, broadcast again what was dropped), then signs the
  * chain's requested payouts as one batch.
  *
@@ -132,7 +132,7 @@ export class PayoutLoop {
       }
       this.behind.set(payer.chain, behind?.reason);
       try {
-        // Last, after what this pass signed took its coins: the API's quotes and gauges read it (DESIGN §11.7).
+        // Last, after what this pass signed took its coins: the API's quotes and gauges read it (docs/contract.md §11.7).
         await this.publishReadings(payer, behind?.message ?? null);
       } catch (error) {
         this.logger.error({ err: error, chain: payer.chain }, 'publishing what the hot wallet can pay failed');
@@ -141,7 +141,7 @@ export class PayoutLoop {
   }
 
   /**
-   * For the API (DESIGN §11.7): what the chain's hot wallet can pay now, per currency
+   * For the API (docs/contract.md §11.7): what the chain's hot wallet can pay now, per currency
    * (hot_wallet_balances), and the chain's last fee and whether its node is behind
    * (signer_chain_readings).
    */
@@ -169,7 +169,7 @@ export class PayoutLoop {
    * replaces what waited too long (payers with `replacement`: EVM). Of a replacement family
    * (the same nonce) every member is checked for a block, but only the newest is sent again or
    * replaced: the node holds one of a nonce. A transaction that could not be sent again (a
-   * nonce gap, DESIGN §11.7) fails the pass after the others are followed, so no later
+   * nonce gap, docs/contract.md §11.7) fails the pass after the others are followed, so no later
    * transaction of the chain is signed before the gap is filled.
    */
   private async follow(payer: ChainPayer): Promise<void> {

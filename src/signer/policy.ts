@@ -2,7 +2,7 @@ import { ConfigError } from '../config.js';
 import { Decimal, DECIMAL_PATTERN } from '../domain/money.js';
 
 /**
- * The signer's own limits (DESIGN §11.3), read from the signer's environment and nothing else:
+ * The signer's own limits (docs/contract.md §11.3), read from the signer's environment and nothing else:
  * a compromised API or database can ask for payouts, but never raise what the signer will sign.
  *
  * An asset is named as the catalog's coin when it is its chain's own coin (`BTC`, `ETH`) and
@@ -19,7 +19,7 @@ export interface AssetLimits {
 
 export type SignerPolicy = ReadonlyMap<string, AssetLimits>;
 
-/** The asset name of a catalog currency, as the policy variables spell it (and the ledger, DESIGN §11.4). */
+/** The asset name of a catalog currency, as the policy variables spell it (and the ledger, docs/contract.md §11.4). */
 export { assetName } from '../domain/asset-name.js';
 
 const VARIABLE = /^SIGNER_(MAX_PAYOUT|MAX_DAILY|APPROVAL_ABOVE)_([A-Z0-9_]+)$/;

@@ -56,7 +56,7 @@ const DEFAULT_EVM_FEES: Readonly<Record<string, { minPriority: string; max: stri
 };
 
 /**
- * The signer's configuration, from the signer's environment only (DESIGN §11.1): it reaches
+ * The signer's configuration, from the signer's environment only (docs/contract.md §11.1): it reaches
  * PostgreSQL (its own role, docs/security.md) and each chain's node; its limits are its own.
  */
 export function loadSignerConfig(env: Env): SignerConfig {

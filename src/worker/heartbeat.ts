@@ -30,7 +30,7 @@ export function retryDelayMs(baseMs: number, failures: number): number {
 const FORGET_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
- * The heartbeat row of one worker loop (worker_heartbeats, issue 36.2). `beat()` is called after
+ * The heartbeat row of one worker loop (worker_heartbeats). `beat()` is called after
  * each pass that succeeded; it writes at most every HEARTBEAT_EVERY_MS. Failures to write are the
  * caller's to log: a beat that cannot be written is a database outage, which the loop reports.
  */

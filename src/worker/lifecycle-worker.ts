@@ -52,7 +52,7 @@ export interface WorkerSettings {
 }
 
 /**
- * What sandbox orders (DESIGN §7.6) run on: the simulator's watcher, exchanger and payout sender,
+ * What sandbox orders (docs/contract.md §7.6) run on: the simulator's watcher, exchanger and payout sender,
  * whatever the live ones are. Chosen per order, so a sandbox order never reaches a node watcher,
  * an exchange or a payout adapter, even where real ones are configured.
  */
@@ -124,7 +124,7 @@ export class LifecycleWorker {
       registers: [deps.metrics.registry],
     });
     // Registered by the first pass (measureLag), not here: an API process with WORKER=off
-    // builds this worker but never runs it, and exported a lag of 0 forever (issue 36.2).
+    // builds this worker but never runs it, and exported a lag of 0 forever.
     this.lag = new Gauge({
       name: 'worker_lag_seconds',
       help: 'Age of the oldest order step that is due and not yet done (exported by processes that run lifecycle passes).',
@@ -188,7 +188,7 @@ export class LifecycleWorker {
   }
 
   /**
-   * Pool drain (issue 12): a pool address (SOL) was bound to its order forever, so expired
+   * Pool drain: a pool address (SOL) was bound to its order forever, so expired
    * orders used the pool up. Once an order ended with no deposit and its late-deposit watch is
    * over (LATE_DEPOSIT_WATCH_MS after expires_at), nothing will ever be credited to it through
    * that address, so the address goes back to its pool. At most once a minute per worker; the
@@ -366,7 +366,7 @@ export class LifecycleWorker {
     await lifecycle.apply(order.id, 'exchange_filled', {
       changes: {
         amount_to_final: amount.toFixed(),
-        // DESIGN §10.1: for display, rounded down as rate_quoted is.
+        // docs/contract.md §10.1: for display, rounded down as rate_quoted is.
         rate_final: received.isZero() ? null : floorRatio(amount, received, to.decimals).toFixed(),
         ...(await this.commission(order, from, to, received)),
       },
@@ -384,11 +384,11 @@ export class LifecycleWorker {
 
   /**
    * Gathers what the exchange decision needs (for a float order, the pair priced at the received
-   * amount now, with the markup stored on the order: DESIGN §10.1) and makes it:
+   * amount now, with the markup stored on the order: docs/contract.md §10.1) and makes it:
    * domain/exchange-decision.ts.
    */
   private async decide(order: OrderRow, from: CurrencyRow, to: CurrencyRow, received: Decimal): Promise<ExchangeDecision> {
-    // A continued order (DESIGN §7.5) is re-priced at the float rate, whatever it was created as.
+    // A continued order (docs/contract.md §7.5) is re-priced at the float rate, whatever it was created as.
     if (order.rate_type === 'fixed' && order.continued_at === null) {
       return decideExchange({
         rateType: 'fixed',
@@ -401,7 +401,7 @@ export class LifecycleWorker {
     }
     return decideExchange({
       rateType: 'float',
-      // The markup of its creation, or of its continue (issue 26.1), not the partner's now.
+      // The markup of its creation, or of its continue, not the partner's now.
       priced: this.deps.quotes.tryPricePair(from, to, { amount: received, rateType: 'float', markupBps: order.markup_bps }),
       attempts: order.attempts,
       maxAttempts: this.deps.settings.maxAttempts,
@@ -409,9 +409,9 @@ export class LifecycleWorker {
   }
 
   /**
-   * The partner's markup share of this exchange (DESIGN §7.8), recorded with the move into
+   * The partner's markup share of this exchange (docs/contract.md §7.8), recorded with the move into
    * sending: in coin_to and in USD at this moment's prices, with the markup the order was priced
-   * with (stored on it, DESIGN §10.1: its quote's, its creation's or its continue's), never the
+   * with (stored on it, docs/contract.md §10.1: its quote's, its creation's or its continue's), never the
    * partner's markup now. Without a price now (the exchange went ahead on a locked rate) nothing
    * is recorded rather than a wrong figure.
    */
@@ -495,7 +495,7 @@ export class LifecycleWorker {
     }
     const sentAt = this.deps.clock.now();
     await this.deps.lifecycle.apply(order.id, kind === 'payout' ? 'payout_sent' : 'refund_sent', {
-      // What the refund sent, exactly its row's amount (DESIGN §10.1); the payout's is amount_to_final already.
+      // What the refund sent, exactly its row's amount (docs/contract.md §10.1); the payout's is amount_to_final already.
       changes: kind === 'payout' ? { payout_txid: txid } : { refund_txid: txid, amount_refunded: request.amount },
       data: { txid },
       inTransaction: (tx) => markPayoutSent(tx, request.id, txid, sentAt),
@@ -521,7 +521,7 @@ export class LifecycleWorker {
   }
 
   /**
-   * A payout the signer makes (DESIGN §11.2): the worker never sends it, it follows the row the
+   * A payout the signer makes (docs/contract.md §11.2): the worker never sends it, it follows the row the
    * signer moves. Confirmed: the order completes (or is refunded) with the mined txid. Failed
    * (the signer's policy refused it, say): a payout fails the order; a refund is never given up
    * by itself, the operator decides (it is looked at again every 10 minutes). Anything else is

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const metricsServer =
     config.operator.workerMetrics === undefined ? undefined : await listenWorkerMetrics(metrics, config.operator.workerMetrics, config.operator.metricsToken);
   if (metricsServer !== undefined) logger.info({ metrics: `${metricsServer.url.origin}/metrics` }, 'worker metrics listening');
-  // What keeps this process alive until a signal (issue 36.2): every timer of the loops is
+  // What keeps this process alive until a signal: every timer of the loops is
   // unref'd (an API process must be able to close with them pending), so once PostgreSQL cut
   // the pool's sockets the event loop was empty and the worker exited with code 0 and no word
   // while orders stalled. The loops log a lost database and retry with backoff; only a signal

@@ -4,7 +4,7 @@ import { metricsAccess } from '../metrics-access.js';
 import type { Metrics } from '../metrics.js';
 
 /**
- * `npm run worker`'s own /metrics (WORKER_METRICS_PORT, issue 36.3): the worker's lag, payout
+ * `npm run worker`'s own /metrics (WORKER_METRICS_PORT): the worker's lag, payout
  * failures, webhook deliveries and its pool are in its registry, not in any API process's. The
  * same access rule as the API's /metrics (src/metrics-access.ts: METRICS_TOKEN, or a loopback
  * scrape with no proxy header); no proxy is trusted here, so the client is the TCP peer. Answers

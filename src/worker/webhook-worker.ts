@@ -57,7 +57,7 @@ export interface WebhookWorkerDeps {
 }
 
 /**
- * Delivers the webhook outbox (DESIGN §8): claims due deliveries (SKIP LOCKED, so any number of
+ * Delivers the webhook outbox (docs/contract.md §8): claims due deliveries (SKIP LOCKED, so any number of
  * workers share the queue), signs each per Standard Webhooks with the endpoint's secret (and the
  * previous one while it is still valid), sends it, and records the outcome: delivered, or failed
  * and retried on the §8 schedule; an endpoint failing for 5 days is disabled. Attempts run side

@@ -5,7 +5,7 @@ import { cabinetPerson } from '../helpers/cabinet-client.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
- * Client keys (DESIGN §10.9, issue 27.6): `pk_client_…` keys made to ship inside an app. They
+ * Client keys (docs/contract.md §10.9, issue 27.6): `pk_client_…` keys made to ship inside an app. They
  * reach the public routes, order creation, and the orders they created (and their QR codes);
  * everything else is 403 `scope`. The CORS answers of those routes: public ones to any origin,
  * client-key ones to the partner's cors_origins, every other route none.
@@ -213,7 +213,7 @@ describe('client keys (pk_client_…)', () => {
     assertCode(await call('GET', '/api/v1/partner/orders', key), 403, 'scope');
 
     await browser.get('/cabinet/settings');
-    // Each form answers 303 to the settings page, which says what became of it (DESIGN §9.1).
+    // Each form answers 303 to the settings page, which says what became of it (docs/contract.md §9.1).
     const bad = await browser.submit('/cabinet/settings/cors-origins', { cors_origins: 'https://app.example/path' });
     assert.match(bad.body, /role="alert">[^<]*path/);
     const saved = await browser.submit('/cabinet/settings/cors-origins', { cors_origins: 'https://app.example\r\nhttp://localhost:5173\n' });

@@ -15,7 +15,7 @@ const RATES = '/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.1';
 const redisSkipReason = redisSkip(await redisReachable());
 const secretOf = (apiKey: string): string => apiKey.slice(apiKey.indexOf('.') + 1);
 
-/** DESIGN §7.7: hex HMAC-SHA256 of `{X-Timestamp}.{METHOD}.{request target}.{body}`. */
+/** docs/contract.md §7.7: hex HMAC-SHA256 of `{X-Timestamp}.{METHOD}.{request target}.{body}`. */
 function sign(apiKey: string, timestamp: number | string, method: string, target: string, body = ''): string {
   return createHmac('sha256', secretOf(apiKey)).update(`${timestamp}.${method}.${target}.${body}`).digest('hex');
 }
@@ -30,7 +30,7 @@ function assertRefused(res: LightMyRequestResponse, detail: string | RegExp): vo
   else assert.match(body.detail, detail);
 }
 
-describe('replay-proof signing (X-Timestamp, DESIGN §7.7)', () => {
+describe('replay-proof signing (X-Timestamp, docs/contract.md §7.7)', () => {
   const clock = new ManualClock();
   let t: TestApp;
   let apiKey: string;

@@ -119,7 +119,7 @@ describe('the partner cabinet in Chromium', { skip: chromiumSkip() }, () => {
 
   it('a sandbox key is shown once with a copy button, and not again after a reload', async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
-    // Test mode (DESIGN §9.1): the switch comes back to this page, with the banner, sandbox keys.
+    // Test mode (docs/contract.md §9.1): the switch comes back to this page, with the banner, sandbox keys.
     await page.getByRole('button', { name: 'Switch to test mode' }).click();
     await page.getByRole('note').filter({ hasText: 'Test mode' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/cabinet/keys');

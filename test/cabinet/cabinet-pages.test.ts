@@ -33,7 +33,7 @@ describe('cabinet pages', () => {
   let orderId: string;
 
   it('a sandbox key created with a label is shown once, listed with its last use, and works on the API', async () => {
-    // The test/live switch (DESIGN §9.1): test mode, back to the keys page, with its banner.
+    // The test/live switch (docs/contract.md §9.1): test mode, back to the keys page, with its banner.
     await client.get('/cabinet/keys');
     const switched = await client.post('/cabinet/mode', { mode: 'sandbox', back: '/cabinet/keys' });
     assert.equal(switched.statusCode, 303);
@@ -259,7 +259,7 @@ interface StatsCommission {
   commission: { orders: string; usd: string; by_coin: Array<{ coin: string; amount: string; usd: string }> };
 }
 
-/** The overview's commission (DESIGN §7.8): the figures GET /partner/stats answers for the same periods, every decimal. */
+/** The overview's commission (docs/contract.md §7.8): the figures GET /partner/stats answers for the same periods, every decimal. */
 describe('cabinet overview: commission', () => {
   let h: Harness;
   let client: CabinetClient;
@@ -294,7 +294,7 @@ describe('cabinet overview: commission', () => {
     await depositAndRun(h, (await createOrder(h, { amount_from: '1.00000001' })).id, 'completed');
     const sandboxKey = (await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/keys`, { sandbox: true })).json<{ api_key: string }>().api_key;
     const sandboxOrder = (await createOrder(h, {}, sandboxKey)).id;
-    // Read with its own key: a live key does not reach a sandbox order (DESIGN §10.2).
+    // Read with its own key: a live key does not reach a sandbox order (docs/contract.md §10.2).
     await depositAndRun(h, sandboxOrder, 'completed', {}, sandboxKey);
 
     // Three days idle ended the session.
@@ -329,7 +329,7 @@ describe('cabinet overview: commission', () => {
     ]) {
       assert.ok(detail.body.includes(`<a class="mono" href="${url}" rel="noopener noreferrer">`), `a link to ${url}`);
     }
-    // What was paid and where a refund would go (DESIGN §10.1, issue 26.2), as the Order shows them.
+    // What was paid and where a refund would go (docs/contract.md §10.1, issue 26.2), as the Order shows them.
     const paid = await getOrder(h, exchanged);
     assert.ok(typeof paid.amount_to_final === 'string' && typeof paid.rate_final === 'string', 'paid out');
     assert.ok(

@@ -179,7 +179,7 @@ describe('cabinet round 2: pages', () => {
     assert.deepEqual(htmlProblems(large.body), []);
   });
 
-  it('test mode (DESIGN §9.1): a banner; overview, orders, keys and webhooks show the sandbox side, and a new endpoint is a sandbox one', async () => {
+  it('test mode (docs/contract.md §9.1): a banner; overview, orders, keys and webhooks show the sandbox side, and a new endpoint is a sandbox one', async () => {
     const sandboxKey = (await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/keys`, { sandbox: true })).json<{ api_key: string; key_id: string }>();
     const sandboxOrder = await createOrder(h, {}, sandboxKey.api_key);
     const tester = new CabinetClient(h.t, '198.51.100.252');

@@ -27,7 +27,7 @@ describe('cabinet two-factor against a stolen session', () => {
     (await t.db.handle.db.selectFrom('cabinet_users').select('totp_enabled_at').where('email', '=', email).executeTakeFirstOrThrow()).totp_enabled_at !== null;
   const signedIn = async (client: CabinetClient) => (await client.get('/cabinet')).statusCode === 200;
 
-  /** A form posted (303, DESIGN §9.1) and what the page it led to says in its alert, or 'none'. */
+  /** A form posted (303, docs/contract.md §9.1) and what the page it led to says in its alert, or 'none'. */
   const alertAfter = async (client: CabinetClient, path: string, fields: Record<string, string>) => {
     await client.get('/cabinet/account');
     const page = await client.submit(path, fields);

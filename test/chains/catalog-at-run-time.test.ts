@@ -27,7 +27,7 @@ interface AdminCurrencyJson {
 }
 
 /**
- * DESIGN §12, issue 30: coins, tokens and networks are added and edited at run time, through the
+ * docs/contract.md §12, issue 30: coins, tokens and networks are added and edited at run time, through the
  * operator API and the CLI, without a migration. A token freshly deployed on anvil, added with
  * POST /admin/v1/currencies, is listed, priced, quoted, ordered and its deposit watched on the
  * chain right after; what the body leaves out comes from the chain's own coin.

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { runAdminCli } from '../helpers/admin-cli.js';
 import { createOrder, depositAndRun, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
-/** The ledger's reads from the admin CLI (DESIGN §11.5): `ledger trial-balance` and `ledger entries`. */
+/** The ledger's reads from the admin CLI (docs/contract.md §11.5): `ledger trial-balance` and `ledger entries`. */
 describe('admin CLI: ledger', () => {
   let h: Harness;
   let address: string;

@@ -154,7 +154,7 @@ describe('operator order actions: API and CLI', () => {
 });
 
 /**
- * The operator's continue and refund on held orders (DESIGN §7.5) through the CLI, driven end to
+ * The operator's continue and refund on held orders (docs/contract.md §7.5) through the CLI, driven end to
  * end through the simulator and the worker, and the commission report with something in it:
  * what the operator pays out is what the partner's GET /partner/stats answers, every decimal.
  */

@@ -104,7 +104,7 @@ describe('admin CLI', () => {
     assert.match(listed.stdout, /^KEY_ID\s+STATUS\s+MODE/);
     assert.match(listed.stdout, new RegExp(`${sandbox[1]}\\s+active\\s+sandbox`));
     assert.match(listed.stdout, new RegExp(`${live.key_id}\\s+active\\s+live\\s+full`));
-    // DESIGN §10.9: --client makes a key to ship inside an app.
+    // docs/contract.md §10.9: --client makes a key to ship inside an app.
     const client = await admin('keys', 'create', id, '--client');
     assert.equal(client.code, 0, client.stderr);
     assert.match(client.stdout, /^Client key for partner /);

@@ -6,7 +6,7 @@ import type { LifecycleEvent } from '../../src/domain/order-lifecycle.js';
 import type { OrderStatus } from '../../src/domain/order-status.js';
 
 /**
- * The posting rules (domain/ledger.ts, docs/decisions.md "Ledger") as pure functions: every
+ * The posting rules (domain/ledger.ts, docs/adr/0039-ledger.md) as pure functions: every
  * move's postings balance per asset for any amounts, with as many decimals as NUMERIC keeps,
  * and a token payout's fee is booked in its chain's own coin.
  */

@@ -42,7 +42,7 @@ const label = (c: TransitionContext): string =>
   `${c.pastExpiry ? 'past' : 'before'} expiry, ${c.hasRefundAddress ? 'with' : 'no'} refund address, hold ${c.refundHold}`;
 
 /**
- * DESIGN §4, written out independently of the code: every allowed move, with the context flags
+ * docs/contract.md §4, written out independently of the code: every allowed move, with the context flags
  * it depends on. `pastExpiry` / `hasRefundAddress` of `undefined` means "either".
  */
 interface Allowed {
@@ -62,14 +62,14 @@ const ALLOWED: readonly Allowed[] = [
   { from: 'confirming', event: 'deposit_dropped', pastExpiry: false, to: 'waiting_deposit' },
   { from: 'confirming', event: 'deposit_dropped', pastExpiry: true, to: 'expired' },
   { from: 'exchanging', event: 'exchange_filled', to: 'sending' },
-  // Without a refund address the order waits in refunding for one (DESIGN §7.5), never fails.
+  // Without a refund address the order waits in refunding for one (docs/contract.md §7.5), never fails.
   { from: 'exchanging', event: 'cannot_proceed', to: 'refunding' },
   { from: 'sending', event: 'payout_sent', to: 'completed' },
   { from: 'sending', event: 'payout_failed', to: 'failed' },
   // Only a requested refund (not held, with an address) is sent.
   { from: 'refunding', event: 'refund_sent', refundHold: 'none', hasRefundAddress: true, to: 'refunded' },
   { from: 'expired', event: 'late_deposit', to: 'refunding' },
-  // Actions (DESIGN §7.5).
+  // Actions (docs/contract.md §7.5).
   { from: 'waiting_deposit', event: 'cancel', pastExpiry: false, to: 'expired' },
   { from: 'waiting_deposit', event: 'set_refund_address', pastExpiry: false, to: 'waiting_deposit' },
   { from: 'confirming', event: 'set_refund_address', to: 'confirming' },
@@ -118,7 +118,7 @@ function assertRefused(from: OrderStatus, event: LifecycleEvent, context: Transi
   }
 }
 
-describe('order state machine (DESIGN §4)', () => {
+describe('order state machine (docs/contract.md §4)', () => {
   describe('every allowed move', () => {
     for (const row of ALLOWED) {
       const contexts = CONTEXTS.filter(
@@ -233,7 +233,7 @@ describe('order state machine (DESIGN §4)', () => {
   });
 });
 
-describe('order actions (DESIGN §7.5): computed from the table', () => {
+describe('order actions (docs/contract.md §7.5): computed from the table', () => {
   it('an action is offered exactly when the table allows its move', () => {
     const byEvent = { cancel: 'cancel', set_refund_address: 'set_refund_address', continue: 'continue', refund: 'refund' } as const;
     for (const status of ORDER_STATUSES) {

@@ -5,7 +5,7 @@ import { searchSpellings } from '../../src/domain/order-search.js';
 
 const CHECKSUM = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
-describe('searchSpellings (order list search, DESIGN §7.2)', () => {
+describe('searchSpellings (order list search, docs/contract.md §7.2)', () => {
   it('an EVM address in any case: as sent, lower, upper and EIP-55, each one the validator accepts', () => {
     for (const sent of [CHECKSUM, CHECKSUM.toLowerCase(), `0x${CHECKSUM.slice(2).toUpperCase()}`, `0X${CHECKSUM.slice(2)}`]) {
       const spellings = searchSpellings(sent);

@@ -43,7 +43,7 @@ function parse(uri: string | null): URL {
   return new URL(uri);
 }
 
-describe('depositPaymentUri (DESIGN §7.4)', () => {
+describe('depositPaymentUri (docs/contract.md §7.4)', () => {
   it('BIP-21 for bitcoin, litecoin and dogecoin: the address, and amount in coins', () => {
     for (const [format, address] of [
       ['bitcoin', BTC_ADDRESS],

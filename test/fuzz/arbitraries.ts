@@ -210,7 +210,7 @@ export interface Credentials {
   /** Refused: a revoked key, a suspended partner's key. */
   revokedKey: string;
   suspendedKey: string;
-  /** A client key (pk_client_…, DESIGN §10.9): served on some routes, 403 scope on the others. */
+  /** A client key (pk_client_…, docs/contract.md §10.9): served on some routes, 403 scope on the others. */
   clientKey: string;
   adminToken: string;
 }

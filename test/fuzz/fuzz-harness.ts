@@ -7,7 +7,7 @@
  *
  * 1. never a 5xx;
  * 2. every error (4xx) carries a JSON body with a string `detail` and a `code` of the closed set
- *    whose status is the response's status, and `errors` (DESIGN §10.4): a non-empty list of
+ *    whose status is the response's status, and `errors` (docs/contract.md §10.4): a non-empty list of
  *    `{code, field, detail}` with codes of the closed item list (HEAD answers have no body by
  *    definition; the only 3xx are the docs UI's redirects);
  * 3. the status is one the route documents in its OpenAPI response schema
@@ -171,7 +171,7 @@ export class FuzzContext {
       orderId: string;
       shortId: string;
       otherOrderId: string;
-      /** The fuzz partner's order's status link token (DESIGN §10.10). */
+      /** The fuzz partner's order's status link token (docs/contract.md §10.10). */
       statusToken: string;
       /** Orders of the fuzz partner made with its sandbox key (POST /partner/sandbox/orders/{id}/deposit). */
       sandboxOrderIds: string[];
@@ -212,7 +212,7 @@ export class FuzzContext {
     await t.admin('PATCH', `/admin/v1/partners/${suspended.id}`, { status: 'suspended' });
     const revoked = await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`);
     const revokedKey = revoked.json<{ api_key: string; key_id: string }>();
-    // A client key (DESIGN §10.9): every route either serves it or answers 403 scope.
+    // A client key (docs/contract.md §10.9): every route either serves it or answers 403 scope.
     const clientKey = (await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`, { scope: 'client' })).json<{ api_key: string }>();
     await t.admin('DELETE', `/admin/v1/keys/${revokedKey.key_id}`);
     const victimKeyIds = [victim.keyId];
@@ -450,7 +450,7 @@ export class FuzzContext {
 const ITEM_CODES: ReadonlySet<string> = new Set(ERROR_ITEM_CODES);
 const ITEM_KEYS: ReadonlySet<string> = new Set(['code', 'field', 'detail', 'min_amount', 'max_amount', 'min_amount_to', 'max_amount_to']);
 
-/** An error body's `errors` (DESIGN §10.4): every item `{code, field, detail}` of the closed list, amount limits at most. */
+/** An error body's `errors` (docs/contract.md §10.4): every item `{code, field, detail}` of the closed list, amount limits at most. */
 function assertErrorItems(body: unknown, what: string): void {
   const items = (body as { errors?: unknown }).errors;
   assert.ok(Array.isArray(items) && items.length > 0, `error without errors: ${what}`);
@@ -650,7 +650,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
   });
   const amountOf = (min: string, factor: string) => new Decimal(min).mul(factor).toFixed();
   /**
-   * How an amount is spelt (DESIGN §10.5): mostly as the decimal it is; now and then with an
+   * How an amount is spelt (docs/contract.md §10.5): mostly as the decimal it is; now and then with an
    * exponent or a digit past the coin's decimals (both 400 amount_invalid).
    */
   const spelling = fc.constantFrom<(amount: string) => string>(
@@ -676,7 +676,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       rate_type: rateType,
     })),
   };
-  // v1.2 order metadata (DESIGN §10.8): a few external_ids reused (409 external_id_conflict), and
+  // v1.2 order metadata (docs/contract.md §10.8): a few external_ids reused (409 external_id_conflict), and
   // maps around their bounds (10 keys, keys of 40 characters, values of 64), with values that
   // are no string, keys JSON parsers treat apart, and refused characters in keys and values.
   const externalId = fc.oneof(
@@ -759,7 +759,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       body: orderBody,
       headers: {
         'idempotency-key': fc.oneof(fc.constantFrom('key-1', 'key-2'), fc.uuid().map(String)),
-        // v1.2 (DESIGN §10.8): addresses of both families, forms isIP refuses (zone, port, octal), junk.
+        // v1.2 (docs/contract.md §10.8): addresses of both families, forms isIP refuses (zone, port, octal), junk.
         'x-end-user-ip': fc.oneof(
           { weight: 3, arbitrary: fc.oneof(fc.ipV4(), fc.ipV6()) },
           { weight: 1, arbitrary: fc.ipV4Extended() },
@@ -833,7 +833,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       params: { order_id: fc.oneof(fc.constantFrom(...ids.sandboxOrderIds), orderIds, fc.constantFrom(ids.shortId, 'EX-AAAAAA')) },
       body: fields({ amount: fc.oneof(amountLiteral, literal(fc.constantFrom('0.01', '0', '-1', 'abc', '1e30', '1e-2', '0.0000000000000000001'))) }),
     },
-    // Order actions (issue 14, DESIGN §7.5): the caller's orders (200 once, then 409), another
+    // Order actions (issue 14, docs/contract.md §7.5): the caller's orders (200 once, then 409), another
     // partner's and unknown ones (404); a refund address of some network, a tag, or junk.
     ...(['cancel', 'continue', 'refund'] as const).map(
       (action): RouteSpec => ({
@@ -856,7 +856,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
           .map(([address, tag, withTag]) => ({ refund_address: JSON.stringify(address), ...(withTag ? { refund_address_tag: JSON.stringify(tag) } : {}) })),
       },
     },
-    // Partner stats (DESIGN §7.8): any period, reversed, too long, or not a date.
+    // Partner stats (docs/contract.md §7.8): any period, reversed, too long, or not a date.
     { method: 'GET', path: '/api/v1/partner/stats', auth: 'partner', query: fields({ from: dateTime, to: dateTime }) },
     // Webhooks (issue 15): the caller's endpoints, the victim's (404) and unknown ids.
     ...webhookSpecs(ids, text, bool, limit),
@@ -889,7 +889,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         markup_bps: integerLiteral(-1, 1001),
         rate_limit_per_minute: integerLiteral(0, 1_000_001),
         max_open_orders: fc.oneof(integerLiteral(0, 1_000_001), fc.constant('null')),
-        // DESIGN §10.9: web origins as a browser sends them, and near misses.
+        // docs/contract.md §10.9: web origins as a browser sends them, and near misses.
         cors_origins: fc.oneof(
           fc.array(fc.constantFrom('"https://wallet.example"', '"http://localhost:5173"', '"https://wallet.example/"', '"*"', '"null"', '""', '"https://WALLET.example"', '1'), { maxLength: 22 }).map((items) => `[${items.join(',')}]`),
           fc.constantFrom('null', '"https://wallet.example"', '{}'),
@@ -1049,7 +1049,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     },
     { method: 'GET', path: '/admin/v1/orders/:id', auth: 'admin', params: { id: orderIds } },
     { method: 'POST', path: '/admin/v1/orders/:id/fail', auth: 'admin', params: { id: orderIds }, body: fields({ reason: text(500) }) },
-    // Order actions as the operator (issue 14) and the commission report (DESIGN §7.8).
+    // Order actions as the operator (issue 14) and the commission report (docs/contract.md §7.8).
     ...(['cancel', 'continue', 'refund'] as const).map(
       (action): RouteSpec => ({ method: 'POST', path: `/admin/v1/orders/:id/${action}`, auth: 'admin', params: { id: orderIds }, body: fields({ note: text(20) }) }),
     ),
@@ -1062,7 +1062,7 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     },
     { method: 'GET', path: '/admin/v1/commissions', auth: 'admin', query: fields({ from: dateTime, to: dateTime }) },
     { method: 'GET', path: '/admin/v1/health', auth: 'admin' },
-    // The ledger and the treasury (DESIGN §11.4, §11.5).
+    // The ledger and the treasury (docs/contract.md §11.4, §11.5).
     { method: 'GET', path: '/admin/v1/ledger/trial-balance', auth: 'admin', query: fields({ at: dateTime }) },
     {
       method: 'GET',
@@ -1115,9 +1115,9 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     { method: 'POST', path: '/admin/v1/webhooks/deliveries/:id/retry', auth: 'admin', params: { id: fc.oneof(fc.constantFrom(...ids.deliveryIds), fc.uuid().map(String)) } },
     { method: 'GET', path: '/admin/v1/openapi.json', auth: 'admin' },
 
-    // The end user's status link (DESIGN §10.10): the JSON twin, the page and its stylesheet.
+    // The end user's status link (docs/contract.md §10.10): the JSON twin, the page and its stylesheet.
     ...statusLinkSpecs(ids),
-    // CORS preflights (DESIGN §10.9) of the public and client-key routes.
+    // CORS preflights (docs/contract.md §10.9) of the public and client-key routes.
     ...preflightSpecs(),
 
     // Operations, icons and the interactive docs.
@@ -1171,7 +1171,7 @@ export function describeStats(stats: Stats): string {
     .join(' ');
 }
 
-/** The partner's webhook routes (DESIGN §8): plausible URLs, event lists and the ids made in create(). */
+/** The partner's webhook routes (docs/contract.md §8): plausible URLs, event lists and the ids made in create(). */
 function webhookSpecs(
   ids: FuzzContext['ids'],
   text: (max: number) => fc.Arbitrary<string>,
@@ -1208,7 +1208,7 @@ function webhookSpecs(
   ];
 }
 
-/** The status link's routes (DESIGN §10.10): the order's token, near misses and junk. */
+/** The status link's routes (docs/contract.md §10.10): the order's token, near misses and junk. */
 function statusLinkSpecs(ids: FuzzContext['ids']): RouteSpec[] {
   const token = fc.oneof(
     { weight: 3, arbitrary: fc.constant(ids.statusToken) },

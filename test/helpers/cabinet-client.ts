@@ -61,7 +61,7 @@ export class CabinetClient {
   }
 
   /**
-   * Posts a form as a browser does: every cabinet POST answers 303 to a page (DESIGN §9.1),
+   * Posts a form as a browser does: every cabinet POST answers 303 to a page (docs/contract.md §9.1),
    * which is read next. Asserts the 303; answers the page.
    */
   async submit(url: string, fields: Record<string, string>, options: { csrf?: string | null; headers?: Record<string, string> } = {}): Promise<LightMyRequestResponse> {

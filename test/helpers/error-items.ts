@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ERROR_ITEM_CODES, type ErrorItem } from '../../src/errors.js';
 
 /**
- * Asserts the `errors` list every error body carries (DESIGN §10.4): at least one item, each
+ * Asserts the `errors` list every error body carries (docs/contract.md §10.4): at least one item, each
  * `{code, field, detail}` with a code of the closed list, a field that is a string or null and a
  * string detail (amount items may add the pair limits). Returns the items.
  */

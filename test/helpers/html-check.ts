@@ -4,8 +4,8 @@
  * rewrite a page: a `<p>` that a block (a form, a div, a table) closes, an end tag with no
  * element open, an element left open, a form inside a form, a link or button inside another,
  * two attributes of one name, two elements of one id, no doctype. A validator library
- * (html-validate) would check more; none is a dependency of this project (see docs/decisions.md,
- * issue 31), so this checks what broke pages before.
+ * (html-validate) would check more; none is a dependency of this project (see docs/adr/0042-cabinet-round-2.md),
+ * so this checks what broke pages before.
  */
 
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);

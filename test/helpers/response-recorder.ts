@@ -21,7 +21,7 @@ import { isOperatorPath } from '../../src/surfaces.js';
  *   nothing, they exist to provoke the app (a handler that throws). A test route that does
  *   declare responses is held to them like any other.
  * A request no route took is the framework's: its answer must be the 404 `Error` envelope
- * (DESIGN §3), or the 429 of the rate limit, which runs before routing; under /cabinet it is
+ * (docs/contract.md §3), or the 429 of the rate limit, which runs before routing; under /cabinet it is
  * the cabinet's HTML page, not recorded.
  */
 
@@ -87,7 +87,7 @@ export class ResponseRecorder {
 
   private record(request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
     const route = request.routeOptions.url;
-    // An unknown path under /cabinet is a page of the cabinet (DESIGN §9.1), hidden from the
+    // An unknown path under /cabinet is a page of the cabinet (docs/contract.md §9.1), hidden from the
     // documents as the cabinet's routes are.
     if (route === undefined && /^\/cabinet(?:[/?]|$)/.test(request.url)) return;
     if (route !== undefined) {

@@ -7,7 +7,7 @@ import type { TestApp } from './test-app.js';
 import { assertErrorItems } from './error-items.js';
 
 /**
- * The authentication checks every API-key route must pass (spec §5, DESIGN §3 and §6), written
+ * The authentication checks every API-key route must pass (spec §5, docs/contract.md §3 and §6), written
  * once and run against each protected route:
  *
  *   runSecuritySuite('GET /api/v1/partner/account', {
@@ -59,12 +59,12 @@ export interface SecurityTarget {
    */
   invalidRequest?: (owner: SuitePartner) => Promise<SuiteRequest>;
   /**
-   * The route acts on sandbox orders only (DESIGN §10.2: a live key gets 404 for them): every
+   * The route acts on sandbox orders only (docs/contract.md §10.2: a live key gets 404 for them): every
    * partner's key in the suite is a sandbox key.
    */
   sandbox?: boolean;
   /**
-   * The status the owner's client key (`pk_client_…`, DESIGN §10.9) gets for the request built
+   * The status the owner's client key (`pk_client_…`, docs/contract.md §10.9) gets for the request built
    * for the owner: 403 `scope` (the default) on every route a client key may not use; the
    * success status where it may; 404 where it may but the resource is not one it created.
    */
@@ -366,7 +366,7 @@ export function runCabinetSecuritySuite(name: string, target: CabinetSecurityTar
         assert.deepEqual(await target.state(), before, `${method} ${path} without a session changed something`);
 
         const other = await send(target.other());
-        // A page naming the owner's resource is a 404 page; a form on it answers 303 (DESIGN
+        // A page naming the owner's resource is a 404 page; a form on it answers 303 (docs/contract.md
         // §9.1) to a page of the other partner's own that says there is no such thing of theirs.
         const shown = [other];
         if (namesResource && method === 'GET') {

@@ -59,7 +59,7 @@ export interface TestAppOptions {
   /**
    * Configured as production is: DATABASE_URL names the fresh PostgreSQL database (PostgreSQL
    * pass only; it throws on PGlite). Without it the app's config is the embedded default's
-   * whatever the engine, so the simulator pays every chain (DESIGN §11.1).
+   * whatever the engine, so the simulator pays every chain (docs/contract.md §11.1).
    */
   production?: boolean;
 }

@@ -18,7 +18,7 @@ import {
 } from '../lifecycle/lifecycle-helpers.js';
 
 /**
- * The books of DESIGN §11.4 kept by the database (migration 0056) and posted by the order
+ * The books of docs/contract.md §11.4 kept by the database (migration 0056) and posted by the order
  * moves (domain/ledger.ts, in OrderLifecycle's transaction): a ledger transaction that does not
  * balance per asset cannot commit, the tables are append-only, and each move of an order's
  * path posts its lines, exactly.

@@ -4,7 +4,7 @@ import { prefersCsv } from '../../src/routes/content-negotiation.js';
 import { createOrder, depositAndRun, exactJson, fixedQuote, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 /**
- * The operator's reads of the ledger (DESIGN §11.5): the trial balance (now and as of a moment)
+ * The operator's reads of the ledger (docs/contract.md §11.5): the trial balance (now and as of a moment)
  * whose totals are zero per asset, and the lines of a period as JSON or CSV by Accept.
  */
 

@@ -6,7 +6,7 @@ import { CHAIN_READING_MAX_AGE_MS, SignerChainHoldings, Treasury, type ChainHold
 import { createOrder, depositAndRun, exactJson, startHarness, storedOrder, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 /**
- * The treasury (DESIGN §11.5, issue 29.3): the ledger's hot wallet against the chain's, with
+ * The treasury (docs/contract.md §11.5, issue 29.3): the ledger's hot wallet against the chain's, with
  * the payouts in flight between them; a payment from the hot wallet that no payout explains is
  * reported as drift, in the view and in treasury_drift{asset}.
  */

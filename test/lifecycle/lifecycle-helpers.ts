@@ -168,7 +168,7 @@ export async function tickUntil(h: Harness, id: string, target: OrderStatus, max
   const seen: OrderStatus[] = [];
   for (let i = 0; i < maxTicks; i++) {
     await h.t.runtime.worker.tick();
-    // A key reads its own mode's orders only (DESIGN §10.2): a sandbox order is read with a sandbox key.
+    // A key reads its own mode's orders only (docs/contract.md §10.2): a sandbox order is read with a sandbox key.
     const { status } = await getOrder(h, id, apiKey);
     seen.push(status);
     if (status === target) return seen;

@@ -10,7 +10,7 @@ import { ManualClock } from '../helpers/test-app.js';
  * The lifecycle table and its one writer (OrderLifecycle) under random event sequences, on the
  * real database: any event, in any order, at any time, with or without a refund address, as
  * the worker, a chain watcher, the partner or the operator would send it. Whatever the table
- * allows or refuses, the invariants of DESIGN §4 and §7.5 hold after every step:
+ * allows or refuses, the invariants of docs/contract.md §4 and §7.5 hold after every step:
  * - one payout or one refund per order, never both, each requested at most once;
  * - completed, refunded and failed are final; expired is left only by a late deposit;
  * - amounts are never negative;
@@ -72,7 +72,7 @@ function optionsFor(s: Extract<Step, { kind: 'event' }>, now: Date, currencyToId
   }
 }
 
-/** A partner's move names its key (DESIGN §10.2): a made-up one, as the lifecycle is driven directly. */
+/** A partner's move names its key (docs/contract.md §10.2): a made-up one, as the lifecycle is driven directly. */
 function actorOf(actor: 'partner' | 'operator' | 'system'): ApplyOptions['actor'] {
   return actor === 'operator' ? 'operator' : { keyId: 'pk_property0000000000000' };
 }

@@ -26,7 +26,7 @@ import {
 import { ManualClock } from '../helpers/test-app.js';
 
 /**
- * Order actions (DESIGN §7.5, issue 14) end to end: partner routes, the simulator, worker passes
+ * Order actions (docs/contract.md §7.5, issue 14) end to end: partner routes, the simulator, worker passes
  * and a manual clock. Each test leaves its order in a final state.
  */
 
@@ -67,7 +67,7 @@ async function events(h: Harness, id: string) {
     .execute();
 }
 
-describe('order actions (DESIGN §7.5)', () => {
+describe('order actions (docs/contract.md §7.5)', () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({}, new ManualClock());

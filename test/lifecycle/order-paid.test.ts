@@ -20,7 +20,7 @@ import {
 import { ManualClock } from '../helpers/test-app.js';
 
 /**
- * What the Order tells of what was paid (DESIGN §10.1, issue 26.2): amount_to_final and rate_final
+ * What the Order tells of what was paid (docs/contract.md §10.1, issue 26.2): amount_to_final and rate_final
  * once the payout is sent, amount_refunded once the refund is, exactly the payout rows' amounts;
  * updated_at; the recipient's tag and the refund address and tag. The webhooks carry the same
  * Order.
@@ -89,7 +89,7 @@ describe('the Order shows what was paid (issue 26.2)', () => {
     assert.equal(res.statusCode, 200, res.body);
     await tickUntil(h, held.id, 'completed', 3);
     const done = await getOrder(h, held.id);
-    assert.equal(done.rate_type, 'fixed', 'as created (DESIGN §10.1)');
+    assert.equal(done.rate_type, 'fixed', 'as created (docs/contract.md §10.1)');
     assert.equal(done.amount_to_expected, held.amount_to_expected);
     const [payout] = await payoutRows(h, held.id);
     assert.ok(payout !== undefined);

@@ -17,7 +17,7 @@ import {
 import { ManualClock } from '../helpers/test-app.js';
 
 /**
- * Partner commission (DESIGN §7.8, issue 14): recorded at the exchange moment, shown on the
+ * Partner commission (docs/contract.md §7.8, issue 14): recorded at the exchange moment, shown on the
  * Order, summed by GET /partner/stats and by the operator's report to the last decimal.
  */
 

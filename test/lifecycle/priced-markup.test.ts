@@ -19,7 +19,7 @@ import {
 import { ManualClock } from '../helpers/test-app.js';
 
 /**
- * The markup an order is priced with is fixed when it is priced and stored on the order (DESIGN
+ * The markup an order is priced with is fixed when it is priced and stored on the order (docs/contract.md
  * §10.1, issue 26.1): a fixed order's is the one inside its quote, a float order's the one at
  * creation (applied again at the exchange), a continued order's the one of that re-pricing.
  * partner_fee always comes from the stored one, whatever the partner's markup is by then.

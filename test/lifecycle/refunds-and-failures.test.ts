@@ -29,7 +29,7 @@ import {
 } from './lifecycle-helpers.js';
 
 /**
- * Every way out of the happy path (DESIGN §4), driven through the partner API, the simulator
+ * Every way out of the happy path (docs/contract.md §4), driven through the partner API, the simulator
  * endpoints and worker passes. The tests share one app and run in order; each one leaves its
  * order in a final state, so no step of an earlier order can consume a later test's fault.
  */
@@ -43,7 +43,7 @@ describe('refunds and failures', () => {
   });
 
   /**
-   * An order that must refund without a refund address waits in refunding for one (DESIGN §7.5):
+   * An order that must refund without a refund address waits in refunding for one (docs/contract.md §7.5):
    * nothing requested or sent, set_refund_address its one action, the worker leaves it alone;
    * once the partner sets the address, the refund is requested and sent.
    */

@@ -16,7 +16,7 @@ import {
 } from './lifecycle-helpers.js';
 
 /**
- * Sandbox keys and orders (DESIGN §7.6): a pk_test_ key's orders are flagged, run on the
+ * Sandbox keys and orders (docs/contract.md §7.6): a pk_test_ key's orders are flagged, run on the
  * simulator only, are driven by the partner's own simulated deposit, and are listed and counted
  * apart from live orders. The node-watcher side (a real litecoind) is in
  * test/chains/litecoind-watcher.test.ts.
@@ -133,7 +133,7 @@ describe('sandbox keys and orders', () => {
     assert.deepEqual(rows, []);
   });
 
-  // v1.2 (DESIGN §10.2): the list follows the key's mode; sandbox=true with a live key was the
+  // v1.2 (docs/contract.md §10.2): the list follows the key's mode; sandbox=true with a live key was the
   // v1.1 way to list test orders, and is now a 400 (test/orders/order-modes.test.ts).
   it('a live key lists live orders, a sandbox key sandbox ones, never together', async () => {
     const list = async (query: string, apiKey = h.partner.apiKey) => {

@@ -1,5 +1,5 @@
 /**
- * Secrets never reach the logs (DESIGN §6), at the most verbose level: API keys and their
+ * Secrets never reach the logs (docs/contract.md §6), at the most verbose level: API keys and their
  * secrets (at creation, on success, on every kind of failure), X-Signature values, the admin
  * token, and credentials riding along on an unexpected error. The harness (test-app.ts) makes
  * the same check when any test app closes; here the failures are provoked on purpose.

@@ -13,7 +13,7 @@ const quiet = { warn: () => undefined, error: () => undefined };
 const NO_TICK_MS = '3600000';
 
 /**
- * DESIGN §12: a currency added or edited at run time reaches every process's catalog at once
+ * docs/contract.md §12: a currency added or edited at run time reaches every process's catalog at once
  * (NOTIFY), not on its next CACHE_REFRESH_MS tick. The other process is stood in for by a second
  * catalog with its own listener on the same database.
  */

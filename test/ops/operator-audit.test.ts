@@ -18,7 +18,7 @@ interface Entry {
 }
 
 /**
- * DESIGN §12, issue 30: every operator action that may change something is in the audit log —
+ * docs/contract.md §12, issue 30: every operator action that may change something is in the audit log —
  * who, what, on what, before and after, when, from where — append-only, listed and exported as
  * CSV. "Every" is checked against the operator OpenAPI document: each POST, PUT, PATCH and
  * DELETE it lists is called once and must leave its entry.

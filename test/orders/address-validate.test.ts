@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { assertError, freshAddress } from '../rates/rates-helpers.js';
 
 /**
- * GET /partner/addresses/validate (DESIGN §7.3): the recipient validators of order creation, for
+ * GET /partner/addresses/validate (docs/contract.md §7.3): the recipient validators of order creation, for
  * every network of the catalog, with valid and invalid vectors per network (checksums, another
  * network's address, memo rules); and each answer agrees with what POST /partner/orders does.
  */

@@ -6,7 +6,7 @@ import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 import { assertError, getRates, rawNumber } from '../rates/rates-helpers.js';
 
 /**
- * Amounts as decimal strings (DESIGN §10.5, issue 27.2): every amount of a body accepts a JSON
+ * Amounts as decimal strings (docs/contract.md §10.5, issue 27.2): every amount of a body accepts a JSON
  * number (v1) or a decimal string (`"0.1"`), read exactly the same way; query amounts are text
  * already. An exponent in a string (`"1e-3"`, or `1e-3` in a query) and more decimals than the
  * coin's are 400 with an `amount_invalid` item naming the field. JSON numbers keep v1's reading
@@ -28,7 +28,7 @@ type Item = { code: string; field: string | null };
 const summary = (body: Record<string, unknown>): string[] =>
   (assertErrorItems(body) as Item[]).map((item) => `${item.code}@${item.field ?? 'null'}`);
 
-describe('amounts as decimal strings (DESIGN §10.5)', () => {
+describe('amounts as decimal strings (docs/contract.md §10.5)', () => {
   // A still clock: two orders priced at the same moment get the same price.
   const clock = new ManualClock();
   let t: TestApp;

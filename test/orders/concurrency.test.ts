@@ -5,7 +5,7 @@ import { validateAddress, validateMemo } from '../../src/domain/addresses/index.
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
- * Many orders at once (DESIGN §5): indexes and tags come from per-chain sequences, pool rows are
+ * Many orders at once (docs/contract.md §5): indexes and tags come from per-chain sequences, pool rows are
  * claimed with SKIP LOCKED, and the unique index on (chain, address, tag) is the last word, so
  * concurrent creates never share a deposit address, id or short id. On both engines.
  */

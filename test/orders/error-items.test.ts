@@ -6,7 +6,7 @@ import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { assertError, rawNumber } from '../rates/rates-helpers.js';
 
 /**
- * Errors a program can act on (DESIGN §10.4, issue 27.1): every 4xx of POST /partner/orders keeps
+ * Errors a program can act on (docs/contract.md §10.4, issue 27.1): every 4xx of POST /partner/orders keeps
  * v1.1's status, `code` and `detail` and lists every problem of the request in `errors`, each
  * `{code, field, detail}` with a code of the closed list; amount items carry the limits in both
  * units. A refused request stores nothing.
@@ -32,7 +32,7 @@ type Item = { code: string; field: string | null; detail: string } & Record<stri
 /** The items as `code@field`, in order: what a program branches on. */
 const summary = (items: readonly Item[]): string[] => items.map((item) => `${item.code}@${item.field ?? 'null'}`);
 
-describe('POST /partner/orders: every problem in errors (DESIGN §10.4)', () => {
+describe('POST /partner/orders: every problem in errors (docs/contract.md §10.4)', () => {
   let t: TestApp;
   let apiKey: string;
   before(async () => {

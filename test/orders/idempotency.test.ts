@@ -7,7 +7,7 @@ import { assertError } from '../rates/rates-helpers.js';
 import { IDEMPOTENCY_CLAIM_LEASE_MS, type IdempotencyKeys } from '../../src/services/idempotency.js';
 
 /**
- * `Idempotency-Key` on POST /partner/orders (DESIGN §3): same key and same body replay the
+ * `Idempotency-Key` on POST /partner/orders (docs/contract.md §3): same key and same body replay the
  * original order (201, `Idempotent-Replayed: true`); same key, other body: 422; the same key
  * in flight: 409; keys are per partner; a refused request leaves its key unused.
  */

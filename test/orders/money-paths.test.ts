@@ -45,7 +45,7 @@ const order = (t: TestApp, apiKey: string, body: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: '/api/v1/partner/orders', headers: { authorization: `Bearer ${apiKey}` }, payload: body });
 
 /**
- * Issue 36.1, DESIGN §11.1: under DATABASE_URL no live order is settled on the simulator unless
+ * Issue 36.1, docs/contract.md §11.1: under DATABASE_URL no live order is settled on the simulator unless
  * the operator says so, and a currency whose deposits are not configured is listed disabled
  * (not a 422 at order time).
  */
@@ -83,7 +83,7 @@ describe('money paths under DATABASE_URL (issue 36.1)', { skip: production }, ()
       // A currency without a deposit wallet: the same 422 as a disabled one, before any address is sought.
       const noWallet = await order(t, partner.apiKey, ETH_TO_BTC);
       assert.equal(noWallet.statusCode, 422, noWallet.body);
-      // Both sides are closed (no ETH wallet, no BTC payout path): v1.2 lists both (DESIGN §10.4), the first one on top.
+      // Both sides are closed (no ETH wallet, no BTC payout path): v1.2 lists both (docs/contract.md §10.4), the first one on top.
       assert.deepEqual(noWallet.json(), {
         detail: 'deposits of ETH are not configured on this server',
         code: 'pair_unavailable',

@@ -35,19 +35,19 @@ const SPEC_KEYS = [
   'amount_from_expected', 'amount_to_expected', 'rate_type', 'rate_quoted', 'deposit_address', 'deposit_address_tag',
   'recipient_address', 'deposit_txid', 'deposit_confirmations', 'deposit_confirmations_required', 'payout_txid',
 ];
-/** The documented extensions (order-view.ts, DESIGN §4): all null until the lifecycle fills them. */
+/** The documented extensions (order-view.ts, docs/contract.md §4): all null until the lifecycle fills them. */
 const EXTENSION_KEYS = ['amount_from_received', 'refund_txid', 'status_reason'];
-/** Partner API v1.1 (DESIGN §7): additive fields, set at creation. */
+/** Partner API v1.1 (docs/contract.md §7): additive fields, set at creation. */
 const V11_KEYS = ['deposit_uri', 'sandbox', 'actions', 'refund_hold_until', 'partner_fee'];
-/** DESIGN §10.1 (issue 26.2): what was paid and where, null until it happens or when not given. */
+/** docs/contract.md §10.1 (issue 26.2): what was paid and where, null until it happens or when not given. */
 const PAID_KEYS = ['updated_at', 'amount_to_final', 'rate_final', 'amount_refunded', 'recipient_address_tag', 'refund_address', 'refund_address_tag'];
-/** DESIGN §10.6 (issue 27.3): what the quote told of cost and time, set at creation. */
+/** docs/contract.md §10.6 (issue 27.3): what the quote told of cost and time, set at creation. */
 const V12_QUOTE_KEYS = ['network_fee', 'eta_seconds'];
-/** DESIGN §10.8 (issue 27.5): the partner's own reference and string map; null and {} when not given. */
+/** docs/contract.md §10.8 (issue 27.5): the partner's own reference and string map; null and {} when not given. */
 const METADATA_KEYS = ['external_id', 'metadata'];
-/** DESIGN §10.10 (issue 27.7): the end user's status page, set at creation. */
+/** docs/contract.md §10.10 (issue 27.7): the end user's status page, set at creation. */
 const V12_LINK_KEYS = ['status_url'];
-/** DESIGN §10.11 (issue 35): the order's version, 0 at creation. */
+/** docs/contract.md §10.11 (issue 35): the order's version, 0 at creation. */
 const V12_VERSION_KEYS = ['version'];
 
 type Order = Record<string, unknown> & {
@@ -101,7 +101,7 @@ describe('POST /partner/orders: the Order contract', () => {
     it('answers 201 with exactly the spec 2.3 keys plus the documented extensions', () => {
       assert.deepEqual(Object.keys(order).sort(), [...SPEC_KEYS, ...EXTENSION_KEYS, ...V11_KEYS, ...PAID_KEYS, ...V12_QUOTE_KEYS, ...METADATA_KEYS, ...V12_LINK_KEYS, ...V12_VERSION_KEYS].sort());
       assert.match(String(order['status_url']), /^\/status\/[A-Za-z0-9_-]{32}$/);
-      // A live key's order (DESIGN §7.6).
+      // A live key's order (docs/contract.md §7.6).
       assert.equal(order.sandbox, false);
       for (const key of EXTENSION_KEYS) assert.equal(order[key], null, key);
       // Nothing paid yet, no tag and no refund address given; updated_at is the creation.
@@ -109,9 +109,9 @@ describe('POST /partner/orders: the Order contract', () => {
       assert.equal(order.updated_at, order.created_at);
       assert.equal(order.external_id, null);
       assert.deepEqual(order.metadata, {});
-      // The end user's address is the operator's only (DESIGN §10.8).
+      // The end user's address is the operator's only (docs/contract.md §10.8).
       assert.ok(!('end_user_ip' in order));
-      // Echoed request fields outside the shape are not returned (spec 2.3; DESIGN §10.1 adds the addresses).
+      // Echoed request fields outside the shape are not returned (spec 2.3; docs/contract.md §10.1 adds the addresses).
       assert.ok(!('quote_id' in order));
     });
 
@@ -148,7 +148,7 @@ describe('POST /partner/orders: the Order contract', () => {
       assert.match(order.deposit_address, /^bc1q[02-9ac-hj-np-z]{38}$/);
       assert.deepEqual(validateAddress('bitcoin', order.deposit_address), { ok: true });
       assert.equal(order.deposit_address_tag, null);
-      // BIP-21 for the expected amount (DESIGN §7.4).
+      // BIP-21 for the expected amount (docs/contract.md §7.4).
       assert.equal(order.deposit_uri, `bitcoin:${order.deposit_address}?amount=0.1`);
     });
 
@@ -229,7 +229,7 @@ describe('POST /partner/orders: the Order contract', () => {
     assert.equal(order.network_to, 'ETH');
   });
 
-  it('a valid refund_address is accepted, stored and shown (DESIGN §10.1)', async () => {
+  it('a valid refund_address is accepted, stored and shown (docs/contract.md §10.1)', async () => {
     const order = created(await postOrder(t, partner.apiKey, { ...BTC_ETH, refund_address: BTC_ADDRESS }));
     assert.equal(order.refund_address, BTC_ADDRESS);
     assert.equal(order.refund_address_tag, null);
@@ -323,7 +323,7 @@ describe('POST /partner/orders: the Order contract', () => {
     assert.ok(order.deposit_address_tag !== null);
     assert.match(order.deposit_address_tag, /^[1-9][0-9]*$/);
     assert.equal(order.recipient_address, XRP_ADDRESS);
-    assert.equal(order.recipient_address_tag, '12345', 'shown (DESIGN §10.1)');
+    assert.equal(order.recipient_address_tag, '12345', 'shown (docs/contract.md §10.1)');
     const row = await db().selectFrom('orders').select('recipient_address_tag').where('id', '=', order.id).executeTakeFirstOrThrow();
     assert.equal(row.recipient_address_tag, '12345');
   });

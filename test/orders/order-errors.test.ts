@@ -6,7 +6,7 @@ import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { assertError, currencyIds, oracle, rawNumber } from '../rates/rates-helpers.js';
 
 /**
- * Every way POST /partner/orders refuses a request (spec §4.3, §7; DESIGN §3): 400 for missing
+ * Every way POST /partner/orders refuses a request (spec §4.3, §7; docs/contract.md §3): 400 for missing
  * or invalid parameters, 422 for a valid request that cannot be served. A refused request stores
  * nothing: no order, no event, no deposit address, no idempotency key.
  */
@@ -323,7 +323,7 @@ describe('POST /partner/orders: refusals', () => {
         return match?.[1] === undefined ? 0 : Number(match[1]);
       };
       // Another partner's order takes a pool address (this partner's own would count against its
-      // pool share, DESIGN §10.3, which test/orders/pool-drain.test.ts tests); then the free rest
+      // pool share, docs/contract.md §10.3, which test/orders/pool-drain.test.ts tests); then the free rest
       // is removed.
       const { apiKey: otherKey } = await t.createPartner({ rate_limit_per_minute: 100_000 });
       const first = await post(solToBtc, { authorization: `Bearer ${otherKey}` });

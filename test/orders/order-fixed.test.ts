@@ -6,7 +6,7 @@ import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 import { assertError, getRates, oracle, QUOTE_ID, rawNumber } from '../rates/rates-helpers.js';
 
 /**
- * Fixed-rate orders (DESIGN §3): a quote_id from GET /partner/rates?rate_type=fixed locks the
+ * Fixed-rate orders (docs/contract.md §3): a quote_id from GET /partner/rates?rate_type=fixed locks the
  * quoted rate and amount; an expired or mismatching quote is 422; without quote_id a fixed
  * order is priced at creation.
  */

@@ -18,7 +18,7 @@ import {
 } from '../lifecycle/lifecycle-helpers.js';
 
 /**
- * GET /partner/orders (DESIGN §7.2): the caller's orders newest first, filters, exact-match
+ * GET /partner/orders (docs/contract.md §7.2): the caller's orders newest first, filters, exact-match
  * search, keyset pages that stay stable while orders are created, never another partner's order,
  * and a cursor that cannot be altered or carried to another key.
  */

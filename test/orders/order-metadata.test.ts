@@ -9,7 +9,7 @@ import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { assertError } from '../rates/rates-helpers.js';
 
 /**
- * Order metadata (DESIGN §10.8, issue 27.5): `external_id` (unique per partner and mode, 409
+ * Order metadata (docs/contract.md §10.8, issue 27.5): `external_id` (unique per partner and mode, 409
  * `external_id_conflict` with `order_id`) and `metadata` (a small string map) on the Order, in
  * webhook bodies and in the list's search; `X-End-User-IP` stored for the operator only.
  */

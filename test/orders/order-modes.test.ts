@@ -5,7 +5,7 @@ import { ManualClock } from '../helpers/test-app.js';
 import { BTC_REFUND, createOrder, startHarness, type Harness, type OrderJson } from '../lifecycle/lifecycle-helpers.js';
 
 /**
- * Modes (DESIGN §10.2, issue 26.4): a key sees and acts on its own mode's orders only; the
+ * Modes (docs/contract.md §10.2, issue 26.4): a key sees and acts on its own mode's orders only; the
  * other mode's ids answer 404 exactly as another partner's do, and nothing changes. The list
  * and /partner/stats follow the key's mode. Every partner action's audit row names the key.
  */

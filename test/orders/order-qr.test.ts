@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { assertError } from '../rates/rates-helpers.js';
 
 /**
- * deposit_uri on the Order and GET /partner/orders/{order_id}/qr.svg (DESIGN §7.4). The SVG is
+ * deposit_uri on the Order and GET /partner/orders/{order_id}/qr.svg (docs/contract.md §7.4). The SVG is
  * decoded back with a QR decoder (jsQR, the jsqr package): its modules are read from the path the qrcode library
  * draws, painted into an RGBA buffer with a quiet zone, and the decoded text must be the URI.
  */

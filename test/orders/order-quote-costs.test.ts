@@ -7,7 +7,7 @@ import { createOrder, exactJson, fixedQuote, getOrder, simulateDeposit, startHar
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 
 /**
- * Orders carry the quote's network_fee and eta_seconds (DESIGN §10.6, issue 27.3): stored at
+ * Orders carry the quote's network_fee and eta_seconds (docs/contract.md §10.6, issue 27.3): stored at
  * creation, shown by POST, GET, the list and every webhook's Order, and never changed afterwards
  * (not by a catalog change, not by the order's moves).
  */
@@ -15,7 +15,7 @@ import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 const BTC_ETH_FEE = { amount: '0.0005', coin: 'ETH', usd: '1.75' };
 const BTC_ETH_ETA = '1272'; // 2 confirmations × 600 s (Bitcoin) + 72 s (Ethereum's payout allowance)
 
-describe('Order: network_fee and eta_seconds (DESIGN §10.6)', () => {
+describe('Order: network_fee and eta_seconds (docs/contract.md §10.6)', () => {
   // Now: the receiver checks webhook-timestamp against the real time (Standard Webhooks).
   const clock = new ManualClock(new Date());
   const receiver = new WebhookReceiver();

@@ -7,7 +7,7 @@ import { assertError } from '../rates/rates-helpers.js';
 /**
  * GET /partner/orders/{order_id} (spec §4.4): by UUID or short id (case-insensitive), only the
  * caller's own orders, 404 `{detail, code}` for everything else; an order past its deposit
- * window reads as expired before the sweep has moved it (DESIGN §4).
+ * window reads as expired before the sweep has moved it (docs/contract.md §4).
  */
 
 const ETH_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';

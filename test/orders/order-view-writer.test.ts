@@ -170,9 +170,9 @@ describe('the partner order view: one definition, schema and writer derived from
     // Each field of this view shows its own column, and no other column is read (status reads
     // expires_at as well, which is a field too), except the computed ones: `actions` (from the
     // status and the refund address and hold columns) and `partner_fee` (amount, usd, coin_to);
-    // amount_to_final and rate_final read payout_txid as well, a field too (DESIGN §10.1 made
+    // amount_to_final and rate_final read payout_txid as well, a field too (docs/contract.md §10.1 made
     // refund_address and refund_address_tag fields of their own); `network_fee` (amount, usd,
-    // coin_to: DESIGN §10.6); status_url (DESIGN §10.10) is made of status_token and the link base.
+    // coin_to: docs/contract.md §10.6); status_url (docs/contract.md §10.10) is made of status_token and the link base.
     const computed = new Set(['actions', 'partner_fee', 'network_fee', 'status_url']);
     const extra = ['partner_fee', 'partner_fee_usd', 'network_fee', 'network_fee_usd', 'status_token'];
     assert.deepEqual([...PARTNER_ORDER_COLUMNS].sort(), [...names.filter((name) => !computed.has(name)), ...extra].sort());

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
- * The end user's status link (DESIGN §10.10, issue 27.7): every Order has status_url, whose token
+ * The end user's status link (docs/contract.md §10.10, issue 27.7): every Order has status_url, whose token
  * opens GET /api/v1/public/orders/{token} (no key, exactly the public fields, amounts as the
  * Order writes them) and the HTML page /status/{token} (no script, the service's CSP, nothing of
  * the partner). Unknown tokens are 404.
@@ -91,7 +91,7 @@ describe('status links: status_url, GET /api/v1/public/orders/{token} and /statu
     assert.match(String(res.headers['content-type']), /^text\/html; charset=utf-8/);
     assert.match(String(res.headers['content-security-policy']), /script-src 'self'/);
     assert.equal(res.headers['cache-control'], 'no-store');
-    // No inline script: one file of this origin, which follows the status stream (DESIGN §10.11).
+    // No inline script: one file of this origin, which follows the status stream (docs/contract.md §10.11).
     assert.deepEqual(res.body.match(/<script[^>]*>/gi), ['<script src="/status/assets/status.js" defer>']);
     assert.match(res.body, new RegExp(`<main data-stream="/api/v1/public/orders/${tokenOf(order)}/stream" data-version="0">`));
     assert.doesNotMatch(res.body, / style=/i);

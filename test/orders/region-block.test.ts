@@ -8,7 +8,7 @@ import { parseEndUserIp } from '../../src/domain/end-user-ip.js';
 import { EndUserBlocklist } from '../../src/services/end-user-blocklist.js';
 
 /**
- * The operator's blocklist of end users (DESIGN §10.8, issue 27.5): an order whose X-End-User-IP
+ * The operator's blocklist of end users (docs/contract.md §10.8, issue 27.5): an order whose X-End-User-IP
  * is in IP_BLOCKLIST (CIDRs) or whose country (the geoip-country package's data) is in
  * REGION_BLOCKLIST is 403 `region_restricted`, and nothing is stored.
  */

@@ -37,7 +37,7 @@ describe('protected routes', () => {
     app: () => t,
     request: async () => ({ method: 'POST', url: '/api/v1/partner/orders', payload: ORDER_BODY }),
     successStatus: 201,
-    // DESIGN §10.9: a client key creates orders.
+    // docs/contract.md §10.9: a client key creates orders.
     clientKeyStatus: 201,
     state: async () => ({
       orders: await count('orders'),
@@ -70,7 +70,7 @@ describe('protected routes', () => {
     return id;
   };
 
-  // DESIGN §10.11: the batch status read. Another partner's ids are simply left out (200), as
+  // docs/contract.md §10.11: the batch status read. Another partner's ids are simply left out (200), as
   // are, for a client key, the orders another key made.
   runSecuritySuite('POST /api/v1/partner/orders/status', {
     app: () => t,

@@ -25,7 +25,7 @@ interface Streamed {
 }
 
 /**
- * DESIGN §10.11 across processes: one API process (its in-process worker) moves an order through
+ * docs/contract.md §10.11 across processes: one API process (its in-process worker) moves an order through
  * its whole life while another process streams it, told by LISTEN/NOTIFY. The reader is cut
  * off midway and reconnects with Last-Event-ID while the order keeps moving: every version still
  * arrives once and in order, the missed ones from the stored snapshots, the rest live.

@@ -72,7 +72,7 @@ describe('the signer killed at random points: every payout paid exactly once', {
     for (let i = 0; i < 4; i++) await ltc.rpc('sendtoaddress', [funding, '40']);
     await ltc.mine(1);
     await eth.send({ to: new HotWallet(mnemonics).fundingAddress('ETH'), value: 100n * 10n ** 18n });
-    // The signer's first pass publishes what the hot wallets can pay (DESIGN §11.7): before it,
+    // The signer's first pass publishes what the hot wallets can pay (docs/contract.md §11.7): before it,
     // no order to LTC or ETH is taken.
     const first = startSigner();
     try {

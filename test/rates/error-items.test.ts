@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { assertError, currencyIds, getRates } from './rates-helpers.js';
 
 /**
- * GET /partner/rates' errors as a program reads them (DESIGN §10.4, issue 27.1): v1.1's status,
+ * GET /partner/rates' errors as a program reads them (docs/contract.md §10.4, issue 27.1): v1.1's status,
  * `code` and `detail`, and in `errors` every problem found, each naming its query field; an
  * amount item carries the pair limits in both units.
  */

@@ -7,7 +7,7 @@ import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 import { DEFAULT_MARKUP_BPS, FIXED_PREMIUM_BPS, getRates, SEED_PRICES, seedTerms, SPREAD_BPS } from './rates-helpers.js';
 
 /**
- * Quotes that say when and what they cost (DESIGN §10.6, issue 27.3): expires_at, network_fee
+ * Quotes that say when and what they cost (docs/contract.md §10.6, issue 27.3): expires_at, network_fee
  * and eta_seconds on every quote, float and fixed, with and without a key. The clock stands
  * still unless a test moves it; prices are the static table's, observed at the one poll at start
  * (PRICE_POLL_SECONDS 3600), so a float quote's prices are fresh until that instant plus
@@ -40,7 +40,7 @@ const ETA = {
   'BNB/BEP20->XRP': Math.ceil(15 * 0.75) + 64,
 };
 
-describe('GET /api/v1/partner/rates: expires_at, network_fee, eta_seconds (DESIGN §10.6)', () => {
+describe('GET /api/v1/partner/rates: expires_at, network_fee, eta_seconds (docs/contract.md §10.6)', () => {
   const clock = new ManualClock(new Date('2026-05-01T12:00:00.000Z'));
   const started = clock.now();
   let t: TestApp;

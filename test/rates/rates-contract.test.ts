@@ -13,13 +13,13 @@ import {
 
 const FLOAT_KEYS = [
   'coin_from', 'coin_to', 'expires_in', 'max_amount', 'min_amount', 'rate', 'rate_type', 'amount_from', 'amount_to',
-  // v1.2 (DESIGN §10.6): test/rates/quote-costs.test.ts
+  // v1.2 (docs/contract.md §10.6): test/rates/quote-costs.test.ts
   'expires_at', 'network_fee', 'eta_seconds',
 ].sort();
 const FIXED_KEYS = [...FLOAT_KEYS, 'quote_id'].sort();
 
 /**
- * Spec §2.2 / §4.2 and DESIGN §3, field by field. The clock never moves in this file and the
+ * Spec §2.2 / §4.2 and docs/contract.md §3, field by field. The clock never moves in this file and the
  * background polls (prices, catalog) are pushed out to an hour, so prices stay fresh and the
  * hot-path query count below sees only what the requests themselves do.
  */
@@ -124,8 +124,8 @@ describe('GET /api/v1/partner/rates: contract', () => {
     const float = await getRates(t, 'coin_from=BTC&coin_to=ETH&amount=0.1');
     assert.equal(fixed.statusCode, 200, fixed.body);
     const body = fixed.json<Record<string, unknown>>();
-    // A fixed quote carries both (DESIGN §3); one asked without a key may be locked by any
-    // partner's order (docs/decisions.md, Quotes), and issuing it stores nothing.
+    // A fixed quote carries both (docs/contract.md §3); one asked without a key may be locked by any
+    // partner's order (docs/adr/0005-quotes-and-prices.md), and issuing it stores nothing.
     assert.deepEqual(Object.keys(body).sort(), FIXED_KEYS);
     assert.equal(body.rate_type, 'fixed');
     assert.equal(body.coin_from, 'BTC');

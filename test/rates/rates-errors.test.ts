@@ -4,7 +4,7 @@ import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 import { assertError, currencyIds, getRates, oracle, rawNumber } from './rates-helpers.js';
 
 /**
- * Every error outcome of GET /partner/rates (spec §7, DESIGN §3): 400 for what the client wrote
+ * Every error outcome of GET /partner/rates (spec §7, docs/contract.md §3): 400 for what the client wrote
  * wrong, 422 for a well-formed request the catalog or the market cannot serve. Each catalog change
  * uses its own coin so the tests stay independent. The clock is manual and the background price
  * poll is pushed out, so prices only age when the last test moves the clock.

@@ -6,7 +6,7 @@ import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 import { assertError, getRates, oracle, QUOTE_ID, rawNumber } from './rates-helpers.js';
 
 /**
- * Reverse quotes (DESIGN §7.1): amount_to instead of amount on GET /partner/rates and
+ * Reverse quotes (docs/contract.md §7.1): amount_to instead of amount on GET /partner/rates and
  * POST /partner/orders. The amount_from quoted is the smallest one at coin_from decimals whose
  * amount_to reaches the one asked: the forward quote at it reaches it, one unit less does not.
  */

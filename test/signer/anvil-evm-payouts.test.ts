@@ -17,7 +17,7 @@ import { testEngine } from '../helpers/test-database.js';
 import { compileTestToken, deployData, transferData } from '../helpers/test-erc20-token.js';
 
 /**
- * Issue 28, DESIGN §11.2 and §11.7: live ETH and ERC-20 payouts made by the signer on a real
+ * Issue 28, docs/contract.md §11.2 and §11.7: live ETH and ERC-20 payouts made by the signer on a real
  * EVM node (anvil), from a hot wallet whose keys are made here. The deposit side is the
  * simulator (BTC); what is real is everything after the exchange: the claim, the policy, the
  * nonce reserved in the database, the EIP-1559 signature, the stored transaction, the
@@ -82,7 +82,7 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
 
   /** A BTC → ETH (or USDT on ERC20) order to `address`, deposited and confirmed on the simulator, moved to sending. */
   const orderInSending = async (address: string, coin: 'ETH' | 'USDT' = 'ETH', amountFrom = '0.01'): Promise<OrderJson> => {
-    // What the last signer pass published, read as the API's timer would (DESIGN §11.7).
+    // What the last signer pass published, read as the API's timer would (docs/contract.md §11.7).
     await t.runtime.liquidity.refresh();
     const res = await t.app.inject({
       method: 'POST',
@@ -172,7 +172,7 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
     await assert.rejects(EvmPayer.create('ETH', hot.account('ETH'), node.rpcUrl, { ...options, expectedChainId: 1 }), /not SIGNER_CHAIN_ID_ETH=1/);
   });
 
-  it('the signer publishes what the hot wallet can pay per currency: ETH at the latest block, the token by balanceOf (DESIGN §11.7)', async () => {
+  it('the signer publishes what the hot wallet can pay per currency: ETH at the latest block, the token by balanceOf (docs/contract.md §11.7)', async () => {
     const readings = await t.db.handle.db
       .selectFrom('hot_wallet_balances as b')
       .innerJoin('currencies as c', 'c.id', 'b.currency_id')

@@ -99,7 +99,7 @@ describe('a deposit mined on one real node, a payout mined on another', { skip: 
       () => clock.now(),
       silent,
     );
-    // The first pass publishes what the hot wallets can pay (DESIGN §11.7): orders come after it.
+    // The first pass publishes what the hot wallets can pay (docs/contract.md §11.7): orders come after it.
     await loop.pass();
   });
 

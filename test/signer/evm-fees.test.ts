@@ -7,7 +7,7 @@ import { loadSignerConfig } from '../../src/signer/signer-config.js';
 const GWEI = 10n ** 9n;
 const bounds = { minPriorityFee: GWEI / 10n, maxFee: 100n * GWEI };
 
-/** DESIGN §11.7: EVM fees are bounded, and a replacement pays at least 10 % more of both. */
+/** docs/contract.md §11.7: EVM fees are bounded, and a replacement pays at least 10 % more of both. */
 describe('EVM fees (signer)', () => {
   it('takes twice the base fee plus the tip, within the floor and the ceiling', () => {
     assert.deepEqual(boundedFees(10n * GWEI, GWEI, bounds), {

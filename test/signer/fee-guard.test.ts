@@ -8,7 +8,7 @@ import { loadSignerConfig } from '../../src/signer/signer-config.js';
 const d = (value: string): Decimal => new Decimal(value);
 const limits = { floor: d('1'), ceiling: d('500'), maxJump: d('3') };
 
-/** DESIGN §11.7: a fee estimate is bounded (floor, ceiling, jump), and none comes from a node behind its chain. */
+/** docs/contract.md §11.7: a fee estimate is bounded (floor, ceiling, jump), and none comes from a node behind its chain. */
 describe('fee guard (signer)', () => {
   it('uses the estimate as it is within the bounds', () => {
     assert.deepEqual(guardFee(d('12.5'), { ...limits, lastUsed: d('10') }), { used: d('12.5'), bounds: [] });

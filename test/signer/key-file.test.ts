@@ -9,7 +9,7 @@ import { KeyFileError, newMnemonics, readKeyFile, writeKeyFile } from '../../src
 
 const PASSPHRASE = 'correct horse battery staple';
 
-describe('signer key file (issue 28, DESIGN §11.1)', () => {
+describe('signer key file (issue 28, docs/contract.md §11.1)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'epa-signer-keys-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   let n = 0;

@@ -18,7 +18,7 @@ import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 import { testEngine } from '../helpers/test-database.js';
 
 /**
- * Issue 28, DESIGN §11.2: live payouts on LTC made by the signer on a real litecoind (regtest),
+ * Issue 28, docs/contract.md §11.2: live payouts on LTC made by the signer on a real litecoind (regtest),
  * from a hot wallet whose keys are made here. The deposit side is the simulator (BTC): what is
  * real here is everything after the exchange: the claim, the policy, the signature, the stored
  * transaction, the broadcast, the confirmation and the order completing with the mined txid.
@@ -82,7 +82,7 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
   /**
    * A BTC → LTC order to `address` (`amount`: amount_from, or `{ to }`: amount_to), deposited and
    * confirmed on the simulator, moved to sending. The API reads what the hot wallet can pay as
-   * the last signer pass published it (DESIGN §11.7), as its timer would.
+   * the last signer pass published it (docs/contract.md §11.7), as its timer would.
    */
   const orderInSending = async (address: string, amount: string | { to: string } = '0.01'): Promise<OrderJson> => {
     await t.runtime.liquidity.refresh();
@@ -164,7 +164,7 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     assert.equal(rows.find((row) => row.coin === 'ETH' && row.network === 'ETH')?.is_withdraw_enabled, false);
   });
 
-  it('the signer publishes what the hot wallet can pay, and a quote past it is 422 insufficient_liquidity (DESIGN §11.7)', async () => {
+  it('the signer publishes what the hot wallet can pay, and a quote past it is 422 insufficient_liquidity (docs/contract.md §11.7)', async () => {
     const ltcCurrency = await t.db.handle.db.selectFrom('currencies').select('id').where('coin', '=', 'LTC').where('network', '=', 'LTC').executeTakeFirstOrThrow();
     const reading = await t.db.handle.db.selectFrom('hot_wallet_balances').selectAll().where('currency_id', '=', ltcCurrency.id).executeTakeFirstOrThrow();
     // The two confirmed coins the funding sent, nothing spent yet.
@@ -525,7 +525,7 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
     assert.equal((await payoutRow(order.id)).status, 'confirmed');
     const caughtUp = await t.db.handle.db.selectFrom('signer_chain_readings').selectAll().where('chain', '=', 'LTC').executeTakeFirstOrThrow();
     assert.equal(caughtUp.node_behind, null);
-    // Regtest gives no estimate: the floor was used, and said so (DESIGN §11.7: never silently).
+    // Regtest gives no estimate: the floor was used, and said so (docs/contract.md §11.7: never silently).
     assert.equal(caughtUp.fee_unit, 'sat/vB');
     assert.equal(caughtUp.fee_estimate, null);
     assert.equal(new Decimal(caughtUp.fee_used ?? '0').toFixed(), '1');

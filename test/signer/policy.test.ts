@@ -23,7 +23,7 @@ const payout = (fields: Partial<PayoutToJudge> = {}): PayoutToJudge => ({
   ...fields,
 });
 
-describe("signer policy (DESIGN §11.3): the signer's own limits", () => {
+describe("signer policy (docs/contract.md §11.3): the signer's own limits", () => {
   it('reads the limits per asset; a token is <COIN>_<NETWORK>', () => {
     assert.equal(assetName('LTC', 'LTC'), 'LTC');
     assert.equal(assetName('USDT', 'ETH'), 'USDT_ETH');

@@ -7,7 +7,7 @@ import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
 import { testEngine } from '../helpers/test-database.js';
 
 /**
- * DESIGN §11.7, issue 28: quotes and orders on the signer's chains only for what its hot wallet
+ * docs/contract.md §11.7, issue 28: quotes and orders on the signer's chains only for what its hot wallet
  * can pay (the signer's last reading, hot_wallet_balances, minus the payouts still waiting for a
  * signature). The signer itself is stood in for by its readings here: test/signer/
  * litecoind-payouts and anvil-evm-payouts check that a real signer publishes them.
@@ -23,7 +23,7 @@ interface ErrorJson {
   errors: { code: string; field: string | null; detail: string }[];
 }
 
-describe('quotes and orders against what the hot wallet can pay (DESIGN §11.7)', { skip: production }, () => {
+describe('quotes and orders against what the hot wallet can pay (docs/contract.md §11.7)', { skip: production }, () => {
   let t: TestApp;
   let live: string;
   let sandbox: string;

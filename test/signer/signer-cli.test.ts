@@ -65,7 +65,7 @@ describe('npm run signer: init, addresses, check (issue 28)', () => {
     assert.match(wrong.stderr, /wrong SIGNER_PASSPHRASE/);
     assert.equal((await signer(['addresses'], { SIGNER_KEY_FILE: env.SIGNER_KEY_FILE })).code, 1);
     assert.equal((await signer(['bogus'], env)).code, 2);
-    // No command runs the loop (DESIGN §11.1), which needs PostgreSQL before it opens any key.
+    // No command runs the loop (docs/contract.md §11.1), which needs PostgreSQL before it opens any key.
     const loop = await signer([], env);
     assert.equal(loop.code, 1);
     assert.match(loop.stderr, /DATABASE_URL: the signer needs PostgreSQL/);

@@ -28,7 +28,7 @@ describe('orders waiting on the signer never hold up the worker', { skip: produc
       env: { WORKER: 'off', SIMULATOR_AUTO: '0', PRICE_POLL_SECONDS: '3600', PAYOUT_SIGNER_CHAINS: 'LTC', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin },
     });
     ({ apiKey } = await t.createPartner());
-    // The signer's last reading before it stopped (DESIGN §11.7): enough for every order here.
+    // The signer's last reading before it stopped (docs/contract.md §11.7): enough for every order here.
     const ltc = await t.db.handle.db.selectFrom('currencies').select('id').where('coin', '=', 'LTC').where('network', '=', 'LTC').executeTakeFirstOrThrow();
     await t.db.handle.db.insertInto('hot_wallet_balances').values({ currency_id: ltc.id, chain: 'LTC', spendable: '100000', read_at: clock.now() }).execute();
     await t.runtime.liquidity.refresh();

@@ -20,7 +20,7 @@ import {
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
- * Issue 28, DESIGN §11.1: the signer reaches PostgreSQL with its own role, whose grants
+ * Issue 28, docs/contract.md §11.1: the signer reaches PostgreSQL with its own role, whose grants
  * (migration 0051) cover the payout tables, the check view and the catalog only. A login role
  * made in `exchange_signer` runs every signer query and is refused everything else: a signer's
  * stolen credentials read no partner, key or order.

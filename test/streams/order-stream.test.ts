@@ -8,7 +8,7 @@ import { testEngine } from '../helpers/test-database.js';
 import { BTC_CONFIRMATIONS, createOrder, LIFECYCLE_ENV, setConfirmations, simulateDeposit, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 /**
- * The status stream and the batch status read (DESIGN §10.11, issue 35), in one process on
+ * The status stream and the batch status read (docs/contract.md §10.11, issue 35), in one process on
  * either engine: each version of an order arrives once and in order, the first event is the
  * current state, Last-Event-ID resumes without a gap or a repeat, the stream ends once the
  * order is final, the public stream carries the public view, and the caps answer 429.
@@ -21,7 +21,7 @@ interface StreamedOrder {
   [field: string]: unknown;
 }
 
-describe('status stream and status read (DESIGN §10.11)', () => {
+describe('status stream and status read (docs/contract.md §10.11)', () => {
   let h: Harness;
   let base: string;
   before(async () => {

@@ -17,7 +17,7 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 /**
- * The status page (/status/{token}) in Chromium with JavaScript (DESIGN §10.11): it follows the
+ * The status page (/status/{token}) in Chromium with JavaScript (docs/contract.md §10.11): it follows the
  * order's status stream and shows each move without being loaded again, under the service's CSP
  * with no console error; once the order is final it stops listening.
  */

@@ -14,7 +14,7 @@ interface Endpoint {
 }
 
 /**
- * Webhook endpoints and modes (DESIGN §10.2, issue 26.4), the endpoint cap under concurrent
+ * Webhook endpoints and modes (docs/contract.md §10.2, issue 26.4), the endpoint cap under concurrent
  * creates and the operator's switch that the partner cannot get around (issue 26.6).
  */
 describe('webhook endpoints: modes, the cap, the operator\'s switch', () => {

@@ -4,7 +4,7 @@ import { isPublicAddress, webhookUrlProblem } from '../../src/services/webhook-a
 import { MAX_RESPONSE_BYTES, WebhookSender } from '../../src/services/webhook-sender.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
-describe('webhook sender: SSRF rules and bounded answers (DESIGN §8)', () => {
+describe('webhook sender: SSRF rules and bounded answers (docs/contract.md §8)', () => {
   const receiver = new WebhookReceiver();
   const local = new WebhookSender({ allowPrivate: true, timeoutMs: 2000 });
   before(() => receiver.start());

@@ -57,7 +57,7 @@ interface EventBody {
   data: { order?: { id: string; status: string; actions: string[]; refund_hold_until: string | null }; previous_status?: string | null };
 }
 
-describe('webhooks (DESIGN §8)', () => {
+describe('webhooks (docs/contract.md §8)', () => {
   const clock = new ManualClock(new Date());
   const receiver = new WebhookReceiver();
   let h: Harness;
@@ -167,7 +167,7 @@ describe('webhooks (DESIGN §8)', () => {
     assert.equal((await api('DELETE', `/webhooks/${endpoint.id}`)).statusCode, 204);
   });
 
-  it('every move sends exactly one order.status_changed, those that stay in refunding too (DESIGN §7.5)', async () => {
+  it('every move sends exactly one order.status_changed, those that stay in refunding too (docs/contract.md §7.5)', async () => {
     const endpoint = await addEndpoint('/moves', { events: ['order.status_changed'] });
     const secret = endpoint.secret ?? '';
     // The manual clock moves 30 minutes below, and the library checks webhook-timestamp against

@@ -274,8 +274,8 @@ export class PartnerClient {
   }
 
   /**
-   * GET /partner/stats (v1.1, DESIGN §7.8): over [from, to) (ISO 8601; default the last 30
-   * days), the orders of the key's mode (v1.2, DESIGN §10.2: live for a live key, the test
+   * GET /partner/stats (v1.1, docs/contract.md §7.8): over [from, to) (ISO 8601; default the last 30
+   * days), the orders of the key's mode (v1.2, docs/contract.md §10.2: live for a live key, the test
    * orders for a sandbox key) counted by status, their volume in USD and the partner's
    * commission by coin and in USD. Amounts are exact decimal strings; counts numbers.
    */
@@ -283,7 +283,7 @@ export class PartnerClient {
     return this.call({ method: 'GET', path: '/partner/stats', query, auth: 'required', idempotent: true, signal: options.signal });
   }
 
-  /** POST /partner/webhooks (DESIGN §8): a new endpoint; its secret is in this answer only. Not retried. */
+  /** POST /partner/webhooks (docs/contract.md §8): a new endpoint; its secret is in this answer only. Not retried. */
   createWebhook(request: CreateWebhookRequest, options: CallOptions = {}): Promise<WebhookEndpointWithSecret> {
     return this.call({ method: 'POST', path: '/partner/webhooks', body: request, auth: 'required', idempotent: false, signal: options.signal });
   }
@@ -346,7 +346,7 @@ export class PartnerClient {
   }
 
   /**
-   * v1.2 (DESIGN §10.11): the order as it moves, once per version and in order, until it is
+   * v1.2 (docs/contract.md §10.11): the order as it moves, once per version and in order, until it is
    * final: its current state first, then each new version as the server tells it, over GET
    * /partner/orders/stream (Server-Sent Events). A lost connection is opened again with
    * Last-Event-ID, so nothing is missed or repeated; when the stream cannot be had

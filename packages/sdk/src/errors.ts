@@ -1,6 +1,6 @@
 /**
  * Typed errors. Every error the API answers is `{"detail", "code", "errors"}` with the status
- * DESIGN names; `errors` (v1.2) lists every problem of the request, each with its own code and
+ * the contract names (docs/contract.md §10.4); `errors` (v1.2) lists every problem of the request, each with its own code and
  * field; amount errors add the pair's limits in both units. The class says what a caller can do
  * about it (fix the input, fix the key, wait, retry), the fields say the rest.
  */

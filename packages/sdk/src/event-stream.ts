@@ -1,6 +1,6 @@
 /**
  * A Server-Sent Events reader over a fetch body (text/event-stream, as the status stream sends
- * it: DESIGN §10.11), with fetch and web streams only, so it runs in browsers and edge runtimes
+ * it: docs/contract.md §10.11), with fetch and web streams only, so it runs in browsers and edge runtimes
  * as the rest of the SDK does. Comments (`: ping`) keep the connection alive and are not events.
  */
 

@@ -2,7 +2,7 @@
  * Request signing (optional): `X-Signature` is the lowercase hex HMAC-SHA256, keyed with the
  * secret part of the API key (`<key_id>.<secret>`, as text), of
  * - `body`: the exact body bytes (empty for a GET), v1's rule;
- * - `replay-proof` (DESIGN §7.7): `{X-Timestamp}.{METHOD}.{request target}.{body}`, with
+ * - `replay-proof` (docs/contract.md §7.7): `{X-Timestamp}.{METHOD}.{request target}.{body}`, with
  *   X-Timestamp the Unix time in ms and the target the path and query as sent. The server
  *   accepts it within ±5 minutes and once only, so every try of a request is signed anew.
  */

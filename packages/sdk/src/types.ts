@@ -38,7 +38,7 @@ export type Order = Exact<components['schemas']['Order']>;
 export type OrderStatus = Order['status'];
 export type ErrorBody = Exact<components['schemas']['Error']>;
 export type ErrorCode = ErrorBody['code'];
-/** v1.2: one problem of a request, as `errors` lists them (DESIGN §10.4). */
+/** v1.2: one problem of a request, as `errors` lists them (docs/contract.md §10.4). */
 export type ErrorItem = ErrorBody['errors'][number];
 /** The closed list of problem codes (the top-level codes, and currency_unsupported, amount_invalid, …). */
 export type ErrorItemCode = ErrorItem['code'];
@@ -52,7 +52,7 @@ export type ValidateAddressQuery = Query<'validateAddress'>;
 export type AddressValidation = Response<'validateAddress', 200>;
 export type SandboxDepositRequest = RequestBody<'simulateSandboxDeposit'>;
 export type Account = Response<'getAccount', 200>;
-/** v1.2 (DESIGN §10.11): POST /partner/orders/status's answer. */
+/** v1.2 (docs/contract.md §10.11): POST /partner/orders/status's answer. */
 export type OrderStatusList = Response<'getOrderStatuses', 200>;
 export type SetRefundAddressRequest = RequestBody<'setRefundAddress'>;
 /** The period of GET /partner/stats: ISO 8601 `from` (inclusive) and `to` (exclusive); default the last 30 days. */

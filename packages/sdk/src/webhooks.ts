@@ -1,5 +1,5 @@
 /**
- * Webhook verification (Standard Webhooks, DESIGN §8): a delivery carries `webhook-id`,
+ * Webhook verification (Standard Webhooks, docs/contract.md §8): a delivery carries `webhook-id`,
  * `webhook-timestamp` (Unix seconds) and `webhook-signature`, a space-separated list of
  * `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` (two while a rotated secret still
  * signs). The key is the secret's bytes: base64 after its `whsec_` prefix. Web Crypto only, so

@@ -82,7 +82,7 @@ describe('SDK client against the server', () => {
     assert.deepEqual(await client.getOrder(order.id), byShortId);
   });
 
-  it('v1.2 (DESIGN §10.8): external_id and metadata on the order, endUserIp sent as X-End-User-IP, the 409 typed', async () => {
+  it('v1.2 (docs/contract.md §10.8): external_id and metadata on the order, endUserIp sent as X-End-User-IP, the 409 typed', async () => {
     const sent: Headers[] = [];
     const client = s.client({
       fetch: async (input, init = {}) => {
@@ -167,7 +167,7 @@ describe('SDK client against the server', () => {
     assert.equal(account.status, 'active');
   });
 
-  it('stats (DESIGN §7.8): live orders counted by status, volume and commission as exact strings; sandbox apart', async () => {
+  it('stats (docs/contract.md §7.8): live orders counted by status, volume and commission as exact strings; sandbox apart', async () => {
     const partner = await s.t.createPartner({ rate_limit_per_minute: 100_000 });
     const client = s.client({ apiKey: partner.apiKey });
     const start = s.clock.now().toISOString();
@@ -349,7 +349,7 @@ describe('SDK client against the server', () => {
       assert.equal(((await res.json()) as { code: string }).code, 'invalid_signature');
     });
 
-    it('replay-proof (DESIGN §7.7): accepted once, with a query string too; a replay is refused', async () => {
+    it('replay-proof (docs/contract.md §7.7): accepted once, with a query string too; a replay is refused', async () => {
       const sent: Array<{ url: string; headers: Headers; init: RequestInit }> = [];
       const client = s.client({ signing: 'replay-proof', fetch: recording(sent) });
       s.clock.advance(1); // the newest order: the list is by created_at first
@@ -497,7 +497,7 @@ describe('SDK client against the server', () => {
     });
   });
 
-  it('webhooks (DESIGN §8): endpoints managed through the SDK, deliveries verified by verifyWebhook', async () => {
+  it('webhooks (docs/contract.md §8): endpoints managed through the SDK, deliveries verified by verifyWebhook', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
       const { apiKey } = await s.t.createPartner({ rate_limit_per_minute: 100_000 });

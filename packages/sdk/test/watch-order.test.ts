@@ -4,7 +4,7 @@ import type { CreateOrderRequest, Order } from '../src/index.js';
 import { startSdkServer, type SdkServer } from './sdk-server.js';
 
 /**
- * watchOrder (DESIGN §10.11) against the whole app over HTTP: the order once per version and in
+ * watchOrder (docs/contract.md §10.11) against the whole app over HTTP: the order once per version and in
  * order until final, over the status stream; across a dropped connection (resumed with
  * Last-Event-ID, nothing missed or repeated); and by polling where no stream can be had.
  */

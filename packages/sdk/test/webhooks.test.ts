@@ -5,7 +5,7 @@ import { verifyWebhook, WebhookVerificationError } from '../src/index.js';
 
 /**
  * verifyWebhook (Web Crypto) against deliveries signed by the `standardwebhooks` library, the
- * reference DESIGN §8 names: what it signs, the SDK accepts; anything altered, it refuses.
+ * reference docs/contract.md §8 names: what it signs, the SDK accepts; anything altered, it refuses.
  */
 
 const secret = `whsec_${Buffer.from('a webhook secret of 32 bytes ...').toString('base64')}`;

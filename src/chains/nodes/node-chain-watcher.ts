@@ -81,7 +81,7 @@ export class NodeChainWatcher implements ChainWatcher {
     private readonly metrics: NodeWatcherMetrics,
     private readonly logger: NodeWatcherLogger,
     private readonly settings: NodeWatcherSettings,
-    /** hd chains: the addresses not handed out to look for in every block (issue 36.6). */
+    /** hd chains: the addresses not handed out to look for in every block. */
     private readonly probe?: DepositIndexProbe,
   ) {
     this.name = `node:${chain}`;

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * A fixed quote asked by amount_to (DESIGN §7.1, a reverse quote) keeps the amount asked, so an
+ * A fixed quote asked by amount_to (docs/contract.md §7.1, a reverse quote) keeps the amount asked, so an
  * order that sends the same amount_to with the quote's id matches it. Null for a quote asked by
  * amount (or by nothing: the pair's minimum).
  */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * GET /partner/orders (DESIGN §7.2): one index per filter, each ending in (created_at, id), the
+ * GET /partner/orders (docs/contract.md §7.2): one index per filter, each ending in (created_at, id), the
  * keyset order, so a page is a short backward index range scan; the search columns get one index
  * each (an OR of exact matches becomes a BitmapOr). All start with partner_id: a partner's list
  * never reads another's rows. The (partner_id, created_at) index of 0004 is a prefix of the

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Pool drain (issue 12): a partner's open orders awaiting a deposit are capped. The operator may
+ * Pool drain: a partner's open orders awaiting a deposit are capped. The operator may
  * set the cap per partner (null: the server default, MAX_OPEN_ORDERS_PER_PARTNER). The partial
  * index serves the count at order creation and the pool release of the lifecycle worker.
  */

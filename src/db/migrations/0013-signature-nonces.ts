@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Replay-proof signing (DESIGN §7.7): each accepted timestamped signature once, across every
+ * Replay-proof signing (docs/contract.md §7.7): each accepted timestamped signature once, across every
  * API process sharing the database (when Redis is not configured). A row lives until its
  * timestamp can no longer be accepted; expired rows are deleted in batches.
  */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Sandbox keys and orders (DESIGN §7.6). A key's `sandbox` flag and its `pk_test_` prefix say
+ * Sandbox keys and orders (docs/contract.md §7.6). A key's `sandbox` flag and its `pk_test_` prefix say
  * the same thing, and the CHECK keeps them so: a partner reading the key and the service reading
  * the row can never disagree about whether orders made with it run live. An order's `sandbox`
  * is copied from the key that created it and never changes; the worker picks the simulator's

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Order actions (DESIGN §7.5, issue 14): a refund address may come later (with its tag, for a
+ * Order actions (docs/contract.md §7.5): a refund address may come later (with its tag, for a
  * deposit chain that routes by memo), a refund may be held for the partner's choice (continue or
  * refund) until `refund_hold_until`, and a continued order is re-priced at the float rate
  * (`continued_at`). Every audit row names who made the move (`actor`): existing creation rows were

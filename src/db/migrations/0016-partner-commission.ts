@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Partner commission (DESIGN §7.8, issue 14): at the exchange moment an order records the
+ * Partner commission (docs/contract.md §7.8): at the exchange moment an order records the
  * partner's markup share in coin_to (`partner_fee`), its USD value and the exchange's USD
  * volume at that moment's prices, and the moment itself (`exchanged_at`). The four are set
  * together, once, and never negative. Stats and the operator's commission report sum them over

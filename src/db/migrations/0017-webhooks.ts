@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Webhooks (DESIGN §8, issue 15): a partner's endpoints, the outbox of events (written in the
+ * Webhooks (docs/contract.md §8): a partner's endpoints, the outbox of events (written in the
  * transaction of the order move they report) and one delivery per event and endpoint, which the
  * webhook workers lease with FOR UPDATE SKIP LOCKED.
  */

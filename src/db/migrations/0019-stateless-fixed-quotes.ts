@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Fixed quotes are signed tokens (issue 18): issuing one writes nothing, so `fixed_quotes` goes,
+ * Fixed quotes are signed tokens: issuing one writes nothing, so `fixed_quotes` goes,
  * and `orders.quote_id` (still unique: an order holding a quote's id is the record that the quote
  * was spent) no longer references it. Quotes stored before this migration are not honoured after
  * it: they expire within FIXED_QUOTE_TTL_SECONDS anyway, and an order presenting one gets 422

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Order creation in one statement (issue 18): `create_partner_order` writes the order, binds its
+ * Order creation in one statement: `create_partner_order` writes the order, binds its
  * deposit address, appends the creation event, completes the Idempotency-Key record and checks
  * the partner's open-order cap, server side, in the caller's transaction (one autocommit
  * statement when nothing else is written with it). Before, that was up to nine round trips, each
@@ -12,7 +12,7 @@ import { sql, type Kysely } from 'kysely';
  *   column added later needs no new version of this function, only its value in the JSON.
  * - `p_address`: `{chain, address, tag, strategy, derivation_index}` of a derived or memo
  *   address, inserted; or `{id}` of a pool row the caller claimed in this transaction, bound.
- * - The cap (docs/decisions.md, pool drain): the partner's row is locked FOR NO KEY UPDATE only
+ * - The cap (docs/adr/0004-deposit-addresses.md): the partner's row is locked FOR NO KEY UPDATE only
  *   after the rows are written, then its open orders are counted. In a VOLATILE plpgsql function
  *   every statement takes a new snapshot under READ COMMITTED, so the count sees every
  *   creation that committed while this one waited for the lock: a partner's creations count

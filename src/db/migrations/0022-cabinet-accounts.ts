@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The partner cabinet's accounts (DESIGN §9, issue 16): people of a partner (several per
+ * The partner cabinet's accounts (docs/contract.md §9): people of a partner (several per
  * partner), the operator's one-use invitations that create them, their sessions and their
  * two-factor recovery codes. Every secret a browser or an email carries (invitation token,
  * session token, recovery code) is stored only as its SHA-256, so a read of these tables gives

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The cabinet's key list (DESIGN §9): a label the partner gives a key when it creates one, and
+ * The cabinet's key list (docs/contract.md §9): a label the partner gives a key when it creates one, and
  * when the key was last used. last_used_at is written in batches from memory (at most once a
  * minute per process, ApiKeyService.flushUses), never on a request's path.
  */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The webhook delivery log per attempt (DESIGN §8, issue 15): 0017 kept only a delivery's last
+ * The webhook delivery log per attempt (docs/contract.md §8): 0017 kept only a delivery's last
  * attempt (last_* columns on webhook_deliveries), so a retried delivery's earlier answers were
  * lost. Each attempt is now a row of its own, written in the statement that records its outcome
  * on the delivery; the delivery keeps only its queue state (status, attempts, next attempt,

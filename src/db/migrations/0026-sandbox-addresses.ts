@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Sandbox orders (DESIGN §7.6) apart from the operator's wallet: `deposit_addresses.strategy`
+ * Sandbox orders (docs/contract.md §7.6) apart from the operator's wallet: `deposit_addresses.strategy`
  * gains `sandbox`. A sandbox order's deposit address is made by the service from random bytes
  * (domain/deposit-addresses/sandbox-addresses.ts), never derived from the operator's xpub nor
  * taken from a memo address or a pool. It is still recorded, so the unique (chain, address, tag)

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The cabinet's account page (ASVS 3.3.4) and password reset (issue 16):
+ * The cabinet's account page (ASVS 3.3.4) and password reset:
  * - every session gains an `id`, so a page can name one to sign it out without ever showing its
  *   token's hash, and the browser's `user_agent` at sign-in, so the person can tell them apart;
  * - `cabinet_password_resets`: the operator's one-use, short-lived reset links (there is no

@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Order creation with its webhook outbox row in the same statement (issue 18): before, the
+ * Order creation with its webhook outbox row in the same statement: before, the
  * service wrapped `create_partner_order` (migration 0020) and the outbox insert in BEGIN …
  * COMMIT, four round trips and a connection held across them. This version also records the
  * `order.created` event, so an order from the stock of derived addresses is one autocommit
- * statement, and the order and its event still commit or fail together (DESIGN §8: the event is
+ * statement, and the order and its event still commit or fail together (docs/contract.md §8: the event is
  * written in the transaction of the move it reports).
  *
  * The two new parameters are the event's webhook-id and its body, written by the service (the

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Sandbox orders are counted apart (DESIGN §7.6): the open-order cap of create_partner_order
+ * Sandbox orders are counted apart (docs/contract.md §7.6): the open-order cap of create_partner_order
  * (0028) counted every order of the partner awaiting a deposit, so a partner's tests could fill
  * its live cap and refuse real orders, and the reverse. Each kind now counts against the cap on
  * its own (the same number: the cap protects the deposit addresses, and a sandbox address is

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The cabinet's one-use reveals (issue 16): a form that creates a secret (an API key, a webhook
+ * The cabinet's one-use reveals: a form that creates a secret (an API key, a webhook
  * endpoint or its rotated signing secret) answers with a redirect, and the page it leads to
  * shows the secret once, by taking this row. A reload of that page, or any later request, finds
  * no row and shows no secret; reloading never posts the form again. The row holds no secret:

@@ -1,13 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The markup an order is priced with, stored on it (DESIGN §10.1, issue 26.1): a fixed order's is
+ * The markup an order is priced with, stored on it (docs/contract.md §10.1): a fixed order's is
  * the one inside its quote, a float order's the one at creation (the exchange prices it again with
  * it), a continued order's the one of that re-pricing. The partner's commission (partner_fee) is
  * computed from it; before, the exchange used the partner's markup of that moment, so a markup
  * changed between the quote and the deposit paid at one rate and recorded the other's fee.
  *
- * Orders already there (docs/decisions.md, "The markup an order is priced with"): an order whose
+ * Orders already there (docs/adr/0013-order-pricing-and-final-amounts.md): an order whose
  * exchange recorded a commission gets the markup that commission was computed with, read back
  * from it (partner_fee_usd / volume_usd, both at that moment's prices, rounded to a whole bps), so
  * the stored markup explains the recorded figure and no recorded commission changes; any other

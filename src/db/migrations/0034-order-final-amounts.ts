@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * What an order really paid (DESIGN §10.1, issue 26.2): `rate_final`, amount_to_final /
+ * What an order really paid (docs/contract.md §10.1): `rate_final`, amount_to_final /
  * amount_from_received rounded down to coin_to's decimals, stored with amount_to_final at the
  * exchange, and `amount_refunded`, exactly what the refund sent (its payouts row's amount), stored
  * when it is sent. The Order shows amount_to_final and rate_final once the payout is sent.

@@ -1,13 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Modes (DESIGN §10.2, issue 26.4).
+ * Modes (docs/contract.md §10.2).
  *
  * - `webhook_endpoints.mode` (`live` | `sandbox`): the mode of the key that made the endpoint
  *   (the cabinet chooses); the endpoint receives only that mode's order events. Endpoints made
  *   before this migration get `live`: they received both modes' events until now, and a live
  *   receiver is what a partner's integration is built around; sandbox events stop reaching them
- *   (docs/decisions.md). No default after this: every writer names the mode.
+ *   (docs/adr/0025-modes.md). No default after this: every writer names the mode.
  * - `order_events.actor_key_id` / `actor_user_id`: a partner's move names the key that made it,
  *   or the cabinet person. Plain columns, no foreign key: the audit outlives a key or a person.
  *   Rows written before this migration name neither, so the check holds for new rows only

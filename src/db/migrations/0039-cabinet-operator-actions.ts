@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * What the operator does to a partner's cabinet people (issue 26.10): a password reset link may
+ * What the operator does to a partner's cabinet people: a password reset link may
  * also clear the person's two-factor when it is used (`clear_totp`), and every operator action
  * on a person (two-factor cleared, sessions ended, person removed, reset link issued with or
  * without clearing two-factor), and the use of such a link, is recorded in

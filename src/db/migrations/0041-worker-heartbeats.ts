@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Worker heartbeats (issue 36.2): one row per worker loop (the lifecycle loop and the webhook
+ * Worker heartbeats: one row per worker loop (the lifecycle loop and the webhook
  * loop of every process that runs them: `npm run worker`, or an API process without WORKER=off),
  * written after each of its passes at most every few seconds. `/admin/v1/health` lists them with
  * their last tick and flags the stale ones, so a worker that stopped (or never started) is seen

@@ -1,14 +1,14 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The facts of each chain a wallet maps a Currency by, and that quotes time (DESIGN §10.6, §10.7,
- * issue 27.3 and 27.4): one row per `currencies.chain` code, which now references it, so no
+ * The facts of each chain a wallet maps a Currency by, and that quotes time (docs/contract.md §10.6, §10.7):
+ * one row per `currencies.chain` code, which now references it, so no
  * currency names a chain without facts.
  *
  * - `name`: the chain as the API shows it (`bitcoin`, `ethereum`, `bsc`), separate from the token
  *   standard the currency's `network` code names (ERC20, BEP20).
- * - `caip2`: the CAIP-2 chain id under the namespace registered for the chain (docs/decisions.md,
- *   "Chains in the catalog", for the ones whose namespace is still a draft).
+ * - `caip2`: the CAIP-2 chain id under the namespace registered for the chain (docs/adr/0031-chains-in-the-catalog.md,
+ *   for the ones whose namespace is still a draft).
  * - `slip44`: the SLIP-44 coin type of the chain's native coin (CAIP-19 `…/slip44:N`).
  * - `token_namespace`: the CAIP-19 asset namespace of the chain's tokens (`erc20`, `trc20`,
  *   `token`), null where the catalog has no token on the chain's standard.

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * What a quote told of an order's cost and time, stored when the order is created so it never
- * changes afterwards (DESIGN §10.6, issue 27.3):
+ * changes afterwards (docs/contract.md §10.6):
  * - `network_fee`: the payout network fee in coin_to the pricing deducted from amount_to (the
  *   destination currency's payout_fee at creation), and `network_fee_usd`, its USD value at the
  *   creation's price (8 places, rounded down, as partner_fee_usd);

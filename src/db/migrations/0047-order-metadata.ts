@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Order metadata (DESIGN §10.8, issue 27.5).
+ * Order metadata (docs/contract.md §10.8).
  *
  * - `orders.external_id`: the partner's own reference for the order, at most 64 characters,
  *   unique per partner and mode (a partial unique index: most orders have none).

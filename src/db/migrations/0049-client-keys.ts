@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Client keys (DESIGN §10.9, issue 27.6): a key a partner ships inside an app.
+ * Client keys (docs/contract.md §10.9): a key a partner ships inside an app.
  *
  * - `api_keys.scope`: `full` (every key until now) or `client`. A client key's id starts
  *   `pk_client_` (`pk_client_test_` in sandbox), and the checks keep id and columns saying the

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The end user's status page (DESIGN §10.10, issue 27.7): every order gets `status_token`, the
+ * The end user's status page (docs/contract.md §10.10): every order gets `status_token`, the
  * unguessable part of its public link `/status/{token}` (and of GET /api/v1/public/orders/{token}).
  * New orders get 32 base64url characters (192 random bits) from the service; orders made before
  * this migration, and rows written without one, get 64 hex digits from two random UUIDs (244

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Real payouts (DESIGN §11.2, issue 28): the payouts table becomes the signer's work queue.
+ * Real payouts (docs/contract.md §11.2): the payouts table becomes the signer's work queue.
  *
  * - `payer`: who pays the row, fixed when it is recorded: `signer` for live payouts on
  *   PAYOUT_SIGNER_CHAINS, else `simulator`. The signer claims only its own rows, so no payout is

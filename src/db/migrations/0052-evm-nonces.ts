@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * EVM nonces (DESIGN §11.7, issue 28): the next nonce of each hot-wallet address per chain,
+ * EVM nonces (docs/contract.md §11.7): the next nonce of each hot-wallet address per chain,
  * reserved in the database so that no two transactions share a nonce and none is skipped,
  * whatever the number of signers.
  *

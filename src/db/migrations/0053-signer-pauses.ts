@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The signer's brakes (DESIGN §11.7, issue 28): a pause per chain, or for every chain (`*`),
+ * The signer's brakes (docs/contract.md §11.7): a pause per chain, or for every chain (`*`),
  * persisted so a restarted signer stays paused, and every pause and resume kept in
  * `signer_pause_events` with who and why. The signer's role reads the pauses and nothing of
  * their history.

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * What the hot wallet can pay, per currency, what the signer saw of each chain's fees and node,
- * and when it first saw an EVM transaction unmined (DESIGN §11.7, issue 28): the signer writes each
+ * and when it first saw an EVM transaction unmined (docs/contract.md §11.7): the signer writes each
  * currency of its chains after every pass; the API subtracts the payouts not yet in a signed
  * transaction and refuses quotes and orders whose payout the rest cannot cover.
  *
@@ -20,7 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       spendable numeric(38, 18) not null check (spendable >= 0),
       read_at timestamptz not null
     )`.execute(db);
-  // Per chain, what the signer's last pass saw of the fee and the node (DESIGN §11.7: a bounded
+  // Per chain, what the signer's last pass saw of the fee and the node (docs/contract.md §11.7: a bounded
   // estimate is never used silently): the API exports it as gauges, alert rules watch them.
   await sql`
     create table signer_chain_readings (

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The status stream (DESIGN §10.11, issue 35): every move of an order stores the Order as
+ * The status stream (docs/contract.md §10.11): every move of an order stores the Order as
  * GET /partner/orders/{id} answered it at that version, so a stream that reconnects with
  * `Last-Event-ID: {order id}:{version}` gets every version it missed, once and in order, from
  * whichever process it reaches (services/order-streams.ts). Version 0 (creation) is not stored:

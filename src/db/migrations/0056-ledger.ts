@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The double-entry ledger (DESIGN §11.4, issue 29; the chart and posting rules are in
- * docs/decisions.md, "Ledger"). The books are kept by the database, not by the code alone:
+ * The double-entry ledger (docs/contract.md §11.4; the chart and posting rules are in
+ * docs/adr/0039-ledger.md). The books are kept by the database, not by the code alone:
  *
  * - Every amount is signed (debit positive, credit negative), exact `numeric` with no scale, so
  *   nothing posted is ever rounded; a line of zero is refused (it says nothing).

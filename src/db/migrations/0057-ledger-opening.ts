@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Opening lines for the orders that exist when the ledger starts (issue 29): an exchange that
+ * Opening lines for the orders that exist when the ledger starts: an exchange that
  * upgrades has orders half-way (a deposit confirmed, a payout on its way) whose earlier moves
  * posted nothing, so their later moves would leave `payable` and `refunds` saying what the
  * ledger saw, not what is owed. Each such order gets one ledger transaction of kind `opening`
- * whose lines are what its moves would have posted by now (docs/decisions.md, "Ledger").
+ * whose lines are what its moves would have posted by now (docs/adr/0039-ledger.md).
  *
  * `ledger_opening_lines()` says what that is, per order, account and asset, from the orders,
  * their audit trail and their payouts: it stays in the database, so an operator (and the

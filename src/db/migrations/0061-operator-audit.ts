@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The operator audit log (DESIGN §12, issue 30): one row per operator action that may change
+ * The operator audit log (docs/contract.md §12): one row per operator action that may change
  * something (every POST, PUT, PATCH and DELETE under /admin/v1 by an authenticated operator,
  * whatever its outcome), with who, what, on what, the target as it was before and after where
  * the route has one, when and from where. Append-only, kept by the database: an UPDATE or

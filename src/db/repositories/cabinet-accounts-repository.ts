@@ -1,7 +1,7 @@
 import type { CabinetAccountActionRow, CabinetInvitationRow, CabinetPasswordResetRow, CabinetUserRow, NewCabinetAccountAction, NewCabinetUser } from '../schema/cabinet-accounts.js';
 import type { Db } from '../schema/index.js';
 
-/** The cabinet's people, the operator's invitations and the two-factor recovery codes (DESIGN §9). */
+/** The cabinet's people, the operator's invitations and the two-factor recovery codes (docs/contract.md §9). */
 
 export async function insertInvitation(
   db: Db,

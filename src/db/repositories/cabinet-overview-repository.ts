@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Db } from '../schema/index.js';
 
-/** The cabinet's overview (DESIGN §9): a partner's live orders of the last 1, 7 and 30 days. */
+/** The cabinet's overview (docs/contract.md §9): a partner's live orders of the last 1, 7 and 30 days. */
 
 export interface StatusCounts {
   status: OrderStatus;

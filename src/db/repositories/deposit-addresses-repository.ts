@@ -2,18 +2,9 @@ import { sql } from 'kysely';
 import type { Db } from '../schema/index.js';
 
 /**
- * Deposit addresses ever handed out or loaded into a pool (DESIGN §5). The unique index on
+ * Deposit addresses ever handed out or loaded into a pool (docs/contract.md §5). The unique index on
  * (chain, address, tag) is the last word: an address is never handed out twice.
  */
-
-/** The next number of the chain's sequence (`deposit_index_<chain>`): an HD index or a memo tag. */
-export async function nextDepositIndex(db: Db, chain: string): Promise<number> {
-  const sequence = `deposit_index_${chain.toLowerCase()}`;
-  const { rows } = await sql<{ n: number }>`select nextval(${sequence}::regclass) as n`.execute(db);
-  const n = rows[0]?.n;
-  if (n === undefined) throw new Error(`sequence ${sequence} returned nothing`);
-  return Number(n);
-}
 
 /**
  * `count` numbers of the chain's sequence in one statement (a block of HD indexes or memo tags,
@@ -46,7 +37,7 @@ export async function claimFreePoolAddress(db: Db, chain: string): Promise<{ id:
 }
 
 /**
- * A partner's share of a chain's pool (DESIGN §10.3), for the caller's transaction: the pool's
+ * A partner's share of a chain's pool (docs/contract.md §10.3), for the caller's transaction: the pool's
  * size and how many of its addresses the partner holds, bound to its orders that have seen no
  * deposit (open, or ended and still watched for a late one: releaseEndedPoolAddresses frees
  * them). The partner's row is locked first (FOR NO KEY UPDATE, as create_partner_order locks

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../schema/index.js';
 
 /**
- * EVM nonces reserved per chain and address (migration 0052, DESIGN §11.7). Both run inside the
+ * EVM nonces reserved per chain and address (migration 0052, docs/contract.md §11.7). Both run inside the
  * payout loop's transaction with the chain's advisory lock held (signer-repository lockChain),
  * so the nonce read is the one taken, and it is taken only with the transaction that uses it.
  */

@@ -30,7 +30,7 @@ export interface CurrencyLiquidity {
 }
 
 /**
- * Every currency the signer published, with what its waiting payouts will take (DESIGN §11.7:
+ * Every currency the signer published, with what its waiting payouts will take (docs/contract.md §11.7:
  * balance minus pending payouts). One statement; the waiting sum reads the partial index of
  * migration 0054, not the payouts table.
  */
@@ -84,7 +84,7 @@ export function chainReadings(db: Db): Promise<(ChainReading & { read_at: Date }
   return db.selectFrom('signer_chain_readings').selectAll().execute();
 }
 
-/** Every currency's last reading of the hot wallet, as the signer published it (for the treasury, DESIGN §11.5). */
+/** Every currency's last reading of the hot wallet, as the signer published it (for the treasury, docs/contract.md §11.5). */
 export function hotWalletReadings(db: Db): Promise<{ currency_id: string; spendable: string; read_at: Date }[]> {
   return db.selectFrom('hot_wallet_balances').select(['currency_id', 'spendable', 'read_at']).execute();
 }

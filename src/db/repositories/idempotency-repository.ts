@@ -36,10 +36,6 @@ export async function retakeIdempotencyKey(db: Db, record: IdempotencyRecord, st
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function completeIdempotencyKey(db: Db, partnerId: string, key: string, orderId: string): Promise<void> {
-  await db.updateTable('idempotency_keys').set({ order_id: orderId }).where('partner_id', '=', partnerId).where('key', '=', key).execute();
-}
-
 /** A request that failed validation leaves nothing behind. */
 export async function releaseIdempotencyKey(db: Db, partnerId: string, key: string): Promise<void> {
   await db

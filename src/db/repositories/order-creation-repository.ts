@@ -9,8 +9,8 @@ import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-or
  * A new order written in one statement: `create_partner_order` (migrations 0020, 0028) inserts
  * the order, binds its deposit address, appends the creation event, completes the
  * Idempotency-Key record, checks the open-order cap and records the `order.created` webhook
- * event (DESIGN §8) for the partner's endpoints; since 0047 it refuses a second order with one
- * external_id (DESIGN §10.8). Only the partner view's columns come back.
+ * event (docs/contract.md §8) for the partner's endpoints; since 0047 it refuses a second order with one
+ * external_id (docs/contract.md §10.8). Only the partner view's columns come back.
  */
 
 /**
@@ -47,7 +47,7 @@ export interface NewCreationEvent {
   order_version: 0;
   /** Who made the move (the partner creates); ignored where the column does not exist yet. */
   actor: 'partner';
-  /** The key that made the order (DESIGN §10.2: every partner action names its key). */
+  /** The key that made the order (docs/contract.md §10.2: every partner action names its key). */
   actor_key_id: string;
   created_at: Date;
 }

@@ -1,9 +1,29 @@
 import { currentTraceParent } from '../../tracing/tracing.js';
 import type { Db } from '../schema/index.js';
-import type { OrderEventRow } from '../schema/orders.js';
-import type { NewOrderEvent } from './orders-repository.js';
+import type { OrderStatus } from '../../domain/order-status.js';
+import type { EventActor, OrderEventRow } from '../schema/orders.js';
 
-/** The append-only audit trail: one order_events row per move (insertOrderEvent in orders-repository.ts writes one). */
+/**
+ * The append-only audit trail: one order_events row per move, written here and only here (and,
+ * for an order's creation, by create_partner_order in the same statement as the order).
+ */
+
+/** One move's row of the trail. */
+export interface NewOrderEvent {
+  order_id: string;
+  from_status: OrderStatus | null;
+  to_status: OrderStatus;
+  reason: string | null;
+  data: Record<string, unknown> | null;
+  order_version: number;
+  /** Who made the move; default system. */
+  actor?: EventActor;
+  /** A partner's move: the key that made it (docs/contract.md §10.2); see actorColumns. */
+  actor_key_id?: string | null;
+  /** A partner's move made in the cabinet: the person. */
+  actor_user_id?: string | null;
+  created_at: Date;
+}
 
 /** Appends one row per moved order, in one statement. */
 export async function insertOrderEvents(db: Db, events: readonly NewOrderEvent[]): Promise<void> {
@@ -15,7 +35,7 @@ export async function insertOrderEvents(db: Db, events: readonly NewOrderEvent[]
     .execute();
 }
 
-/** An order's trail as the operator reads it, oldest first, with who made each move (DESIGN §10.2). */
+/** An order's trail as the operator reads it, oldest first, with who made each move (docs/contract.md §10.2). */
 export type OrderEventListing = Pick<
   OrderEventRow,
   'from_status' | 'to_status' | 'reason' | 'data' | 'actor' | 'actor_key_id' | 'actor_user_id' | 'created_at'

@@ -63,7 +63,7 @@ export async function searchOrders(db: Db, search: OrderSearch): Promise<OrderWi
 
 /**
  * How many live orders are stored in each status (a status with none is absent). Sandbox orders
- * (DESIGN §7.6) are left out: they are partners' tests, and an operator's figures are real ones.
+ * (docs/contract.md §7.6) are left out: they are partners' tests, and an operator's figures are real ones.
  */
 export async function countOrdersByStatus(db: Db): Promise<Map<OrderStatus, number>> {
   const rows = await db

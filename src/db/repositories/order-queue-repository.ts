@@ -19,7 +19,7 @@ export interface WatchedOrderRow {
   deposit_txid: string | null;
   deposit_confirmations: number | null;
   created_at: Date;
-  /** A sandbox order (DESIGN §7.6): only the simulator may look at it. */
+  /** A sandbox order (docs/contract.md §7.6): only the simulator may look at it. */
   sandbox: boolean;
 }
 
@@ -60,7 +60,7 @@ export async function findOrdersPastExpiry(db: Db, now: Date): Promise<MovableOr
 /**
  * An order in refunding has work for the worker when its refund was requested (the request is
  * in payouts) or its hold is to run out; one waiting for a refund address has none until the
- * partner sets it (DESIGN §7.5), so it is neither leased nor counted as lag.
+ * partner sets it (docs/contract.md §7.5), so it is neither leased nor counted as lag.
  */
 function hasWorkToDo(eb: ExpressionBuilder<Database, 'orders'>) {
   return eb.or([

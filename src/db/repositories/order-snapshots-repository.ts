@@ -6,7 +6,7 @@ import type { OrderSnapshotRow } from '../schema/order-snapshots.js';
 export type NewOrderSnapshot = OrderSnapshotRow;
 
 /**
- * Stores the snapshots of moves made in `tx` (DESIGN §10.11), one statement whatever their
+ * Stores the snapshots of moves made in `tx` (docs/contract.md §10.11), one statement whatever their
  * number. With `notify`, the same statement NOTIFYs each payload on the channel: delivered at
  * commit, in commit order, and not at all on rollback (services/order-move-feed.ts).
  */

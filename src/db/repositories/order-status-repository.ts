@@ -5,7 +5,7 @@ import type { PartnerOrderWireRow } from '../views/partner-order-view.js';
 import { PARTNER_ORDER_WIRE_SELECTIONS, type OrderOwner } from './orders-repository.js';
 
 /**
- * The reads of the status stream and the batch status read (DESIGN §10.11): many of one
+ * The reads of the status stream and the batch status read (docs/contract.md §10.11): many of one
  * partner's orders by id in one query, of the key's mode and (a client key) made by that key.
  * An id that is not such an order is simply not found.
  */

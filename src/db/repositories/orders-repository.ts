@@ -10,17 +10,11 @@ import {
 } from 'kysely';
 import { PUBLIC_ORDER_COLUMNS, type PublicOrderRow } from '../views/public-order-view.js';
 import { preparedQuery } from '../prepared-statements.js';
-import { currentTraceParent } from '../../tracing/tracing.js';
 import type { Database, Db } from '../schema/index.js';
-import type { OrderStatus } from '../../domain/order-status.js';
-import type { EventActor, NewOrder, OrderRow } from '../schema/orders.js';
+import type { EventActor, OrderRow } from '../schema/orders.js';
 import { PARTNER_ORDER_COLUMNS, PARTNER_ORDER_WIRE_SELECT, type PartnerOrderRow, type PartnerOrderWireRow } from '../views/partner-order-view.js';
 
 export type { PartnerOrderRow, PartnerOrderWireRow };
-
-export async function insertOrder(db: Db, order: NewOrder): Promise<OrderRow> {
-  return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();
-}
 
 /**
  * Builds SQL and never runs it. Both engines (pg and PGlite) speak PostgreSQL through Kysely's
@@ -37,8 +31,8 @@ const sqlBuilder = new Kysely<Database>({
 
 /**
  * One partner's order by id and by short id, compiled once: parameters are [partner id, key,
- * sandbox, creator], where sandbox null reaches either mode (DESIGN §10.2: a key reaches its own
- * only) and creator null orders made by any key (DESIGN §10.9: a client key reaches its own only).
+ * sandbox, creator], where sandbox null reaches either mode (docs/contract.md §10.2: a key reaches its own
+ * only) and creator null orders made by any key (docs/contract.md §10.9: a client key reaches its own only).
  */
 interface PartnerOrderQueries<Row> {
   byId: CompiledQuery<Row>;
@@ -62,7 +56,6 @@ function compilePartnerOrderQueries<Row>(select: SelectQueryBuilder<Database, 'o
   return { byId: compile('id'), byShortId: compile('short_id') };
 }
 
-const FULL_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders').selectAll());
 /**
  * The columns the partner's view is made of (db/views/partner-order-view.ts), and nothing else;
  * a named prepared statement on PostgreSQL (GET /partner/orders/{id}: parsed and planned once
@@ -87,7 +80,7 @@ const PARTNER_ORDER_WIRE = compilePartnerOrderQueries(
 export interface OrderOwner {
   partnerId: string;
   sandbox?: boolean | undefined;
-  /** Only orders this key created (a client key, DESIGN §10.9); undefined: any. */
+  /** Only orders this key created (a client key, docs/contract.md §10.9); undefined: any. */
   createdBy?: string | undefined;
 }
 
@@ -110,16 +103,10 @@ async function findByPartner<Row>(
   return result.rows[0];
 }
 
-/** The whole row. Short ids are stored upper case; the lookup is case-insensitive. */
-export async function findPartnerOrder(
-  db: Db,
-  owner: OrderOwner,
-  by: { id: string } | { shortId: string },
-): Promise<OrderRow | undefined> {
-  return findByPartner(db, FULL_ORDER, owner, by);
-}
-
-/** Only what the partner's view shows (GET /orders/{id}): fewer columns to fetch and parse. */
+/**
+ * Only what the partner's view shows (GET /orders/{id}): fewer columns to fetch and parse. Short
+ * ids are stored upper case; the lookup is case-insensitive.
+ */
 export async function findPartnerOrderView(
   db: Db,
   owner: OrderOwner,
@@ -141,7 +128,7 @@ export async function findOrder(db: Db, id: string): Promise<OrderRow | undefine
   return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The id of the partner's order with this external_id in one mode (DESIGN §10.8), if any. */
+/** The id of the partner's order with this external_id in one mode (docs/contract.md §10.8), if any. */
 export async function orderWithExternalId(db: Db, owner: { partnerId: string; sandbox: boolean }, externalId: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('orders')
@@ -158,24 +145,9 @@ export async function orderUsingQuote(db: Db, quoteId: string): Promise<string |
   return row?.id;
 }
 
-export interface NewOrderEvent {
-  order_id: string;
-  from_status: OrderStatus | null;
-  to_status: OrderStatus;
-  reason: string | null;
-  data: Record<string, unknown> | null;
-  order_version: number;
-  /** Who made the move; default system. */
-  actor?: EventActor;
-  /** A partner's move: the key that made it (DESIGN §10.2); see actorColumns. */
-  actor_key_id?: string | null;
-  /** A partner's move made in the cabinet: the person. */
-  actor_user_id?: string | null;
-  created_at: Date;
-}
 
 /**
- * Who makes a move (DESIGN §10.2): a partner's key or a cabinet person (both stored as actor
+ * Who makes a move (docs/contract.md §10.2): a partner's key or a cabinet person (both stored as actor
  * `partner`, with the key id or the person), the operator, or the system (worker, chains).
  */
 export type MoveActor = 'operator' | 'system' | { keyId: string } | { userId: string };
@@ -188,15 +160,8 @@ export function actorColumns(actor: MoveActor): { actor: EventActor; actor_key_i
     : { actor: 'partner', actor_key_id: null, actor_user_id: actor.userId };
 }
 
-export async function insertOrderEvent(db: Db, event: NewOrderEvent): Promise<void> {
-  await db
-    .insertInto('order_events')
-    .values({ ...event, data: event.data === null ? null : JSON.stringify(event.data), trace_parent: currentTraceParent() })
-    .execute();
-}
-
 /**
- * The order whose status page token is `token` (DESIGN §10.10), through orders_status_token_key
+ * The order whose status page token is `token` (docs/contract.md §10.10), through orders_status_token_key
  * (migration 0050): an exact match of the whole token, never a prefix or a short id.
  */
 export async function findPublicOrder(db: Db, token: string): Promise<(PublicOrderRow & Pick<OrderRow, 'version'>) | undefined> {

@@ -5,13 +5,18 @@ import type { Database, Db } from '../schema/index.js';
 import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow, type PartnerOrderWireRow } from '../views/partner-order-view.js';
 import { PARTNER_ORDER_WIRE_SELECTIONS } from './orders-repository.js';
 
+/** The SQL twin of statusAsRead (domain/order-status.ts): the status as read at `now`. */
+export function statusAsReadSql(now: Date) {
+  return sql<OrderStatus>`case when status = 'waiting_deposit' and expires_at <= ${now} then 'expired' else status end`;
+}
+
 /** A position in a partner's list: the last order of a page, in its (created_at, id) order. */
 export interface OrderListPosition {
   createdAt: Date;
   id: string;
 }
 
-/** GET /partner/orders' filters, already validated (DESIGN §7.2). All optional, combined with AND. */
+/** GET /partner/orders' filters, already validated (docs/contract.md §7.2). All optional, combined with AND. */
 export interface PartnerOrderFilter {
   /** Statuses as the partner reads them (a waiting order past expires_at reads expired). */
   statuses?: readonly OrderStatus[] | undefined;
@@ -24,7 +29,7 @@ export interface PartnerOrderFilter {
   /**
    * Exact match on any of: id (when `searchId` is set, a lower-case UUID), short id (when
    * `searchShortId` is set, upper case), deposit address, deposit txid, payout txid, recipient
-   * address, external_id (DESIGN §10.8, as sent); a hex address or hash matches in any case (searchSpellings).
+   * address, external_id (docs/contract.md §10.8, as sent); a hex address or hash matches in any case (searchSpellings).
    */
   search?: string | undefined;
   searchId?: string | undefined;
@@ -63,7 +68,7 @@ function searchCondition(eb: Where, filter: PartnerOrderFilter, search: string) 
   const branches = [matches('deposit_address'), matches('deposit_txid'), matches('payout_txid'), matches('recipient_address')];
   if (filter.searchId !== undefined) branches.push(eb('id', '=', filter.searchId));
   if (filter.searchShortId !== undefined) branches.push(eb('short_id', '=', filter.searchShortId));
-  // The partner's own reference (DESIGN §10.8), exactly as sent: its unique index (migration 0047).
+  // The partner's own reference (docs/contract.md §10.8), exactly as sent: its unique index (migration 0047).
   if (search.length <= EXTERNAL_ID_MAX) branches.push(eb('external_id', '=', search));
   return eb.or(branches);
 }
@@ -117,7 +122,7 @@ export function partnerOrderListWireQuery(db: Db, partnerId: string, filter: Par
   return filteredOrders(db, partnerId, filter, page).select(PARTNER_ORDER_WIRE_SELECTIONS);
 }
 
-/** A filtered list's totals per source coin (the cabinet's orders page, issue 31). */
+/** A filtered list's totals per source coin (the cabinet's orders page). */
 export interface OrderListTotal {
   coin: string;
   orders: number;

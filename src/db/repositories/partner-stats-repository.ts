@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Db } from '../schema/index.js';
+import { statusAsReadSql } from './partner-order-list-repository.js';
 
 /**
- * Partner statistics and the commission report (DESIGN §7.8): one mode's orders (live unless
- * asked: a sandbox key's stats are its test orders', DESIGN §10.2), the other apart. Counts are by creation time; volume and commission by the exchange moment, when they
+ * Partner statistics and the commission report (docs/contract.md §7.8): one mode's orders (live unless
+ * asked: a sandbox key's stats are its test orders', docs/contract.md §10.2), the other apart. Counts are by creation time; volume and commission by the exchange moment, when they
  * were recorded, over orders that did not end failed (a payout that failed for good earns
  * nothing). Sums are exact NUMERIC sums of the recorded figures, returned as their text.
  */
@@ -14,7 +15,7 @@ export async function countOrdersByStatus(db: Db, partnerId: string, from: Date,
   const rows = await db
     .selectFrom('orders')
     .select([
-      sql<OrderStatus>`case when status = 'waiting_deposit' and expires_at <= ${now} then 'expired' else status end`.as('status'),
+      statusAsReadSql(now).as('status'),
       (eb) => eb.fn.countAll<string>().as('count'),
     ])
     .where('partner_id', '=', partnerId)

@@ -32,7 +32,7 @@ export async function updatePartner(db: Db, id: string, changes: PartnerUpdate):
 }
 
 /**
- * Whether some active partner lists `origin` among its cors_origins (DESIGN §10.9): a browser's
+ * Whether some active partner lists `origin` among its cors_origins (docs/contract.md §10.9): a browser's
  * preflight carries no key, so it can only be answered for the origins some partner allows.
  */
 export async function someActivePartnerAllowsOrigin(db: Db, origin: string): Promise<boolean> {

@@ -3,7 +3,7 @@ import type { PayoutRow, PayoutStatus, SignerPauseTable } from '../schema/payout
 import type { Selectable } from 'kysely';
 
 /**
- * The operator's side of the signer (DESIGN §11.3, §11.7): payouts listed and approved, the
+ * The operator's side of the signer (docs/contract.md §11.3, §11.7): payouts listed and approved, the
  * signer paused and resumed. Runs with the API's database user, never the signer's role: the
  * signer may not approve its own payouts nor lift its own brakes.
  */

@@ -70,7 +70,7 @@ export async function countSignerPayouts(db: Db): Promise<Map<string, Map<Signer
 }
 
 /**
- * The signer's payouts whose order has something to learn (issue 28): the payout confirmed or
+ * The signer's payouts whose order has something to learn: the payout confirmed or
  * failed while the order is still sending or refunding, or a payout's liquidity wait begun or
  * ended that its sending order does not show yet. One query per worker pass, whatever the
  * number of payouts waiting on the signer; oldest first.

@@ -157,7 +157,7 @@ export async function markBroadcast(db: Db, transactionId: string, now: Date): P
 }
 
 /**
- * The other transactions of `transactionId`'s replacement family (DESIGN §11.2: an EVM
+ * The other transactions of `transactionId`'s replacement family (docs/contract.md §11.2: an EVM
  * replacement is a new row whose `replaces_id` points at the one it replaces, same nonce):
  * every row reached through `replaces_id` either way. Empty for a transaction never replaced.
  */

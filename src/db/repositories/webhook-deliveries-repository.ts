@@ -6,7 +6,7 @@ import type { EndpointScope } from './webhook-endpoints-repository.js';
 
 /**
  * The webhook deliveries as the workers' queue (leases, outcomes) and as the partners' and the
- * operator's delivery log (DESIGN §8).
+ * operator's delivery log (docs/contract.md §8).
  */
 
 /** A leased delivery with all an attempt needs: the event's body and the endpoint's URL and sealed secrets. */

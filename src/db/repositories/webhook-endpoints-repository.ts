@@ -3,10 +3,10 @@ import type { Mode } from '../../domain/modes.js';
 import type { Db } from '../schema/index.js';
 import type { WebhookEndpointRow, WebhookEndpointTable } from '../schema/webhooks.js';
 
-/** A partner's webhook endpoints (DESIGN §8). Secrets stay sealed here; services open them. */
+/** A partner's webhook endpoints (docs/contract.md §8). Secrets stay sealed here; services open them. */
 
 /**
- * Whose endpoints a partner's request reaches: the partner's, of one mode (an API key's, DESIGN
+ * Whose endpoints a partner's request reaches: the partner's, of one mode (an API key's, docs/contract.md
  * §10.2) or of both (mode undefined: a cabinet person). The operator passes no scope.
  */
 export interface EndpointScope {
@@ -80,7 +80,7 @@ export async function updateWebhookEndpoint(
 
 /**
  * Deletes an endpoint of the scope with its deliveries, unless the operator disabled it (it
- * stays until the operator enables it: issue 26.6). Returns what happened.
+ * stays until the operator enables it). Returns what happened.
  */
 export async function deleteWebhookEndpoint(db: Db, id: string, scope: EndpointScope): Promise<'deleted' | 'operator_disabled' | 'not_found'> {
   let query = db.deleteFrom('webhook_endpoints').where('id', '=', id).where('partner_id', '=', scope.partnerId);

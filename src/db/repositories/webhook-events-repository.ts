@@ -13,14 +13,14 @@ export interface NewWebhookEvent {
   payload: string;
 }
 
-/** An order's event: it goes to the endpoints of the order's mode only (DESIGN §10.2). */
+/** An order's event: it goes to the endpoints of the order's mode only (docs/contract.md §10.2). */
 export interface NewOrderWebhookEvent extends NewWebhookEvent {
   /** The order's `sandbox` flag. */
   sandbox: boolean;
 }
 
 /**
- * The outbox write (DESIGN §8), in one statement inside the caller's transaction (the order move
+ * The outbox write (docs/contract.md §8), in one statement inside the caller's transaction (the order move
  * it reports): each event is stored with one pending delivery, due at `now`, per enabled endpoint
  * of its partner and of its order's mode subscribed to its type. An event no endpoint takes is
  * not stored at all, so a partner without endpoints costs one indexed lookup per move. Returns
@@ -52,7 +52,7 @@ export async function insertWebhookEvents(db: Db, events: readonly NewOrderWebho
   return Number(result.numAffectedRows ?? 0);
 }
 
-/** A ping (DESIGN §8): one event and its one delivery, to the endpoint given whatever it subscribes to. */
+/** A ping (docs/contract.md §8): one event and its one delivery, to the endpoint given whatever it subscribes to. */
 export async function insertPingEvent(db: Db, event: NewWebhookEvent, endpointId: string, now: Date): Promise<string> {
   await db
     .insertInto('webhook_events')

@@ -13,10 +13,10 @@ export interface ApiKeyTable {
   secret_hash: Buffer;
   /** AES-256-GCM(iv ‖ ciphertext ‖ tag) of the secret under SECRETS_KEY, key_id as associated data. */
   secret_ciphertext: Buffer;
-  /** A sandbox key (`pk_test_…`, DESIGN §7.6): its orders run on the simulator only. Default false. */
+  /** A sandbox key (`pk_test_…`, docs/contract.md §7.6): its orders run on the simulator only. Default false. */
   sandbox: Generated<boolean>;
   /**
-   * `full`, or `client` (`pk_client_…`, DESIGN §10.9): a key safe to ship inside an app, which
+   * `full`, or `client` (`pk_client_…`, docs/contract.md §10.9): a key safe to ship inside an app, which
    * reaches the public routes, order creation and the orders it created only. Default full.
    */
   scope: Generated<KeyScope>;

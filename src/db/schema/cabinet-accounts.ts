@@ -1,7 +1,7 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { GeneratedTimestamp, Timestamp } from './currencies.js';
 
-/** A person of a partner who signs in to the cabinet (DESIGN §9); several per partner. */
+/** A person of a partner who signs in to the cabinet (docs/contract.md §9); several per partner. */
 export interface CabinetUserTable {
   id: Generated<string>;
   partner_id: string;

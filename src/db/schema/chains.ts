@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { ChainFacts } from '../../domain/chain-facts.js';
 
 /**
- * The facts of one chain (migration 0045, DESIGN §10.6 and §10.7), each column as ChainFacts
+ * The facts of one chain (migration 0045, docs/contract.md §10.6 and §10.7), each column as ChainFacts
  * describes it, under the catalog's chain code. `currencies.chain` references `code`.
  */
 export interface ChainTable extends ChainFacts {

@@ -7,7 +7,7 @@ export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamp the database fills by default on insert. */
 export type GeneratedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
-/** How deposit addresses are handed out on a network (DESIGN §5). */
+/** How deposit addresses are handed out on a network (docs/contract.md §5). */
 export type DepositStrategy = 'hd' | 'memo' | 'pool';
 
 /** One coin on one network. Amounts are in the coin's own units (BTC, not satoshi). */

@@ -1,6 +1,6 @@
 import type { ColumnType } from 'kysely';
 
-/** The next nonce of a hot-wallet address on an EVM chain (migration 0052, DESIGN §11.7). */
+/** The next nonce of a hot-wallet address on an EVM chain (migration 0052, docs/contract.md §11.7). */
 export interface EvmNonceTable {
   /** Chain code: ETH, BSC. */
   chain: string;

@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from 'kysely';
+import type { Generated } from 'kysely';
 import type { LedgerKind, StoredAccount } from '../../domain/ledger.js';
 import type { Numeric, Timestamp } from './currencies.js';
 
@@ -27,6 +27,3 @@ export interface LedgerEntryTable {
   order_id: string | null;
   partner_id: string | null;
 }
-
-export type LedgerTransactionRow = Selectable<LedgerTransactionTable>;
-export type LedgerEntryRow = Selectable<LedgerEntryTable>;

@@ -4,7 +4,7 @@ import type { Timestamp } from './currencies.js';
 
 /**
  * An order as it was after one move (migration 0055): what the status stream resends after a
- * reconnect (DESIGN §10.11). Written in the move's transaction by OrderLifecycle.
+ * reconnect (docs/contract.md §10.11). Written in the move's transaction by OrderLifecycle.
  */
 export interface OrderSnapshotTable {
   order_id: string;

@@ -28,7 +28,7 @@ export interface OrderTable {
   exact_rate: Numeric;
   quote_id: string | null;
   /**
-   * The partner's markup this order is priced with, in bps (DESIGN §10.1, migration 0033): a fixed
+   * The partner's markup this order is priced with, in bps (docs/contract.md §10.1, migration 0033): a fixed
    * order's is its quote's, a float order's the one at creation (applied again at the exchange),
    * a continued order's the one of that re-pricing. partner_fee is computed from it. Internal (not
    * in the Order). Left out of an insert, the partner's markup at that moment (a trigger).
@@ -44,7 +44,7 @@ export interface OrderTable {
   /** The refund address's memo or tag; required for a refund where the deposit chain routes by memo. */
   refund_address_tag: Generated<string | null>;
   /**
-   * A refund held for the partner's choice (DESIGN §7.5) until this moment: continue or refund
+   * A refund held for the partner's choice (docs/contract.md §7.5) until this moment: continue or refund
    * until then, after it the refund proceeds. Null when no refund is held; set only in refunding.
    */
   refund_hold_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -60,21 +60,21 @@ export interface OrderTable {
   amount_to_final: Numeric | null;
   /**
    * amount_to_final / amount_from_received rounded down to coin_to's decimals, stored with it at
-   * the exchange (DESIGN §10.1, for display; the Order shows it once the payout is sent).
+   * the exchange (docs/contract.md §10.1, for display; the Order shows it once the payout is sent).
    */
   rate_final: ColumnType<string | null, string | null | undefined, string | null>;
   /** Exactly what the refund sent, in coin_from: the refund row's amount, stored when it is sent. */
   amount_refunded: ColumnType<string | null, string | null | undefined, string | null>;
   /**
    * The payout network fee in coin_to the pricing deducted from amount_to, its USD value (8 places,
-   * rounded down) and the ETA in seconds, stored at creation (DESIGN §10.6, migration 0046). Null
+   * rounded down) and the ETA in seconds, stored at creation (docs/contract.md §10.6, migration 0046). Null
    * on orders made before v1.2; set together.
    */
   network_fee: ColumnType<string | null, string | null | undefined, string | null>;
   network_fee_usd: ColumnType<string | null, string | null | undefined, string | null>;
   eta_seconds: ColumnType<number | null, number | null | undefined, number | null>;
   /**
-   * The partner's markup share (DESIGN §7.8), in coin_to, recorded at the exchange moment with
+   * The partner's markup share (docs/contract.md §7.8), in coin_to, recorded at the exchange moment with
    * its USD value and the exchange's USD volume at that moment's prices (USD to 8 places,
    * rounded down). All four null before the exchange, set together once.
    */
@@ -89,12 +89,12 @@ export interface OrderTable {
   /** A worker's lease on the order; an expired lease means the worker died. */
   locked_until: Timestamp | null;
   /**
-   * Made with a sandbox key (DESIGN §7.6): runs on the simulator only, whatever chains are
+   * Made with a sandbox key (docs/contract.md §7.6): runs on the simulator only, whatever chains are
    * configured, and is listed and counted apart. Set at creation, never changed. Default false.
    */
   sandbox: Generated<boolean>;
   /**
-   * The partner's own reference (DESIGN §10.8), at most 64 characters, unique per partner and
+   * The partner's own reference (docs/contract.md §10.8), at most 64 characters, unique per partner and
    * mode; null when none was sent.
    */
   external_id: ColumnType<string | null, string | null | undefined, string | null>;
@@ -107,11 +107,11 @@ export interface OrderTable {
   end_user_ip: ColumnType<string | null, string | null | undefined, string | null>;
   /**
    * The key that created the order (migration 0049): a client key reads only the orders it
-   * created (DESIGN §10.9). Null for orders made before it. Internal (not in the Order).
+   * created (docs/contract.md §10.9). Null for orders made before it. Internal (not in the Order).
    */
   created_by_key_id: Generated<string | null>;
   /**
-   * The unguessable part of the order's public status link (`/status/{token}`, DESIGN §10.10,
+   * The unguessable part of the order's public status link (`/status/{token}`, docs/contract.md §10.10,
    * migration 0050): 32 base64url characters from the service (192 random bits), or the column's
    * default of 64 hex digits. The Order shows it only inside `status_url`.
    */
@@ -121,7 +121,7 @@ export interface OrderTable {
   updated_at: Timestamp;
 }
 
-/** An order's metadata: string keys to string values (DESIGN §10.8). */
+/** An order's metadata: string keys to string values (docs/contract.md §10.8). */
 export type OrderMetadata = Readonly<Record<string, string>>;
 
 export type OrderRow = Selectable<OrderTable>;
@@ -141,7 +141,7 @@ export interface OrderEventTable {
   order_version: number | null;
   /** Who made the move: the partner (creation, actions), the operator, or the system (worker, chains). */
   actor: Generated<EventActor>;
-  /** A partner's move (DESIGN §10.2): the key that made it; null for the operator, the system and the cabinet. */
+  /** A partner's move (docs/contract.md §10.2): the key that made it; null for the operator, the system and the cabinet. */
   actor_key_id: Generated<string | null>;
   /** A partner's move made in the cabinet: the person (cabinet_users.id); null otherwise. */
   actor_user_id: Generated<string | null>;

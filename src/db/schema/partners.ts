@@ -18,7 +18,7 @@ export interface PartnerTable {
   max_open_orders: Generated<number | null>;
   /**
    * Web origins (`https://wallet.example`, scheme, host and port only) whose pages may call the
-   * client-key routes from a browser (CORS, DESIGN §10.9); at most 20, empty by default.
+   * client-key routes from a browser (CORS, docs/contract.md §10.9); at most 20, empty by default.
    */
   cors_origins: Generated<string[]>;
   created_at: GeneratedTimestamp;

@@ -35,7 +35,7 @@ export interface PayoutTable {
 }
 
 /**
- * DESIGN §11.2: requested → (awaiting_approval →) signed → broadcast → confirmed, or failed.
+ * docs/contract.md §11.2: requested → (awaiting_approval →) signed → broadcast → confirmed, or failed.
  * `sent`: settled by the simulator, which has no transaction to follow.
  */
 export type PayoutStatus = 'requested' | 'awaiting_approval' | 'signed' | 'broadcast' | 'confirmed' | 'sent' | 'failed';

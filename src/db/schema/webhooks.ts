@@ -3,7 +3,7 @@ import type { Mode } from '../../domain/modes.js';
 import type { WebhookEventType } from '../../domain/webhook-events.js';
 import type { Timestamp } from './currencies.js';
 
-/** A partner's webhook endpoint (DESIGN §8). */
+/** A partner's webhook endpoint (docs/contract.md §8). */
 export interface WebhookEndpointTable {
   id: string;
   partner_id: string;
@@ -12,7 +12,7 @@ export interface WebhookEndpointTable {
   /** Event types subscribed to; null: every type. Written as JSON text. */
   events: ColumnType<WebhookEventType[] | null, string | null, string | null>;
   enabled: boolean;
-  /** DESIGN §10.2: the mode of the key that made it (the cabinet chooses); it receives that mode's order events only. */
+  /** docs/contract.md §10.2: the mode of the key that made it (the cabinet chooses); it receives that mode's order events only. */
   mode: Mode;
   /** Who disabled it: the partner, the operator, or 5 days of failed deliveries. Null while enabled. */
   disabled_reason: WebhookDisabledReason | null;
@@ -59,8 +59,6 @@ export interface WebhookDeliveryTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
-
-export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;
 
 /** One attempt of a delivery, as the delivery log shows it (migration 0025). */
 export interface WebhookDeliveryAttemptTable {

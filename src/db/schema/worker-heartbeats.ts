@@ -5,7 +5,7 @@ export type WorkerKind = 'lifecycle' | 'webhook';
 /** `separate`: `npm run worker`; `in-process`: inside an API process (WORKER=in-process). */
 export type WorkerMode = 'separate' | 'in-process';
 
-/** One worker loop of one process and when it last finished a pass (issue 36.2). */
+/** One worker loop of one process and when it last finished a pass. */
 export interface WorkerHeartbeatTable {
   /** Made by the loop at its start: a restarted process is a new row. */
   id: string;

@@ -1,11 +1,11 @@
 import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
 import { actionsFor, orderContext, ORDER_ACTIONS, type OrderAction, type TransitionContext } from '../../domain/order-lifecycle.js';
-import { ORDER_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
+import { ORDER_STATUSES, statusAsRead, statusAt, type OrderStatus } from '../../domain/order-status.js';
 import { DecimalText, decimalTextLiteral, writeNumber, writeString } from '../../json.js';
 import type { OrderMetadata, OrderRow } from '../schema/orders.js';
 
 /**
- * The partner's view of an order (the Order object of spec 2.3), defined once: per field, the
+ * The partner's view of an order (the Order object of docs/contract.md §2.3), defined once: per field, the
  * columns it is made of, its JSON schema, and how its value is written. Everything else is
  * derived from this table:
  * - the columns GET /partner/orders/{id} selects (PARTNER_ORDER_COLUMNS, PartnerOrderRow),
@@ -17,7 +17,7 @@ import type { OrderMetadata, OrderRow } from '../schema/orders.js';
  */
 
 /**
- * A timestamp or NUMERIC column as GET /partner/orders/{id} reads it (issue 18): as the text the
+ * A timestamp or NUMERIC column as GET /partner/orders/{id} reads it: as the text the
  * response shows, made by PostgreSQL, so the server parses nothing per row only to write it back.
  */
 type WireSql = 'time' | 'decimal';
@@ -102,7 +102,7 @@ function listOf<Value extends string>(values: readonly Value[]): Kind<readonly V
 }
 
 /**
- * The partner's metadata (DESIGN §10.8), an object of strings, written with its keys in one
+ * The partner's metadata (docs/contract.md §10.8), an object of strings, written with its keys in one
  * order: jsonb keeps keys in an order of its own (shorter first), and the body of order.created
  * is written from the request's object before the row exists, so one order everywhere makes GET,
  * the list and every webhook body agree byte for byte. That order is a JavaScript object's built
@@ -126,7 +126,7 @@ function writeStringMap(value: OrderMetadata): string {
     .join(',')}}`;
 }
 
-/** The partner's commission on an order (DESIGN §7.8), from the columns the exchange recorded it in, and the status. */
+/** The partner's commission on an order (docs/contract.md §7.8), from the columns the exchange recorded it in, and the status. */
 interface FeeColumns {
   status: OrderStatus;
   partner_fee: string | null;
@@ -138,7 +138,7 @@ interface FeeColumns {
  * Whether the Order shows the fee its exchange recorded: not before the exchange (nothing is
  * recorded), nor once the order ended failed (its payout failed for good, or the operator failed
  * it after the exchange): it earned nothing, so neither GET /partner/stats nor the operator's report counts it, and the sum of
- * the partner_fee the Orders show equals their figure (DESIGN §7.8, issue 14). The columns keep
+ * the partner_fee the Orders show equals their figure (docs/contract.md §7.8). The columns keep
  * what the exchange recorded.
  */
 function earned(row: FeeColumns): row is FeeColumns & { partner_fee: string; partner_fee_usd: string } {
@@ -188,7 +188,7 @@ function feeStored(row: NetworkFeeColumns): row is NetworkFeeColumns & { network
   return row.network_fee !== null && row.network_fee_usd !== null;
 }
 
-/** `{"amount", "coin", "usd"}` as stored at creation (DESIGN §10.6); null on an order made before v1.2. */
+/** `{"amount", "coin", "usd"}` as stored at creation (docs/contract.md §10.6); null on an order made before v1.2. */
 const networkFee: ViewField<NetworkFeeColumns> = {
   columns: ['network_fee', 'network_fee_usd', 'coin_to'],
   schema: Type.Union(
@@ -220,7 +220,7 @@ const networkFee: ViewField<NetworkFeeColumns> = {
 };
 
 /**
- * What the payout sent (DESIGN §10.1), shown once it is sent: the exchange stores the amount it
+ * What the payout sent (docs/contract.md §10.1), shown once it is sent: the exchange stores the amount it
  * filled (`amount_to_final`, the payout row's amount) and the rate it makes (`rate_final`), and
  * the payout's txid says it left. Before that, or when the payout failed, null.
  */
@@ -256,10 +256,10 @@ function nullable<T>(kind: Kind<T>): Kind<T | null> {
 }
 
 /**
- * Where the Order's links begin (DESIGN §10.10): PUBLIC_URL (`https://exchange.example`), or ''
+ * Where the Order's links begin (docs/contract.md §10.10): PUBLIC_URL (`https://exchange.example`), or ''
  * when it is unset, which makes them relative (`/status/{token}`): the same Order is written in
  * answers and in webhook bodies, and a webhook has no request whose origin it could take
- * (docs/decisions.md). Every writer of the view is given it.
+ * (docs/adr/0034-status-links.md). Every writer of the view is given it.
  */
 export type LinkBase = string;
 
@@ -284,7 +284,7 @@ export interface ViewField<Row> {
 }
 
 /**
- * DESIGN §10.10: the end user's status page, `{PUBLIC_URL}/status/{token}`. The token (migration
+ * docs/contract.md §10.10: the end user's status page, `{PUBLIC_URL}/status/{token}`. The token (migration
  * 0050) is base64url or hex: nothing in it needs escaping in a URL or in JSON.
  */
 const statusUrl: ViewField<Pick<OrderRow, 'status_token'>> = {
@@ -456,7 +456,7 @@ const FIELDS = ORDER_VIEW_FIELDS;
 
 /** statusAt over the wire row's text (ISO text of equal length orders as the times do). */
 function wireStatus(status: OrderStatus, expiresAt: string, nowIso: string): OrderStatus {
-  return status === 'waiting_deposit' && expiresAt <= nowIso ? 'expired' : status;
+  return statusAsRead(status, expiresAt <= nowIso);
 }
 
 /**

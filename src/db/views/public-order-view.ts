@@ -5,7 +5,7 @@ import type { OrderRow } from '../schema/orders.js';
 import { ORDER_VIEW_FIELDS, type ViewField } from './partner-order-view.js';
 
 /**
- * The end user's view of an order (DESIGN §10.10): what GET /api/v1/public/orders/{token} answers
+ * The end user's view of an order (docs/contract.md §10.10): what GET /api/v1/public/orders/{token} answers
  * and the status page (/status/{token}) shows, to whoever holds the link. Exactly these fields,
  * each written as the Order writes it (the same field definitions): the order's own amounts,
  * addresses and status, nothing of the partner (no id, no recipient or refund address, no fee,
@@ -51,7 +51,7 @@ export const PublicOrderSchema = Type.Object(Object.fromEntries(PUBLIC_FIELDS.ma
   $id: 'PublicOrder',
   additionalProperties: false,
   description:
-    'v1.2: an order as its end user may see it through the status link (DESIGN §10.10): its amounts, addresses and status only',
+    'v1.2: an order as its end user may see it through the status link (docs/contract.md §10.10): its amounts, addresses and status only',
 });
 
 /** The public view as a value for toJson (amounts as DecimalText, written as exact numbers). */
@@ -77,7 +77,7 @@ export function publicOrderJson(order: PublicOrderRow, now: Date): string {
  * The public view's JSON text from the Order's (partnerOrderJson at the same moment): the same
  * fields written by the same writers, so the public one is the partner one's fields picked, its
  * numbers kept as the exact text they were written as (the status stream's public events, from a
- * stored or notified Order: DESIGN §10.11).
+ * stored or notified Order: docs/contract.md §10.11).
  */
 export function publicJsonFromOrderJson(orderJson: string): string {
   // lossless-json keeps every number as a LosslessNumber (its text), which toJson writes as it was.

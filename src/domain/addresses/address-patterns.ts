@@ -2,7 +2,7 @@ import type { AddressFormat } from '../address-format.js';
 
 /**
  * A regular expression per address format that a wallet can pre-check an address with before it
- * asks the server (the Currency's `address_regex`, DESIGN §10.7). Each one accepts every address
+ * asks the server (the Currency's `address_regex`, docs/contract.md §10.7). Each one accepts every address
  * the validator beside it accepts (test/domain/addresses/address-patterns.test.ts runs the
  * validators' test vectors and generated valid addresses through them); it may accept strings
  * the validator refuses (a checksum is beyond a regex), so the server's answer stays the judge.

@@ -21,7 +21,7 @@ export type RecipientProblem =
 export type RecipientCheck = { ok: true } | RecipientProblem;
 
 /**
- * The one recipient rule of order creation and GET /partner/addresses/validate (DESIGN §7.3):
+ * The one recipient rule of order creation and GET /partner/addresses/validate (docs/contract.md §7.3):
  * the address by its network's checksummed format; a tag only where the network uses memos,
  * valid by that network's memo rule, and required there. `tag` undefined means none was sent.
  */

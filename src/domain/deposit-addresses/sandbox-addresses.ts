@@ -11,12 +11,12 @@ const DOGECOIN_P2PKH_VERSION = 0x1e;
 const TRON_PREFIX = 0x41;
 
 /**
- * The deposit address of a sandbox order (DESIGN §7.6): in the network's mainnet form, so the
+ * The deposit address of a sandbox order (docs/contract.md §7.6): in the network's mainnet form, so the
  * partner's integration handles it exactly as a live one (validation, QR, payment URI), but made
  * of random bytes where a key hash or public key belongs, so nobody holds a key for it and it is
  * none of the operator's: never derived from the operator's xpub (no index used, no gap in the
  * wallet), never the operator's memo address, never a pool row. Coins really sent to it are lost
- * (like the demo wallet's, docs/decisions.md); the order runs on the simulator whatever arrives.
+ * (like the demo wallet's, docs/adr/0004-deposit-addresses.md); the order runs on the simulator whatever arrives.
  *
  * A memo network's sandbox deposit also gets a tag, as its live ones do (random, six digits or
  * more, so it looks like one).

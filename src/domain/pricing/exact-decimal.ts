@@ -1,6 +1,4 @@
-import { Decimal, EXACT_PRECISION } from '../money.js';
-
-export { EXACT_PRECISION };
+import { Decimal } from '../money.js';
 
 /**
  * Significant digits kept when a ratio must be published as a decimal although it may not

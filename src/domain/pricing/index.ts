@@ -1,5 +1,5 @@
 // The pricing engine: pure functions from prices, fees and currency limits to quotes.
-export type { CurrencyTerms, PairPricing, PricingSettings, RateType } from './pair-pricing.js';
+export type { CurrencyTerms, PairPricing, RateType } from './pair-pricing.js';
 export {
   assertFiniteAmount,
   BPS_PER_UNIT,
@@ -10,18 +10,14 @@ export {
   quoteOffered,
   quoteOfferedTo,
   reverseAmountFrom,
-  type ReverseAmountResult,
   totalFeeBps,
   type AmountOutOfRange,
   type OfferedPair,
   type OfferedPairResult,
-  type PairLimits,
-  type PairLimitsResult,
   type PairUnavailable,
   type PriceMissing,
   type Quote,
   type QuoteResult,
   type TooManyDecimals,
 } from './quote-math.js';
-export { EXACT_PRECISION, RATIO_SIGNIFICANT_DIGITS } from './exact-decimal.js';
 export { fixedRatePayout } from './fixed-rate-payout.js';

@@ -18,7 +18,7 @@ export interface CommissionInput {
   toDecimals: number;
 }
 
-/** The partner's share (DESIGN §7.8): in coin_to and in USD, and the exchange's volume in USD. */
+/** The partner's share (docs/contract.md §7.8): in coin_to and in USD, and the exchange's volume in USD. */
 export interface PartnerCommission {
   /** received × priceFrom / priceTo × markup / 10 000, rounded DOWN to coin_to's decimals. */
   amount: Decimal;

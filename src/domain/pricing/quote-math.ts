@@ -165,7 +165,7 @@ export interface OfferedPair {
   readonly minAmount: Decimal;
   readonly maxAmount: Decimal;
   /**
-   * The same limits in coin_to (DESIGN §7.1): the payouts at minAmount and at maxAmount, rounded
+   * The same limits in coin_to (docs/contract.md §7.1): the payouts at minAmount and at maxAmount, rounded
    * DOWN to to.decimals. A reverse quote accepts exactly the amount_to values in between.
    */
   readonly minAmountTo: Decimal;
@@ -178,7 +178,7 @@ export type OfferedPairResult = OfferedPair | PairUnavailable;
 
 /**
  * The conversion with every factor that does not depend on the amount folded into bigints, so a
- * quote is a few integer products and floor divisions (issue 18; decimal.js at 1000 digits cost
+ * quote is a few integer products and floor divisions (decimal.js at 1000 digits cost
  * about 13 µs a quote). With a = amountFrom × 10^fromDecimals (an integer: the decimals are
  * checked first) and t = amountTo × 10^toDecimals:
  *   net numerator   n(a) = a × perUnitUnits − feeTimesScaleUnits        (the numerator over 10^E)

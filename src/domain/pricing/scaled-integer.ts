@@ -2,7 +2,7 @@ import { Decimal } from '../money.js';
 import { RATIO_SIGNIFICANT_DIGITS } from './exact-decimal.js';
 
 /**
- * Exact arithmetic on scaled integers for the per-amount half of a quote (issue 18): a value is
+ * Exact arithmetic on scaled integers for the per-amount half of a quote: a value is
  * `units / 10^scale` with `units` a bigint, so products, sums and floors are integer operations
  * with no precision to run out of, and far cheaper than decimal.js at 1000 digits. Only what the
  * quote needs: conversion to and from Decimal, floor and ceiling quotients, and a quotient cut

@@ -22,14 +22,14 @@ export const MaxOpenOrders = Type.Union([Type.Integer({ minimum: 1, maximum: 1_0
   description: 'orders awaiting a deposit the partner may have at once; null: the server default (MAX_OPEN_ORDERS_PER_PARTNER)',
 });
 
-/** DESIGN §10.9: a key's scope. */
+/** docs/contract.md §10.9: a key's scope. */
 export const KeyScopeSchema = Type.Union([Type.Literal('full'), Type.Literal('client')], {
   description:
     'v1.2: `full` (default), or `client` (pk_client_…): a key safe to ship inside an app, which may read currencies and rates, ' +
     'validate addresses, create orders and read the orders it created (and their QR codes); anything else is 403 `scope`',
 });
 
-/** DESIGN §10.9: the web origins whose pages may call the client-key routes. */
+/** docs/contract.md §10.9: the web origins whose pages may call the client-key routes. */
 export const CorsOrigins = Type.Array(
   Type.String({ minLength: 1, maxLength: 200, description: 'an origin as a browser sends it: https://wallet.example (scheme, host, optional port)' }),
   {
@@ -76,7 +76,7 @@ export const KeyListing = Type.Object(
   { $id: 'AdminKey', additionalProperties: false },
 );
 
-/** A person of a partner's cabinet, as the operator sees them (issue 26.10). */
+/** A person of a partner's cabinet, as the operator sees them. */
 export const CabinetPerson = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'the person_id of the routes under /people' }),
@@ -119,7 +119,7 @@ export function adminOrderView(order: OrderRow, now: Date, base: LinkBase): Reco
     next_attempt_at: order.next_attempt_at?.toISOString() ?? null,
     version: order.version,
     updated_at: order.updated_at.toISOString(),
-    // The operator's only (DESIGN §10.8): never in the Order, a webhook or the cabinet.
+    // The operator's only (docs/contract.md §10.8): never in the Order, a webhook or the cabinet.
     end_user_ip: order.end_user_ip,
     created_by_key_id: order.created_by_key_id,
   };

@@ -33,7 +33,7 @@ function view(row: OperatorAuditRow): Record<string, unknown> {
 }
 
 /**
- * GET /admin/v1/audit (DESIGN §12): the operator audit log, newest first, filtered by actor,
+ * GET /admin/v1/audit (docs/contract.md §12): the operator audit log, newest first, filtered by actor,
  * action or target prefix and time; paged by `cursor` (the last page's `next_cursor`); JSON, or
  * CSV when Accept prefers text/csv (before and after as JSON text).
  */

@@ -10,7 +10,7 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(
  * asking request's own origin, which is where partners reach the service only when one listener
  * serves both surfaces. With ADMIN_PORT the request came through the operator listener, whose
  * address partners must never be sent to (and often cannot reach): the link is refused until
- * PUBLIC_URL says where partners are (issue 26.11, docs/decisions.md).
+ * PUBLIC_URL says where partners are (docs/adr/0021-partner-cabinet.md).
  */
 export function cabinetLinkBase(config: Config, request: FastifyRequest): string {
   if (config.cabinet.publicUrl !== undefined) return config.cabinet.publicUrl;
@@ -19,7 +19,7 @@ export function cabinetLinkBase(config: Config, request: FastifyRequest): string
   }
   // The Host header is the client's to write: a link is built on it only when it is a host (and
   // port) and nothing else. An empty or malformed one made `http:///cabinet/…` (the 10,000-case
-  // fuzz, issue 26.8); one with a path or credentials would point partners elsewhere.
+  // fuzz); one with a path or credentials would point partners elsewhere.
   const host = request.host;
   let origin: URL | undefined;
   if (HOST.test(host)) {

@@ -6,7 +6,7 @@ import { errorResponses } from '../schemas.js';
 import { adminSecurity } from './admin-schemas.js';
 
 /**
- * GET /admin/v1/commissions?from=&to= (DESIGN §7.8): what the operator owes each partner for a
+ * GET /admin/v1/commissions?from=&to= (docs/contract.md §7.8): what the operator owes each partner for a
  * period: per partner with commission in it, the live orders exchanged (not failed), their USD
  * volume, the commission in USD and per coin; each figure the exact sum of what the orders
  * recorded at their exchange moment, so it equals the partner's own GET /partner/stats.

@@ -46,7 +46,7 @@ const Body = Type.Object(
 );
 
 /**
- * POST /admin/v1/currencies (DESIGN §12): a coin, token or network added at run time, on a
+ * POST /admin/v1/currencies (docs/contract.md §12): a coin, token or network added at run time, on a
  * chain the catalog has (its address space, node and keys: a new chain is a release). What the
  * body leaves out comes from the chain's other rows (address format, deposit strategy,
  * confirmations, memo, explorer links), so a token needs little more than its contract, decimals

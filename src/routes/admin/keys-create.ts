@@ -31,7 +31,7 @@ export function registerCreateKey(app: App, { database, apiKeys }: Services): vo
           Type.Object(
             {
               sandbox: Type.Optional(
-                Type.Boolean({ default: false, description: 'v1.1: a sandbox key (pk_test_…) whose orders never run live (DESIGN §7.6)' }),
+                Type.Boolean({ default: false, description: 'v1.1: a sandbox key (pk_test_…) whose orders never run live (docs/contract.md §7.6)' }),
               ),
               scope: Type.Optional(KeyScopeSchema),
             },

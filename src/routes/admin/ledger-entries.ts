@@ -9,7 +9,7 @@ import { adminSecurity } from './admin-schemas.js';
 import { LedgerLineSchema } from './ledger-schemas.js';
 
 /**
- * GET /admin/v1/ledger/entries?from=&to= (DESIGN §11.5): the lines of the ledger transactions
+ * GET /admin/v1/ledger/entries?from=&to= (docs/contract.md §11.5): the lines of the ledger transactions
  * posted in a period, for the accountant, in the order they were posted: JSON, or CSV when the
  * Accept header prefers `text/csv` (same columns, a header record, RFC 4180).
  */

@@ -3,10 +3,10 @@ import { Type } from '@sinclair/typebox';
 /** An exact signed decimal as a string (debit positive): `-0.5`, `12.000000000000000001`. */
 export const SignedAmount = (description: string) => Type.String({ pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description });
 
-const Account = Type.String({ description: 'the account (docs/decisions.md, "Ledger"); `sandbox:` prefixed for sandbox orders' });
+const Account = Type.String({ description: 'the account (docs/adr/0039-ledger.md); `sandbox:` prefixed for sandbox orders' });
 const Asset = Type.String({ description: 'the asset: the coin (BTC), or COIN_NETWORK for a token (USDT_ETH)' });
 
-/** GET /admin/v1/ledger/trial-balance (DESIGN §11.5). */
+/** GET /admin/v1/ledger/trial-balance (docs/contract.md §11.5). */
 export const TrialBalanceSchema = Type.Object(
   {
     accounts: Type.Array(

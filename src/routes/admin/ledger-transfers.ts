@@ -15,7 +15,7 @@ const TransferAccount = Type.Union(TRANSFER_ACCOUNTS.map((account) => Type.Liter
 
 /**
  * POST /admin/v1/ledger/transfers: the operator records coins it moved on chain outside any
- * order (DESIGN §11.5): into the hot wallet from its own capital (`equity`) or swept from the
+ * order (docs/contract.md §11.5): into the hot wallet from its own capital (`equity`) or swept from the
  * deposit addresses (`deposits`), or back. Without it the ledger's hot wallet knows only what
  * left it, and the treasury's drift stays the funding nobody posted.
  */

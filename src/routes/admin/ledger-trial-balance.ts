@@ -7,7 +7,7 @@ import { adminSecurity } from './admin-schemas.js';
 import { TrialBalanceSchema } from './ledger-schemas.js';
 
 /**
- * GET /admin/v1/ledger/trial-balance[?at=] (DESIGN §11.5): every account's balance per asset,
+ * GET /admin/v1/ledger/trial-balance[?at=] (docs/contract.md §11.5): every account's balance per asset,
  * live and sandbox, over the ledger transactions posted at or before `at` (default: all), and
  * per asset the total of every account, "0" in books that balance (the database sees to it).
  */

@@ -21,7 +21,7 @@ const SECRET_FIELD = /secret|password|passphrase|token|api_key|^url$|link|code/i
 type Params = Record<string, string>;
 
 /**
- * The operator audit log (DESIGN §12): every POST, PUT, PATCH and DELETE under the operator guard
+ * The operator audit log (docs/contract.md §12): every POST, PUT, PATCH and DELETE under the operator guard
  * writes one entry once answered — who (the guard's actor), what (method and route), on what
  * (the route's path up to its last parameter, e.g. `orders/<id>`), the target before and after
  * where readAuditTarget reads one, the status (a refused action is an action), when and from where. A

@@ -17,7 +17,7 @@ export const OrderRefParams = Type.Object({
 });
 
 /**
- * Operators read short ids off a partner's ticket (issue 30: `orders show EX-…` failed): on the
+ * Operators read short ids off a partner's ticket (`orders show EX-…` failed): on the
  * operator routes with an order `:id`, a short id is looked up before validation and replaced by
  * the order's UUID, so every handler (and the audit log) sees the UUID. A short id of no order is
  * 404. Without a prefix the current SHORT_ID_PREFIX is tried first, then any earlier prefix.

@@ -7,7 +7,7 @@ import { adminOrderView, adminSecurity } from './admin-schemas.js';
 import { OrderRefParams } from './order-ref.js';
 
 /**
- * The order actions of DESIGN §7.5 for the operator, on any order (the audit row's actor is
+ * The order actions of docs/contract.md §7.5 for the operator, on any order (the audit row's actor is
  * `operator`): the same moves of the lifecycle table as the partner's routes, with the same 409
  * when the table does not allow them now. Each answers the order as GET /admin/v1/orders/{id}
  * shows it (without its trail).

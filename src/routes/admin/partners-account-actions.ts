@@ -21,7 +21,7 @@ const AccountAction = Type.Object(
 );
 
 /**
- * GET /admin/v1/partners/{id}/account-actions (issue 26.10): what was done to the partner's
+ * GET /admin/v1/partners/{id}/account-actions: what was done to the partner's
  * cabinet people, newest first: the operator's clear-2fa, end-sessions, removals and reset
  * links (with or without clear_2fa), and each reset link's use.
  */

@@ -16,7 +16,7 @@ const Invitation = Type.Object(
 );
 
 /**
- * POST /admin/v1/partners/{id}/invitations (DESIGN §9): invites a person of the partner to the
+ * POST /admin/v1/partners/{id}/invitations (docs/contract.md §9): invites a person of the partner to the
  * cabinet. The link is built on cabinetLinkBase: PUBLIC_URL, or this request's own origin when one
  * listener serves both surfaces; with ADMIN_PORT and no PUBLIC_URL it is refused (409).
  */

@@ -16,11 +16,11 @@ const PasswordReset = Type.Object(
 );
 
 /**
- * POST /admin/v1/partners/{id}/password-resets (issue 16): a password reset link for a person of
+ * POST /admin/v1/partners/{id}/password-resets: a password reset link for a person of
  * the partner's cabinet. There is no e-mail sending: like an invitation, the operator passes the
  * link on. One use, one hour; a newer link voids the earlier ones; using it signs out every
  * session of the person and keeps their two-factor enrolment, unless `clear_2fa` is set: then
- * using it clears two-factor too (issue 26.10). Issuing and using it are recorded
+ * using it clears two-factor too. Issuing and using it are recorded
  * (GET …/account-actions). Built on cabinetLinkBase (PUBLIC_URL;
  * refused with ADMIN_PORT and no PUBLIC_URL).
  */

@@ -5,7 +5,7 @@ import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
 import { PartnerPersonParams, adminSecurity, cabinetPersonView } from './admin-schemas.js';
 
 /**
- * POST /admin/v1/partners/{id}/people/{person_id}/clear-2fa (issue 26.10): clears the person's
+ * POST /admin/v1/partners/{id}/people/{person_id}/clear-2fa: clears the person's
  * TOTP two-factor (a lost authenticator, or one a thief enrolled with a stolen session): the
  * secret and recovery codes go, the next sign-in asks for the password only. Recorded
  * (account-actions). Repeating it is harmless. 404: no such person of this partner.

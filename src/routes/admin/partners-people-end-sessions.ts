@@ -5,7 +5,7 @@ import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
 import { PartnerPersonParams, adminSecurity, cabinetPersonView } from './admin-schemas.js';
 
 /**
- * POST /admin/v1/partners/{id}/people/{person_id}/end-sessions (issue 26.10): signs the person
+ * POST /admin/v1/partners/{id}/people/{person_id}/end-sessions: signs the person
  * out everywhere at once (sessions live in the database: every process sees it on the next
  * request). Recorded with how many sessions ended. 404: no such person of this partner.
  */

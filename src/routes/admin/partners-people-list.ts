@@ -6,7 +6,7 @@ import { errorResponses } from '../schemas.js';
 import { PartnerIdParams, adminSecurity, cabinetPersonView } from './admin-schemas.js';
 
 /**
- * GET /admin/v1/partners/{id}/people (issue 26.10): the people of the partner's cabinet, oldest
+ * GET /admin/v1/partners/{id}/people: the people of the partner's cabinet, oldest
  * first, each with its id (what the routes under /people/{person_id} take), two-factor and live
  * sessions; never a password hash or a secret.
  */

@@ -5,7 +5,7 @@ import { errorResponses } from '../schemas.js';
 import { PartnerPersonParams, adminSecurity } from './admin-schemas.js';
 
 /**
- * DELETE /admin/v1/partners/{id}/people/{person_id} (issue 26.10): removes the person from the
+ * DELETE /admin/v1/partners/{id}/people/{person_id}: removes the person from the
  * partner's cabinet: the account, its sessions (signed out at once), recovery codes and reset
  * links. The record (account-actions) keeps who it was. The email may be invited again. 404:
  * no such person of this partner (a second DELETE too).

@@ -10,7 +10,7 @@ import { adminSecurity, STORABLE_TEXT_PATTERN } from './admin-schemas.js';
 
 const STATUSES: readonly PayoutStatus[] = ['requested', 'awaiting_approval', 'signed', 'broadcast', 'confirmed', 'sent', 'failed'];
 const Params = Type.Object({ id: Type.String({ format: 'uuid', description: 'the payout id' }) });
-/** Who acts, until operator people have their own tokens (DESIGN §12): recorded as given. */
+/** Who acts, until operator people have their own tokens (docs/contract.md §12): recorded as given. */
 export const Actor = Type.String({ minLength: 1, maxLength: 100, pattern: STORABLE_TEXT_PATTERN, description: 'who does it (recorded)' });
 
 /** A payout or refund as the operator sees it (amounts exact, as strings). */
@@ -38,7 +38,7 @@ function payoutView(row: PayoutRow): Record<string, unknown> {
 }
 
 /**
- * GET /admin/v1/payouts and POST /admin/v1/payouts/{id}/approve (DESIGN §11.3): the operator
+ * GET /admin/v1/payouts and POST /admin/v1/payouts/{id}/approve (docs/contract.md §11.3): the operator
  * finds the payouts waiting for an approval (above SIGNER_APPROVAL_ABOVE_<ASSET>) and approves
  * one, recorded with who and when; the signer then pays it at its next batch (still within its
  * maxima: an approval never passes them).

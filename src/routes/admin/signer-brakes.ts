@@ -21,7 +21,7 @@ const pausesView = (pauses: readonly SignerPause[]) => ({
 });
 
 /**
- * POST /admin/v1/signer/pause and …/resume, GET /admin/v1/signer (DESIGN §11.7): the brakes.
+ * POST /admin/v1/signer/pause and …/resume, GET /admin/v1/signer (docs/contract.md §11.7): the brakes.
  * Paused, the signer signs nothing new on the chain (payouts wait in `requested`, reason
  * `paused`) and still follows what it already broadcast. Persisted (a restarted signer stays
  * paused) and every pause and resume kept with who and why. `*` (no chain) pauses every chain;

@@ -21,7 +21,7 @@ const TreasuryLineSchema = Type.Object(
 );
 
 /**
- * GET /admin/v1/treasury (DESIGN §11.5): per asset, live figures only, what the ledger and the
+ * GET /admin/v1/treasury (docs/contract.md §11.5): per asset, live figures only, what the ledger and the
  * chain say the hot wallet holds, the payouts in flight between them, the drift nothing
  * explains, commission owed and revenue. Read afresh on each request.
  */

@@ -43,7 +43,7 @@ export function registerCabinetAccount(app: App, { cabinet, database }: Services
   /**
    * Every password check of a signed-in person (password change, two-factor on and off) is a
    * guess to whoever holds a stolen session: it spends the sign-in budgets of the account and
-   * of the address before it runs, as at sign-in (issue 26.9). Refused: the seconds to wait
+   * of the address before it runs, as at sign-in. Refused: the seconds to wait
    * (Retry-After is set). Allowed: `giveBack` returns the attempt when the check passed or was
    * no guess.
    */

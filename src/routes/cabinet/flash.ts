@@ -6,7 +6,7 @@ import type { CabinetSession } from './session.js';
 const FLASH_MAX = 600;
 
 /**
- * A form's outcome carried across its 303 (DESIGN §9.1: every POST answers 303 to a page), in
+ * A form's outcome carried across its 303 (docs/contract.md §9.1: every POST answers 303 to a page), in
  * the query of the page it leads to: `flash=<text, base64url>.<MAC>`. The MAC is the session's
  * (HMAC of the CSRF key over the session token and the text), so a page shows only what this
  * server said to this session: a link someone else made cannot put words into the cabinet.

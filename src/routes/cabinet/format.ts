@@ -54,7 +54,7 @@ export function eventSentence(reason: string | null): string {
   return EVENT_SENTENCES[reason] ?? REASON_SENTENCES[reason] ?? reason.replace(/_/g, ' ');
 }
 
-/** What a status badge must tell apart beyond the status itself (DESIGN §9.1, issue 31). */
+/** What a status badge must tell apart beyond the status itself (docs/contract.md §9.1). */
 export interface BadgeFacts {
   status: string;
   status_reason: string | null;

@@ -49,7 +49,7 @@ function errorAnswer(error: FastifyError, request: FastifyRequest): [number, str
 const FORM_BODY_LIMIT = 8 * 1024;
 
 /**
- * The partner cabinet under /cabinet (DESIGN §9, issue 16): server-rendered pages for partners'
+ * The partner cabinet under /cabinet (docs/contract.md §9): server-rendered pages for partners'
  * people, in an encapsulated context of its own (cookies and form bodies are parsed here only;
  * the API stays JSON-only). Every route is hidden from the OpenAPI documents: they are pages,
  * not API. One file per page; README.md says how a page is built.
@@ -63,7 +63,7 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
       if (!request.url.startsWith('/cabinet/assets/')) reply.header('cache-control', 'no-store');
       done(null, payload);
     });
-    // Every error under /cabinet is a page of the cabinet (DESIGN §9.1), never the API's JSON.
+    // Every error under /cabinet is a page of the cabinet (docs/contract.md §9.1), never the API's JSON.
     cabinet.setErrorHandler((error: FastifyError, request, reply) => {
       const [status, body] = errorAnswer(error, request);
       if (error instanceof WorkGateFull) void reply.header('retry-after', String(error.retryAfterSeconds));
@@ -71,7 +71,7 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     });
     // A form field or query value no column can hold (NUL, other control characters, unpaired
     // surrogates: domain/storable-text.ts) is a 400 page here, before any page reads it; it was
-    // a failed query (500) where it reached the database (issue 26.8).
+    // a failed query (500) where it reached the database.
     cabinet.addHook('preValidation', async (request, reply) => {
       const at = findUnstorableText(request.query) ?? findUnstorableText(request.body);
       if (at === undefined) return;

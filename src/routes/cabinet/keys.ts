@@ -11,14 +11,14 @@ const KEY_ID = /^pk_[a-z0-9_]{4,61}$/;
 const LABEL_MAX = 64;
 
 /**
- * The partner's API keys (DESIGN §9): create a live or sandbox key with a label; the form's
+ * The partner's API keys (docs/contract.md §9): create a live or sandbox key with a label; the form's
  * answer is a redirect (post, redirect, get) to the list with a one-use reveal, and that page
  * shows the key once, with a copy button: a reload (or Back, or any later request) shows no key
  * and never posts the form again. List with last use; revoke (another partner's key id is a 404).
  */
 export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Services, sessions: CabinetSessions): void {
   const keysPage = async (session: CabinetSession, options: { issued?: { key_id: string; api_key: string }; notice?: string; problem?: string } = {}) => {
-    // The keys of the cabinet's mode (DESIGN §9.1): live keys, or sandbox ones in test mode.
+    // The keys of the cabinet's mode (docs/contract.md §9.1): live keys, or sandbox ones in test mode.
     const sandbox = session.mode === 'sandbox';
     const keys = (await listPartnerKeysForCabinet(database.db, session.partnerId)).filter((key) => key.sandbox === sandbox);
     const { issued } = options;

@@ -75,7 +75,7 @@ ${parts.body}
 `.text;
 }
 
-/** The test/live switch (DESIGN §9.1): one button to the other mode, back to this page. */
+/** The test/live switch (docs/contract.md §9.1): one button to the other mode, back to this page. */
 function modeSwitch(session: CabinetSession): Html {
   const other = session.mode === 'sandbox' ? 'live' : 'sandbox';
   return html`<form method="post" action="/cabinet/mode" class="inline mode-switch">
@@ -92,7 +92,7 @@ export function errorPage(title: string, message: string): string {
   return page({ title, body: html`<p role="alert">${message}</p><p><a href="/cabinet">Back to the cabinet</a></p>` });
 }
 
-/** The page of an unknown /cabinet path (DESIGN §9.1: every unknown path under /cabinet is a page). */
+/** The page of an unknown /cabinet path (docs/contract.md §9.1: every unknown path under /cabinet is a page). */
 export function notFoundPage(): string {
   return errorPage('Page not found', 'There is no page at this address in the cabinet. It may have moved, or the link may be mistyped.');
 }

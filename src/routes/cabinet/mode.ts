@@ -6,7 +6,7 @@ import { formField, sessionOf, type CabinetSessions } from './session.js';
 const CABINET_PATH = /^\/cabinet(?:\/[A-Za-z0-9_./-]{0,200})?$/;
 
 /**
- * POST /cabinet/mode: the test/live switch (DESIGN §9.1): the mode cookie, then 303 back to the
+ * POST /cabinet/mode: the test/live switch (docs/contract.md §9.1): the mode cookie, then 303 back to the
  * page the switch was on (its list, counts and forms now of the other mode). Not a partner
  * action: it changes a view, not the partner's data.
  */

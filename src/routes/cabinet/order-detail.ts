@@ -79,7 +79,7 @@ export function registerCabinetOrderDetail(app: App, { database, clock, orders, 
     const partner = await findPartner(database.db, session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     try {
-      // A person reaches both modes' orders (DESIGN §10.2: only a key is held to its own).
+      // A person reaches both modes' orders (docs/contract.md §10.2: only a key is held to its own).
       return await orders.get({ partner, mode: undefined }, orderId);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'not_found') return undefined;
@@ -90,7 +90,7 @@ export function registerCabinetOrderDetail(app: App, { database, clock, orders, 
     reply.code(404).type('text/html; charset=utf-8').send(errorPage('Order not found', 'There is no order of yours with this id.'));
 
   /**
-   * A refund held for the partner's choice (DESIGN §7.5): what the person decides on. Until when
+   * A refund held for the partner's choice (docs/contract.md §7.5): what the person decides on. Until when
    * (a countdown), where the refund goes, the rate quoted against the rate now, and what each
    * choice gives: the refund sends back all that was received; continue exchanges it at the
    * float rate now, less the payout network fee.
@@ -191,7 +191,7 @@ ${offered.includes('set_refund_address')
     return reply.type('text/html; charset=utf-8').send(await render(session, order, { notice, problem: sessions.flash.read(session, request.query).problem }));
   });
 
-  /** The order actions (DESIGN §7.5) through OrderActions, the service the partner API uses. */
+  /** The order actions (docs/contract.md §7.5) through OrderActions, the service the partner API uses. */
   app.post('/cabinet/orders/:order_id/actions/:action', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const { order_id, action } = request.params as { order_id: string; action: string };

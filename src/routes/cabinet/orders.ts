@@ -111,7 +111,7 @@ function filterQuery(filters: Filters, cursor: string | undefined): string {
 }
 
 /**
- * GET /cabinet/orders: the list of GET /partner/orders (DESIGN §7.2) for people: the same
+ * GET /cabinet/orders: the list of GET /partner/orders (docs/contract.md §7.2) for people: the same
  * service (OrderList: newest first, keyset pages, exact-match search, signed cursors bound to
  * the partner), with filters in a form that works without JavaScript. Live and sandbox orders
  * are listed apart, as in the API.
@@ -124,7 +124,7 @@ export function registerCabinetOrders(app: App, { database, clock, config, catal
   const money = (text: string | null, coin: string) => formatAmount(text, decimalsOf(coin));
 
   /**
-   * The filters of a request, as the list reads them: the cabinet's mode (DESIGN §9.1), and a
+   * The filters of a request, as the list reads them: the cabinet's mode (docs/contract.md §9.1), and a
    * short id typed without its prefix (`K3X9QZ` for `EX-K3X9QZ`) searched with it first.
    */
   const filtersOf = async (request: FastifyRequest, session: CabinetSession, partner: PartnerRow) => {

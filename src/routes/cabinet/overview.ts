@@ -77,9 +77,9 @@ ${series.map((day, i) => {
 }
 
 /**
- * GET /cabinet: the partner's orders of the session's mode (DESIGN §9.1: live, or sandbox in
+ * GET /cabinet: the partner's orders of the session's mode (docs/contract.md §9.1: live, or sandbox in
  * test mode) of the last 1, 7 and 30 days: by status, the volume received by completed orders
- * per coin, the commission (DESIGN §7.8) and a chart of orders per day.
+ * per coin, the commission (docs/contract.md §7.8) and a chart of orders per day.
  */
 export function registerCabinetOverview(app: App, { database, clock, partnerStats }: Services, sessions: CabinetSessions): void {
   app.get('/cabinet', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {

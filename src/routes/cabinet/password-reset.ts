@@ -9,7 +9,7 @@ import type { CabinetSessions } from './session.js';
  * like an invitation's. Using it signs out every session of the person and keeps their TOTP
  * enrolment: the next sign-in still asks for the second factor. The browser that used the link
  * may hold a session of its own (now ended): its cookie goes too. A link the operator issued with
- * clear_2fa clears the person's two-factor as it is used (issue 26.10).
+ * clear_2fa clears the person's two-factor as it is used.
  */
 export function registerCabinetPasswordReset(app: App, { cabinet }: Services, sessions: CabinetSessions): void {
   registerPasswordLink(app, sessions, {

@@ -30,7 +30,7 @@ export interface CabinetSession {
   /** The CSRF token every form of this session carries. */
   csrf: string;
   /**
-   * The mode every list, count and form of the page follows (DESIGN §9.1, §10.2): `?mode=` of
+   * The mode every list, count and form of the page follows (docs/contract.md §9.1, §10.2): `?mode=` of
    * the request (`test` or `sandbox`, or `live`), else the mode cookie the switch sets; live by default.
    */
   mode: Mode;
@@ -160,7 +160,7 @@ export class CabinetSessions {
    * revoke a key, add, test, rotate, enable, disable or delete a webhook endpoint, resend a
    * delivery, act on an order, change a setting): `required`, then one request of the partner's
    * shared budget (the `partner` bucket its keys count against, plugins/rate-limit.ts), so the
-   * cabinet is no way around the partner's rate limit (issue 26.7). Pages (GET) and the
+   * cabinet is no way around the partner's rate limit. Pages (GET) and the
    * person's own account stay outside it. Over budget: a 429 page with Retry-After.
    */
   partnerAction = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {

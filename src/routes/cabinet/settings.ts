@@ -12,7 +12,7 @@ const percent = (bps: number): string => `${(bps / 100).toFixed(2)} %`;
 
 /**
  * GET/POST /cabinet/settings: the partner's own markup on its quotes, within the operator's cap
- * (PARTNER_MARKUP_MAX_BPS), and the web origins whose pages may use its client keys (DESIGN §10.9).
+ * (PARTNER_MARKUP_MAX_BPS), and the web origins whose pages may use its client keys (docs/contract.md §10.9).
  * A change reaches the partner's keys at once in every process,
  * as an operator's change does (ApiKeyService.forgetPartner).
  */
@@ -85,7 +85,7 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
     return reply.redirect('/cabinet/settings?done=markup', 303);
   });
 
-  // DESIGN §10.9: the partner's cors_origins, as the operator's PATCH /admin/v1/partners/{id} sets them.
+  // docs/contract.md §10.9: the partner's cors_origins, as the operator's PATCH /admin/v1/partners/{id} sets them.
   app.post('/cabinet/settings/cors-origins', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
     const session = sessionOf(request);
     const typed = formField(request, 'cors_origins') ?? '';

@@ -70,9 +70,9 @@ function endpointState(endpoint: WebhookEndpointRow): string {
 }
 
 /**
- * The partner's webhooks (DESIGN §8 and §9), through the webhooks service the partner API uses
+ * The partner's webhooks (docs/contract.md §8 and §9), through the webhooks service the partner API uses
  * (WebhookEndpoints, scoped to the partner: another partner's endpoint or delivery is a 404;
- * the list shows the cabinet mode's endpoints, and a new one gets that mode, DESIGN §9.1, §10.2):
+ * the list shows the cabinet mode's endpoints, and a new one gets that mode, docs/contract.md §9.1, §10.2):
  * endpoints, the delivery log, resend, test, rotate, disable, delete. Adding an endpoint and
  * rotating its secret answer with a redirect to the endpoint's page and a one-use reveal (as a
  * new API key does): that page shows the signing secret once; a reload shows none and neither
@@ -91,7 +91,7 @@ export function registerCabinetWebhooks(app: App, { webhooks, cabinet, database 
   };
 
   const listPage = async (session: CabinetSession, options: { problem?: string; notice?: string } = {}) => {
-    // The endpoints of the cabinet's mode (DESIGN §9.1); a new one gets that mode.
+    // The endpoints of the cabinet's mode (docs/contract.md §9.1); a new one gets that mode.
     const endpoints = await webhooks.list({ partnerId: session.partnerId, mode: session.mode });
     return page({
       title: 'Webhooks',
@@ -231,7 +231,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
       (SUBSCRIBABLE_EVENT_TYPES as readonly unknown[]).includes(type),
     );
     const description = (formField(request, 'description') ?? '').trim();
-    // DESIGN §10.2: the person chooses the mode: the cabinet's mode the form was shown in.
+    // docs/contract.md §10.2: the person chooses the mode: the cabinet's mode the form was shown in.
     const mode = formField(request, 'mode') ?? session.mode;
     if (!isMode(mode)) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', 'Choose the mode: live or sandbox.');
     try {
@@ -278,7 +278,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
     }
   });
 
-  /** The endpoint's actions: each answers 303 to the endpoint's page (DESIGN §9.1), which says what happened. */
+  /** The endpoint's actions: each answers 303 to the endpoint's page (docs/contract.md §9.1), which says what happened. */
   const ACTIONS = {
     test: (session: CabinetSession, id: string) => webhooks.ping(id, session.partnerId),
     disable: (session: CabinetSession, id: string) => webhooks.update(id, session.partnerId, { enabled: false }),

@@ -9,14 +9,14 @@ import { toJson } from '../../json.js';
 import { html, trusted, type Html } from '../cabinet/html.js';
 
 /**
- * /status/{token} (no key; DESIGN §10.10): the end user's page of one order, the HTML twin of
+ * /status/{token} (no key; docs/contract.md §10.10): the end user's page of one order, the HTML twin of
  * GET /api/v1/public/orders/{token}. Plain HTML under the service's CSP (one stylesheet of this
  * origin, and one script of this origin that it does not need): every value goes through the
  * escaping template of the cabinet (routes/cabinet/html.ts), the QR code is SVG this server
  * draws. It shows exactly the public view's fields (the order's amounts, addresses and status),
  * nothing of the partner. While the order can still move, a browser without JavaScript loads it
  * again every 30 seconds (a meta refresh inside <noscript>); where the script (status.js) runs,
- * the page follows the order's status stream instead and shows each move as it happens (DESIGN
+ * the page follows the order's status stream instead and shows each move as it happens (docs/contract.md
  * §10.11). An unknown link is a 404: a page for a browser (Accept text/html), the JSON error
  * envelope for anything else.
  */

@@ -1,6 +1,6 @@
 // The status page's only script (CSP: scripts of this origin only, no inline code). The page
 // works without it (a <noscript> refresh every 30 seconds); with it, the page follows the order's
-// status stream (GET /api/v1/public/orders/{token}/stream, DESIGN §10.11) and, at each new
+// status stream (GET /api/v1/public/orders/{token}/stream, docs/contract.md §10.11) and, at each new
 // version, swaps in the page as the server renders it now, so both ways show the same page.
 'use strict';
 (() => {

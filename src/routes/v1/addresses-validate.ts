@@ -43,7 +43,7 @@ function describe(row: CurrencyRow, problem: RecipientProblem): string {
 }
 
 /**
- * GET /api/v1/partner/addresses/validate (public like the rates; a key is optional, DESIGN §7.3):
+ * GET /api/v1/partner/addresses/validate (public like the rates; a key is optional, docs/contract.md §7.3):
  * the recipient check of order creation, answered as a value.
  */
 export function registerValidateAddress(app: App, { partnerAuth, catalog }: Services): void {
@@ -51,7 +51,7 @@ export function registerValidateAddress(app: App, { partnerAuth, catalog }: Serv
     '/api/v1/partner/addresses/validate',
     {
       preValidation: partnerAuth.optional,
-      // DESIGN §10.9: public, so any web page may call it; a client key may too.
+      // docs/contract.md §10.9: public, so any web page may call it; a client key may too.
       config: { cors: 'any' },
       schema: {
         tags: ['partner'],

@@ -3,14 +3,14 @@ import type { App, Services } from '../../app-types.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
 
-/** GET /api/v1/currencies (public): every active currency, spec 2.1, from memory. */
+/** GET /api/v1/currencies (public): every active currency (docs/contract.md §2.1), from memory. */
 export function registerListCurrencies(app: App, { catalog, partnerAuth }: Services): void {
   app.get(
     '/api/v1/currencies',
     {
       // Public, but a key that is sent must be valid (never silently ignored).
       preValidation: partnerAuth.optional,
-      // DESIGN §10.9: public, so any web page may call it; a client key may too.
+      // docs/contract.md §10.9: public, so any web page may call it; a client key may too.
       config: { cors: 'any' },
       schema: {
         tags: ['partner'],
@@ -25,7 +25,7 @@ export function registerListCurrencies(app: App, { catalog, partnerAuth }: Servi
     },
     // Pre-serialized once per catalog change: exact decimals, no per-request work. A plain
     // (not async) handler that returns nothing: no promise per request.
-    // A sandbox key sees the currencies its test orders can use (docs/decisions.md, "Money paths").
+    // A sandbox key sees the currencies its test orders can use (docs/adr/0023-money-paths.md).
     (request, reply) => {
       sendJsonText(reply, catalog.publicJson(request.access?.mode === 'sandbox'));
     },

@@ -6,7 +6,7 @@ import { PARTNER_ORDER_FIELDS, partnerOrderJson, type LinkBase, type PartnerOrde
  * (db/views/partner-order-view.ts), which also gives the columns GET selects.
  */
 
-/** The Order object of spec 2.3: the response schema of POST and GET /partner/orders. */
+/** The Order object of docs/contract.md §2.3: the response schema of POST and GET /partner/orders. */
 export const OrderSchema = Type.Object(
   Object.fromEntries(PARTNER_ORDER_FIELDS.map(([name, field]) => [name, field.schema])),
   { $id: 'Order', additionalProperties: false },

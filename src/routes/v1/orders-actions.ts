@@ -7,7 +7,7 @@ import { orderJson } from './order-view.js';
 import { partnerAccess } from '../../plugins/partner-auth.js';
 
 /**
- * The order actions of DESIGN §7.5 (API key): each answers 200 with the Order as GET then
+ * The order actions of docs/contract.md §7.5 (API key): each answers 200 with the Order as GET then
  * answers it, 409 when the action is not among the order's `actions` now, 404 for an order that
  * is not the caller's. Every one is a move of the lifecycle table (services/order-actions.ts).
  */

@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { parseEndUserIp, type EndUserIp } from '../../domain/end-user-ip.js';
-import { ApiError, amountErrorBodySchema } from '../../errors.js';
+import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { partnerAccess } from '../../plugins/partner-auth.js';
 import { BodyAmount, readBodyAmounts } from '../amount-input.js';
-import { errorResponses } from '../schemas.js';
+import { AmountError, errorResponses } from '../schemas.js';
 import { orderJson } from './order-view.js';
 
-/** Bounds of `metadata` (DESIGN §10.8). */
+/** Bounds of `metadata` (docs/contract.md §10.8). */
 const METADATA_KEYS_MAX = 10;
 const METADATA_KEY_MAX = 40;
 const METADATA_VALUE_MAX = 64;
@@ -103,16 +103,13 @@ function endUserIp(header: string | undefined): EndUserIp | undefined {
   return ip;
 }
 
-/** 422 amount_out_of_range carries the pair limits at the top (v1.1) and on its item (v1.2). */
-const AmountError = Type.Unsafe(amountErrorBodySchema);
-
 /** POST /api/v1/partner/orders (API key). */
 export function registerCreateOrder(app: App, { partnerAuth, orders, clock, linkBase }: Services): void {
   app.post(
     '/api/v1/partner/orders',
     {
       preValidation: partnerAuth.required,
-      // DESIGN §10.9: a client key may call it, from the pages of its partner's cors_origins.
+      // docs/contract.md §10.9: a client key may call it, from the pages of its partner's cors_origins.
       config: { cors: 'partner' },
       schema: {
         tags: ['partner'],

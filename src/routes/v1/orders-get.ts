@@ -11,7 +11,7 @@ export function registerGetOrder(app: App, { partnerAuth, orders, clock, linkBas
     '/api/v1/partner/orders/:order_id',
     {
       preValidation: partnerAuth.required,
-      // DESIGN §10.9: a client key may call it, from the pages of its partner's cors_origins.
+      // docs/contract.md §10.9: a client key may call it, from the pages of its partner's cors_origins.
       config: { cors: 'partner' },
       schema: {
         tags: ['partner'],
@@ -20,7 +20,7 @@ export function registerGetOrder(app: App, { partnerAuth, orders, clock, linkBas
         security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
         params: Type.Object({
           // No length limit here: anything that is not a UUID or short id is an order that does
-          // not exist (404, spec 4.4), and the router caps path parameters at 200 characters.
+          // not exist (404, docs/contract.md §1), and the router caps path parameters at 200 characters.
           order_id: Type.String({ description: 'the order UUID or its short_id (case-insensitive)' }),
         }),
         response: { 200: { $ref: 'Order#' }, ...errorResponses(401, 403, 404, 429, 500) },

@@ -38,7 +38,7 @@ const Query = Type.Object(
     sandbox: Type.Optional(
       Type.Boolean({
         description:
-          'v1.1; v1.2 (DESIGN §10.2): the list follows the key\'s mode (a sandbox key lists its test orders, a live key its live ones), ' +
+          'v1.1; v1.2 (docs/contract.md §10.2): the list follows the key\'s mode (a sandbox key lists its test orders, a live key its live ones), ' +
           'so this may be left out; given, it must name the key\'s own mode (otherwise 400)',
       }),
     ),
@@ -66,7 +66,7 @@ function parseStatuses(text: string): OrderStatus[] {
   return [...new Set(statuses as OrderStatus[])];
 }
 
-/** GET /api/v1/partner/orders (API key, DESIGN §7.2): the caller's orders, filtered, by keyset pages. */
+/** GET /api/v1/partner/orders (API key, docs/contract.md §7.2): the caller's orders, filtered, by keyset pages. */
 export function registerListOrders(app: App, { partnerAuth, database, clock, config, linkBase }: Services): void {
   if (config.secretsKey === undefined) throw new Error('SECRETS_KEY must be resolved before the routes are registered');
   const list = new OrderList(database.db, clock, config.secretsKey);

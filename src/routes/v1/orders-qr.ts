@@ -6,7 +6,7 @@ import { partnerAccess } from '../../plugins/partner-auth.js';
 
 /**
  * GET /api/v1/partner/orders/{order_id}/qr.svg (API key; others' orders are 404, as GET order):
- * a QR code of the order's deposit_uri (DESIGN §7.4), or of the bare deposit address where the
+ * a QR code of the order's deposit_uri (docs/contract.md §7.4), or of the bare deposit address where the
  * chain has no payment URI. Error correction M (15%): a printed or screen-photographed code
  * still reads, and a long EIP-681 token transfer stays a small symbol. The URI is fixed at
  * creation, so the image never changes: a private cache may keep it.
@@ -16,7 +16,7 @@ export function registerOrderQr(app: App, { partnerAuth, orders }: Services): vo
     '/api/v1/partner/orders/:order_id/qr.svg',
     {
       preValidation: partnerAuth.required,
-      // DESIGN §10.9: a client key may call it, from the pages of its partner's cors_origins.
+      // docs/contract.md §10.9: a client key may call it, from the pages of its partner's cors_origins.
       config: { cors: 'partner' },
       schema: {
         tags: ['partner'],

@@ -6,7 +6,7 @@ import { sendJsonText } from '../../plugins/json-reply.js';
 import { partnerAccess } from '../../plugins/partner-auth.js';
 import { errorResponses } from '../schemas.js';
 
-/** At most this many ids per status read (DESIGN §10.11). */
+/** At most this many ids per status read (docs/contract.md §10.11). */
 export const STATUS_READ_MAX_IDS = 100;
 
 const OrderStatusLine = Type.Object(
@@ -20,9 +20,9 @@ const OrderStatusLine = Type.Object(
 );
 
 /**
- * POST /api/v1/partner/orders/status (API key; DESIGN §10.11): many orders' status and version
+ * POST /api/v1/partner/orders/status (API key; docs/contract.md §10.11): many orders' status and version
  * in one read, for a client that polls instead of holding a stream open. A client key may ask
- * too, and gets the orders it created (DESIGN §10.9); ids that are no order of the key (unknown,
+ * too, and gets the orders it created (docs/contract.md §10.9); ids that are no order of the key (unknown,
  * another partner's or mode's, not a UUID) are left out, so the answer never tells them apart.
  */
 export function registerOrderStatuses(app: App, { partnerAuth, orders, clock }: Services): void {

@@ -6,11 +6,11 @@ import { orderIdList } from '../../services/order-service.js';
 import { errorResponses } from '../schemas.js';
 import { sendStream, STREAM_RESPONSES, streamOpener } from './stream-reply.js';
 
-/** At most this many orders per stream (DESIGN §10.11). */
+/** At most this many orders per stream (docs/contract.md §10.11). */
 export const STREAM_MAX_IDS = 50;
 
 /**
- * GET /api/v1/partner/orders/stream?ids= (API key; DESIGN §10.11): a Server-Sent Events stream
+ * GET /api/v1/partner/orders/stream?ids= (API key; docs/contract.md §10.11): a Server-Sent Events stream
  * of up to 50 of the key's orders (a client key: the orders it created). Each order's first event
  * is its current state, then one `order` event per version, the Order exactly as GET
  * /partner/orders/{id} answered it; `Last-Event-ID` resumes where the reader was

@@ -37,8 +37,8 @@ export const PartnerStatsSchema = Type.Object(
 );
 
 /**
- * GET /api/v1/partner/stats?from=&to= (API key, DESIGN §7.8): the caller's orders of the key's
- * mode (DESIGN §10.2: live for a live key, the test orders for a sandbox key) over [from, to) (default the last 30 days, at most 366): counts by status (by creation
+ * GET /api/v1/partner/stats?from=&to= (API key, docs/contract.md §7.8): the caller's orders of the key's
+ * mode (docs/contract.md §10.2: live for a live key, the test orders for a sandbox key) over [from, to) (default the last 30 days, at most 366): counts by status (by creation
  * time), volume in USD and commission by coin and in USD (by exchange moment, orders not
  * failed). The commission is the sum of the orders' partner_fee to the last decimal.
  */

@@ -6,7 +6,7 @@ import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
 
 /**
- * GET /api/v1/public/orders/{token} (no key; DESIGN §10.10): the order behind a status link, as
+ * GET /api/v1/public/orders/{token} (no key; docs/contract.md §10.10): the order behind a status link, as
  * its end user may see it; the JSON twin of the page /status/{token} (what a wallet's order link
  * points to). Any web page may read it (CORS `*`); anonymous rate limits apply.
  */

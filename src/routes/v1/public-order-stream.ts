@@ -4,7 +4,7 @@ import { errorResponses } from '../schemas.js';
 import { sendStream, STREAM_RESPONSES, streamOpener } from './stream-reply.js';
 
 /**
- * GET /api/v1/public/orders/{token}/stream (no key; DESIGN §10.11): the status link's order as
+ * GET /api/v1/public/orders/{token}/stream (no key; docs/contract.md §10.11): the status link's order as
  * Server-Sent Events, each event the public view GET /api/v1/public/orders/{token} answers; what
  * the status page (/status/{token}) listens to when its script runs. Any web page may read it.
  */

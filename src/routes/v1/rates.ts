@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { parseDecimalInput } from '../../domain/money.js';
-import { ApiError, amountErrorBodySchema } from '../../errors.js';
+import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { QueryAmount } from '../amount-input.js';
-import { errorResponses } from '../schemas.js';
+import { AmountError, errorResponses } from '../schemas.js';
 
 const Ticker = (description: string) =>
   Type.String({ minLength: 1, maxLength: 12, pattern: '^[A-Za-z0-9]+$', description });
@@ -31,7 +31,7 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-/** The payout network fee of a quote and an Order (DESIGN §10.6). */
+/** The payout network fee of a quote and an Order (docs/contract.md §10.6). */
 export const NetworkFee = Type.Object(
   {
     amount: Type.Number({ description: 'the payout network fee, in coin_to: already deducted from amount_to' }),
@@ -85,16 +85,13 @@ const RateQuote = Type.Object(
   { additionalProperties: false },
 );
 
-/** 422 amount_out_of_range carries the pair limits at the top (v1.1) and on its item (v1.2). */
-const AmountError = Type.Unsafe(amountErrorBodySchema);
-
 /** GET /api/v1/partner/rates (public; a key prices with that partner's markup). */
 export function registerRates(app: App, { partnerAuth, quotes }: Services): void {
   app.get(
     '/api/v1/partner/rates',
     {
       preValidation: partnerAuth.optional,
-      // DESIGN §10.9: public, so any web page may call it; a client key may too.
+      // docs/contract.md §10.9: public, so any web page may call it; a client key may too.
       config: { cors: 'any' },
       schema: {
         tags: ['partner'],
@@ -130,7 +127,7 @@ export function registerRates(app: App, { partnerAuth, quotes }: Services): void
         partner: request.partner,
         sandbox: request.access === undefined ? undefined : request.access.mode === 'sandbox',
       });
-      // A fixed quote's id is a signed token: issuing one writes nothing (docs/decisions.md, Quotes).
+      // A fixed quote's id is a signed token: issuing one writes nothing (docs/adr/0005-quotes-and-prices.md).
       const fixed = rateType === 'fixed' ? quotes.issueFixedQuote(quote, request.partner?.id, amountTo) : undefined;
       sendJsonText(
         reply,

@@ -32,7 +32,7 @@ function exactAmount(body: { amount?: string | number }, rawBody: Buffer | undef
 }
 
 /**
- * POST /api/v1/partner/sandbox/orders/{order_id}/deposit (API key, DESIGN §7.6): the partner
+ * POST /api/v1/partner/sandbox/orders/{order_id}/deposit (API key, docs/contract.md §7.6): the partner
  * pays its own sandbox order. The deposit goes onto the simulated chain already confirmed (a
  * partner has no node to wait on), and the lifecycle worker carries the order on from its next
  * pass exactly as for a live deposit: to completed, or to refunding when the amount does not

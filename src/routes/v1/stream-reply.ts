@@ -3,7 +3,7 @@ import type { OrderStream } from '../../services/order-stream.js';
 import type { StreamOpener } from '../../services/order-streams.js';
 
 /**
- * What the two status stream routes share (DESIGN §10.11): who opens the stream, and how it is
+ * What the two status stream routes share (docs/contract.md §10.11): who opens the stream, and how it is
  * answered: `text/event-stream`, never stored by a cache or buffered by a proxy; 204 when every
  * order is final and the reader has seen all of it (an EventSource stops reconnecting on 204).
  */

@@ -9,7 +9,7 @@ const Body = Type.Object(
   { additionalProperties: false },
 );
 
-/** POST /api/v1/partner/webhooks (API key): a new endpoint and its signing secret, shown once (DESIGN §8). */
+/** POST /api/v1/partner/webhooks (API key): a new endpoint and its signing secret, shown once (docs/contract.md §8). */
 export function registerCreateWebhook(app: App, { partnerAuth, webhooks }: Services): void {
   app.post(
     '/api/v1/partner/webhooks',

@@ -13,7 +13,7 @@ export const DeliveryParams = Type.Object({ id: Type.String({ format: 'uuid', de
 
 /**
  * The endpoints the key reaches (partnerAuth.required ran before): its partner's, of its own
- * mode (DESIGN §10.2). A new endpoint gets the key's mode.
+ * mode (docs/contract.md §10.2). A new endpoint gets the key's mode.
  */
 export function callerScope(request: FastifyRequest): { partnerId: string; mode: Mode } {
   const access = partnerAccess(request);

@@ -28,7 +28,7 @@ export interface FeeBounds {
   guard?: FeeGuardSettings;
 }
 
-/** A fee estimate a bound changed (DESIGN §11.7: never silently): the node's, the one used and why. */
+/** A fee estimate a bound changed (docs/contract.md §11.7: never silently): the node's, the one used and why. */
 export type BoundedFeeReport = (estimate: Decimal | undefined, used: Decimal, bounds: readonly FeeBound[]) => void;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * EIP-1559 fees of the signer's EVM transactions, in wei per gas, bounded by the operator
- * (DESIGN §11.7: a bounded estimate is never used silently; the caller reports it).
+ * (docs/contract.md §11.7: a bounded estimate is never used silently; the caller reports it).
  */
 
 export interface EvmFees {

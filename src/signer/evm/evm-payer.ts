@@ -37,7 +37,7 @@ export interface EvmPayerOptions {
   expectedChainId?: number;
   /** EVM_REPLACE_AFTER_BLOCKS: a transaction not mined this many blocks after it was sent is replaced. */
   replaceAfterBlocks: number;
-  /** A fee estimate a bound changed (DESIGN §11.7: never silently), or a replacement the ceiling stopped. */
+  /** A fee estimate a bound changed (docs/contract.md §11.7: never silently), or a replacement the ceiling stopped. */
   onBoundedFee: (estimate: EvmFees, used: EvmFees | undefined, bounds?: readonly FeeBound[]) => void;
   /** The node's lag, its tip's age and the jump over the last fee cap used (default DEFAULT_FEE_GUARD). */
   guard?: FeeGuardSettings;

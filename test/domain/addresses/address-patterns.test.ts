@@ -10,7 +10,7 @@ import { validateAddress } from '../../../src/domain/addresses/index.js';
 import { VALID_VECTORS } from './valid-vectors.js';
 
 /**
- * The Currency's address_regex (DESIGN §10.7) must accept every address the server accepts for
+ * The Currency's address_regex (docs/contract.md §10.7) must accept every address the server accepts for
  * that format: the validators' test vectors, and valid addresses made from random bytes (every
  * version byte, witness version and program length, both cases and alphabets, and the extreme
  * all-zero and all-0xff payloads that give the shortest and longest spellings).

@@ -3,7 +3,7 @@ import type { AddressFormat } from '../../../src/domain/address-format.js';
 /**
  * The valid test vectors of this folder's validator tests, per format (copied from them as they
  * are; address-patterns.test.ts checks each is still valid, so a vector dropped there is noticed
- * here): what the Currency's address_regex must accept (DESIGN §10.7).
+ * here): what the Currency's address_regex must accept (docs/contract.md §10.7).
  */
 export const VALID_VECTORS: Readonly<Record<AddressFormat, readonly string[]>> = {
   bitcoin: [

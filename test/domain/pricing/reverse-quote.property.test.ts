@@ -6,7 +6,7 @@ import type { CurrencyTerms, OfferedPair, PairPricing } from '../../../src/domai
 import { offerPair, quoteAmount, quoteAmountTo, quoteOfferedTo, reverseAmountFrom } from '../../../src/domain/pricing/index.js';
 import { cmp, exactAmountTo, floorText, ratioOf } from './exact-ratio.js';
 
-// Reverse quotes (DESIGN §7.1): the amount_from priced for an amount_to is the smallest one at
+// Reverse quotes (docs/contract.md §7.1): the amount_from priced for an amount_to is the smallest one at
 // coin_from's decimals whose payout reaches it. Checked against BigInt rationals (exact-ratio.ts),
 // never against the engine's own arithmetic.
 

@@ -6,7 +6,7 @@ import { createDemoXpubs } from '../../../src/domain/deposit-addresses/index.js'
  * (DATABASE_URL) gets no demo wallet, so a multi-process run configures one like an operator
  * would (public keys of a throwaway seed; nothing can be spent from them). And
  * SIMULATE_LIVE_PAYOUTS=true: no chain has a payout path under DATABASE_URL before the signer
- * (DESIGN §11.1), and these runs pay their orders on the simulator on purpose.
+ * (docs/contract.md §11.1), and these runs pay their orders on the simulator on purpose.
  */
 export function depositWalletEnv(): Record<string, string> {
   const xpubs = createDemoXpubs();

@@ -676,7 +676,7 @@ export interface components {
             /** @description v1.2: 0 at creation, +1 with every move (status change, action, deposit update): what changed is newer when this is larger. The status stream's event ids are {id}:{version} (GET /partner/orders/stream) */
             version: number;
         };
-        /** @description v1.2: an order as its end user may see it through the status link (DESIGN §10.10): its amounts, addresses and status only */
+        /** @description v1.2: an order as its end user may see it through the status link (docs/contract.md §10.10): its amounts, addresses and status only */
         PublicOrder: {
             /** @description amount the user is expected to send */
             amount_from_expected: number;
@@ -757,7 +757,7 @@ export interface components {
             failing_since: string | null;
             /** Format: uuid */
             id: string;
-            /** @description v1.2 (DESIGN §10.2): the mode of the key that created the endpoint (in the cabinet: chosen); it receives only that mode's order events, and only keys of that mode reach it. Endpoints made before v1.2 are live */
+            /** @description v1.2 (docs/contract.md §10.2): the mode of the key that created the endpoint (in the cabinet: chosen); it receives only that mode's order events, and only keys of that mode reach it. Endpoints made before v1.2 are live */
             readonly mode: "live" | "sandbox";
             /** @description after a rotation, until when the previous secret also signs; null otherwise */
             previous_secret_expires_at: string | null;
@@ -778,7 +778,7 @@ export interface components {
             failing_since: string | null;
             /** Format: uuid */
             id: string;
-            /** @description v1.2 (DESIGN §10.2): the mode of the key that created the endpoint (in the cabinet: chosen); it receives only that mode's order events, and only keys of that mode reach it. Endpoints made before v1.2 are live */
+            /** @description v1.2 (docs/contract.md §10.2): the mode of the key that created the endpoint (in the cabinet: chosen); it receives only that mode's order events, and only keys of that mode reach it. Endpoints made before v1.2 are live */
             readonly mode: "live" | "sandbox";
             /** @description after a rotation, until when the previous secret also signs; null otherwise */
             previous_secret_expires_at: string | null;
@@ -1023,7 +1023,7 @@ export interface operations {
                 /** @description next_cursor of the previous page, with the same key */
                 cursor?: string;
                 limit?: number;
-                /** @description v1.1; v1.2 (DESIGN §10.2): the list follows the key's mode (a sandbox key lists its test orders, a live key its live ones), so this may be left out; given, it must name the key's own mode (otherwise 400) */
+                /** @description v1.1; v1.2 (docs/contract.md §10.2): the list follows the key's mode (a sandbox key lists its test orders, a live key its live ones), so this may be left out; given, it must name the key's own mode (otherwise 400) */
                 sandbox?: boolean;
                 /** @description exact match on id, short id (both in any case), deposit address, deposit txid, payout txid or recipient address; hex values (0x EVM addresses, 64-digit transaction hashes) match in any case, all others (base58, bech32) as written */
                 search?: string;
@@ -3313,7 +3313,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description v1.2: an order as its end user may see it through the status link (DESIGN §10.10): its amounts, addresses and status only */
+            /** @description v1.2: an order as its end user may see it through the status link (docs/contract.md §10.10): its amounts, addresses and status only */
             200: {
                 headers: {
                     [name: string]: unknown;
