@@ -32,6 +32,7 @@ import { EndUserBlocklist } from './services/end-user-blocklist.js';
 import { OrderService } from './services/order-service.js';
 import { SignerPayoutsGauge } from './services/signer-payouts-gauge.js';
 import { OrderStatusGauge } from './services/order-status-gauge.js';
+import { BacklogGauges } from './services/backlog-gauges.js';
 import { FixedQuoteTokens, quoteSigningKeys } from './services/fixed-quote-tokens.js';
 import { QuoteService } from './services/quote-service.js';
 import { HotWalletGauges } from './services/hot-wallet-gauges.js';
@@ -68,6 +69,8 @@ export interface Runtime {
   readonly worker: LifecycleWorker;
   /** orders_by_status, recounted on a timer (refresh() recounts at once). */
   readonly orderStatusGauge: OrderStatusGauge;
+  /** Stuck orders and pool levels; `refresh()` recounts now. */
+  readonly backlogGauges: BacklogGauges;
   readonly signerPayoutsGauge: SignerPayoutsGauge;
   /** The treasury view and treasury_drift (DESIGN §11.5). */
   readonly treasury: Treasury;
@@ -229,6 +232,8 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   }, 600_000).unref();
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
   await orderStatusGauge.start();
+  const backlogGauges = new BacklogGauges(db, clock, metrics, (error) => logger.error({ err: error }, 'stuck orders and pool levels count failed'));
+  await backlogGauges.start();
   const signerPayoutsGauge = new SignerPayoutsGauge(db, metrics, config.payoutSignerChains, (error) => logger.error({ err: error }, 'signer_payouts count failed'));
   await signerPayoutsGauge.start();
   // The chain's side of the treasury is what the signer publishes; without a signer, nothing.
@@ -316,6 +321,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     ledger: new LedgerReports(db, clock),
     worker,
     orderStatusGauge,
+    backlogGauges,
     signerPayoutsGauge,
     treasury,
     webhooks,
@@ -330,6 +336,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       clearInterval(keyUseTimer);
       await flushKeyUses();
       orderStatusGauge.stop();
+      backlogGauges.stop();
       signerPayoutsGauge.stop();
       treasury.stop();
       await worker.stop();
