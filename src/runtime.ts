@@ -122,7 +122,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   // A currency added at run time (POST /admin/v1/currencies) is priced from the next poll on.
   catalog.afterReload((rows) => prices.useSymbols(rows.map((row) => row.price_symbol)));
   // ... and every process reloads at once on a change (DESIGN §12), not on its next refresh tick.
-  const catalogChanges = new CatalogChanges(db, config.databaseUrl, () => catalog.reload(), logger);
+  const catalogChanges = new CatalogChanges(db, config.databaseListenUrl, () => catalog.reload(), logger);
   await catalogChanges.listening(AUTH_LISTEN_WAIT_MS);
   // Start polling and wait for its first poll (refresh joins the poll in flight rather than
   // starting a second one), so the first quote after start-up already has prices.
@@ -205,7 +205,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     base,
   );
   // Every move reaches the status streams of every API process (services/order-move-feed.ts).
-  const orderMoves: OrderMoveFeed = config.databaseUrl === undefined ? new InProcessOrderMoves() : new PostgresOrderMoves(db, config.databaseUrl, logger);
+  const orderMoves: OrderMoveFeed = config.databaseUrl === undefined ? new InProcessOrderMoves() : new PostgresOrderMoves(db, config.databaseListenUrl ?? config.databaseUrl, logger);
   const lifecycle = new OrderLifecycle(
     db,
     clock,
@@ -291,7 +291,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   // Revocations and suspensions reach every API process within milliseconds (services/auth-changes.ts).
   let authChanges: AuthChangeFeed = new InProcessAuthChanges();
   if (config.databaseUrl !== undefined) {
-    const listened = new PostgresAuthChanges(db, config.databaseUrl, logger);
+    const listened = new PostgresAuthChanges(db, config.databaseListenUrl ?? config.databaseUrl, logger);
     await listened.listening(AUTH_LISTEN_WAIT_MS);
     authChanges = listened;
   }

@@ -1,3 +1,4 @@
+// test-pooler: pgbouncer
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
