@@ -20,6 +20,11 @@
  * - Files that start no process run in groups, several to a process (scripts/test-groups.ts):
  *   a process per file spent a third of the suite's CPU importing the app.
  *
+ * - Files tagged `// test-pooler: pgbouncer` (a representative set: every kind of query path)
+ *   run a third time, on PostgreSQL through a pgbouncer in transaction mode that this runner
+ *   starts (scripts/pgbouncer.ts), with LISTEN on the direct connection (DATABASE_DIRECT_URL).
+ *   The whole PostgreSQL pass again would cost minutes of the suite's budget: docs/decisions.md.
+ *
  * TEST_CONCURRENCY: test files (or groups) at once per pass (default 2).
  * TEST_GROUPS=0: every file in a process of its own (slower; to rule out a group's sharing).
  * TEST_TIMINGS=<file>: also write every file's (or group's) wall time there
@@ -34,9 +39,10 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Engine } from '../src/db/database.js';
-import { MISSING_TOOL } from '../test/helpers/requirements.js';
+import { MISSING_TOOL, onPath } from '../test/helpers/requirements.js';
 import { adminDatabaseUrl, createTemplate, type DatabaseTemplate } from '../test/helpers/test-database.js';
 import { GROUP_FILE_PATTERN, writeGroups } from './test-groups.js';
+import { startPgbouncer, type Pgbouncer } from './pgbouncer.js';
 import { importGraph } from './test-imports.js';
 import { parseReport, summarize, type PassSummary } from './test-report.js';
 
@@ -114,6 +120,8 @@ class Terminal {
 
 interface PassResult {
   engine: Engine;
+  /** The pass's name: its engine, or `pgbouncer` for PostgreSQL through the pooler. */
+  label: string;
   summary: PassSummary;
   exitCode: number;
   ms: number;
@@ -121,8 +129,8 @@ interface PassResult {
 
 const children = new Set<ReturnType<typeof spawn>>();
 
-function runPass(lane: number, terminal: Terminal, engine: Engine, files: string[], fileCount: number, env: Record<string, string>, workDir: string): Promise<PassResult> {
-  const reportFile = path.join(workDir, `${engine}.jsonl`);
+function runPass(lane: number, terminal: Terminal, engine: Engine, label: string, files: string[], fileCount: number, env: Record<string, string>, workDir: string): Promise<PassResult> {
+  const reportFile = path.join(workDir, `${label}.jsonl`);
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', 'tsx', PASS_SCRIPT, reportFile, String(CONCURRENCY), ...files], {
     cwd: REPO_ROOT,
@@ -131,7 +139,7 @@ function runPass(lane: number, terminal: Terminal, engine: Engine, files: string
   });
   children.add(child);
   const processes = files.length === fileCount ? '' : ` in ${files.length} processes`;
-  terminal.write(lane, process.stdout, Buffer.from(`\n=== ${engine}: ${fileCount} test files${processes}, ${CONCURRENCY} at a time ===\n`));
+  terminal.write(lane, process.stdout, Buffer.from(`\n=== ${label}: ${fileCount} test files${processes}, ${CONCURRENCY} at a time ===\n`));
   child.stdout.on('data', (chunk: Buffer) => terminal.write(lane, process.stdout, chunk));
   child.stderr.on('data', (chunk: Buffer) => terminal.write(lane, process.stderr, chunk));
   return new Promise((resolve) => {
@@ -144,7 +152,7 @@ function runPass(lane: number, terminal: Terminal, engine: Engine, files: string
       } catch {
         // the pass died before it wrote anything: its exit code says so below
       }
-      resolve({ engine, summary: summarize(parseReport(text)), exitCode: code ?? (signal === null ? 1 : 128), ms: performance.now() - started });
+      resolve({ engine, label, summary: summarize(parseReport(text)), exitCode: code ?? (signal === null ? 1 : 128), ms: performance.now() - started });
     });
   });
 }
@@ -191,6 +199,9 @@ const ONE_ENGINE_TAG = /^\/\/ test-engines: one\b/m;
  * alone for two minutes after everything else had finished.
  */
 const LONG_TAG = /^\/\/ test-cost: long\b/m;
+/** Files that run once more on PostgreSQL through pgbouncer (transaction mode): the header above. */
+const POOLER_TAG = /^\/\/ test-pooler: pgbouncer\b/m;
+const PGBOUNCER_HINT = "install Debian's `pgbouncer` package (`apt-get install -y pgbouncer`; .ci/run does this)";
 const runsLong = (file: string): boolean => LONG_TAG.test(sources.get(file) ?? '');
 const databaseFiles = new Set([...sources.keys()].filter((file) => reachesDatabase(file) && !ONE_ENGINE_TAG.test(sources.get(file) ?? '')));
 const usesDatabase = (file: string): boolean => databaseFiles.has(file);
@@ -222,10 +233,10 @@ const estimatedCost = (file: string): number => (usesDatabase(file) ? 6 : 1) + (
  * (three times as many groups as files at once, so that no lane ends long after the others;
  * each group costs one more import of the app).
  */
-function asRun(engine: Engine, passFiles: string[]): string[] {
+function asRun(engine: Engine, label: string, passFiles: string[]): string[] {
   const grouped = passFiles.filter((file) => !startsProcesses(file));
   if (!GROUPED || grouped.length < 2) return passFiles;
-  const groups = writeGroups(engine, grouped, { count: CONCURRENCY * 3, cost: estimatedCost, workDir, root: REPO_ROOT });
+  const groups = writeGroups(label, grouped, { count: CONCURRENCY * 3, cost: estimatedCost, workDir, root: REPO_ROOT });
   for (const group of groups) groupMembers.set(group.file, group.members);
   // The long ones first among them, so none is left running alone at the end of its pass.
   const alone = passFiles.filter(startsProcesses).sort((a, b) => Number(runsLong(b)) - Number(runsLong(a)));
@@ -251,11 +262,28 @@ const runFailures: string[] = [];
 /** Tools missing outside CI, with what they kept from running. */
 const missingTools: string[] = [];
 
-const passes: Array<{ engine: Engine; files: string[] }> = [{ engine: 'pglite', files }];
+const passes: Array<{ engine: Engine; label: string; files: string[]; env?: Record<string, string> }> = [{ engine: 'pglite', label: 'pglite', files }];
+/** The pooler of the pgbouncer pass, stopped at the end. */
+let pgbouncer: Pgbouncer | undefined;
 if (dbFiles.length > 0) {
   if (await postgresReachable()) {
-    passes[0] = { engine: 'pglite', files: files.filter((file) => !handedToPostgres.has(file)) };
-    passes.push({ engine: 'postgres', files: [...dbFiles, ...handedToPostgres].sort(byProcesses) });
+    passes[0] = { engine: 'pglite', label: 'pglite', files: files.filter((file) => !handedToPostgres.has(file)) };
+    passes.push({ engine: 'postgres', label: 'postgres', files: [...dbFiles, ...handedToPostgres].sort(byProcesses) });
+    const pooled = dbFiles.filter((file) => POOLER_TAG.test(sources.get(file) ?? ''));
+    if (pooled.length > 0) {
+      if (onPath('pgbouncer')) {
+        try {
+          pgbouncer = await startPgbouncer(adminDatabaseUrl(), workDir);
+          passes.push({ engine: 'postgres', label: 'pgbouncer', files: pooled.sort(byProcesses), env: { TEST_PGBOUNCER_URL: pgbouncer.url } });
+        } catch (error) {
+          runFailures.push(`pgbouncer did not start: ${(error as Error).message}`);
+        }
+      } else {
+        const what = `${MISSING_TOOL} pgbouncer (not on PATH); ${PGBOUNCER_HINT}`;
+        if (CI) runFailures.push(`${what}: CI requires it`);
+        else missingTools.push(`${what} [the pgbouncer pass of ${pooled.length} files did not run]`);
+      }
+    }
   } else {
     const what = `${MISSING_TOOL} PostgreSQL (not reachable at ${adminDatabaseUrl()}); ${POSTGRES_HINT}`;
     if (CI) runFailures.push(`${what}: CI requires it`);
@@ -266,6 +294,7 @@ if (dbFiles.length > 0) {
 
 const stop = (signal: NodeJS.Signals): void => {
   for (const child of children) child.kill(signal);
+  pgbouncer?.stop();
   void Promise.all(templates.map((t) => t.drop().catch(() => undefined))).finally(() => {
     rmSync(workDir, { recursive: true, force: true });
     process.exit(130);
@@ -282,37 +311,38 @@ const postgresTemplate = needsTemplate('postgres') ? template('postgres', workDi
 const pgliteTemplate = postgresTemplate.then(() => (needsTemplate('pglite') ? template('pglite', workDir) : undefined));
 const terminal = new Terminal();
 const results = await Promise.all(
-  passes.map(async ({ engine, files: passFiles }, lane) => {
+  passes.map(async ({ engine, label, files: passFiles, env: passEnv }, lane) => {
     const made = await (engine === 'postgres' ? postgresTemplate : pgliteTemplate);
-    if (made !== undefined) templates.push(made);
-    const env = { ...made?.env, TEST_COMPILED_DIR: COMPILED_DIR };
-    return runPass(lane, terminal, engine, asRun(engine, passFiles), passFiles.length, env, workDir);
+    if (made !== undefined && !templates.includes(made)) templates.push(made);
+    const env = { ...made?.env, ...passEnv, TEST_COMPILED_DIR: COMPILED_DIR };
+    return runPass(lane, terminal, engine, label, asRun(engine, label, passFiles), passFiles.length, env, workDir);
   }),
 );
+pgbouncer?.stop();
 await Promise.all(templates.map((t) => t.drop().catch((error: Error) => console.error(`could not drop a template database: ${error.message}`))));
 rmSync(workDir, { recursive: true, force: true });
 
 // ---- summary ----
 console.log(`\n${'='.repeat(24)} summary (${seconds(performance.now() - started)}) ${'='.repeat(24)}`);
-for (const { engine, summary, exitCode, ms } of results) {
+for (const { label: engine, summary, exitCode, ms } of results) {
   // A file that reported nothing did not run: counted, never lost without a word.
-  const silent = (passes.find((pass) => pass.engine === engine)?.files ?? []).filter((file) => !summary.reported.has(file));
+  const silent = (passes.find((pass) => pass.label === engine)?.files ?? []).filter((file) => !summary.reported.has(file));
   for (const file of silent) runFailures.push(`${engine}: ${relative(file)} reported no test (it did not run)`);
   const skipped = summary.skipped > 0 ? `, ${summary.skipped} skipped` : '';
-  const fileCount = passes.find((pass) => pass.engine === engine)?.files.length ?? 0;
+  const fileCount = passes.find((pass) => pass.label === engine)?.files.length ?? 0;
   const ran = fileCount - silent.length;
   console.log(`${engine}: ${ran} of ${fileCount} test files ran: ${summary.passed} passed, ${summary.failed} failed${skipped} in ${seconds(ms)}`);
   if (exitCode !== 0 && summary.failed === 0) runFailures.push(`the ${engine} pass exited with code ${exitCode} and reported no failed test: see its output above`);
 }
 
 if (process.env.TEST_TIMINGS !== undefined) {
-  const lines = results.flatMap(({ engine, summary }) => summary.files.map((f) => `${engine}\t${(f.ms / 1000).toFixed(1)}\t${relative(f.file)}`));
+  const lines = results.flatMap(({ label: engine, summary }) => summary.files.map((f) => `${engine}\t${(f.ms / 1000).toFixed(1)}\t${relative(f.file)}`));
   writeFileSync(process.env.TEST_TIMINGS, `${lines.join('\n')}\n`);
 }
 
 const otherSkips: string[] = [];
 const reasons = new Map<string, string[]>();
-for (const { engine, summary } of results) {
+for (const { label: engine, summary } of results) {
   for (const [reason, count] of summary.skipReasons) reasons.set(reason, [...(reasons.get(reason) ?? []), `${count} on ${engine}`]);
 }
 for (const [reason, counts] of reasons) {
@@ -328,7 +358,7 @@ if (missingTools.length > 0) {
   for (const line of missingTools) console.log(`  - ${line}`);
   console.log(bar);
 }
-const failures = results.flatMap(({ engine, summary }) => summary.failures.map((failure) => `${engine}: ${failure.replaceAll(`${REPO_ROOT}${path.sep}`, '')}`));
+const failures = results.flatMap(({ label: engine, summary }) => summary.failures.map((failure) => `${engine}: ${failure.replaceAll(`${REPO_ROOT}${path.sep}`, '')}`));
 if (failures.length + runFailures.length > 0) {
   console.log('\nfailed:');
   for (const line of [...runFailures, ...failures.slice(0, 40)]) console.log(`  ✖ ${line}`);

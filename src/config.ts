@@ -14,6 +14,23 @@ export interface Config {
   readonly host: string;
   /** PostgreSQL connection string; unset means the embedded PGlite store under dataDir. */
   readonly databaseUrl: string | undefined;
+  /**
+   * `DATABASE_DIRECT_URL`: PostgreSQL itself when DATABASE_URL is a pooler in transaction mode
+   * (pgbouncer): the LISTEN connections (revocations, catalog changes, status stream wakes) go
+   * here, as a pooler cannot hold a LISTEN. Unset: DATABASE_URL is PostgreSQL itself.
+   */
+  readonly databaseDirectUrl: string | undefined;
+  /** Where the LISTEN connections go: DATABASE_DIRECT_URL, else DATABASE_URL; unset when embedded. */
+  readonly databaseListenUrl: string | undefined;
+  /**
+   * `DATABASE_PREPARED_STATEMENTS` (on | off): the hot queries as named prepared statements
+   * (db/prepared-statements.ts). Default on, off when DATABASE_DIRECT_URL is set: a
+   * transaction-mode pooler hands each transaction another server connection, where the name is
+   * unknown (pgbouncer before 1.21 cannot carry them at all).
+   */
+  readonly databasePreparedStatements: boolean;
+  /** `DATABASE_POOL_MAX`: PostgreSQL connections each process opens at most (default 10). */
+  readonly databasePoolMax: number;
   /** Directory for PGlite data, generated secrets and the CLI's discovery files. Default ./data. */
   readonly dataDir: string;
   /** How long a new PostgreSQL connection may take before the request needing it fails (503), ms. */
@@ -284,6 +301,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
   }
+  const databaseDirectUrl = optional(env, 'DATABASE_DIRECT_URL');
+  if (databaseDirectUrl !== undefined && databaseUrl === undefined) throw new ConfigError('DATABASE_DIRECT_URL', 'needs DATABASE_URL (the pooler it bypasses)');
+  if (databaseDirectUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseDirectUrl)) {
+    throw new ConfigError('DATABASE_DIRECT_URL', 'must be a postgres:// or postgresql:// URL');
+  }
   const redisUrl = optional(env, 'REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
@@ -327,6 +349,10 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
     databaseUrl,
+    databaseDirectUrl,
+    databaseListenUrl: databaseDirectUrl ?? databaseUrl,
+    databasePreparedStatements: oneOf(env, 'DATABASE_PREPARED_STATEMENTS', ['on', 'off'], databaseDirectUrl === undefined ? 'on' : 'off') === 'on',
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
     databaseStartTimeoutMs: integer(env, 'DATABASE_START_TIMEOUT_MS', 60_000, 0, 3_600_000),

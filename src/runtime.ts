@@ -32,6 +32,7 @@ import { EndUserBlocklist } from './services/end-user-blocklist.js';
 import { OrderService } from './services/order-service.js';
 import { SignerPayoutsGauge } from './services/signer-payouts-gauge.js';
 import { OrderStatusGauge } from './services/order-status-gauge.js';
+import { BacklogGauges } from './services/backlog-gauges.js';
 import { FixedQuoteTokens, quoteSigningKeys } from './services/fixed-quote-tokens.js';
 import { QuoteService } from './services/quote-service.js';
 import { HotWalletGauges } from './services/hot-wallet-gauges.js';
@@ -68,6 +69,8 @@ export interface Runtime {
   readonly worker: LifecycleWorker;
   /** orders_by_status, recounted on a timer (refresh() recounts at once). */
   readonly orderStatusGauge: OrderStatusGauge;
+  /** Stuck orders and pool levels; `refresh()` recounts now. */
+  readonly backlogGauges: BacklogGauges;
   readonly signerPayoutsGauge: SignerPayoutsGauge;
   /** The treasury view and treasury_drift (docs/contract.md §11.5). */
   readonly treasury: Treasury;
@@ -119,7 +122,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   // A currency added at run time (POST /admin/v1/currencies) is priced from the next poll on.
   catalog.afterReload((rows) => prices.useSymbols(rows.map((row) => row.price_symbol)));
   // ... and every process reloads at once on a change (docs/contract.md §12), not on its next refresh tick.
-  const catalogChanges = new CatalogChanges(db, config.databaseUrl, () => catalog.reload(), logger);
+  const catalogChanges = new CatalogChanges(db, config.databaseListenUrl, () => catalog.reload(), logger);
   await catalogChanges.listening(AUTH_LISTEN_WAIT_MS);
   // Start polling and wait for its first poll (refresh joins the poll in flight rather than
   // starting a second one), so the first quote after start-up already has prices.
@@ -202,7 +205,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     base,
   );
   // Every move reaches the status streams of every API process (services/order-move-feed.ts).
-  const orderMoves: OrderMoveFeed = config.databaseUrl === undefined ? new InProcessOrderMoves() : new PostgresOrderMoves(db, config.databaseUrl, logger);
+  const orderMoves: OrderMoveFeed = config.databaseUrl === undefined ? new InProcessOrderMoves() : new PostgresOrderMoves(db, config.databaseListenUrl ?? config.databaseUrl, logger);
   const lifecycle = new OrderLifecycle(
     db,
     clock,
@@ -229,6 +232,8 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   }, 600_000).unref();
   const orderStatusGauge = new OrderStatusGauge(db, metrics, (error) => logger.error({ err: error }, 'orders_by_status count failed'));
   await orderStatusGauge.start();
+  const backlogGauges = new BacklogGauges(db, clock, metrics, (error) => logger.error({ err: error }, 'stuck orders and pool levels count failed'));
+  await backlogGauges.start();
   const signerPayoutsGauge = new SignerPayoutsGauge(db, metrics, config.payoutSignerChains, (error) => logger.error({ err: error }, 'signer_payouts count failed'));
   await signerPayoutsGauge.start();
   // The chain's side of the treasury is what the signer publishes; without a signer, nothing.
@@ -286,7 +291,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   // Revocations and suspensions reach every API process within milliseconds (services/auth-changes.ts).
   let authChanges: AuthChangeFeed = new InProcessAuthChanges();
   if (config.databaseUrl !== undefined) {
-    const listened = new PostgresAuthChanges(db, config.databaseUrl, logger);
+    const listened = new PostgresAuthChanges(db, config.databaseListenUrl ?? config.databaseUrl, logger);
     await listened.listening(AUTH_LISTEN_WAIT_MS);
     authChanges = listened;
   }
@@ -316,6 +321,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     ledger: new LedgerReports(db, clock),
     worker,
     orderStatusGauge,
+    backlogGauges,
     signerPayoutsGauge,
     treasury,
     webhooks,
@@ -330,6 +336,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       clearInterval(keyUseTimer);
       await flushKeyUses();
       orderStatusGauge.stop();
+      backlogGauges.stop();
       signerPayoutsGauge.stop();
       treasury.stop();
       await worker.stop();

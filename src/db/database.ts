@@ -21,7 +21,7 @@ export type Engine = 'pglite' | 'postgres';
 const CONNECT_TIMEOUT_MS = 2000;
 
 class PreparingClient extends pg.Client {
-  constructor(config?: string | pg.ClientConfig) {
+  constructor(config?: string | pg.ClientConfig, prepared = true) {
     super(config);
     // A connection that dies while checked out (the server went away between two queries of a
     // request) emits 'error' with no pool listener attached, which would end the process. The
@@ -30,6 +30,8 @@ class PreparingClient extends pg.Client {
     this.on('error', () => undefined);
     // A query text registered in prepared-statements.ts goes as its named statement: parsed and
     // planned once per connection. Kysely calls query(text, values) and awaits the promise.
+    // Off behind a transaction-mode pooler (DATABASE_PREPARED_STATEMENTS).
+    if (!prepared) return;
     const query = this.query.bind(this) as (...args: unknown[]) => unknown;
     this.query = ((...args: unknown[]) => {
       const [text, values] = args;
@@ -40,10 +42,10 @@ class PreparingClient extends pg.Client {
 }
 
 /** A pool's client class whose new connections give up after `connectTimeoutMs`. */
-function fastConnectClient(connectTimeoutMs: number): typeof pg.Client {
+function fastConnectClient(connectTimeoutMs: number, prepared: boolean): typeof pg.Client {
   return class FastConnectClient extends PreparingClient {
     constructor(config?: string | pg.ClientConfig) {
-      super(typeof config === 'string' ? { connectionString: config, connectionTimeoutMillis: connectTimeoutMs } : { ...config, connectionTimeoutMillis: connectTimeoutMs });
+      super(typeof config === 'string' ? { connectionString: config, connectionTimeoutMillis: connectTimeoutMs } : { ...config, connectionTimeoutMillis: connectTimeoutMs }, prepared);
     }
   };
 }
@@ -65,7 +67,14 @@ export type DatabaseTarget =
    * must fail a request fast; DATABASE_CONNECT_TIMEOUT_MS); the tests' own databases and the
    * servers they start allow more on a loaded machine.
    */
-  | { engine: 'postgres'; url: string; poolSize?: number; connectTimeoutMs?: number }
+  | {
+      engine: 'postgres';
+      url: string;
+      poolSize?: number;
+      connectTimeoutMs?: number;
+      /** Named prepared statements (default true); false behind a transaction-mode pooler. */
+      preparedStatements?: boolean;
+    }
   /**
    * `dataDir` undefined means in memory (tests). `loadDataDir`: a dump of a data directory
    * (PGlite's dumpDataDir) to start from instead of running initdb; the tests clone a migrated
@@ -75,11 +84,11 @@ export type DatabaseTarget =
 
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   return target.engine === 'postgres'
-    ? openPostgres(target.url, target.poolSize, target.connectTimeoutMs)
+    ? openPostgres(target.url, target.poolSize, target.connectTimeoutMs, target.preparedStatements)
     : openPglite(target.dataDir, target.loadDataDir);
 }
 
-function openPostgres(url: string, poolSize = 10, connectTimeoutMs = CONNECT_TIMEOUT_MS): DatabaseHandle {
+function openPostgres(url: string, poolSize = 10, connectTimeoutMs = CONNECT_TIMEOUT_MS, preparedStatements = true): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -88,7 +97,7 @@ function openPostgres(url: string, poolSize = 10, connectTimeoutMs = CONNECT_TIM
     connectionTimeoutMillis: 10_000,
     // ... while an unreachable server must fail fast: each new connection gives up after 2 s,
     // so a request gets its 503 within about two seconds, never hangs.
-    Client: fastConnectClient(connectTimeoutMs),
+    Client: fastConnectClient(connectTimeoutMs, preparedStatements),
     idleTimeoutMillis: 30_000,
     // A query that runs away (or a server that stops answering mid-query) ends too.
     query_timeout: 15_000,

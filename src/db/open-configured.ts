@@ -56,7 +56,13 @@ async function openOnce(config: Config): Promise<DatabaseHandle> {
   const database = await openDatabase(
     config.databaseUrl === undefined
       ? { engine: 'pglite', dataDir: config.dataDir }
-      : { engine: 'postgres', url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs },
+      : {
+          engine: 'postgres',
+          url: config.databaseUrl,
+          poolSize: config.databasePoolMax,
+          connectTimeoutMs: config.databaseConnectTimeoutMs,
+          preparedStatements: config.databasePreparedStatements,
+        },
   );
   try {
     await migrateToLatest(database.db);

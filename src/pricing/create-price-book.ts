@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { PricingConfig } from '../config.js';
 import type { Db } from '../db/schema/index.js';
@@ -37,7 +37,7 @@ export function createPriceBook(deps: PriceBookDeps): PriceBook {
         return new CoinbasePriceSource();
     }
   });
-  return new PriceBook({
+  const book = new PriceBook({
     sources,
     symbols: deps.symbols,
     pollIntervalMs: deps.config.pollIntervalMs,
@@ -47,4 +47,24 @@ export function createPriceBook(deps: PriceBookDeps): PriceBook {
     logger: deps.logger,
     onSourceError: (source) => failures.inc({ source }),
   });
+  // A symbol no source has answered for yet counts from the book's creation: a feed that never
+  // came up shows as an age that grows, not as a missing series nobody alerts on.
+  const createdAt = deps.clock.now();
+  new Gauge({
+    name: 'price_feed_age_seconds',
+    help: 'Seconds since the newest observation of each price symbol, by any source (quotes stop when it passes PRICE_MAX_AGE_SECONDS).',
+    labelNames: ['symbol'],
+    registers: [deps.metrics.registry],
+    // Every process polls the feeds itself: across a cluster the stalest one.
+    aggregator: 'max',
+    collect() {
+      this.reset();
+      const now = deps.clock.now().getTime();
+      for (const symbol of book.askedSymbols()) {
+        const observed = book.newestObservationAt(symbol) ?? createdAt;
+        this.set({ symbol }, Math.max(0, (now - observed.getTime()) / 1000));
+      }
+    },
+  });
+  return book;
 }

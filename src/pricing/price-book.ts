@@ -110,6 +110,24 @@ export class PriceBook {
     this.symbols = next;
   }
 
+  /** The symbols asked of the sources now. */
+  askedSymbols(): readonly string[] {
+    return this.symbols;
+  }
+
+  /**
+   * When the newest observation of `symbol` was made, by whichever source (fresh or not, outlier
+   * or not), or undefined when none ever was: what `price_feed_age_seconds` reports.
+   */
+  newestObservationAt(symbol: string): Date | undefined {
+    let newest: Date | undefined;
+    for (const bySymbol of this.latest.values()) {
+      const observed = bySymbol.get(symbol)?.observedAt;
+      if (observed !== undefined && (newest === undefined || observed > newest)) newest = observed;
+    }
+    return newest;
+  }
+
   /** Adds a source (e.g. the operator's static table); it is polled from the next refresh on. */
   addSource(source: PriceSource): void {
     if (this.sources.some((s) => s.name === source.name)) {

@@ -1,3 +1,4 @@
+// test-pooler: pgbouncer
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
@@ -15,7 +16,8 @@ describe('PostgresAuthChanges: LISTEN/NOTIFY feed', { skip }, () => {
   const received: AuthChange[] = [];
   before(async () => {
     database = await createTestDatabase('postgres');
-    const url = database.url ?? '';
+    // LISTEN needs the database itself: through pgbouncer (the pgbouncer pass) it is DATABASE_DIRECT_URL.
+    const url = database.directUrl ?? '';
     sender = new PostgresAuthChanges(database.handle.db, url, quiet);
     receiver = new PostgresAuthChanges(database.handle.db, url, quiet);
     receiver.subscribe((change) => received.push(change));
@@ -38,7 +40,7 @@ describe('PostgresAuthChanges: LISTEN/NOTIFY feed', { skip }, () => {
 
   it('dials again after its connection is cut, and then drops every copy (changes may have been missed)', async () => {
     received.length = 0;
-    const admin = new pg.Client({ connectionString: database.url });
+    const admin = new pg.Client({ connectionString: database.directUrl });
     await admin.connect();
     try {
       const cut = await admin.query<{ n: string }>(

@@ -14,7 +14,7 @@ import type { Runtime } from '../../src/runtime.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SecretTracker } from '../logs/secret-tracker.js';
 import { ResponseRecorder } from './response-recorder.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { createTestDatabase, databaseEnv, type TestDatabase } from './test-database.js';
 
 export interface TestApp {
   app: App;
@@ -81,7 +81,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       SECRETS_KEY: secretsKey,
       ADMIN_TOKEN: adminToken,
       LOG_LEVEL: 'info',
-      ...(options.production === true ? { DATABASE_URL: db.url } : {}),
+      ...(options.production === true ? databaseEnv(db) : {}),
       ...options.env,
     });
   } catch (error) {

@@ -39,8 +39,15 @@ export const POSTGRES_TEMPLATE_ENV = 'TEST_POSTGRES_TEMPLATE';
 
 export interface TestDatabase {
   handle: DatabaseHandle;
-  /** Connection string of this fresh database (PostgreSQL only): other processes can join it. */
+  /**
+   * Connection string of this fresh database (PostgreSQL only): other processes can join it.
+   * Through pgbouncer on the pgbouncer pass (TEST_PGBOUNCER_URL).
+   */
   url: string | undefined;
+  /** The database itself, never through a pooler: for LISTEN (DATABASE_DIRECT_URL). */
+  directUrl: string | undefined;
+  /** Whether `url` is a transaction-mode pooler (no named prepared statements, no LISTEN). */
+  pooled: boolean;
   drop(): Promise<void>;
 }
 
@@ -54,19 +61,23 @@ export async function createTestDatabase(engine: Engine = testEngine()): Promise
   if (engine === 'pglite') {
     const handle = await openDatabase({ engine: 'pglite', dataDir: undefined, loadDataDir: await pgliteTemplate() });
     await migrateToLatest(handle.db);
-    return { handle, url: undefined, drop: () => handle.close() };
+    return { handle, url: undefined, directUrl: undefined, pooled: false, drop: () => handle.close() };
   }
   const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const template = process.env[POSTGRES_TEMPLATE_ENV];
   await adminQuery(template === undefined ? `create database ${name}` : `create database ${name} template ${template}`);
-  const url = databaseUrl(name);
+  const directUrl = databaseUrl(name);
+  const pooler = process.env[PGBOUNCER_ENV];
+  const url = pooler === undefined ? directUrl : withDatabase(pooler, name);
   // 10 s to connect, not the server's 2 s: the suite loads both cores, and a first connection to
   // a database just copied from the template can take seconds then (seen: a file failed so).
-  const handle = await openDatabase({ engine: 'postgres', url, poolSize: 20, connectTimeoutMs: 10_000 });
+  const handle = await openDatabase({ engine: 'postgres', url, poolSize: 20, connectTimeoutMs: 10_000, preparedStatements: pooler === undefined });
   await migrateToLatest(handle.db);
   return {
     handle,
     url,
+    directUrl,
+    pooled: pooler !== undefined,
     async drop() {
       await handle.close();
       await adminQuery(`drop database if exists ${name} with (force)`);
@@ -208,9 +219,29 @@ async function makePgliteTemplates(dumpFile: string, dataDir: string): Promise<v
 }
 
 function databaseUrl(name: string): string {
-  const url = new URL(adminDatabaseUrl());
+  return withDatabase(adminDatabaseUrl(), name);
+}
+
+function withDatabase(server: string, name: string): string {
+  const url = new URL(server);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/**
+ * Set by scripts/run-tests.ts on its pgbouncer pass: the pooler's URL (transaction mode) in
+ * front of TEST_DATABASE_URL's server. Test databases are then reached through it; the
+ * template, creation and drops stay direct.
+ */
+export const PGBOUNCER_ENV = 'TEST_PGBOUNCER_URL';
+
+/**
+ * The environment a server (or worker) needs for `db` as production would be configured:
+ * DATABASE_URL, and DATABASE_DIRECT_URL when DATABASE_URL is the pooler.
+ */
+export function databaseEnv(db: Pick<TestDatabase, 'url' | 'directUrl' | 'pooled'>): Record<string, string> {
+  if (db.url === undefined) throw new Error('databaseEnv needs a PostgreSQL test database');
+  return db.pooled && db.directUrl !== undefined ? { DATABASE_URL: db.url, DATABASE_DIRECT_URL: db.directUrl } : { DATABASE_URL: db.url };
 }
 
 async function adminQuery(statement: string): Promise<void> {

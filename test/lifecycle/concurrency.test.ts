@@ -1,3 +1,4 @@
+// test-pooler: pgbouncer
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
@@ -35,7 +36,7 @@ describe('two workers on one PostgreSQL database', () => {
       const h = await startHarness();
       const t: TestApp = h.t;
       assert.ok(t.db.url !== undefined, 'a PostgreSQL test database');
-      const second = await openDatabase({ engine: 'postgres', url: t.db.url, poolSize: 10 });
+      const second = await openDatabase({ engine: 'postgres', url: t.db.url, poolSize: 10, preparedStatements: !t.db.pooled });
       let other: Runtime | undefined;
       try {
         other = await createRuntime({

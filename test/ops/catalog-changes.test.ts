@@ -1,3 +1,4 @@
+// test-pooler: pgbouncer
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
@@ -27,7 +28,7 @@ describe('catalog changes reach every process by NOTIFY', { skip }, () => {
     t = await buildTestApp({ production: true, env: { WORKER: 'off', CACHE_REFRESH_MS: NO_TICK_MS } });
     other = new CurrencyCatalog(t.db.handle.db, Number(NO_TICK_MS), () => undefined);
     await other.start();
-    feed = new CatalogChanges(t.db.handle.db, t.db.url, async () => {
+    feed = new CatalogChanges(t.db.handle.db, t.db.directUrl, async () => {
       reloads++;
       await other.reload();
     }, quiet);
@@ -53,7 +54,7 @@ describe('catalog changes reach every process by NOTIFY', { skip }, () => {
 
   it('reloads after its listening connection is cut and comes back (a change may have been missed)', async () => {
     const before = reloads;
-    const admin = new pg.Client({ connectionString: t.db.url });
+    const admin = new pg.Client({ connectionString: t.db.directUrl });
     await admin.connect();
     try {
       await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = $1", [`LISTEN ${CATALOG_CHANGES_CHANNEL}`]);

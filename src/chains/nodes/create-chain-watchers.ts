@@ -55,6 +55,13 @@ export function createChainWatchers(
       registers: [metrics.registry],
       aggregator: 'max',
     }),
+    tip: new Gauge({
+      name: 'chain_watcher_tip_height',
+      help: "The node's best block at the chain watcher's last pass, by chain (its lag: this less chain_watcher_block_height).",
+      labelNames: ['chain'] as const,
+      registers: [metrics.registry],
+      aggregator: 'max',
+    }),
     unknownAddressesPaid: new Counter({
       name: 'deposit_addresses_paid_unknown_total',
       help: 'Deposit addresses seen paid on chain that the database never handed out (a restore lost their orders): retired, and the index sequence moved past them, by chain.',

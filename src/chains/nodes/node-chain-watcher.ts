@@ -36,6 +36,8 @@ export interface NodeWatcherSettings {
 export interface NodeWatcherMetrics {
   errors: Counter<'chain'>;
   height: Gauge<'chain'>;
+  /** The node's best block at the last pass: the watcher's lag is tip − height. */
+  tip: Gauge<'chain'>;
   /** hd addresses seen paid on chain that the database never handed out (deposit-index-probe.ts). */
   unknownAddressesPaid: Counter<'chain'>;
 }
@@ -116,6 +118,7 @@ export class NodeChainWatcher implements ChainWatcher {
     const network = await this.nodeNetwork();
     const targets = await this.targets(orders, network);
     const tip = await this.reader.tipHeight();
+    this.metrics.tip.set({ chain: this.chain }, tip);
 
     const stored = await findChainCursor(this.db, this.chain);
     const expected = stored?.height != null && stored.block_hash !== null ? { height: stored.height, hash: stored.block_hash } : null;

@@ -168,3 +168,14 @@ export async function retireDepositAddress(db: Db, chain: string, address: strin
     .execute();
   return inserted.length > 0;
 }
+
+/** How many pool addresses are free, by chain, for every chain that has a pool. */
+export async function countFreePoolAddressesByChain(db: Db): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('deposit_addresses')
+    .select(['chain', sql<number>`count(*) filter (where order_id is null)`.as('available')])
+    .where('strategy', '=', 'pool')
+    .groupBy('chain')
+    .execute();
+  return new Map(rows.map((row) => [row.chain, Number(row.available)]));
+}

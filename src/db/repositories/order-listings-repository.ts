@@ -74,3 +74,19 @@ export async function countOrdersByStatus(db: Db): Promise<Map<OrderStatus, numb
     .execute();
   return new Map(rows.map((row) => [row.status, Number(row.count)]));
 }
+
+/**
+ * For each of `statuses`, when the live order that has gone longest without a change in it was
+ * last changed (a status with no live order is absent): what an operator calls a stuck order.
+ */
+export async function oldestUnchangedByStatus(db: Db, statuses: readonly OrderStatus[]): Promise<Map<OrderStatus, Date>> {
+  if (statuses.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('orders')
+    .select(['status', (eb) => eb.fn.min('updated_at').as('since')])
+    .where('sandbox', '=', false)
+    .where('status', 'in', [...statuses])
+    .groupBy('status')
+    .execute();
+  return new Map(rows.map((row) => [row.status, new Date(row.since)]));
+}
