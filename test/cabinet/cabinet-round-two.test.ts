@@ -203,7 +203,7 @@ describe('cabinet round 2: pages', () => {
     await tester.submit('/cabinet/mode', { mode: 'sandbox', back: '/cabinet' });
     for (const path of ['/cabinet', '/cabinet/orders', '/cabinet/keys', '/cabinet/webhooks', '/cabinet/settings', `/cabinet/orders/${sandboxOrder.id}`]) {
       const res = await tester.get(path);
-      assert.match(res.body, /<div class="test-banner" role="note">/, path);
+      assert.match(res.body, /<section class="test-banner" aria-label="Test mode"><div role="note">/, path);
       assert.deepEqual(htmlProblems(res.body), [], `${path} in test mode`);
     }
     const overview = await tester.get('/cabinet');

@@ -53,6 +53,7 @@ export function page(parts: PageParts): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>${parts.title} · Partner cabinet</title>
 <link rel="icon" href="/cabinet/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/cabinet/assets/cabinet.css">
@@ -62,7 +63,7 @@ export function page(parts: PageParts): string {
 <a class="skip" href="#main">Skip to content</a>
 ${header}
 ${session?.mode === 'sandbox'
-  ? html`<div class="test-banner" role="note"><strong>Test mode</strong>: you see sandbox keys, orders, webhook endpoints and figures. Nothing here moves real funds.</div>`
+  ? html`<section class="test-banner" aria-label="Test mode"><div role="note"><strong>Test mode</strong>: you see sandbox keys, orders, webhook endpoints and figures. Nothing here moves real funds.</div></section>`
   : ''}
 <main id="main">
 <h1>${parts.title}</h1>
@@ -114,7 +115,10 @@ export function confirmForm(parts: { action: string; csrf: string; label: Html |
 </details>`;
 }
 
-/** A date as people read it, in UTC, with the machine-readable value beside it. */
+/**
+ * A date as people read it, in UTC, with the machine-readable value beside it. The script
+ * (assets/cabinet.js) shows it in the browser's time zone and keeps the UTC text on hover.
+ */
 export function time(at: Date | null): Html {
   if (at === null) return html`—`;
   const iso = at.toISOString();
