@@ -35,6 +35,7 @@ import { installSurfaceSplit } from './operator-listener.js';
 import { installResponseHeaders } from './plugins/security-headers.js';
 import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, cabinetNotFound, registerCabinet } from './routes/cabinet/index.js';
 import { CabinetAccounts } from './services/cabinet-accounts.js';
+import { CabinetTeam } from './services/cabinet-team.js';
 import { Readiness } from './services/readiness.js';
 import { SecretBox } from './services/secret-box.js';
 
@@ -134,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     readiness: new Readiness({ database, chainRpcUrls: config.chainRpcUrls, signerChains: config.payoutSignerChains, clock, pingRedis: rateLimits.pingStore }),
     cabinet: {
       accounts: new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
+      team: new CabinetTeam(database.db, clock, new SecretBox(config.secretsKey)),
       signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
       signInPerAccount: rateLimits.attempts('cabinet-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
       partnerBudget: (partnerId, perKeyLimit) => rateLimits.partnerRequest(partnerId, perKeyLimit),

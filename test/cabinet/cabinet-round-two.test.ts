@@ -140,6 +140,7 @@ describe('cabinet round 2: pages', () => {
       `/cabinet/webhooks/${endpoint.endpoint.id}`,
       '/cabinet/settings',
       '/cabinet/account',
+      '/cabinet/team',
       '/cabinet/no-such-page',
     ];
     for (const path of pages) {

@@ -1,4 +1,5 @@
 import { html, type Html } from './html.js';
+import { roleAllows, ROLE_WORDS, type CabinetPermission } from '../../domain/cabinet-roles.js';
 import type { CabinetSession } from './session.js';
 
 /** The pages of the signed-in cabinet, in the order the navigation lists them. */
@@ -8,6 +9,7 @@ export const NAVIGATION = [
   { path: '/cabinet/keys', label: 'API keys' },
   { path: '/cabinet/webhooks', label: 'Webhooks' },
   { path: '/cabinet/settings', label: 'Settings' },
+  { path: '/cabinet/team', label: 'Team' },
   { path: '/cabinet/account', label: 'Account' },
 ] as const;
 
@@ -123,4 +125,14 @@ export function time(at: Date | null): Html {
   if (at === null) return html`—`;
   const iso = at.toISOString();
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+/** Whether the signed-in person's role may make changes of this kind (the server checks again: session.permitted). */
+export function can(session: CabinetSession, permission: CabinetPermission): boolean {
+  return roleAllows(session.found.role, permission);
+}
+
+/** Said where a form is left out because the person's role cannot use it. */
+export function roleNote(session: CabinetSession, needs: string): Html {
+  return html`<p class="hint">You are a ${ROLE_WORDS[session.found.role].name.toLowerCase()} of this team: ${needs}.</p>`;
 }
