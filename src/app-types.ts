@@ -12,6 +12,7 @@ import type { AttemptDecision, AttemptLimit } from './plugins/rate-limit.js';
 import type { ApiKeyService } from './services/api-keys.js';
 import type { CabinetAccounts } from './services/cabinet-accounts.js';
 import type { CabinetTeam } from './services/cabinet-team.js';
+import type { RequestLog } from './services/request-log.js';
 import type { CatalogChanges } from './services/catalog-changes.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { ResyncedChain } from './services/deposit-index-resync.js';
@@ -69,6 +70,8 @@ export interface Services {
   /** Webhook endpoints and delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;
   readonly webhookWorker: WebhookWorker;
+  /** The partner's request log (services/request-log.ts). */
+  readonly requestLog: RequestLog;
   /** The status streams this process holds open (DESIGN §10.11). */
   readonly orderStreams: OrderStreams;
   /** Readiness and its details, for /readyz and GET /admin/v1/health. */

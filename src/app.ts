@@ -11,6 +11,7 @@ import { frameworkErrorHandler, installErrorHandler } from './plugins/error-hand
 import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
 import { createMetrics } from './metrics.js';
 import { installRequestMetrics } from './plugins/metrics.js';
+import { installRequestLog } from './plugins/request-log.js';
 import { Drain, installDrain } from './plugins/drain.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installCallerIdentification, partnerAuthHooks } from './plugins/partner-auth.js';
@@ -147,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installJsonBody(app);
   installErrorHandler(app, cabinetNotFound);
   installRequestMetrics(app, metrics);
+  installRequestLog(app, runtime.requestLog);
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);
   // CORS headers go on before the rate limiter answers, so a page can read its 429 too.

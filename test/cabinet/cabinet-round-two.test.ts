@@ -141,6 +141,7 @@ describe('cabinet round 2: pages', () => {
       '/cabinet/settings',
       '/cabinet/account',
       '/cabinet/team',
+      '/cabinet/requests',
       '/cabinet/no-such-page',
     ];
     for (const path of pages) {

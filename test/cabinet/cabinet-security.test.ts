@@ -130,6 +130,7 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     { method: 'POST', path: `/cabinet/keys/${keyId}/revoke`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/delete`, ownerStatus: 303, namesResource: true },
     { method: 'GET', path: '/cabinet/team', ownerStatus: 200, namesResource: false },
+    { method: 'GET', path: '/cabinet/requests?status=2xx', ownerStatus: 200, namesResource: false },
     { method: 'POST', path: '/cabinet/team/invitations', fields: { email: 'new@suite.example', role: 'viewer' }, ownerStatus: 303, namesResource: false },
     { method: 'POST', path: `/cabinet/team/${teammateId}/role`, fields: { role: 'viewer' }, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/team/${teammateId}/remove`, ownerStatus: 303, namesResource: true },
@@ -138,5 +139,5 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     { method: 'POST', path: '/cabinet/account/sessions/revoke-others', ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/account/password', fields: { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD }, ownerStatus: 303, namesResource: false },
   ];
-  runCabinetSecuritySuite('every route', target, ROUTES, 36);
+  runCabinetSecuritySuite('every route', target, ROUTES, 37);
 });

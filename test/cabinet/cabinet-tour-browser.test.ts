@@ -60,6 +60,7 @@ describe('every cabinet page in Chromium: axe-core in both modes and themes, scr
       ['settings', '/cabinet/settings'],
       ['account', '/cabinet/account'],
       ['team', '/cabinet/team'],
+      ['requests', '/cabinet/requests'],
       ['not-found', '/cabinet/no-such-page'],
     ];
     pages.live = [...common, ['order-waiting', `/cabinet/orders/${waiting.id}`], ['order-held', `/cabinet/orders/${held.id}`], ['webhook', `/cabinet/webhooks/${liveHook.endpoint.id}`]];

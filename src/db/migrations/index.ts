@@ -46,6 +46,7 @@ import * as m0056 from './0056-ledger.js';
 import * as m0057 from './0057-ledger-opening.js';
 import * as m0061 from './0061-operator-audit.js';
 import * as m0064 from './0064-cabinet-roles.js';
+import * as m0065 from './0065-api-request-log.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -96,4 +97,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0057-ledger-opening': m0057,
   '0061-operator-audit': m0061,
   '0064-cabinet-roles': m0064,
+  '0065-api-request-log': m0065,
 };

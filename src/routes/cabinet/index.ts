@@ -18,6 +18,7 @@ import { registerCabinetOverview } from './overview.js';
 import { registerCabinetPasswordReset } from './password-reset.js';
 import { registerCabinetSettings } from './settings.js';
 import { registerCabinetTeam } from './team.js';
+import { registerCabinetRequests } from './requests.js';
 import { CabinetSessions } from './session.js';
 import { registerCabinetWebhooks } from './webhooks.js';
 
@@ -96,5 +97,6 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     registerCabinetWebhooks(cabinet, services, sessions);
     registerCabinetSettings(cabinet, services, sessions);
     registerCabinetTeam(cabinet, services, sessions);
+    registerCabinetRequests(cabinet, services, sessions);
   });
 }
