@@ -47,7 +47,7 @@ describe('the request log', () => {
     assert.equal(page.statusCode, 200);
     assert.deepEqual(htmlProblems(page.body), []);
     assert.equal([...page.body.matchAll(/<td data-label="Status">/g)].length, 4, 'the live requests');
-    assert.match(page.body, /<span class="mono">GET \/api\/v1\/partner\/orders\/00000000-0000-4000-8000-000000000000<\/span>/);
+    assert.match(page.body, /<div class="mono">GET \/api\/v1\/partner\/orders\/00000000-0000-4000-8000-000000000000<\/div>/);
     assert.match(page.body, /<td data-label="Error code">not_found<\/td>/);
     const errors = await client.get('/cabinet/requests?status=4xx');
     assert.equal([...errors.body.matchAll(/<td data-label="Status">/g)].length, 2);

@@ -111,6 +111,11 @@ describe('cabinet round 2: pages', () => {
     const needs = /<section class="held" aria-labelledby="needs-title">[\s\S]*?<\/section>/.exec(overview.body)?.[0] ?? '';
     assert.match(needs, new RegExp(`<a href="/cabinet/orders/${held.id}" class="mono">${held.short_id}</a> <span class="badge act">refund held: your choice</span> — choose refund or continue before <time`));
     assert.deepEqual(htmlProblems(overview.body), []);
+    // The chart has a value axis, and its numbers are a table too (no hover needed).
+    assert.match(overview.body, /<line class="grid" x1="32"[^>]*><\/line><text x="28" y="[0-9]+" text-anchor="end">0<\/text>/);
+    const numbers = /<details class="chart-numbers">[\s\S]*?<\/details>/.exec(overview.body)?.[0] ?? '';
+    assert.equal([...numbers.matchAll(/<tr><th scope="row">\d{4}-\d{2}-\d{2}<\/th>/g)].length, 30);
+    assert.match(numbers, /<tr><th scope="row">\d{4}-\d{2}-\d{2}<\/th><td class="num">[1-9]\d*<\/td>/, "today's orders");
     // Test mode has none: the section is left out.
     assert.doesNotMatch((await client.get('/cabinet?mode=test')).body, /Needs your action/);
   });

@@ -49,11 +49,11 @@ ${shown.length === 0
 <tbody>${shown.map(
   (row) => html`<tr>
 <td data-label="Time">${time(row.at)}</td>
-<td data-label="Method and path"><span class="mono">${row.method} ${row.path}</span></td>
+<td data-label="Method and path"><div class="mono">${row.method} ${row.path}</div></td>
 <td data-label="Status"><span class="badge ${row.status >= 500 ? 'bad' : row.status >= 400 ? 'wait' : 'good'}">${row.status}</span></td>
 <td data-label="Took" class="num">${row.duration_ms} ms</td>
 <td data-label="Error code">${row.error_code ?? '—'}</td>
-<td data-label="Key">${labelOf.get(row.key_id) ?? row.key_id}</td>
+<td data-label="Key"><div class="mono">${labelOf.get(row.key_id) ?? row.key_id}</div></td>
 </tr>`,
 )}</tbody></table></div>`}
 ${rows.length > SHOWN ? html`<p class="pager"><a href="/cabinet/requests?${older.toString()}">Older requests</a></p>` : ''}`;
