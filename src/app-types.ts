@@ -11,6 +11,8 @@ import type { PartnerAuthHooks } from './plugins/partner-auth.js';
 import type { AttemptDecision, AttemptLimit } from './plugins/rate-limit.js';
 import type { ApiKeyService } from './services/api-keys.js';
 import type { CabinetAccounts } from './services/cabinet-accounts.js';
+import type { CabinetTeam } from './services/cabinet-team.js';
+import type { RequestLog } from './services/request-log.js';
 import type { CatalogChanges } from './services/catalog-changes.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { ResyncedChain } from './services/deposit-index-resync.js';
@@ -68,6 +70,8 @@ export interface Services {
   /** Webhook endpoints and delivery logs (docs/contract.md §8). */
   readonly webhooks: WebhookEndpoints;
   readonly webhookWorker: WebhookWorker;
+  /** The partner's request log (services/request-log.ts). */
+  readonly requestLog: RequestLog;
   /** The status streams this process holds open (docs/contract.md §10.11). */
   readonly orderStreams: OrderStreams;
   /** Readiness and its details, for /readyz and GET /admin/v1/health. */
@@ -82,6 +86,8 @@ export interface Services {
 
 export interface CabinetServices {
   readonly accounts: CabinetAccounts;
+  /** The partner's own team: owners' invitations, roles, removals. */
+  readonly team: CabinetTeam;
   /** Failed sign-ins (password or second factor) per client address. */
   readonly signInPerAddress: AttemptLimit;
   /** Failed sign-ins per account (the email typed, or the person at the code step). */

@@ -13,6 +13,7 @@ import { frameworkErrorHandler, installErrorHandler } from './plugins/error-hand
 import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
 import { createMetrics } from './metrics.js';
 import { installRequestMetrics } from './plugins/metrics.js';
+import { installRequestLog } from './plugins/request-log.js';
 import { Drain, installDrain } from './plugins/drain.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installCallerIdentification, partnerAuthHooks } from './plugins/partner-auth.js';
@@ -37,6 +38,7 @@ import { installSurfaceSplit } from './operator-listener.js';
 import { installResponseHeaders } from './plugins/security-headers.js';
 import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, cabinetNotFound, registerCabinet } from './routes/cabinet/index.js';
 import { CabinetAccounts } from './services/cabinet-accounts.js';
+import { CabinetTeam } from './services/cabinet-team.js';
 import { Readiness } from './services/readiness.js';
 import { SecretBox } from './services/secret-box.js';
 
@@ -145,6 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     readiness: new Readiness({ database, chainRpcUrls: config.chainRpcUrls, signerChains: config.payoutSignerChains, clock, pingRedis: rateLimits.pingStore }),
     cabinet: {
       accounts: new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
+      team: new CabinetTeam(database.db, clock, new SecretBox(config.secretsKey)),
       signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
       signInPerAccount: rateLimits.attempts('cabinet-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
       partnerBudget: (partnerId, perKeyLimit) => rateLimits.partnerRequest(partnerId, perKeyLimit),
@@ -156,6 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installJsonBody(app);
   installErrorHandler(app, cabinetNotFound);
   installRequestMetrics(app, metrics);
+  installRequestLog(app, runtime.requestLog);
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);
   // CORS headers go on before the rate limiter answers, so a page can read its 429 too.

@@ -45,6 +45,7 @@ import { WebhookWorker } from './worker/webhook-worker.js';
 import { InProcessOrderMoves, PostgresOrderMoves, type OrderMoveFeed } from './services/order-move-feed.js';
 import { OrderStreams } from './services/order-streams.js';
 import { pruneOrderSnapshots } from './db/repositories/order-snapshots-repository.js';
+import { RequestLog } from './services/request-log.js';
 
 /** Everything behind the HTTP layer; the API process and `npm run worker` both build one. */
 export interface Runtime {
@@ -80,6 +81,8 @@ export interface Runtime {
   readonly orderStreams: OrderStreams;
   /** Delivers the webhook outbox; runs wherever the lifecycle worker runs. */
   readonly webhookWorker: WebhookWorker;
+  /** The partner's request log, written in batches off the request path (services/request-log.ts). */
+  readonly requestLog: RequestLog;
   /**
    * Moves each chain's next deposit index past every index the database knows plus
    * ADDRESS_RESYNC_GAP (after a restore: docs/operations.md); done at every start too.
@@ -305,6 +308,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   const flushKeyUses = (): Promise<void> =>
     apiKeys.flushUses().catch((error: unknown) => logger.error({ err: error }, 'recording API key uses failed'));
   const keyUseTimer = setInterval(() => void flushKeyUses(), 60_000).unref();
+  const requestLog = new RequestLog(db, clock, logger);
 
   return {
     linkBase: base,
@@ -327,6 +331,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     webhooks,
     webhookWorker,
     orderStreams,
+    requestLog,
     resyncDepositIndexes: resync,
     async close() {
       clearInterval(purgeTimer);
@@ -335,6 +340,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       clearInterval(simulatedPayoutsTimer);
       clearInterval(keyUseTimer);
       await flushKeyUses();
+      await requestLog.flush();
       orderStatusGauge.stop();
       backlogGauges.stop();
       signerPayoutsGauge.stop();

@@ -22,6 +22,14 @@ const FRAMEWORK_CODES: Readonly<Record<number, ErrorCode>> = {
   503: 'unavailable',
 };
 
+/** The code of each error answer, for the request log (a WeakMap: nothing added to replies' shape). */
+const errorCodes = new WeakMap<FastifyReply, ErrorCode>();
+
+/** The `code` of the error this reply answered, if it was one. */
+export function errorCodeOf(reply: FastifyReply): ErrorCode | undefined {
+  return errorCodes.get(reply);
+}
+
 export function sendError(
   reply: FastifyReply,
   code: ErrorCode,
@@ -32,6 +40,7 @@ export function sendError(
 ): FastifyReply {
   const items = errors !== undefined && errors.length > 0 ? errors : [{ code, field: null, detail }];
   const body: ErrorBody = { detail, code, ...extra, errors: items };
+  errorCodes.set(reply, code);
   // toJson: extra fields may hold exact decimals (the pair limits on an amount error).
   return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send(toJson(body));
 }

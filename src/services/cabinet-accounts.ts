@@ -165,7 +165,7 @@ export class CabinetAccounts {
       if ((await findCabinetUserByEmail(tx, invitation.email)) !== undefined) {
         return { ok: false as const, problem: 'An account with this email exists already: sign in with it.' };
       }
-      await insertCabinetUser(tx, { partner_id: invitation.partner_id, email: invitation.email, password_hash: passwordHash, created_at: now, updated_at: now });
+      await insertCabinetUser(tx, { partner_id: invitation.partner_id, email: invitation.email, password_hash: passwordHash, role: invitation.role, created_at: now, updated_at: now });
       return { ok: true as const, email: invitation.email };
     });
   }

@@ -1,3 +1,5 @@
+import { deleteRequestLogBefore } from '../db/repositories/api-request-log-repository.js';
+import { REQUEST_LOG_KEPT_MS } from '../services/request-log.js';
 import { Decimal, floorToPlaces } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import { Counter, Gauge } from 'prom-client';
@@ -109,6 +111,7 @@ export class LifecycleWorker {
   private readonly poolReleased: Counter<'chain'>;
   /** Clock time of the last pool release pass; the first tick runs one. */
   private lastPoolRelease = Number.NEGATIVE_INFINITY;
+  private lastRequestLogPrune = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: WorkerDeps) {
     this.payoutFailures = new Counter({
@@ -185,6 +188,15 @@ export class LifecycleWorker {
     await this.followSignerPayouts();
     await this.measureLag();
     await this.releasePoolAddresses();
+    await this.pruneRequestLog();
+  }
+
+  /** The partner request log keeps 7 days (services/request-log.ts): older rows go, at most once a minute. */
+  async pruneRequestLog(): Promise<number> {
+    const now = this.deps.clock.now().getTime();
+    if (now - this.lastRequestLogPrune < POOL_RELEASE_INTERVAL_MS) return 0;
+    this.lastRequestLogPrune = now;
+    return deleteRequestLogBefore(this.deps.db, new Date(now - REQUEST_LOG_KEPT_MS));
   }
 
   /**

@@ -39,7 +39,7 @@ describe('cabinet pages', () => {
     assert.equal(switched.statusCode, 303);
     assert.equal(switched.headers.location, '/cabinet/keys');
     const testMode = await client.get('/cabinet/keys');
-    assert.match(testMode.body, /<div class="test-banner" role="note"><strong>Test mode<\/strong>/);
+    assert.match(testMode.body, /<section class="test-banner" aria-label="Test mode"><div role="note"><strong>Test mode<\/strong>/);
     assert.match(testMode.body, /<h2>Create a sandbox key<\/h2>/);
     assert.match(testMode.body, /<button type="submit" class="secondary">Switch to live mode<\/button>/);
     const created = await client.post('/cabinet/keys', { label: 'staging <server>', kind: 'sandbox' });

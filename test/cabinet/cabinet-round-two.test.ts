@@ -10,19 +10,20 @@ import { advance, createOrder, shortFixedOrder, simulateDeposit, setConfirmation
 
 const PASSWORD = 'copper lantern meadow quiver';
 
-describe('the HTML check of the cabinet tests', () => {
+describe('the HTML check of the cabinet tests (html-validate)', () => {
   it('finds the mistakes that rewrote pages before, and passes clean markup', () => {
     const wrap = (body: string) => `<!doctype html><html lang="en"><head><title>x</title></head><body>${body}</body></html>`;
-    assert.deepEqual(htmlProblems(wrap('<p class="x"><a href="/">a</a> <button type="button">b</button></p><ul><li>1<li>2</ul>')), []);
-    assert.deepEqual(htmlProblems(wrap('<svg viewBox="0 0 1 1"><path d="M0 0"/></svg><input type="text"><br>')), []);
-    assert.match(htmlProblems(wrap('<p class="pager"><form method="post"></form></p>')).join(), /<form> inside <p>/);
-    assert.match(htmlProblems(wrap('<div></span></div>')).join(), /end tag <\/span> with no <span> open/);
-    assert.match(htmlProblems(wrap('<div><span></div>')).join(), /<span> left open/);
-    assert.match(htmlProblems(wrap('<form><form></form></form>')).join(), /<form> inside <form>/);
-    assert.match(htmlProblems(wrap('<a href="/"><button>x</button></a>')).join(), /inside <a> or <button>/);
-    assert.match(htmlProblems(wrap('<i id="a"></i><b id="a"></b>')).join(), /id "a" used twice/);
-    assert.match(htmlProblems(wrap('<i class="a" class="b"></i>')).join(), /attribute class twice/);
-    assert.match(htmlProblems('<html><body></body></html>').join(), /no <!doctype html>/);
+    assert.deepEqual(htmlProblems(wrap('<p class="x"><a href="/">a</a> <button type="button">b</button></p><ul><li>1</li><li>2</li></ul>')), []);
+    assert.deepEqual(htmlProblems(wrap('<svg viewBox="0 0 1 1"><path d="M0 0"/></svg><label>a <input type="text" name="a"></label><br>')), []);
+    assert.deepEqual(htmlProblems(wrap('<form method="post"><label><input type="checkbox" name="e" value="1"> 1</label><label><input type="checkbox" name="e" value="2"> 2</label><button type="submit">Go</button></form>')), []);
+    assert.match(htmlProblems(wrap('<p class="pager"><form method="post"><button type="submit">x</button></form></p>')).join(), /<p> is implicitly closed by adjacent <form>/);
+    assert.match(htmlProblems(wrap('<div></span></div>')).join(), /Stray end tag '<\/span>'/);
+    assert.match(htmlProblems(wrap('<div><span></div>')).join(), /close-order/);
+    assert.match(htmlProblems(wrap('<form><form></form></form>')).join(), /<form> element is not permitted as a descendant of <form>/);
+    assert.match(htmlProblems(wrap('<a href="/"><button type="button">x</button></a>')).join(), /<button> element is not permitted as a descendant of <a>/);
+    assert.match(htmlProblems(wrap('<i id="a"></i><b id="a"></b>')).join(), /no-dup-id/);
+    assert.match(htmlProblems(wrap('<i class="a" class="b"></i>')).join(), /no-dup-attr/);
+    assert.match(htmlProblems('<html><body></body></html>').join(), /missing-doctype/);
   });
 });
 
@@ -110,6 +111,11 @@ describe('cabinet round 2: pages', () => {
     const needs = /<section class="held" aria-labelledby="needs-title">[\s\S]*?<\/section>/.exec(overview.body)?.[0] ?? '';
     assert.match(needs, new RegExp(`<a href="/cabinet/orders/${held.id}" class="mono">${held.short_id}</a> <span class="badge act">refund held: your choice</span> — choose refund or continue before <time`));
     assert.deepEqual(htmlProblems(overview.body), []);
+    // The chart has a value axis, and its numbers are a table too (no hover needed).
+    assert.match(overview.body, /<line class="grid" x1="32"[^>]*><\/line><text x="28" y="[0-9]+" text-anchor="end">0<\/text>/);
+    const numbers = /<details class="chart-numbers">[\s\S]*?<\/details>/.exec(overview.body)?.[0] ?? '';
+    assert.equal([...numbers.matchAll(/<tr><th scope="row">\d{4}-\d{2}-\d{2}<\/th>/g)].length, 30);
+    assert.match(numbers, /<tr><th scope="row">\d{4}-\d{2}-\d{2}<\/th><td class="num">[1-9]\d*<\/td>/, "today's orders");
     // Test mode has none: the section is left out.
     assert.doesNotMatch((await client.get('/cabinet?mode=test')).body, /Needs your action/);
   });
@@ -139,6 +145,8 @@ describe('cabinet round 2: pages', () => {
       `/cabinet/webhooks/${endpoint.endpoint.id}`,
       '/cabinet/settings',
       '/cabinet/account',
+      '/cabinet/team',
+      '/cabinet/requests',
       '/cabinet/no-such-page',
     ];
     for (const path of pages) {
@@ -147,11 +155,20 @@ describe('cabinet round 2: pages', () => {
       assert.deepEqual(htmlProblems(res.body), [], path);
     }
     const anonymous = new CabinetClient(h.t, '198.51.100.250');
-    for (const path of ['/cabinet/login', '/cabinet/no-such-page']) assert.deepEqual(htmlProblems((await anonymous.get(path)).body), [], `${path} signed out`);
+    const invited = await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/invitations`, { email: 'invited-html@cabinet.example' });
+    const invitation = new URL(invited.json<{ url: string }>().url).pathname;
+    for (const path of ['/cabinet/login', '/cabinet/no-such-page', invitation, '/cabinet/invitation/not-a-token']) {
+      assert.deepEqual(htmlProblems((await anonymous.get(path)).body), [], `${path} signed out`);
+    }
     // Every form's 303 leads to a valid page too (its notice or its problem in it).
     await client.get(`/cabinet/webhooks/${endpoint.endpoint.id}`);
     assert.deepEqual(htmlProblems((await client.submit(`/cabinet/webhooks/${endpoint.endpoint.id}/test`, {})).body), []);
     assert.deepEqual(htmlProblems((await client.submit('/cabinet/settings', { markup_bps: 'many' })).body), []);
+    // The two-factor enrolment page (its QR code and secret), reached through its form.
+    await client.get('/cabinet/account');
+    const enrol = await client.submit('/cabinet/account/totp', {});
+    assert.match(enrol.body, /<svg/);
+    assert.deepEqual(htmlProblems(enrol.body), [], 'two-factor enrolment');
   });
 
   it('an unknown /cabinet path, signed in or not, any method, is a cabinet page; an error is one too', async () => {
@@ -193,7 +210,7 @@ describe('cabinet round 2: pages', () => {
     await tester.submit('/cabinet/mode', { mode: 'sandbox', back: '/cabinet' });
     for (const path of ['/cabinet', '/cabinet/orders', '/cabinet/keys', '/cabinet/webhooks', '/cabinet/settings', `/cabinet/orders/${sandboxOrder.id}`]) {
       const res = await tester.get(path);
-      assert.match(res.body, /<div class="test-banner" role="note">/, path);
+      assert.match(res.body, /<section class="test-banner" aria-label="Test mode"><div role="note">/, path);
       assert.deepEqual(htmlProblems(res.body), [], `${path} in test mode`);
     }
     const overview = await tester.get('/cabinet');

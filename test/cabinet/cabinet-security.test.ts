@@ -25,6 +25,8 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
   let deliveryId: string;
   /** A second browser of the owner's person: the session the account page offers to sign out. */
   let ownerSecondSessionId: string;
+  /** A second person of the owner's partner: the team forms act on them. */
+  let teammateId: string;
   const endpointUrl = 'http://127.0.0.1:9/owner-hook';
 
   before(async () => {
@@ -33,6 +35,8 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     owner = first.client;
     ownerId = first.partnerId;
     other = (await cabinetPerson(t, { email: 'other@suite.example', password: PASSWORD, address: '198.51.100.81' })).client;
+    await cabinetPerson(t, { email: 'teammate@suite.example', password: PASSWORD, address: '198.51.100.84', partnerId: ownerId });
+    teammateId = (await t.db.handle.db.selectFrom('cabinet_users').select('id').where('email', '=', 'teammate@suite.example').executeTakeFirstOrThrow()).id;
     const key = await t.admin('POST', `/admin/v1/partners/${ownerId}/keys`, { sandbox: true });
     const { api_key, key_id } = key.json<{ api_key: string; key_id: string }>();
     keyId = key_id;
@@ -61,7 +65,7 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     owner: () => owner,
     other: () => other,
     anonymous: () => new CabinetClient(t, '198.51.100.82'),
-    ownerMarkers: () => [orderId, shortId, keyId, endpointUrl, deliveryId, ownerSecondSessionId, 'owner@suite.example'],
+    ownerMarkers: () => [orderId, shortId, keyId, endpointUrl, deliveryId, ownerSecondSessionId, 'owner@suite.example', 'teammate@suite.example', teammateId],
     state: async () => ({
       sessions: (
         await t.db.handle.db
@@ -76,6 +80,8 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
       partner: (await t.admin('GET', `/admin/v1/partners/${ownerId}`)).json<{ markup_bps: number }>().markup_bps,
       endpoints: (await t.runtime.webhooks.list(ownerId)).map((e) => [e.id, e.url, e.enabled, e.previous_secret_expires_at?.toISOString() ?? null]),
       order: (({ status, refund_address }) => [status, refund_address])((await t.admin('GET', `/admin/v1/orders/${orderId}`)).json<{ status: string; refund_address: string | null }>()),
+      team: await t.db.handle.db.selectFrom('cabinet_users').select(['id', 'role']).where('partner_id', '=', ownerId).orderBy('id').execute(),
+      invitations: (await t.db.handle.db.selectFrom('cabinet_invitations').where('partner_id', '=', ownerId).select((eb) => eb.fn.countAll<string | number>().as('count')).executeTakeFirstOrThrow()).count,
       person: await t.db.handle.db
         .selectFrom('cabinet_users')
         .select(['password_hash', 'totp_secret_sealed', 'totp_enabled_at'])
@@ -123,10 +129,15 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     { method: 'POST', path: `/cabinet/orders/${orderId}/actions/cancel`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/keys/${keyId}/revoke`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/webhooks/${endpointId}/delete`, ownerStatus: 303, namesResource: true },
+    { method: 'GET', path: '/cabinet/team', ownerStatus: 200, namesResource: false },
+    { method: 'GET', path: '/cabinet/requests?status=2xx', ownerStatus: 200, namesResource: false },
+    { method: 'POST', path: '/cabinet/team/invitations', fields: { email: 'new@suite.example', role: 'viewer' }, ownerStatus: 303, namesResource: false },
+    { method: 'POST', path: `/cabinet/team/${teammateId}/role`, fields: { role: 'viewer' }, ownerStatus: 303, namesResource: true },
+    { method: 'POST', path: `/cabinet/team/${teammateId}/remove`, ownerStatus: 303, namesResource: true },
     { method: 'POST', path: `/cabinet/account/sessions/${ownerSecondSessionId}/revoke`, ownerStatus: 303, namesResource: true },
     // Last: the owner's success ends the owner's other sessions.
     { method: 'POST', path: '/cabinet/account/sessions/revoke-others', ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/account/password', fields: { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD }, ownerStatus: 303, namesResource: false },
   ];
-  runCabinetSecuritySuite('every route', target, ROUTES, 32);
+  runCabinetSecuritySuite('every route', target, ROUTES, 37);
 });

@@ -47,6 +47,8 @@ import * as m0057 from './0057-ledger-opening.js';
 import * as m0061 from './0061-operator-audit.js';
 import * as m0067 from './0067-order-search-indexes.js';
 import * as m0068 from './0068-trace-context.js';
+import * as m0064 from './0064-cabinet-roles.js';
+import * as m0065 from './0065-api-request-log.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -98,4 +100,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0061-operator-audit': m0061,
   '0067-order-search-indexes': m0067,
   '0068-trace-context': m0068,
+  '0064-cabinet-roles': m0064,
+  '0065-api-request-log': m0065,
 };

@@ -1,11 +1,12 @@
 import type { CabinetAccountActionRow, CabinetInvitationRow, CabinetPasswordResetRow, CabinetUserRow, NewCabinetAccountAction, NewCabinetUser } from '../schema/cabinet-accounts.js';
 import type { Db } from '../schema/index.js';
+import type { CabinetRole } from '../../domain/cabinet-roles.js';
 
 /** The cabinet's people, the operator's invitations and the two-factor recovery codes (docs/contract.md §9). */
 
 export async function insertInvitation(
   db: Db,
-  invitation: { partner_id: string; email: string; token_hash: Buffer; expires_at: Date; created_at: Date },
+  invitation: { partner_id: string; email: string; token_hash: Buffer; expires_at: Date; created_at: Date; role?: CabinetRole; invited_by?: string; token_sealed?: Buffer },
 ): Promise<CabinetInvitationRow> {
   return db.insertInto('cabinet_invitations').values(invitation).returningAll().executeTakeFirstOrThrow();
 }
@@ -15,9 +16,36 @@ export async function findInvitation(db: Db, tokenHash: Buffer): Promise<Cabinet
   return db.selectFrom('cabinet_invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 }
 
-/** Marks the invitation used, once: false when it was used (or expired) meanwhile. */
-export function useInvitation(db: Db, id: string, at: Date): Promise<boolean> {
-  return useLink(db, 'cabinet_invitations', id, at);
+/** Marks the invitation used, once: false when it was used (or expired) meanwhile. Its sealed token goes too. */
+export async function useInvitation(db: Db, id: string, at: Date): Promise<boolean> {
+  if (!(await useLink(db, 'cabinet_invitations', id, at))) return false;
+  await db.updateTable('cabinet_invitations').set({ token_sealed: null }).where('id', '=', id).execute();
+  return true;
+}
+
+/** An owner's invitation's sealed token, taken once (it is forgotten here): the page shows its link. */
+export async function takeInvitationToken(db: Db, partnerId: string, id: string): Promise<Pick<CabinetInvitationRow, 'email' | 'role' | 'expires_at' | 'token_sealed'> | undefined> {
+  return db
+    .updateTable('cabinet_invitations as i')
+    .set({ token_sealed: null })
+    .from('cabinet_invitations as before')
+    .whereRef('before.id', '=', 'i.id')
+    .where('i.id', '=', id)
+    .where('i.partner_id', '=', partnerId)
+    .where('i.token_sealed', 'is not', null)
+    .returning(['before.email', 'before.role', 'before.expires_at', 'before.token_sealed'])
+    .executeTakeFirst();
+}
+
+/** The partner's owners, locked until the transaction ends (so two changes cannot leave none). */
+export async function lockPartnerOwners(db: Db, partnerId: string): Promise<string[]> {
+  const rows = await db.selectFrom('cabinet_users').select('id').where('partner_id', '=', partnerId).where('role', '=', 'owner').orderBy('id').forUpdate().execute();
+  return rows.map((row) => row.id);
+}
+
+export async function setPersonRole(db: Db, partnerId: string, id: string, role: CabinetRole, at: Date): Promise<boolean> {
+  const updated = await db.updateTable('cabinet_users').set({ role, updated_at: at }).where('id', '=', id).where('partner_id', '=', partnerId).returning('id').executeTakeFirst();
+  return updated !== undefined;
 }
 
 /** Uses a one-time link (invitation or password reset) if it is still unused and unexpired. */
@@ -46,10 +74,10 @@ export async function findCabinetUser(db: Db, id: string): Promise<CabinetUserRo
 }
 
 /** The partner's people, oldest first. */
-export async function listPartnerCabinetUsers(db: Db, partnerId: string): Promise<Array<Pick<CabinetUserRow, 'id' | 'email' | 'totp_enabled_at' | 'created_at'>>> {
+export async function listPartnerCabinetUsers(db: Db, partnerId: string): Promise<Array<Pick<CabinetUserRow, 'id' | 'email' | 'role' | 'totp_enabled_at' | 'created_at'>>> {
   return db
     .selectFrom('cabinet_users')
-    .select(['id', 'email', 'totp_enabled_at', 'created_at'])
+    .select(['id', 'email', 'role', 'totp_enabled_at', 'created_at'])
     .where('partner_id', '=', partnerId)
     .orderBy('created_at')
     .orderBy('id')

@@ -1,6 +1,7 @@
 import type { CabinetRevealKind, CabinetSessionRow, NewCabinetSession } from '../schema/cabinet-accounts.js';
 import type { Db } from '../schema/index.js';
 import type { PartnerStatus } from '../schema/partners.js';
+import type { CabinetRole } from '../../domain/cabinet-roles.js';
 
 /** Cabinet sessions: the cookie's token is never stored, only its SHA-256 (the primary key). */
 
@@ -12,6 +13,8 @@ export async function insertSession(db: Db, session: NewCabinetSession): Promise
 export interface SessionWithUser {
   session: CabinetSessionRow;
   email: string;
+  /** The person's team role (domain/cabinet-roles.ts): what their forms may change. */
+  role: CabinetRole;
   totpEnabled: boolean;
   partnerName: string;
   partnerStatus: PartnerStatus;
@@ -26,13 +29,13 @@ export async function findSession(db: Db, tokenHash: Buffer): Promise<SessionWit
     .innerJoin('partners as p', 'p.id', 's.partner_id')
     .select([
       's.token_hash', 's.id', 's.user_agent', 's.user_id', 's.partner_id', 's.second_factor_pending', 's.created_at', 's.last_seen_at', 's.expires_at',
-      'u.email', 'u.totp_enabled_at', 'p.name', 'p.status', 'p.rate_limit_per_minute',
+      'u.email', 'u.role', 'u.totp_enabled_at', 'p.name', 'p.status', 'p.rate_limit_per_minute',
     ])
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  const { email, totp_enabled_at, name, status, rate_limit_per_minute, ...session } = row;
-  return { session, email, totpEnabled: totp_enabled_at !== null, partnerName: name, partnerStatus: status, partnerRateLimit: rate_limit_per_minute };
+  const { email, role, totp_enabled_at, name, status, rate_limit_per_minute, ...session } = row;
+  return { session, email, role, totpEnabled: totp_enabled_at !== null, partnerName: name, partnerStatus: status, partnerRateLimit: rate_limit_per_minute };
 }
 
 export async function touchSession(db: Db, tokenHash: Buffer, at: Date): Promise<void> {

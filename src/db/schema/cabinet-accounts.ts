@@ -1,4 +1,5 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { CabinetRole } from '../../domain/cabinet-roles.js';
 import type { GeneratedTimestamp, Timestamp } from './currencies.js';
 
 /** A person of a partner who signs in to the cabinet (docs/contract.md §9); several per partner. */
@@ -15,6 +16,8 @@ export interface CabinetUserTable {
   totp_enabled_at: Timestamp | null;
   /** The time step (Unix seconds / 30) of the last code accepted; a code at or before it is refused. */
   totp_last_step: number | null;
+  /** What the person may change (migration 0064; domain/cabinet-roles.ts). */
+  role: CabinetRole;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }
@@ -28,6 +31,12 @@ export interface CabinetInvitationTable {
   expires_at: Timestamp;
   used_at: Timestamp | null;
   created_at: GeneratedTimestamp;
+  /** The role the invited person gets: the operator's invitations make owners. */
+  role: ColumnType<CabinetRole, CabinetRole | undefined, CabinetRole>;
+  /** The owner who invited (null: the operator, or that owner was removed). */
+  invited_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** An owner's invitation: its token sealed under SECRETS_KEY until the owner's page showed the link once. */
+  token_sealed: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
 }
 
 /** A signed-in browser: the cookie holds the token, the row its SHA-256. */
@@ -88,14 +97,14 @@ export interface CabinetRevealTable {
   /** The session that created it: only that session's page may take it; gone with the session. */
   session_id: string;
   kind: CabinetRevealKind;
-  /** The key id (api_key) or the webhook endpoint id (webhook_secret). */
+  /** The key id (api_key), the webhook endpoint id (webhook_secret) or the invitation id (invitation). */
   subject: string;
   created_at: Timestamp;
   /** After this it shows nothing (the redirect is followed at once). */
   expires_at: Timestamp;
 }
 
-export type CabinetRevealKind = 'api_key' | 'webhook_secret';
+export type CabinetRevealKind = 'api_key' | 'webhook_secret' | 'invitation';
 
 /** One-use codes that stand in for a TOTP code when the authenticator is lost. */
 export interface CabinetRecoveryCodeTable {

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiKeyTable, ApiKeyUseTable } from './api-keys.js';
+import type { ApiRequestLogTable } from './api-request-log.js';
 import type { CabinetAccountActionTable, CabinetInvitationTable, CabinetPasswordResetTable, CabinetRecoveryCodeTable, CabinetRevealTable, CabinetSessionTable, CabinetUserTable } from './cabinet-accounts.js';
 import type { ChainTable } from './chains.js';
 import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
@@ -31,6 +32,7 @@ import type { WebhookDeliveryAttemptTable, WebhookDeliveryTable, WebhookEndpoint
 
 /** Every table the service owns; one file per table beside this one. */
 export interface Database {
+  api_request_log: ApiRequestLogTable;
   currencies: CurrencyTable;
   chains: ChainTable;
   partners: PartnerTable;

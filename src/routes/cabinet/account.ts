@@ -127,7 +127,7 @@ ${twoFactor}
 <thead><tr><th scope="col">Email</th><th scope="col">Two-factor</th><th scope="col">Since</th></tr></thead>
 <tbody>${people.map((person) => html`<tr><td>${person.email}</td><td>${person.totp_enabled_at === null ? 'off' : 'on'}</td><td>${time(person.created_at)}</td></tr>`)}</tbody>
 </table></div>
-<p class="hint">The operator invites more people of your team.</p>`,
+<p class="hint">Roles, invitations and removals: <a href="/cabinet/team">Team</a>.</p>`,
     });
   };
 

@@ -17,6 +17,8 @@ import { registerCabinetOrders } from './orders.js';
 import { registerCabinetOverview } from './overview.js';
 import { registerCabinetPasswordReset } from './password-reset.js';
 import { registerCabinetSettings } from './settings.js';
+import { registerCabinetTeam } from './team.js';
+import { registerCabinetRequests } from './requests.js';
 import { CabinetSessions } from './session.js';
 import { registerCabinetWebhooks } from './webhooks.js';
 
@@ -94,5 +96,7 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     registerCabinetKeys(cabinet, services, sessions);
     registerCabinetWebhooks(cabinet, services, sessions);
     registerCabinetSettings(cabinet, services, sessions);
+    registerCabinetTeam(cabinet, services, sessions);
+    registerCabinetRequests(cabinet, services, sessions);
   });
 }

@@ -4,7 +4,7 @@ import { listPartnerKeysForCabinet } from '../../db/repositories/api-keys-reposi
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { ApiError } from '../../errors.js';
 import { html } from './html.js';
-import { confirmForm, csrfField, page, time } from './layout.js';
+import { can, confirmForm, csrfField, page, roleNote, time } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
 const KEY_ID = /^pk_[a-z0-9_]{4,61}$/;
@@ -43,7 +43,8 @@ export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Se
 <p class="hint">${sandbox
     ? 'Sandbox keys (pk_test_…) make orders that run on the simulator: no real funds. Switch to live mode for live keys.'
     : 'Live keys make real orders. Switch to test mode for sandbox keys (pk_test_…) that run on the simulator.'}</p>
-<form method="post" action="/cabinet/keys" class="stack">
+${can(session, 'keys')
+  ? html`<form method="post" action="/cabinet/keys" class="stack">
   ${csrfField(session.csrf)}
   <input type="hidden" name="kind" value="${sandbox ? 'sandbox' : 'live'}">
   <label>Label <input type="text" name="label" required maxlength="${LABEL_MAX}" placeholder="e.g. production server"></label>
@@ -53,7 +54,8 @@ export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Se
     <label class="check"><input type="radio" name="scope" value="client"> App (pk_client_…): safe to ship inside an app or web page; it can quote, check addresses, create orders and read the orders it created, nothing else (web pages also need their origin in Settings)</label>
   </fieldset>
   <button type="submit">Create key</button>
-</form>
+</form>`
+  : roleNote(session, 'creating and revoking keys needs a developer or an owner')}
 <h2>Your ${sandbox ? 'sandbox' : 'live'} keys</h2>
 ${keys.length === 0
   ? html`<p>No ${sandbox ? 'sandbox' : 'live'} keys yet.</p>`
@@ -68,7 +70,9 @@ ${keys.length === 0
 <td data-label="Last used">${lastUsed(key)}</td>
 <td data-label="State"><div>${key.revoked_at !== null
     ? html`revoked ${time(key.revoked_at)}`
-    : key.sandbox
+    : !can(session, 'keys')
+      ? 'active'
+      : key.sandbox
       ? html`<form method="post" action="/cabinet/keys/${key.key_id}/revoke" class="inline">${csrfField(session.csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> key ${key.label ?? key.key_id}</span></button></form>`
       : // A live key serves real orders: revoking it asks first.
         confirmForm({
@@ -99,7 +103,7 @@ ${keys.length === 0
     return send(reply, await keysPage(session, { notice: done === 'revoked' ? 'The key is revoked: requests with it get 401 from now on.' : undefined, problem: flash.problem }));
   });
 
-  app.post('/cabinet/keys', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+  app.post('/cabinet/keys', { schema: { hide: true }, preHandler: sessions.permitted('keys') }, async (request, reply) => {
     const session = sessionOf(request);
     const label = (formField(request, 'label') ?? '').trim();
     const kind = formField(request, 'kind');
@@ -121,7 +125,7 @@ ${keys.length === 0
     return reply.redirect(`/cabinet/keys?created=${reveal}${kind === 'sandbox' ? '&mode=test' : '&mode=live'}`, 303);
   });
 
-  app.post('/cabinet/keys/:key_id/revoke', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+  app.post('/cabinet/keys/:key_id/revoke', { schema: { hide: true }, preHandler: sessions.permitted('keys') }, async (request, reply) => {
     const session = sessionOf(request);
     const { key_id } = request.params as { key_id: string };
     if (!KEY_ID.test(key_id) || !(await apiKeys.revokeOwn(session.partnerId, key_id))) {

@@ -1,4 +1,5 @@
 import { html, type Html } from './html.js';
+import { roleAllows, ROLE_WORDS, type CabinetPermission } from '../../domain/cabinet-roles.js';
 import type { CabinetSession } from './session.js';
 
 /** The pages of the signed-in cabinet, in the order the navigation lists them. */
@@ -7,7 +8,9 @@ export const NAVIGATION = [
   { path: '/cabinet/orders', label: 'Orders' },
   { path: '/cabinet/keys', label: 'API keys' },
   { path: '/cabinet/webhooks', label: 'Webhooks' },
+  { path: '/cabinet/requests', label: 'Requests' },
   { path: '/cabinet/settings', label: 'Settings' },
+  { path: '/cabinet/team', label: 'Team' },
   { path: '/cabinet/account', label: 'Account' },
 ] as const;
 
@@ -53,6 +56,7 @@ export function page(parts: PageParts): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>${parts.title} · Partner cabinet</title>
 <link rel="icon" href="/cabinet/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/cabinet/assets/cabinet.css">
@@ -62,7 +66,7 @@ export function page(parts: PageParts): string {
 <a class="skip" href="#main">Skip to content</a>
 ${header}
 ${session?.mode === 'sandbox'
-  ? html`<div class="test-banner" role="note"><strong>Test mode</strong>: you see sandbox keys, orders, webhook endpoints and figures. Nothing here moves real funds.</div>`
+  ? html`<section class="test-banner" aria-label="Test mode"><div role="note"><strong>Test mode</strong>: you see sandbox keys, orders, webhook endpoints and figures. Nothing here moves real funds.</div></section>`
   : ''}
 <main id="main">
 <h1>${parts.title}</h1>
@@ -114,9 +118,22 @@ export function confirmForm(parts: { action: string; csrf: string; label: Html |
 </details>`;
 }
 
-/** A date as people read it, in UTC, with the machine-readable value beside it. */
+/**
+ * A date as people read it, in UTC, with the machine-readable value beside it. The script
+ * (assets/cabinet.js) shows it in the browser's time zone and keeps the UTC text on hover.
+ */
 export function time(at: Date | null): Html {
   if (at === null) return html`—`;
   const iso = at.toISOString();
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+/** Whether the signed-in person's role may make changes of this kind (the server checks again: session.permitted). */
+export function can(session: CabinetSession, permission: CabinetPermission): boolean {
+  return roleAllows(session.found.role, permission);
+}
+
+/** Said where a form is left out because the person's role cannot use it. */
+export function roleNote(session: CabinetSession, needs: string): Html {
+  return html`<p class="hint">You are a ${ROLE_WORDS[session.found.role].name.toLowerCase()} of this team: ${needs}.</p>`;
 }

@@ -9,7 +9,7 @@ import { ApiError } from '../../errors.js';
 import type { ActionRequest } from '../../services/order-actions.js';
 import { orderView } from '../v1/order-view.js';
 import { html, trusted, type Html } from './html.js';
-import { confirmForm, csrfField, errorPage, page, time } from './layout.js';
+import { can, confirmForm, csrfField, errorPage, page, roleNote, time } from './layout.js';
 import { amount, eventSentence, orderBadge, reasonSentence, statusWords } from './format.js';
 import { Decimal } from '../../domain/money.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
@@ -164,6 +164,7 @@ ${qr === undefined
   const actionForms = (session: CabinetSession, order: PartnerOrderRow): Html => {
     const offered = (orderView(order, clock.now(), linkBase).actions as string[]).filter(isActionName);
     if (offered.length === 0) return html``;
+    if (!can(session, 'orders')) return roleNote(session, 'acting on orders needs a developer or an owner');
     const memo = catalog.all().find((row) => row.coin === order.coin_from && row.network === order.network_from)?.is_memo === true;
     const form = (action: ActionName, fields: Html = html``) => {
       const path = `/cabinet/orders/${order.id}/actions/${action}`;
@@ -192,7 +193,7 @@ ${offered.includes('set_refund_address')
   });
 
   /** The order actions (docs/contract.md §7.5) through OrderActions, the service the partner API uses. */
-  app.post('/cabinet/orders/:order_id/actions/:action', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+  app.post('/cabinet/orders/:order_id/actions/:action', { schema: { hide: true }, preHandler: sessions.permitted('orders') }, async (request, reply) => {
     const session = sessionOf(request);
     const { order_id, action } = request.params as { order_id: string; action: string };
     const order = await ownOrder(session, order_id);

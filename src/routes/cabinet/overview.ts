@@ -58,22 +58,31 @@ function chart(days: DailyOrders[], now: Date): Html {
     return byDay.get(day) ?? { day, created: 0, completed: 0 };
   });
   const max = Math.max(1, ...series.map((day) => day.created));
+  // A left axis with its values (0, half, the most) and gridlines; the bars start after it.
+  const axis = 32;
   const width = 600;
   const height = 160;
   const slot = width / CHART_DAYS;
   const bar = (value: number) => Math.round((value / max) * (height - 20));
-  return html`<svg class="chart" viewBox="0 0 ${width} ${height + 14}" role="img" aria-labelledby="chart-title">
+  const ticks = [...new Set([0, Math.round(max / 2), max])];
+  return html`<svg class="chart" viewBox="0 0 ${axis + width} ${height + 14}" role="img" aria-labelledby="chart-title">
 <title id="chart-title">Orders created and completed per day, last ${CHART_DAYS} days (most in one day: ${max})</title>
+${ticks.map((tick) => html`<line class="grid" x1="${axis}" x2="${axis + width}" y1="${height - bar(tick)}" y2="${height - bar(tick)}"></line><text x="${axis - 4}" y="${height - bar(tick) + 4}" text-anchor="end">${tick}</text>`)}
 ${series.map((day, i) => {
-    const x = Math.round(i * slot);
+    const x = axis + Math.round(i * slot);
     return html`<g><title>${day.day}: ${day.created} created, ${day.completed} completed</title>
 <rect class="created" x="${x + 1}" y="${height - bar(day.created)}" width="${Math.max(1, Math.round(slot / 2) - 1)}" height="${bar(day.created)}"></rect>
 <rect class="completed" x="${x + Math.round(slot / 2)}" y="${height - bar(day.completed)}" width="${Math.max(1, Math.round(slot / 2) - 1)}" height="${bar(day.completed)}"></rect></g>`;
   })}
-<text x="0" y="${height + 12}">${series[0]?.day ?? ''}</text>
-<text x="${width}" y="${height + 12}" text-anchor="end">${series[series.length - 1]?.day ?? ''}</text>
+<text x="${axis}" y="${height + 12}">${series[0]?.day ?? ''}</text>
+<text x="${axis + width}" y="${height + 12}" text-anchor="end">${series[series.length - 1]?.day ?? ''}</text>
 </svg>
-<p class="legend"><span><span class="swatch created"></span>created</span><span><span class="swatch completed"></span>completed</span></p>`;
+<p class="legend"><span><span class="swatch created"></span>created</span><span><span class="swatch completed"></span>completed</span></p>
+<details class="chart-numbers"><summary>The numbers per day</summary>
+<div class="table-wrap"><table>
+<thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Created</th><th scope="col" class="num">Completed</th></tr></thead>
+<tbody>${series.slice().reverse().map((day) => html`<tr><th scope="row">${day.day}</th><td class="num">${day.created}</td><td class="num">${day.completed}</td></tr>`)}</tbody>
+</table></div></details>`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CabinetServices } from '../../app-types.js';
 import type { SessionWithUser } from '../../db/repositories/cabinet-sessions-repository.js';
+import { roleAllows, ROLE_WORDS, type CabinetPermission } from '../../domain/cabinet-roles.js';
 import type { Mode } from '../../domain/modes.js';
 import { Flash } from './flash.js';
 import { errorPage } from './layout.js';
@@ -13,6 +14,17 @@ import { errorPage } from './layout.js';
  * the server's idle and absolute timeouts. Before sign-in a pre-session cookie anchors the
  * login form's CSRF token.
  */
+
+/** Who may make a change of each kind, as the 403 page says it. */
+const PERMISSION_NEEDS: Readonly<Record<CabinetPermission, string>> = {
+  people: 'an owner',
+  markup: 'an owner',
+  payout_addresses: 'an owner',
+  keys: 'a developer or an owner',
+  webhooks: 'a developer or an owner',
+  orders: 'a developer or an owner',
+  integration_settings: 'a developer or an owner',
+};
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -181,6 +193,26 @@ export class CabinetSessions {
         ),
       );
   };
+
+  /**
+   * preHandler of an action only some roles may take (domain/cabinet-roles.ts): `partnerAction`
+   * (or `required` for a change the partner API cannot make, `budget: false`), then the
+   * person's role is checked on the server; refused: a 403 page that says who may do it.
+   * Pages hide the forms a role cannot use, and this refuses them all the same.
+   */
+  permitted(permission: CabinetPermission, options: { budget?: boolean } = {}) {
+    return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      await (options.budget === false ? this.required(request, reply) : this.partnerAction(request, reply));
+      const session = request.cabinetSession;
+      if (session === undefined || reply.sent) return;
+      if (roleAllows(session.found.role, permission)) return;
+      request.cabinetSession = undefined;
+      return reply
+        .code(403)
+        .type('text/html; charset=utf-8')
+        .send(errorPage('Not allowed for your role', `Your role is ${ROLE_WORDS[session.found.role].name.toLowerCase()}: this change needs ${PERMISSION_NEEDS[permission]}. Nothing was changed.`));
+    };
+  }
 
   /** CSRF: the session's token in the form, and no cross-site fetch metadata. */
   changeAllowed(request: FastifyRequest, session: CabinetSession): boolean {

@@ -5,7 +5,7 @@ import { CORS_ORIGINS_MAX } from '../../domain/web-origin.js';
 import { ApiError } from '../../errors.js';
 import { checkedCorsOrigins } from '../../services/cors-origins.js';
 import { html } from './html.js';
-import { csrfField, page } from './layout.js';
+import { can, csrfField, page, roleNote } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
 const percent = (bps: number): string => `${(bps / 100).toFixed(2)} %`;
@@ -30,7 +30,8 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
       notice: options.notice,
       body: html`<h2>Your markup</h2>
 <p>Your markup is added to every rate your keys quote, and is what you earn on each order. Now: <strong>${partner.markup_bps} basis points (${percent(partner.markup_bps)})</strong>.</p>
-<form method="post" action="/cabinet/settings" class="stack">
+${can(session, 'markup')
+  ? html`<form method="post" action="/cabinet/settings" class="stack">
   ${csrfField(session.csrf)}
   ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
   <label>Markup in basis points (100 = 1 %)
@@ -38,10 +39,12 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
   </label>
   <p class="hint" id="markup-hint">From 0 to ${cap} (${percent(cap)}), the most the operator allows.</p>
   <button type="submit">Save markup</button>
-</form>
+</form>`
+  : roleNote(session, 'changing the markup needs an owner')}
 <h2>Web pages that may use your app keys</h2>
 <p>A web page may call the API with an app key (pk_client_…) only from the origins listed here (CORS). Servers and mobile apps need none.</p>
-<form method="post" action="/cabinet/settings/cors-origins" class="stack">
+${can(session, 'integration_settings')
+  ? html`<form method="post" action="/cabinet/settings/cors-origins" class="stack">
   ${csrfField(session.csrf)}
   ${options.originsProblem === undefined ? '' : html`<p role="alert">${options.originsProblem}</p>`}
   <label>Allowed origins, one per line
@@ -49,7 +52,8 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
   </label>
   <p class="hint" id="origins-hint">As a browser sends them: https://wallet.example or http://localhost:5173 (scheme, host and port; no path). At most ${CORS_ORIGINS_MAX}; empty: none.</p>
   <button type="submit">Save origins</button>
-</form>
+</form>`
+  : roleNote(session, 'changing the origins needs a developer or an owner')}
 <h2>Limits set by the operator</h2>
 <dl class="facts"><dt>Requests per minute, per key</dt><dd>${partner.rate_limit_per_minute}</dd></dl>`,
     });
@@ -72,7 +76,7 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
     return reply.type('text/html; charset=utf-8').send(settingsPage(session, partner, { notice: doneNotice(done, partner), ...options }));
   });
 
-  app.post('/cabinet/settings', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+  app.post('/cabinet/settings', { schema: { hide: true }, preHandler: sessions.permitted('markup') }, async (request, reply) => {
     const session = sessionOf(request);
     const typed = (formField(request, 'markup_bps') ?? '').trim();
     const value = /^[0-9]{1,4}$/.test(typed) ? Number(typed) : NaN;
@@ -86,7 +90,7 @@ export function registerCabinetSettings(app: App, { database, apiKeys, config }:
   });
 
   // docs/contract.md §10.9: the partner's cors_origins, as the operator's PATCH /admin/v1/partners/{id} sets them.
-  app.post('/cabinet/settings/cors-origins', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+  app.post('/cabinet/settings/cors-origins', { schema: { hide: true }, preHandler: sessions.permitted('integration_settings') }, async (request, reply) => {
     const session = sessionOf(request);
     const typed = formField(request, 'cors_origins') ?? '';
     const lines = typed.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');

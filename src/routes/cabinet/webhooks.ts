@@ -7,7 +7,7 @@ import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from '../../domain/webhook-events.js';
 import { ApiError } from '../../errors.js';
 import { html, type Html } from './html.js';
-import { confirmForm, csrfField, errorPage, page, time } from './layout.js';
+import { can, confirmForm, csrfField, errorPage, page, roleNote, time } from './layout.js';
 import { formField, sessionOf, type CabinetSession, type CabinetSessions } from './session.js';
 
 const DELIVERIES_SHOWN = 50;
@@ -113,7 +113,8 @@ ${endpoints.length === 0
 <td data-label="Created">${time(endpoint.created_at)}</td>
 </tr>`,
 )}</tbody></table></div>`}
-<h2>Add an endpoint</h2>
+${can(session, 'webhooks')
+  ? html`<h2>Add an endpoint</h2>
 <form method="post" action="/cabinet/webhooks" class="stack">
   ${csrfField(session.csrf)}
   <label>URL <input type="url" name="url" required maxlength="2048" placeholder="https://example.com/webhooks/exchange"></label>
@@ -125,7 +126,8 @@ ${endpoints.length === 0
     ${SUBSCRIBABLE_EVENT_TYPES.map((type) => html`<label class="check"><input type="checkbox" name="events" value="${type}"> ${type}</label>`)}
   </fieldset>
   <button type="submit">Add endpoint</button>
-</form>`,
+</form>`
+  : roleNote(session, 'adding and changing endpoints needs a developer or an owner')}`,
     });
   };
 
@@ -169,10 +171,13 @@ ${endpoints.length === 0
 <dt>State</dt><dd>${endpointState(endpoint)}${endpoint.failing_since === null ? '' : html` (failing since ${time(endpoint.failing_since)})`}</dd>
 <dt>Secret rotated</dt><dd>${endpoint.previous_secret_expires_at === null ? 'never' : html`the old secret signs until ${time(endpoint.previous_secret_expires_at)}`}</dd>
 </dl>
-<div class="actions">${action('test', 'Send a test event')} ${endpoint.enabled ? action('disable', 'Disable', 'secondary') : action('enable', 'Enable', 'secondary')}
+${can(session, 'webhooks')
+  ? html`<div class="actions">${action('test', 'Send a test event')} ${endpoint.enabled ? action('disable', 'Disable', 'secondary') : action('enable', 'Enable', 'secondary')}
 ${confirmForm({ action: `/cabinet/webhooks/${endpoint.id}/rotate`, csrf: session.csrf, label: 'Rotate secret…', question: 'A new signing secret is made now; the old one keeps signing for 24 hours beside it, then stops. Your receiver must learn the new one within that time.', confirm: 'Yes, rotate the secret' })}
-${confirmForm({ action: `/cabinet/webhooks/${endpoint.id}/delete`, csrf: session.csrf, label: 'Delete endpoint…', question: 'The endpoint and its delivery log are deleted, and its deliveries not yet made are dropped. This cannot be undone.', confirm: 'Yes, delete the endpoint' })}</div>
-<h2>Edit</h2>
+${confirmForm({ action: `/cabinet/webhooks/${endpoint.id}/delete`, csrf: session.csrf, label: 'Delete endpoint…', question: 'The endpoint and its delivery log are deleted, and its deliveries not yet made are dropped. This cannot be undone.', confirm: 'Yes, delete the endpoint' })}</div>`
+  : roleNote(session, 'testing, changing and deleting endpoints needs a developer or an owner')}
+${can(session, 'webhooks')
+  ? html`<h2>Edit</h2>
 <form method="post" action="/cabinet/webhooks/${endpoint.id}/edit" class="stack">
   ${csrfField(session.csrf)}
   <label>URL <input type="url" name="url" required maxlength="2048" value="${endpoint.url}"></label>
@@ -182,7 +187,8 @@ ${confirmForm({ action: `/cabinet/webhooks/${endpoint.id}/delete`, csrf: session
     ${SUBSCRIBABLE_EVENT_TYPES.map((type) => html`<label class="check"><input type="checkbox" name="events" value="${type}"${endpoint.events?.includes(type) === true ? html` checked` : ''}> ${type}</label>`)}
   </fieldset>
   <button type="submit">Save endpoint</button>
-</form>
+</form>`
+  : roleNote(session, 'editing needs a developer or an owner')}
 <h2>Deliveries</h2>
 <form method="get" action="/cabinet/webhooks/${endpoint.id}" class="filters">
   <label>Status <select name="status"><option value="">any</option>${DELIVERY_STATUSES.map((status) => html`<option value="${status}"${view.status === status ? html` selected` : ''}>${status}</option>`)}</select></label>
@@ -205,7 +211,7 @@ ${deliveries.length === 0
 <td data-label="Attempt" class="num">${delivery.attempt === 0 ? 'queued' : delivery.attempt}</td>
 <td data-label="Answer"><div>${delivery.attempted_at === null ? '—' : html`${time(delivery.attempted_at)}: ${delivery.status_code ?? 'no answer'}${delivery.duration_ms === null ? '' : html` in ${delivery.duration_ms} ms`}${delivery.error === null ? '' : html`, ${delivery.error}`}`}</div></td>
 <td data-label="Next attempt"><div>${time(delivery.next_attempt_at)}</div></td>
-<td data-label="Resend"><form method="post" action="/cabinet/webhooks/deliveries/${delivery.id}/resend" class="inline">${csrfField(session.csrf)}<button type="submit" class="secondary">Resend<span class="visually-hidden"> ${delivery.event_type} ${delivery.event_id}</span></button></form></td>
+<td data-label="Resend">${can(session, 'webhooks') ? html`<form method="post" action="/cabinet/webhooks/deliveries/${delivery.id}/resend" class="inline">${csrfField(session.csrf)}<button type="submit" class="secondary">Resend<span class="visually-hidden"> ${delivery.event_type} ${delivery.event_id}</span></button></form>` : '—'}</td>
 </tr>`,
 )}</tbody></table></div>`}
 ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQuery(view.shown + DELIVERIES_SHOWN)}">Show ${DELIVERIES_SHOWN} more</a></p>` : ''}
@@ -224,7 +230,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
     return send(reply, await listPage(session, { notice: flash.notice ?? doneNotice(request.query), problem: flash.problem }));
   });
 
-  app.post('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+  app.post('/cabinet/webhooks', { schema: { hide: true }, preHandler: sessions.permitted('webhooks') }, async (request, reply) => {
     const session = sessionOf(request);
     const raw = (request.body as Record<string, unknown>).events;
     const picked = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((type): type is WebhookEventType =>
@@ -285,7 +291,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
     enable: (session: CabinetSession, id: string) => webhooks.update(id, session.partnerId, { enabled: true }),
   } as const;
 
-  app.post('/cabinet/webhooks/:id/rotate', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+  app.post('/cabinet/webhooks/:id/rotate', { schema: { hide: true }, preHandler: sessions.permitted('webhooks') }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
     if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
@@ -299,7 +305,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
   });
 
   for (const [name, run] of Object.entries(ACTIONS)) {
-    app.post(`/cabinet/webhooks/:id/${name}`, { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+    app.post(`/cabinet/webhooks/:id/${name}`, { schema: { hide: true }, preHandler: sessions.permitted('webhooks') }, async (request, reply) => {
       const session = sessionOf(request);
       const id = idOf(request.params);
       if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
@@ -313,7 +319,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
   }
 
   /** Edit: URL, description and events (the service checks the URL as it checks a new one). */
-  app.post('/cabinet/webhooks/:id/edit', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+  app.post('/cabinet/webhooks/:id/edit', { schema: { hide: true }, preHandler: sessions.permitted('webhooks') }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
     if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
@@ -334,7 +340,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
     return reply.redirect(`/cabinet/webhooks/${id}?done=edited`, 303);
   });
 
-  app.post('/cabinet/webhooks/:id/delete', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+  app.post('/cabinet/webhooks/:id/delete', { schema: { hide: true }, preHandler: sessions.permitted('webhooks') }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
     if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);
@@ -346,7 +352,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
     return reply.redirect('/cabinet/webhooks?done=deleted', 303);
   });
 
-  app.post('/cabinet/webhooks/deliveries/:id/resend', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
+  app.post('/cabinet/webhooks/deliveries/:id/resend', { schema: { hide: true }, preHandler: sessions.permitted('webhooks') }, async (request, reply) => {
     const session = sessionOf(request);
     const id = idOf(request.params);
     if (id === undefined) return sessions.flash.redirect(reply, session, '/cabinet/webhooks', 'problem', NOT_FOUND);

@@ -28,3 +28,12 @@ if (countdowns.length > 0) {
     }
   }, 15_000);
 }
+// Times: the server writes UTC (readable without this script); shown here in the browser's own
+// time zone, with the UTC text kept as the hover title.
+const local = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+for (const element of document.querySelectorAll('time[datetime]')) {
+  const at = new Date(element.getAttribute('datetime'));
+  if (Number.isNaN(at.getTime()) || !/T/.test(element.getAttribute('datetime'))) continue;
+  element.title = element.textContent;
+  element.textContent = local.format(at);
+}
