@@ -105,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   if (config.lifecycle.workerInProcess) {
     runtime.worker.start();
     runtime.webhookWorker.start();
+    runtime.mailWorker.start();
   }
   const { apiKeys } = runtime;
   const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, redisTimeoutMs: config.rateLimitRedisTimeoutMs, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });

@@ -41,6 +41,8 @@ import { LifecycleWorker } from './worker/lifecycle-worker.js';
 import { WebhookEndpoints } from './services/webhook-endpoints.js';
 import { WebhookSender } from './services/webhook-sender.js';
 import { WebhookWorker } from './worker/webhook-worker.js';
+import { MailWorker } from './worker/mail-worker.js';
+import { configuredMailTransport, Mailer } from './services/mailer.js';
 import { InProcessOrderMoves, PostgresOrderMoves, type OrderMoveFeed } from './services/order-move-feed.js';
 import { OrderStreams } from './services/order-streams.js';
 import { pruneOrderSnapshots } from './db/repositories/order-snapshots-repository.js';
@@ -77,6 +79,10 @@ export interface Runtime {
   readonly orderStreams: OrderStreams;
   /** Delivers the webhook outbox; runs wherever the lifecycle worker runs. */
   readonly webhookWorker: WebhookWorker;
+  /** Queues mail in the caller's transaction (docs/decisions.md, "Mail outbox"). */
+  readonly mailer: Mailer;
+  /** Delivers the mail outbox; runs wherever the lifecycle worker runs. */
+  readonly mailWorker: MailWorker;
   /**
    * Moves each chain's next deposit index past every index the database knows plus
    * ADDRESS_RESYNC_GAP (after a restore: docs/operations.md); done at every start too.
@@ -283,6 +289,9 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     settings: { concurrency: 32, perEndpoint: 8, timeoutMs: config.webhooks.timeoutMs, pollMs: 250 },
   });
 
+  const mailer = new Mailer(db, clock);
+  const mailWorker = new MailWorker(db, configuredMailTransport({ ...config.mail, dataDir: config.dataDir }, (fields, msg) => logger.info(fields, msg)), clock, metrics, logger);
+
   // Revocations and suspensions reach every API process within milliseconds (services/auth-changes.ts).
   let authChanges: AuthChangeFeed = new InProcessAuthChanges();
   if (config.databaseUrl !== undefined) {
@@ -320,6 +329,8 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     treasury,
     webhooks,
     webhookWorker,
+    mailer,
+    mailWorker,
     orderStreams,
     resyncDepositIndexes: resync,
     async close() {
@@ -334,6 +345,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       treasury.stop();
       await worker.stop();
       await webhookWorker.stop();
+      await mailWorker.stop();
       await depositAddresses.close();
       prices.stop();
       liquidity.stop();

@@ -7,6 +7,7 @@ import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
 import type { EvmNonceTable } from './evm-nonces.js';
 import type { LedgerEntryTable, LedgerTransactionTable } from './ledger.js';
+import type { MailOutboxTable } from './mail-outbox.js';
 import type { OperatorAuditTable } from './operator-audit.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { OrderSnapshotTable } from './order-snapshots.js';
@@ -72,6 +73,7 @@ export interface Database {
   worker_heartbeats: WorkerHeartbeatTable;
   ledger_transactions: LedgerTransactionTable;
   ledger_entries: LedgerEntryTable;
+  mail_outbox: MailOutboxTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */
