@@ -27,6 +27,8 @@ import type { LifecycleWorker } from './worker/lifecycle-worker.js';
 import type { WebhookEndpoints } from './services/webhook-endpoints.js';
 import type { WebhookWorker } from './worker/webhook-worker.js';
 import type { OrderStreams } from './services/order-streams.js';
+import type { CommissionPayouts } from './services/commission-payouts.js';
+import type { Mailer } from './services/mailer.js';
 
 /** The Fastify instance with TypeBox schemas typing request and reply. */
 export type App = FastifyInstance<
@@ -68,6 +70,10 @@ export interface Services {
   /** Webhook endpoints and delivery logs (DESIGN §8). */
   readonly webhooks: WebhookEndpoints;
   readonly webhookWorker: WebhookWorker;
+  /** Queues mail in the caller's transaction (docs/decisions.md, "Mail outbox"). */
+  readonly mailer: Mailer;
+  /** Commission payouts per period (DESIGN §11.6). */
+  readonly commissionPayouts: CommissionPayouts;
   /** The status streams this process holds open (DESIGN §10.11). */
   readonly orderStreams: OrderStreams;
   /** Readiness and its details, for /readyz and GET /admin/v1/health. */

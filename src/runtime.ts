@@ -43,6 +43,7 @@ import { WebhookSender } from './services/webhook-sender.js';
 import { WebhookWorker } from './worker/webhook-worker.js';
 import { MailWorker } from './worker/mail-worker.js';
 import { configuredMailTransport, Mailer } from './services/mailer.js';
+import { CommissionPayouts } from './services/commission-payouts.js';
 import { InProcessOrderMoves, PostgresOrderMoves, type OrderMoveFeed } from './services/order-move-feed.js';
 import { OrderStreams } from './services/order-streams.js';
 import { pruneOrderSnapshots } from './db/repositories/order-snapshots-repository.js';
@@ -79,6 +80,8 @@ export interface Runtime {
   readonly orderStreams: OrderStreams;
   /** Delivers the webhook outbox; runs wherever the lifecycle worker runs. */
   readonly webhookWorker: WebhookWorker;
+  /** Commission payouts per period (DESIGN §11.6). */
+  readonly commissionPayouts: CommissionPayouts;
   /** Queues mail in the caller's transaction (docs/decisions.md, "Mail outbox"). */
   readonly mailer: Mailer;
   /** Delivers the mail outbox; runs wherever the lifecycle worker runs. */
@@ -331,6 +334,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     webhookWorker,
     mailer,
     mailWorker,
+    commissionPayouts: new CommissionPayouts(db, clock, catalog, new Set(config.payoutSignerChains)),
     orderStreams,
     resyncDepositIndexes: resync,
     async close() {

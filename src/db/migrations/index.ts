@@ -45,6 +45,7 @@ import * as m0055 from './0055-order-snapshots.js';
 import * as m0056 from './0056-ledger.js';
 import * as m0057 from './0057-ledger-opening.js';
 import * as m0058 from './0058-mail-outbox.js';
+import * as m0059 from './0059-commission-payouts.js';
 import * as m0061 from './0061-operator-audit.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
@@ -95,5 +96,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0056-ledger': m0056,
   '0057-ledger-opening': m0057,
   '0058-mail-outbox': m0058,
+  '0059-commission-payouts': m0059,
   '0061-operator-audit': m0061,
 };

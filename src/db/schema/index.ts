@@ -15,6 +15,7 @@ import type { PartnerTable } from './partners.js';
 import type {
   HotWalletBalanceTable,
   HotWalletIndexTable,
+  PartnerPayoutAddressTable,
   PayoutTable,
   PayoutTransactionTable,
   SignerChainReadingTable,
@@ -74,6 +75,7 @@ export interface Database {
   ledger_transactions: LedgerTransactionTable;
   ledger_entries: LedgerEntryTable;
   mail_outbox: MailOutboxTable;
+  partner_payout_addresses: PartnerPayoutAddressTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */
