@@ -29,6 +29,7 @@ import type { WebhookWorker } from './worker/webhook-worker.js';
 import type { OrderStreams } from './services/order-streams.js';
 import type { CommissionPayouts } from './services/commission-payouts.js';
 import type { Mailer } from './services/mailer.js';
+import type { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
 
 /** The Fastify instance with TypeBox schemas typing request and reply. */
 export type App = FastifyInstance<
@@ -82,6 +83,8 @@ export interface Services {
   readonly resyncDepositIndexes: () => Promise<ResyncedChain[]>;
   /** The partner cabinet's accounts and sessions, and its sign-in throttles (DESIGN §9). */
   readonly cabinet: CabinetServices;
+  /** The partners' commission payout addresses (cabinet, DESIGN §11.6). */
+  readonly payoutAddresses: PartnerPayoutAddresses;
   /** Set when a graceful stop begins: /readyz turns 503 and connections close (src/plugins/drain.ts). */
   readonly drain: Drain;
 }

@@ -35,6 +35,7 @@ import { installSurfaceSplit } from './operator-listener.js';
 import { installResponseHeaders } from './plugins/security-headers.js';
 import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, cabinetNotFound, registerCabinet } from './routes/cabinet/index.js';
 import { CabinetAccounts } from './services/cabinet-accounts.js';
+import { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
 import { Readiness } from './services/readiness.js';
 import { SecretBox } from './services/secret-box.js';
 
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     runtime.orderStreams.endAll();
     done();
   });
+  const cabinetAccounts = new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey);
   const services: Services = {
     config,
     drain,
@@ -133,8 +135,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     partnerAuth: partnerAuthHooks(apiKeys, { nonces: signatureNonces, clock }),
     adminAuthAttempts: rateLimits.attempts('admin-auth', config.limits.adminAuthFailuresPerMinute),
     readiness: new Readiness({ database, chainRpcUrls: config.chainRpcUrls, signerChains: config.payoutSignerChains, clock, pingRedis: rateLimits.pingStore }),
+    payoutAddresses: new PartnerPayoutAddresses(database.db, clock, runtime.catalog, cabinetAccounts, runtime.mailer),
     cabinet: {
-      accounts: new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
+      accounts: cabinetAccounts,
       signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
       signInPerAccount: rateLimits.attempts('cabinet-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
       partnerBudget: (partnerId, perKeyLimit) => rateLimits.partnerRequest(partnerId, perKeyLimit),

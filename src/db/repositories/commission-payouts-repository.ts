@@ -132,3 +132,29 @@ export async function insertPayoutAddress(
 ): Promise<PartnerPayoutAddressRow> {
   return db.insertInto('partner_payout_addresses').values(row).returningAll().executeTakeFirstOrThrow();
 }
+
+/** One month and currency of a partner's live commission: orders exchanged in it and their commission. */
+export interface StatementRow {
+  period: string;
+  currency_id: string;
+  orders: number;
+  /** Sum of partner_fee, in the currency. */
+  commission: string;
+}
+
+/** The partner's live commission per UTC month and coin_to, by exchange moment (orders not failed), newest month first. */
+export async function commissionStatementRows(db: Db, partnerId: string): Promise<StatementRow[]> {
+  const period = sql<string>`to_char(exchanged_at at time zone 'UTC', 'YYYY-MM')`;
+  const rows = await db
+    .selectFrom('orders')
+    .select([period.as('period'), 'currency_to_id as currency_id', (eb) => eb.fn.countAll<string>().as('orders'), sql<string>`sum(partner_fee)::text`.as('commission')])
+    .where('partner_id', '=', partnerId)
+    .where('sandbox', '=', false)
+    .where('exchanged_at', 'is not', null)
+    .where('status', '!=', 'failed')
+    .where('partner_fee', '>', '0')
+    .groupBy([period, 'currency_to_id'])
+    .orderBy(period, 'desc')
+    .execute();
+  return rows.map((row) => ({ ...row, orders: Number(row.orders) }));
+}

@@ -17,6 +17,7 @@ import { registerCabinetOrders } from './orders.js';
 import { registerCabinetOverview } from './overview.js';
 import { registerCabinetPasswordReset } from './password-reset.js';
 import { registerCabinetSettings } from './settings.js';
+import { registerCabinetPayouts } from './payouts.js';
 import { CabinetSessions } from './session.js';
 import { registerCabinetWebhooks } from './webhooks.js';
 
@@ -94,5 +95,6 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     registerCabinetKeys(cabinet, services, sessions);
     registerCabinetWebhooks(cabinet, services, sessions);
     registerCabinetSettings(cabinet, services, sessions);
+    registerCabinetPayouts(cabinet, services, sessions);
   });
 }

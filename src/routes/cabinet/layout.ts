@@ -7,6 +7,7 @@ export const NAVIGATION = [
   { path: '/cabinet/orders', label: 'Orders' },
   { path: '/cabinet/keys', label: 'API keys' },
   { path: '/cabinet/webhooks', label: 'Webhooks' },
+  { path: '/cabinet/payouts', label: 'Payouts' },
   { path: '/cabinet/settings', label: 'Settings' },
   { path: '/cabinet/account', label: 'Account' },
 ] as const;
