@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { effectivePayoutAddress } from '../../src/db/repositories/commission-payouts-repository.js';
 import { mailTo } from '../../src/db/repositories/mail-outbox-repository.js';
+import { Decimal } from '../../src/domain/money.js';
 import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
 import { htmlProblems } from '../helpers/html-check.js';
@@ -125,5 +126,48 @@ describe('cabinet: commission payout addresses', () => {
     await client.get('/cabinet/payouts');
     const none = await client.submit('/cabinet/payouts/cancel', { currency_id: ethId });
     assert.match(alertOf(none.body), /No change was pending/);
+  });
+});
+
+describe('cabinet: commission statements', () => {
+  const clock = new ManualClock(new Date('2026-11-03T09:00:00.000Z'));
+  let t: TestApp;
+  after(() => t?.close());
+
+  it('per month and currency: orders, commission, what was paid and its txid linked to the explorer; the same as CSV', async () => {
+    t = await buildTestApp({ clock, env: { WORKER: 'off' } });
+    const partner = await t.createPartner({ name: 'Statements', markup_bps: 100 });
+    const { client } = await cabinetPerson(t, { email: 'cy@wallet.test', password: PASSWORD, partnerId: partner.id });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/orders',
+      headers: { 'x-api-key': partner.apiKey },
+      payload: { coin_from: 'BTC', network_from: 'BTC', coin_to: 'ETH', network_to: 'ETH', amount_from: '0.1', rate_type: 'float', recipient_address: ADDRESS },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const { id } = res.json<{ id: string }>();
+    assert.equal((await t.admin('POST', `/admin/v1/simulator/orders/${id}/deposit`, {})).statusCode, 200);
+    assert.equal((await t.admin('POST', `/admin/v1/simulator/orders/${id}/confirmations`, { count: 6 })).statusCode, 200);
+    for (let i = 0; i < 6; i++) {
+      await t.runtime.worker.tick();
+      clock.advance(5000);
+    }
+    const order = await t.db.handle.db.selectFrom('orders').select(['partner_fee', 'currency_to_id', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.ok(order.partner_fee !== null && Number(order.partner_fee) > 0, JSON.stringify(order));
+    const fee = new Decimal(order.partner_fee ?? '0').toFixed();
+    let page = await client.get('/cabinet/payouts');
+    assert.match(page.body, new RegExp(`<td>2026-11</td><td>ETH \\(ETH\\)</td><td>1</td><td>${fee.replace('.', '\\.')}</td><td>not yet</td>`));
+    const txid = `0x${'ab'.repeat(32)}`;
+    await t.db.handle.db
+      .insertInto('payouts')
+      .values({ kind: 'commission', order_id: null, partner_id: partner.id, period: '2026-11', currency_id: order.currency_to_id, chain: 'ETH', address: ADDRESS, tag: null, amount: fee, payer: 'signer', status: 'broadcast', txid, created_at: clock.now() })
+      .execute();
+    page = await client.get('/cabinet/payouts');
+    assert.match(page.body, new RegExp(`<td>${fee.replace('.', '\\.')} \\(broadcast\\)</td><td><a href="[^"]*${txid}"`));
+    assert.deepEqual(htmlProblems(page.body), []);
+    const csv = await client.get('/cabinet/payouts/statements.csv');
+    assert.equal(csv.statusCode, 200);
+    assert.match(String(csv.headers['content-type']), /^text\/csv/);
+    assert.equal(csv.body, `period,coin,network,orders,commission,paid,status,txid\r\n2026-11,ETH,ETH,1,${fee},${fee},broadcast,${txid}\r\n`);
   });
 });

@@ -1,4 +1,6 @@
 import type { App, Services } from '../../app-types.js';
+import { csvField, csvRecord } from '../../domain/csv.js';
+import { CommissionStatements } from '../../services/commission-statements.js';
 import type { PayoutAddressChange } from '../../services/partner-payout-addresses.js';
 import { html } from './html.js';
 import { confirmForm, csrfField, page, time } from './layout.js';
@@ -18,7 +20,8 @@ const PROBLEMS: Record<Exclude<PayoutAddressChange, { ok: true }>['problem'], st
  * effect 24 hours later (shown as pending, cancellable meanwhile), and every person of the
  * partner is told by mail (services/partner-payout-addresses.ts).
  */
-export function registerCabinetPayouts(app: App, { payoutAddresses }: Services, sessions: CabinetSessions): void {
+export function registerCabinetPayouts(app: App, { payoutAddresses, database, catalog }: Services, sessions: CabinetSessions): void {
+  const statements = new CommissionStatements(database.db, catalog);
   app.get('/cabinet/payouts', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
     const flash = sessions.flash.read(session, request.query);
@@ -26,7 +29,15 @@ export function registerCabinetPayouts(app: App, { payoutAddresses }: Services, 
     const notice = done === 'requested' ? 'The new address takes effect in 24 hours. Everyone of your team was told by mail.' : done === 'cancelled' ? 'The pending change was cancelled.' : undefined;
     const views = await payoutAddresses.list(session.partnerId);
     const rows = views.filter((view) => view.current !== undefined || view.pending !== undefined);
-    const body = html`<h2>Commission payout addresses</h2>
+    const lines = await statements.lines(session.partnerId);
+    const body = html`<h2>Statements</h2>
+${lines.length === 0
+  ? html`<p>No commission yet.</p>`
+  : html`<table><thead><tr><th scope="col">Month (UTC)</th><th scope="col">Currency</th><th scope="col">Orders</th><th scope="col">Commission</th><th scope="col">Paid</th><th scope="col">Transaction</th></tr></thead><tbody>${lines.map(
+      (line) => html`<tr><td>${line.period}</td><td>${line.coin} (${line.network})</td><td>${line.orders}</td><td>${line.commission}</td><td>${line.paid === null ? 'not yet' : html`${line.paid} (${line.status ?? ''})`}</td><td>${line.txid === null ? '—' : line.txUrl === null ? html`<code>${line.txid}</code>` : html`<a href="${line.txUrl}" rel="noopener noreferrer"><code>${line.txid}</code></a>`}</td></tr>`,
+    )}</tbody></table>`}
+<p><a href="/cabinet/payouts/statements.csv" download>Download statements (CSV)</a></p>
+<h2>Commission payout addresses</h2>
 <p>Your commission is paid each month, per currency, to the address in force for it. A new or changed address takes effect 24 hours after it is asked for, and everyone of your team is told by mail.</p>
 ${rows.length === 0
   ? html`<p>No payout address yet: commission is owed but not paid until you set one.</p>`
@@ -57,6 +68,16 @@ ${rows.length === 0
   <button type="submit">Set address (in force in 24 hours)</button>
 </form>`;
     return reply.type('text/html; charset=utf-8').send(page({ title: 'Payouts', session, active: '/cabinet/payouts', notice, problem: flash.problem, body }));
+  });
+
+  app.get('/cabinet/payouts/statements.csv', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
+    const session = sessionOf(request);
+    const lines = await statements.lines(session.partnerId);
+    const csv = [
+      csvRecord(['period', 'coin', 'network', 'orders', 'commission', 'paid', 'status', 'txid']),
+      ...lines.map((line) => csvRecord([line.period, line.coin, line.network, String(line.orders), line.commission, line.paid ?? '', line.status ?? '', line.txid ?? ''].map((field) => csvField(field)))),
+    ].join('');
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="commission-statements.csv"').send(csv);
   });
 
   app.post('/cabinet/payouts', { schema: { hide: true }, preHandler: sessions.partnerAction }, async (request, reply) => {
