@@ -29,6 +29,9 @@ import type { LifecycleWorker } from './worker/lifecycle-worker.js';
 import type { WebhookEndpoints } from './services/webhook-endpoints.js';
 import type { WebhookWorker } from './worker/webhook-worker.js';
 import type { OrderStreams } from './services/order-streams.js';
+import type { CommissionPayouts } from './services/commission-payouts.js';
+import type { Mailer } from './services/mailer.js';
+import type { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
 
 /** The Fastify instance with TypeBox schemas typing request and reply. */
 export type App = FastifyInstance<
@@ -72,6 +75,10 @@ export interface Services {
   readonly webhookWorker: WebhookWorker;
   /** The partner's request log (services/request-log.ts). */
   readonly requestLog: RequestLog;
+  /** Queues mail in the caller's transaction (docs/decisions.md, "Mail outbox"). */
+  readonly mailer: Mailer;
+  /** Commission payouts per period (docs/contract.md §11.6). */
+  readonly commissionPayouts: CommissionPayouts;
   /** The status streams this process holds open (docs/contract.md §10.11). */
   readonly orderStreams: OrderStreams;
   /** Readiness and its details, for /readyz and GET /admin/v1/health. */
@@ -80,6 +87,8 @@ export interface Services {
   readonly resyncDepositIndexes: () => Promise<ResyncedChain[]>;
   /** The partner cabinet's accounts and sessions, and its sign-in throttles (docs/contract.md §9). */
   readonly cabinet: CabinetServices;
+  /** The partners' commission payout addresses (cabinet, docs/contract.md §11.6). */
+  readonly payoutAddresses: PartnerPayoutAddresses;
   /** Set when a graceful stop begins: /readyz turns 503 and connections close (src/plugins/drain.ts). */
   readonly drain: Drain;
 }

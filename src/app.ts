@@ -39,6 +39,7 @@ import { installResponseHeaders } from './plugins/security-headers.js';
 import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, cabinetNotFound, registerCabinet } from './routes/cabinet/index.js';
 import { CabinetAccounts } from './services/cabinet-accounts.js';
 import { CabinetTeam } from './services/cabinet-team.js';
+import { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
 import { Readiness } from './services/readiness.js';
 import { SecretBox } from './services/secret-box.js';
 
@@ -118,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   if (config.lifecycle.workerInProcess) {
     runtime.worker.start();
     runtime.webhookWorker.start();
+    runtime.mailWorker.start();
   }
   const { apiKeys } = runtime;
   const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, redisTimeoutMs: config.rateLimitRedisTimeoutMs, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
@@ -136,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     runtime.orderStreams.endAll();
     done();
   });
+  const cabinetAccounts = new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey);
   const services: Services = {
     config,
     drain,
@@ -145,8 +148,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     partnerAuth: partnerAuthHooks(apiKeys, { nonces: signatureNonces, clock }),
     adminAuthAttempts: rateLimits.attempts('admin-auth', config.limits.adminAuthFailuresPerMinute),
     readiness: new Readiness({ database, chainRpcUrls: config.chainRpcUrls, signerChains: config.payoutSignerChains, clock, pingRedis: rateLimits.pingStore }),
+    payoutAddresses: new PartnerPayoutAddresses(database.db, clock, runtime.catalog, cabinetAccounts, runtime.mailer),
     cabinet: {
-      accounts: new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
+      accounts: cabinetAccounts,
       team: new CabinetTeam(database.db, clock, new SecretBox(config.secretsKey)),
       signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
       signInPerAccount: rateLimits.attempts('cabinet-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),

@@ -135,6 +135,8 @@ export interface Config {
   /** The operator surface (src/surfaces.ts): its own listener, and who may scrape /metrics. */
   readonly operator: OperatorConfig;
   readonly webhooks: WebhookConfig;
+  /** The mail outbox's delivery (services/mail): SMTP, or .eml files on the embedded default. */
+  readonly mail: MailConfig;
   /** The status streams (docs/contract.md §10.11, services/order-streams.ts). */
   readonly streams: StreamConfig;
   /**
@@ -379,6 +381,7 @@ export function loadConfig(env: Env = process.env): Config {
     addressResyncGap: integer(env, 'ADDRESS_RESYNC_GAP', 100, 0, 1_000_000),
     operator: parseOperator(env),
     webhooks: parseWebhooks(env, databaseUrl),
+    mail: parseMail(env),
     streams: parseStreams(env),
     maxOpenOrdersPerPartner: integer(env, 'MAX_OPEN_ORDERS_PER_PARTNER', 100, 1, 1_000_000),
     lifecycle: Object.freeze({
@@ -679,6 +682,33 @@ function parseStreams(env: Env): StreamConfig {
     maxBufferBytes: integer(env, 'STREAM_BUFFER_BYTES', 262_144, 4096, 67_108_864),
     snapshotHours: integer(env, 'ORDER_SNAPSHOT_HOURS', 24, 1, 8760),
   });
+}
+
+export interface MailConfig {
+  /**
+   * `SMTP_URL` (e.g. `smtps://user:pass@mail.example.com:465`, or `smtp://…:587` with STARTTLS):
+   * the server the worker delivers the mail outbox through. Unset: each mail is written as an
+   * .eml file under `DATA_DIR/mail/` and logged (the embedded default; nothing leaves the machine).
+   */
+  readonly smtpUrl: string | undefined;
+  /** `MAIL_FROM`: the From of every mail. Default `Exchange <no-reply@localhost>`. */
+  readonly from: string;
+}
+
+function parseMail(env: Env): MailConfig {
+  const smtpUrl = optional(env, 'SMTP_URL');
+  if (smtpUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(smtpUrl);
+    } catch {
+      throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
+    }
+    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
+  }
+  const from = optional(env, 'MAIL_FROM') ?? 'Exchange <no-reply@localhost>';
+  if (/[\r\n]/.test(from) || !/@/.test(from) || from.length > 320) throw new ConfigError('MAIL_FROM', 'must be one mail address, optionally with a name: Name <address>');
+  return Object.freeze({ smtpUrl, from });
 }
 
 export interface WebhookConfig {

@@ -42,6 +42,9 @@ import { LifecycleWorker } from './worker/lifecycle-worker.js';
 import { WebhookEndpoints } from './services/webhook-endpoints.js';
 import { WebhookSender } from './services/webhook-sender.js';
 import { WebhookWorker } from './worker/webhook-worker.js';
+import { MailWorker } from './worker/mail-worker.js';
+import { configuredMailTransport, Mailer } from './services/mailer.js';
+import { CommissionPayouts } from './services/commission-payouts.js';
 import { InProcessOrderMoves, PostgresOrderMoves, type OrderMoveFeed } from './services/order-move-feed.js';
 import { OrderStreams } from './services/order-streams.js';
 import { pruneOrderSnapshots } from './db/repositories/order-snapshots-repository.js';
@@ -83,6 +86,12 @@ export interface Runtime {
   readonly webhookWorker: WebhookWorker;
   /** The partner's request log, written in batches off the request path (services/request-log.ts). */
   readonly requestLog: RequestLog;
+  /** Commission payouts per period (docs/contract.md §11.6). */
+  readonly commissionPayouts: CommissionPayouts;
+  /** Queues mail in the caller's transaction (docs/decisions.md, "Mail outbox"). */
+  readonly mailer: Mailer;
+  /** Delivers the mail outbox; runs wherever the lifecycle worker runs. */
+  readonly mailWorker: MailWorker;
   /**
    * Moves each chain's next deposit index past every index the database knows plus
    * ADDRESS_RESYNC_GAP (after a restore: docs/operations.md); done at every start too.
@@ -291,6 +300,9 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     settings: { concurrency: 32, perEndpoint: 8, timeoutMs: config.webhooks.timeoutMs, pollMs: 250 },
   });
 
+  const mailer = new Mailer(db, clock);
+  const mailWorker = new MailWorker(db, configuredMailTransport({ ...config.mail, dataDir: config.dataDir }, (fields, msg) => logger.info(fields, msg)), clock, metrics, logger);
+
   // Revocations and suspensions reach every API process within milliseconds (services/auth-changes.ts).
   let authChanges: AuthChangeFeed = new InProcessAuthChanges();
   if (config.databaseUrl !== undefined) {
@@ -330,6 +342,9 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     treasury,
     webhooks,
     webhookWorker,
+    mailer,
+    mailWorker,
+    commissionPayouts: new CommissionPayouts(db, clock, catalog, new Set(config.payoutSignerChains)),
     orderStreams,
     requestLog,
     resyncDepositIndexes: resync,
@@ -347,6 +362,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       treasury.stop();
       await worker.stop();
       await webhookWorker.stop();
+      await mailWorker.stop();
       await depositAddresses.close();
       prices.stop();
       liquidity.stop();

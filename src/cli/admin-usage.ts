@@ -85,6 +85,10 @@ Commission (contract §7.8)
                                        from 00:00 UTC) or an ISO 8601 date-time with its offset;
                                        default the last 30 days. Orders, volume, commission in
                                        USD and per coin
+  commissions pay --period YYYY-MM     pay a month that is over (UTC): one signer payout per
+                                       partner and asset, to the partner's payout address; run
+                                       twice, it pays once. Lists the payouts and who was
+                                       skipped (no address, no signer on the chain)
 
 Ledger and treasury (contract §11.4, §11.5)
   ledger trial-balance [--at DATE]     every account's balance per asset (debit positive) as of

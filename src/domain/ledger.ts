@@ -44,7 +44,9 @@ export type LedgerKind =
   /** A payout's transaction was mined and reverted: nothing was paid, its fee was spent. */
   | 'network_fee'
   /** The operator moved coins between the hot wallet and the deposits or the operator's capital. */
-  | 'transfer';
+  | 'transfer'
+  /** A partner's commission left the hot wallet (posted by the database when the payout settles, migration 0059). */
+  | 'commission_payout';
 
 export interface LedgerEntry {
   account: StoredAccount;

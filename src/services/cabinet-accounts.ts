@@ -408,6 +408,20 @@ export class CabinetAccounts {
     return true;
   }
 
+  /**
+   * A change that moves money (a commission payout address, docs/decisions.md "Commission
+   * payouts") needs the person's password AND a current code of their authenticator: not a
+   * recovery code, and not for a person without two-factor. The code is checked only once the
+   * password is right, and used up as at sign-in (the same code cannot confirm twice).
+   */
+  async confirmWithPasswordAndCode(userId: string, password: string, code: string): Promise<'ok' | 'wrong-password' | 'wrong-code' | 'no-two-factor'> {
+    const user = await findCabinetUser(this.db, userId);
+    if (user === undefined || !(await verifyPassword(user.password_hash, password))) return 'wrong-password';
+    if (user.totp_secret_sealed === null || user.totp_enabled_at === null) return 'no-two-factor';
+    const step = matchTotp(this.box.open(user.totp_secret_sealed, `totp:${user.id}`), code, this.clock.now(), user.totp_last_step);
+    return step !== undefined && (await advanceTotpStep(this.db, user.id, step)) ? 'ok' : 'wrong-code';
+  }
+
   /** The partner's people for the operator: two-factor and live sessions each. */
   people(partnerId: string): Promise<ListedPerson[]> {
     const now = this.clock.now();

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (error) => fatal(logger, error));
   runtime.worker.start('separate');
   runtime.webhookWorker.start('separate');
+  runtime.mailWorker.start();
   logger.info('lifecycle worker running');
   logger.info('webhook worker running');
 

@@ -111,6 +111,10 @@ describe('cabinet routes: sessions, partners apart, CSRF', () => {
     { method: 'GET', path: '/cabinet/orders.csv?mode=test', ownerStatus: 200, namesResource: false },
     { method: 'POST', path: '/cabinet/mode', fields: { mode: 'live', back: '/cabinet' }, ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/settings', fields: { markup_bps: '40' }, ownerStatus: 303, namesResource: false },
+    { method: 'GET', path: '/cabinet/payouts', ownerStatus: 200, namesResource: false },
+    // Refused (no two-factor, a wrong code): a 303 to the page with the problem, nothing changed.
+    { method: 'POST', path: '/cabinet/payouts', fields: { currency_id: 'none', address: 'x', password: PASSWORD, code: '000000' }, ownerStatus: 303, namesResource: false },
+    { method: 'POST', path: '/cabinet/payouts/cancel', fields: { currency_id: 'none' }, ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/keys', fields: { label: 'suite', kind: 'sandbox' }, ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/webhooks', fields: { url: 'http://127.0.0.1:9/suite-hook' }, ownerStatus: 303, namesResource: false },
     { method: 'POST', path: '/cabinet/account/totp', ownerStatus: 303, namesResource: false },

@@ -95,6 +95,12 @@ describe(`fuzz: cabinet forms and filters (${RUNS} cases per form)`, () => {
     },
     { name: 'POST /cabinet/settings', url: () => '/cabinet/settings', fields: () => form({ markup_bps: field('0', '50', '300') }) },
     {
+      name: 'POST /cabinet/payouts',
+      url: () => '/cabinet/payouts',
+      fields: () => form({ currency_id: field('00000000-0000-4000-8000-000000000000', ''), address: field('0x9858EfFD232B4033E47d90003D41EC34EcaEda94', 'bc1q'), tag: field('', '12'), password: field('x'), code: field('123456', '') }),
+    },
+    { name: 'POST /cabinet/payouts/cancel', url: () => '/cabinet/payouts/cancel', fields: () => form({ currency_id: field('00000000-0000-4000-8000-000000000000', 'x') }) },
+    {
       name: 'POST /cabinet/orders/:id/actions/set_refund_address',
       url: () => `/cabinet/orders/${orderId}/actions/set_refund_address`,
       fields: () => form({ refund_address: field('bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', ''), refund_address_tag: field('12345', '') }),

@@ -1061,6 +1061,12 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
       body: fields({ refund_address: text(130), refund_address_tag: text(130) }),
     },
     { method: 'GET', path: '/admin/v1/commissions', auth: 'admin', query: fields({ from: dateTime, to: dateTime }) },
+    {
+      method: 'POST',
+      path: '/admin/v1/commissions/payouts',
+      auth: 'admin',
+      body: fields({ period: fc.oneof(literal(fc.constantFrom('2026-11', '2020-01', '9999-12', '2026-13', '0000-01', '2026-1', '')), text(10)) }),
+    },
     { method: 'GET', path: '/admin/v1/health', auth: 'admin' },
     // The ledger and the treasury (docs/contract.md §11.4, §11.5).
     { method: 'GET', path: '/admin/v1/ledger/trial-balance', auth: 'admin', query: fields({ at: dateTime }) },

@@ -78,7 +78,7 @@ describe('two workers on one PostgreSQL database', () => {
         for (const payout of payouts) {
           assert.equal(payout.kind, 'payout');
           assert.equal(payout.status, 'sent');
-          assert.equal(payout.txid, simulatedTxid(payout.order_id, 'payout'));
+          assert.equal(payout.txid, simulatedTxid(payout.order_id ?? '', 'payout'));
         }
         assert.deepEqual(new Set(payouts.map((payout) => payout.order_id)), new Set(ids));
 

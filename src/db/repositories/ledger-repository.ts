@@ -78,13 +78,23 @@ export interface PayoutsInFlightRow {
 
 /**
  * Signer payouts and refunds in a signed transaction (signed, broadcast, or confirmed before
- * the worker's move posts them: their order still sending or refunding), per currency and chain.
+ * the worker's move posts them: their order still sending or refunding), and commission payouts
+ * signed or broadcast, per currency and chain (a currency may come twice: the caller sums).
  * The hot wallet's chain balance no longer has them, the ledger's still does.
  */
 export async function payoutsInFlight(db: Db): Promise<PayoutsInFlightRow[]> {
   // Rows recorded before migration 0051 have no currency_id: the order's currency of the kind.
   const currency = sql<string>`coalesce(p.currency_id, case p.kind when 'payout' then o.currency_to_id else o.currency_from_id end)`;
-  return db
+  // A commission payout is posted in the statement that confirms it (migration 0059): in flight while signed or broadcast.
+  const commissions = await db
+    .selectFrom('payouts')
+    .select([sql<string>`currency_id`.as('currency_id'), 'chain', sql<string>`sum(amount)`.as('amount'), sql<string>`coalesce(sum(fee), 0)`.as('fee')])
+    .where('kind', '=', 'commission')
+    .where('payer', '=', 'signer')
+    .where('status', 'in', ['signed', 'broadcast'])
+    .groupBy(['currency_id', 'chain'])
+    .execute();
+  const orders = await db
     .selectFrom('payouts as p')
     .innerJoin('orders as o', 'o.id', 'p.order_id')
     .select([
@@ -99,4 +109,5 @@ export async function payoutsInFlight(db: Db): Promise<PayoutsInFlightRow[]> {
     .where('o.sandbox', '=', false)
     .groupBy([currency, 'p.chain'])
     .execute();
+  return [...orders, ...commissions];
 }

@@ -75,11 +75,13 @@ export async function countSignerPayouts(db: Db): Promise<Map<string, Map<Signer
  * ended that its sending order does not show yet. One query per worker pass, whatever the
  * number of payouts waiting on the signer; oldest first.
  */
-export async function signerPayoutsToFollow(db: Db, limit: number): Promise<{ order_id: string; kind: PayoutRow['kind'] }[]> {
+export async function signerPayoutsToFollow(db: Db, limit: number): Promise<{ order_id: string; kind: 'payout' | 'refund' }[]> {
   return db
     .selectFrom('payouts as p')
     .innerJoin('orders as o', 'o.id', 'p.order_id')
     .select(['p.order_id', 'p.kind'])
+    // An order's payouts only (the inner join keeps no commission payout): said to the types.
+    .$narrowType<{ order_id: string; kind: 'payout' | 'refund' }>()
     .where('p.payer', '=', 'signer')
     .where((eb) =>
       eb.or([

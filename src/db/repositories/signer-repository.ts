@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../schema/index.js';
-import type { PayoutTransactionRow } from '../schema/payouts.js';
+import type { PayoutKind, PayoutTransactionRow } from '../schema/payouts.js';
 
 /**
  * The signer's queries (src/signer): the payouts it signs and the transactions it makes. Only
@@ -11,7 +11,7 @@ import type { PayoutTransactionRow } from '../schema/payouts.js';
 /** A requested payout as the signer judges and pays it. */
 export interface ClaimedPayout {
   id: string;
-  kind: 'payout' | 'refund';
+  kind: PayoutKind;
   chain: string;
   address: string;
   tag: string | null;
@@ -191,17 +191,21 @@ export async function markMined(db: Db, transactionId: string, confirmations: nu
     if (family.length > 0) {
       await tx.updateTable('payout_transactions').set({ state: 'replaced' }).where('id', 'in', family).where('state', 'in', ['signed', 'broadcast']).execute();
     }
-    const paid = await tx
-      .updateTable('payouts')
-      .set({ status: 'confirmed', transaction_id: transactionId, txid: mined.txid, confirmed_at: now, sent_at: now, updated_at: now })
+    const paying = await tx
+      .selectFrom('payouts')
+      .select('id')
       .where('transaction_id', 'in', [transactionId, ...family])
       .where('status', 'in', ['signed', 'broadcast'])
-      .returning('id')
       .execute();
-    const [only] = paid;
-    if (fee !== undefined && only !== undefined && paid.length === 1) {
-      await tx.updateTable('payouts').set({ fee }).where('id', '=', only.id).execute();
-    }
+    // The real fee goes on the payout in the statement that confirms it: a commission payout's
+    // ledger posting is made by that statement's trigger (migration 0059) and must see it.
+    const realFee = fee !== undefined && paying.length === 1 ? { fee } : {};
+    await tx
+      .updateTable('payouts')
+      .set({ status: 'confirmed', transaction_id: transactionId, txid: mined.txid, confirmed_at: now, sent_at: now, updated_at: now, ...realFee })
+      .where('transaction_id', 'in', [transactionId, ...family])
+      .where('status', 'in', ['signed', 'broadcast'])
+      .execute();
     return family;
   });
 }

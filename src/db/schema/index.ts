@@ -8,6 +8,7 @@ import type { CurrencyTable } from './currencies.js';
 import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
 import type { EvmNonceTable } from './evm-nonces.js';
 import type { LedgerEntryTable, LedgerTransactionTable } from './ledger.js';
+import type { MailOutboxTable } from './mail-outbox.js';
 import type { OperatorAuditTable } from './operator-audit.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { OrderSnapshotTable } from './order-snapshots.js';
@@ -15,6 +16,7 @@ import type { PartnerTable } from './partners.js';
 import type {
   HotWalletBalanceTable,
   HotWalletIndexTable,
+  PartnerPayoutAddressTable,
   PayoutTable,
   PayoutTransactionTable,
   SignerChainReadingTable,
@@ -74,6 +76,8 @@ export interface Database {
   worker_heartbeats: WorkerHeartbeatTable;
   ledger_transactions: LedgerTransactionTable;
   ledger_entries: LedgerEntryTable;
+  mail_outbox: MailOutboxTable;
+  partner_payout_addresses: PartnerPayoutAddressTable;
 }
 
 /** Repositories take this as their first argument, so the caller owns the transaction. */

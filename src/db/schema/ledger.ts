@@ -6,8 +6,10 @@ import type { Numeric, Timestamp } from './currencies.js';
 export interface LedgerTransactionTable {
   id: Generated<string>;
   kind: LedgerKind;
-  /** The order whose move posted it; null only for an operator's transfer. */
+  /** The order whose move posted it; null for an operator's transfer and a commission payout. */
   order_id: string | null;
+  /** The commission payout it settles (kind `commission_payout`, migration 0059); null otherwise. */
+  payout_id: Generated<string | null>;
   /** The operator's words for a transfer; null for an order's posting. */
   memo: string | null;
   /** Who made a transfer (as the operator gave it); null for an order's posting. */

@@ -1,11 +1,19 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Numeric, Timestamp } from './currencies.js';
 
-/** The outbox: one payout and at most one refund per order, recorded with the transition. */
+/**
+ * The outbox: one payout and at most one refund per order, recorded with the transition; and
+ * commission payouts (migration 0059), one per partner, currency and period, which belong to no order.
+ */
 export interface PayoutTable {
   id: Generated<string>;
-  order_id: string;
-  kind: 'payout' | 'refund';
+  /** The order paid or refunded; null for a commission payout. */
+  order_id: string | null;
+  kind: PayoutKind;
+  /** A commission payout's partner (migration 0059); null for an order's. */
+  partner_id: string | null;
+  /** A commission payout's period, `YYYY-MM` (UTC months); null for an order's. */
+  period: string | null;
   chain: string;
   address: string;
   tag: string | null;
@@ -33,6 +41,8 @@ export interface PayoutTable {
   confirmed_at: Timestamp | null;
   updated_at: Timestamp | null;
 }
+
+export type PayoutKind = 'payout' | 'refund' | 'commission';
 
 /**
  * docs/contract.md §11.2: requested → (awaiting_approval →) signed → broadcast → confirmed, or failed.
@@ -83,6 +93,24 @@ export interface SignerPayoutCheckView {
 }
 
 export type PayoutRow = Selectable<PayoutTable>;
+
+/** Where a partner's commission in one currency is paid, from `effective_at` on (migration 0059). */
+export interface PartnerPayoutAddressTable {
+  id: Generated<string>;
+  partner_id: string;
+  currency_id: string;
+  address: string;
+  tag: string | null;
+  /** The cabinet person who asked for it; null when the operator set it. */
+  requested_by: string | null;
+  requested_at: Timestamp;
+  /** 24 hours after requested_at: until then the address in force is the one before. */
+  effective_at: Timestamp;
+  cancelled_at: Timestamp | null;
+  cancelled_by: string | null;
+}
+
+export type PartnerPayoutAddressRow = Selectable<PartnerPayoutAddressTable>;
 
 /** Simulator state (see chains/simulator). */
 export interface SimulatedDepositTable {

@@ -31,6 +31,7 @@ import { registerSimulatorFaultsInject } from './simulator-faults-inject.js';
 import { registerAdminFailOrder } from './orders-fail.js';
 import { registerAdminOrderActions } from './orders-actions.js';
 import { registerCommissionsReport } from './commissions-report.js';
+import { registerCommissionsPayouts } from './commissions-payouts.js';
 import { registerLedgerEntries } from './ledger-entries.js';
 import { registerLedgerTrialBalance } from './ledger-trial-balance.js';
 import { registerLedgerTransfers } from './ledger-transfers.js';
@@ -91,6 +92,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerAdminFailOrder(admin, services);
     registerAdminOrderActions(admin, services);
     registerCommissionsReport(admin, services);
+    registerCommissionsPayouts(admin, services);
     registerLedgerTrialBalance(admin, services);
     registerLedgerEntries(admin, services);
     registerLedgerTransfers(admin, services);

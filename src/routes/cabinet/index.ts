@@ -19,6 +19,7 @@ import { registerCabinetPasswordReset } from './password-reset.js';
 import { registerCabinetSettings } from './settings.js';
 import { registerCabinetTeam } from './team.js';
 import { registerCabinetRequests } from './requests.js';
+import { registerCabinetPayouts } from './payouts.js';
 import { CabinetSessions } from './session.js';
 import { registerCabinetWebhooks } from './webhooks.js';
 
@@ -98,5 +99,6 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     registerCabinetSettings(cabinet, services, sessions);
     registerCabinetTeam(cabinet, services, sessions);
     registerCabinetRequests(cabinet, services, sessions);
+    registerCabinetPayouts(cabinet, services, sessions);
   });
 }

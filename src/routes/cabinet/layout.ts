@@ -9,6 +9,7 @@ export const NAVIGATION = [
   { path: '/cabinet/keys', label: 'API keys' },
   { path: '/cabinet/webhooks', label: 'Webhooks' },
   { path: '/cabinet/requests', label: 'Requests' },
+  { path: '/cabinet/payouts', label: 'Payouts' },
   { path: '/cabinet/settings', label: 'Settings' },
   { path: '/cabinet/team', label: 'Team' },
   { path: '/cabinet/account', label: 'Account' },
