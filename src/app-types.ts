@@ -11,6 +11,7 @@ import type { PartnerAuthHooks } from './plugins/partner-auth.js';
 import type { AttemptDecision, AttemptLimit } from './plugins/rate-limit.js';
 import type { ApiKeyService } from './services/api-keys.js';
 import type { CabinetAccounts } from './services/cabinet-accounts.js';
+import type { OperatorPeople } from './services/operator-people.js';
 import type { CatalogChanges } from './services/catalog-changes.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { ResyncedChain } from './services/deposit-index-resync.js';
@@ -76,6 +77,8 @@ export interface Services {
   readonly resyncDepositIndexes: () => Promise<ResyncedChain[]>;
   /** The partner cabinet's accounts and sessions, and its sign-in throttles (DESIGN §9). */
   readonly cabinet: CabinetServices;
+  /** The operator's people, their sessions and tokens, and the console's sign-in throttles. */
+  readonly operators: OperatorServices;
   /** Set when a graceful stop begins: /readyz turns 503 and connections close (src/plugins/drain.ts). */
   readonly drain: Drain;
 }
@@ -88,4 +91,12 @@ export interface CabinetServices {
   readonly signInPerAccount: AttemptLimit;
   /** One request of the partner's shared rate-limit budget, spent by a cabinet action (issue 26.7). */
   readonly partnerBudget: (partnerId: string, perKeyLimit: number) => AttemptDecision | Promise<AttemptDecision>;
+}
+
+export interface OperatorServices {
+  readonly people: OperatorPeople;
+  /** Failed console sign-ins (password or second factor) per client address. */
+  readonly signInPerAddress: AttemptLimit;
+  /** Failed console sign-ins per account (the email typed, or the person at the code step). */
+  readonly signInPerAccount: AttemptLimit;
 }

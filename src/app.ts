@@ -35,6 +35,7 @@ import { installSurfaceSplit } from './operator-listener.js';
 import { installResponseHeaders } from './plugins/security-headers.js';
 import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, cabinetNotFound, registerCabinet } from './routes/cabinet/index.js';
 import { CabinetAccounts } from './services/cabinet-accounts.js';
+import { OperatorPeople } from './services/operator-people.js';
 import { Readiness } from './services/readiness.js';
 import { SecretBox } from './services/secret-box.js';
 
@@ -137,6 +138,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
       signInPerAccount: rateLimits.attempts('cabinet-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
       partnerBudget: (partnerId, perKeyLimit) => rateLimits.partnerRequest(partnerId, perKeyLimit),
+    },
+    operators: {
+      people: new OperatorPeople(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
+      signInPerAddress: rateLimits.attempts('console-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
+      signInPerAccount: rateLimits.attempts('console-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
     },
     ...runtime,
   };

@@ -46,6 +46,7 @@ const OPTIONS = {
   action: { type: 'string' },
   target: { type: 'string' },
   cursor: { type: 'string' },
+  role: { type: 'string' },
 } as const;
 
 type GlobalOption = 'json' | 'help' | 'url' | 'token';

@@ -6,6 +6,7 @@ import { currencyCommands } from './admin-currencies.js';
 import { UsageError } from './admin-errors.js';
 import { keyCommands } from './admin-keys.js';
 import { ledgerCommands } from './admin-ledger.js';
+import { operatorCommands } from './admin-operators.js';
 import { orderCommands } from './admin-orders.js';
 import { partnerCommands } from './admin-partners.js';
 import { payoutCommands } from './admin-payouts.js';
@@ -29,6 +30,7 @@ const COMMANDS: readonly Command[] = [
   ...webhookCommands,
   ...payoutCommands,
   ...auditCommands,
+  ...operatorCommands,
 ];
 
 /** The command the words name, checked against its arguments and options before any request. */

@@ -957,6 +957,16 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         limit,
       }),
     },
+    {
+      method: 'POST',
+      path: '/admin/v1/operators',
+      auth: 'admin',
+      body: fields({
+        email: literal(fc.oneof(fc.constantFrom('fuzz@ops.example', 'FUZZ@ops.example', 'no-at-sign', '', 'a@b'), fc.emailAddress())),
+        role: literal(fc.constantFrom('viewer', 'support', 'finance', 'admin', 'root', '')),
+        name: text(110),
+      }),
+    },
     { method: 'GET', path: '/admin/v1/currencies', auth: 'admin' },
     {
       method: 'POST',

@@ -45,6 +45,7 @@ import * as m0055 from './0055-order-snapshots.js';
 import * as m0056 from './0056-ledger.js';
 import * as m0057 from './0057-ledger-opening.js';
 import * as m0061 from './0061-operator-audit.js';
+import * as m0062 from './0062-operator-people.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -94,4 +95,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0056-ledger': m0056,
   '0057-ledger-opening': m0057,
   '0061-operator-audit': m0061,
+  '0062-operator-people': m0062,
 };

@@ -8,6 +8,7 @@ import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-address
 import type { EvmNonceTable } from './evm-nonces.js';
 import type { LedgerEntryTable, LedgerTransactionTable } from './ledger.js';
 import type { OperatorAuditTable } from './operator-audit.js';
+import type { OperatorInvitationTable, OperatorPersonTable, OperatorRecoveryCodeTable, OperatorSessionTable, OperatorTokenTable } from './operator-people.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { OrderSnapshotTable } from './order-snapshots.js';
 import type { PartnerTable } from './partners.js';
@@ -50,6 +51,11 @@ export interface Database {
   hot_wallet_balances: HotWalletBalanceTable;
   signer_chain_readings: SignerChainReadingTable;
   operator_audit: OperatorAuditTable;
+  operator_people: OperatorPersonTable;
+  operator_invitations: OperatorInvitationTable;
+  operator_sessions: OperatorSessionTable;
+  operator_recovery_codes: OperatorRecoveryCodeTable;
+  operator_tokens: OperatorTokenTable;
   signer_pause_events: SignerPauseEventTable;
   simulated_deposits: SimulatedDepositTable;
   simulator_faults: SimulatorFaultTable;
