@@ -36,6 +36,7 @@ import { installResponseHeaders } from './plugins/security-headers.js';
 import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, cabinetNotFound, registerCabinet } from './routes/cabinet/index.js';
 import { CabinetAccounts } from './services/cabinet-accounts.js';
 import { OperatorPeople } from './services/operator-people.js';
+import { consoleNotFound, registerConsole } from './routes/console/index.js';
 import { Readiness } from './services/readiness.js';
 import { SecretBox } from './services/secret-box.js';
 
@@ -149,7 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   installValidators(app);
   installJsonBody(app);
-  installErrorHandler(app, cabinetNotFound);
+  installErrorHandler(app, (request) => cabinetNotFound(request) ?? consoleNotFound(request));
   installRequestMetrics(app, metrics);
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);
@@ -165,6 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealth(app, services);
   registerMetricsEndpoint(app, services);
   await registerCabinet(app, services);
+  await registerConsole(app, services);
   registerStatusPage(app, services);
   registerStaticIcons(app, [...new Set(runtime.catalog.all().map((row) => row.coin))]);
   cors.registerPreflights();

@@ -34,7 +34,7 @@ const REDACTED_PATHS = PREFIXES.flatMap((prefix) => [
  * password reset links. Matched case-blind on the percent-decoded path, so a 404 on a near
  * spelling (`/CABINET/INVITATION/…`, `/cabinet/%69nvitation/…`) is redacted as well.
  */
-const TOKEN_PATH = /^\/cabinet\/(invitation|password-reset)\//i;
+const TOKEN_PATH = /^\/(cabinet\/(invitation|password-reset)|console\/invitation)\//i;
 /** Any path or query piece shaped like the 256-bit tokens this service makes (43 base64url characters, or longer). */
 const TOKEN_SHAPED = /[A-Za-z0-9_-]{43,}/g;
 

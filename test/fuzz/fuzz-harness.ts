@@ -1160,7 +1160,7 @@ export function registeredRouteCount(ctx: FuzzContext): number {
     // (/cabinet/orders.csv) has none of those, and ended the cabinet's subtree early.
     const column = line.indexOf('── ');
     if (cabinetColumn !== undefined && column > cabinetColumn) continue;
-    cabinetColumn = /── \/cabinet\b/.test(line) ? column : undefined;
+    cabinetColumn = /── \/(cabinet|console)\b/.test(line) ? column : undefined;
     if (cabinetColumn !== undefined) continue;
     const methods = /\(([^)]*)\)\s*$/.exec(line)?.[1];
     if (methods !== undefined) count += methods.split(',').filter((m) => m.trim() !== 'HEAD' && m.trim() !== '').length;

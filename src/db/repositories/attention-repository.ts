@@ -123,3 +123,47 @@ export async function failingEndpoints(db: Db, limit: number): Promise<Attention
     .limit(limit)
     .execute();
 }
+
+export interface FoundOrder {
+  id: string;
+  short_id: string;
+  partner_name: string;
+  sandbox: boolean;
+  status: OrderStatus;
+  coin_from: string;
+  coin_to: string;
+  created_at: Date;
+}
+
+/**
+ * The console's search: orders whose id, short id, address (deposit, recipient, refund), txid
+ * (deposit, payout, refund) or external id is one of `spellings`, or whose partner's name
+ * contains `text`, or whose partner has a cabinet person with the email `text`. Newest first.
+ */
+export async function searchOrders(db: Db, query: { spellings: string[]; shortIds: string[]; uuid?: string | undefined; text: string }, limit: number): Promise<FoundOrder[]> {
+  const like = `%${query.text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  return db
+    .selectFrom('orders as o')
+    .innerJoin('partners as p', 'p.id', 'o.partner_id')
+    .select(['o.id', 'o.short_id', 'p.name as partner_name', 'o.sandbox', 'o.status', 'o.coin_from', 'o.coin_to', 'o.created_at'])
+    .where((eb) => {
+      const spelled = (column: 'o.deposit_address' | 'o.recipient_address' | 'o.refund_address' | 'o.deposit_txid' | 'o.payout_txid' | 'o.refund_txid' | 'o.external_id') =>
+        eb(column, 'in', query.spellings);
+      return eb.or([
+        ...(query.uuid === undefined ? [] : [eb('o.id', '=', query.uuid), eb('o.partner_id', '=', query.uuid)]),
+        ...(query.shortIds.length === 0 ? [] : [eb('o.short_id', 'in', query.shortIds)]),
+        spelled('o.deposit_address'),
+        spelled('o.recipient_address'),
+        spelled('o.refund_address'),
+        spelled('o.deposit_txid'),
+        spelled('o.payout_txid'),
+        spelled('o.refund_txid'),
+        spelled('o.external_id'),
+        eb('p.name', 'ilike', like),
+        eb('o.partner_id', 'in', eb.selectFrom('cabinet_users as u').select('u.partner_id').where('u.email', '=', query.text.toLowerCase())),
+      ]);
+    })
+    .orderBy('o.created_at', 'desc')
+    .limit(limit)
+    .execute();
+}
