@@ -37,6 +37,7 @@ import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDR
 import { CabinetAccounts } from './services/cabinet-accounts.js';
 import { OperatorPeople } from './services/operator-people.js';
 import { consoleNotFound, registerConsole } from './routes/console/index.js';
+import { arrivedOnOperatorListener } from './operator-listener.js';
 import { Readiness } from './services/readiness.js';
 import { SecretBox } from './services/secret-box.js';
 
@@ -150,7 +151,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   installValidators(app);
   installJsonBody(app);
-  installErrorHandler(app, (request) => cabinetNotFound(request) ?? consoleNotFound(request));
+  // An unknown /console path is a console page where the console is served: with ADMIN_PORT, on
+  // the operator listener only (the public port's 404 says nothing of an operator console).
+  installErrorHandler(app, (request) =>
+    cabinetNotFound(request) ?? (config.operator.listener === undefined || arrivedOnOperatorListener(request.raw) ? consoleNotFound(request) : undefined),
+  );
   installRequestMetrics(app, metrics);
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);

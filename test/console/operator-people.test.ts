@@ -5,6 +5,10 @@ import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { CHANGE_ROLES } from '../../src/routes/admin/route-roles.js';
 import { OperatorPeople } from '../../src/services/operator-people.js';
 import { SecretBox } from '../../src/services/secret-box.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runAdminCli } from '../helpers/admin-cli.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 
 const PASSWORD = 'quartz lantern meadow violin';
@@ -76,6 +80,25 @@ describe('operator people, personal tokens and roles', () => {
     assert.ok(entries.some((entry) => entry.actor === 'token:ADMIN_TOKEN'));
     assert.ok(entries.some((entry) => entry.after.url === '[redacted]'), 'the created answer is logged');
     assert.ok(!JSON.stringify(entries).includes(secret), 'the link is never logged');
+  });
+
+  it('npm run admin -- operators create prints the one-use link; a missing --role is a usage error', async () => {
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'epa-cli-'));
+    try {
+      const env = { DATA_DIR: dataDir, ADMIN_API_URL: address, ADMIN_TOKEN: t.adminToken };
+      const run = await runAdminCli(['operators', 'create', '--email', 'cli@ops.example', '--role', 'admin', '--name', 'Cli Admin'], env);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /console invitation for cli@ops\.example as admin/);
+      const link = /(http\S+\/console\/invitation\/\S+)/.exec(run.stdout)?.[1] ?? '';
+      t.secrets.add(new URL(link).pathname.split('/').pop() ?? '', 'cli invitation');
+      assert.equal((await people.openInvitation(new URL(link).pathname.split('/').pop() ?? '')).ok, true);
+      const usage = await runAdminCli(['operators', 'create', '--email', 'cli2@ops.example'], env);
+      assert.notEqual(usage.code, 0);
+      assert.match(usage.stderr, /needs --email <address> --role/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('a wrong password, an unknown email and a person who never set a password all fail the same way', async () => {
