@@ -13,6 +13,7 @@ import type { ApiKeyService } from './services/api-keys.js';
 import type { CabinetAccounts } from './services/cabinet-accounts.js';
 import type { CabinetTeam } from './services/cabinet-team.js';
 import type { RequestLog } from './services/request-log.js';
+import type { OperatorPeople } from './services/operator-people.js';
 import type { CatalogChanges } from './services/catalog-changes.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
 import type { ResyncedChain } from './services/deposit-index-resync.js';
@@ -89,6 +90,8 @@ export interface Services {
   readonly cabinet: CabinetServices;
   /** The partners' commission payout addresses (cabinet, docs/contract.md §11.6). */
   readonly payoutAddresses: PartnerPayoutAddresses;
+  /** The operator's people, their sessions and tokens, and the console's sign-in throttles. */
+  readonly operators: OperatorServices;
   /** Set when a graceful stop begins: /readyz turns 503 and connections close (src/plugins/drain.ts). */
   readonly drain: Drain;
 }
@@ -103,4 +106,12 @@ export interface CabinetServices {
   readonly signInPerAccount: AttemptLimit;
   /** One request of the partner's shared rate-limit budget, spent by a cabinet action. */
   readonly partnerBudget: (partnerId: string, perKeyLimit: number) => AttemptDecision | Promise<AttemptDecision>;
+}
+
+export interface OperatorServices {
+  readonly people: OperatorPeople;
+  /** Failed console sign-ins (password or second factor) per client address. */
+  readonly signInPerAddress: AttemptLimit;
+  /** Failed console sign-ins per account (the email typed, or the person at the code step). */
+  readonly signInPerAccount: AttemptLimit;
 }

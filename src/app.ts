@@ -40,6 +40,9 @@ import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDR
 import { CabinetAccounts } from './services/cabinet-accounts.js';
 import { CabinetTeam } from './services/cabinet-team.js';
 import { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
+import { OperatorPeople } from './services/operator-people.js';
+import { consoleNotFound, registerConsole } from './routes/console/index.js';
+import { arrivedOnOperatorListener } from './operator-listener.js';
 import { Readiness } from './services/readiness.js';
 import { SecretBox } from './services/secret-box.js';
 
@@ -156,12 +159,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       signInPerAccount: rateLimits.attempts('cabinet-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
       partnerBudget: (partnerId, perKeyLimit) => rateLimits.partnerRequest(partnerId, perKeyLimit),
     },
+    operators: {
+      people: new OperatorPeople(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
+      signInPerAddress: rateLimits.attempts('console-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
+      signInPerAccount: rateLimits.attempts('console-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
+    },
     ...runtime,
   };
 
   installValidators(app);
   installJsonBody(app);
-  installErrorHandler(app, cabinetNotFound);
+  // An unknown /console path is a console page where the console is served: with ADMIN_PORT, on
+  // the operator listener only (the public port's 404 says nothing of an operator console).
+  installErrorHandler(app, (request) =>
+    cabinetNotFound(request) ?? (config.operator.listener === undefined || arrivedOnOperatorListener(request.raw) ? consoleNotFound(request) : undefined),
+  );
   installRequestMetrics(app, metrics);
   installRequestLog(app, runtime.requestLog);
   // The caller is identified first (its key decides the bucket), then counted.
@@ -178,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealth(app, services);
   registerMetricsEndpoint(app, services);
   await registerCabinet(app, services);
+  await registerConsole(app, services);
   registerStatusPage(app, services);
   registerStaticIcons(app, [...new Set(runtime.catalog.all().map((row) => row.coin))]);
   cors.registerPreflights();

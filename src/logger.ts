@@ -31,10 +31,10 @@ const REDACTED_PATHS = PREFIXES.flatMap((prefix) => [
 
 /**
  * Paths whose rest is a one-time token (a credential until used): the cabinet's invitation and
- * password reset links. Matched case-blind on the percent-decoded path, so a 404 on a near
+ * password reset links, the console's invitation link. Matched case-blind on the percent-decoded path, so a 404 on a near
  * spelling (`/CABINET/INVITATION/…`, `/cabinet/%69nvitation/…`) is redacted as well.
  */
-const TOKEN_PATH = /^\/cabinet\/(invitation|password-reset)\//i;
+const TOKEN_PATH = /^\/(cabinet\/(?:invitation|password-reset)|console\/invitation)\//i;
 /** Any path or query piece shaped like the 256-bit tokens this service makes (43 base64url characters, or longer). */
 const TOKEN_SHAPED = /[A-Za-z0-9_-]{43,}/g;
 
@@ -50,7 +50,7 @@ export function redactUrl(url: string): string {
     // not valid percent-encoding: matched as sent
   }
   const prefix = TOKEN_PATH.exec(path);
-  if (prefix !== null) return `/cabinet/${(prefix[1] ?? '').toLowerCase()}/[redacted]`;
+  if (prefix !== null) return `/${(prefix[1] ?? '').toLowerCase()}/[redacted]`;
   return url.replace(TOKEN_SHAPED, '[redacted]');
 }
 

@@ -20,6 +20,11 @@ type Marked = IncomingMessage & { [OPERATOR_REQUEST]?: true };
 
 type Surface = 'partner' | 'operator';
 
+/** Whether a request came through the operator listener (always false without ADMIN_PORT). */
+export function arrivedOnOperatorListener(request: IncomingMessage): boolean {
+  return (request as Marked)[OPERATOR_REQUEST] === true;
+}
+
 /** Call before any route is registered: the routes are tagged with their surface as they are added. */
 export function installSurfaceSplit(app: App, operator: OperatorConfig): void {
   if (operator.listener === undefined) return;

@@ -47,6 +47,7 @@ const OPTIONS = {
   target: { type: 'string' },
   cursor: { type: 'string' },
   period: { type: 'string' },
+  role: { type: 'string' },
 } as const;
 
 type GlobalOption = 'json' | 'help' | 'url' | 'token';

@@ -7,6 +7,7 @@ import { healthCommands } from './admin-health.js';
 import { UsageError } from './admin-errors.js';
 import { keyCommands } from './admin-keys.js';
 import { ledgerCommands } from './admin-ledger.js';
+import { operatorCommands } from './admin-operators.js';
 import { orderCommands } from './admin-orders.js';
 import { partnerCommands } from './admin-partners.js';
 import { payoutCommands } from './admin-payouts.js';
@@ -31,6 +32,7 @@ const COMMANDS: readonly Command[] = [
   ...payoutCommands,
   ...auditCommands,
   ...healthCommands,
+  ...operatorCommands,
 ];
 
 /** The command the words name, checked against its arguments and options before any request. */

@@ -148,6 +148,12 @@ Health
                                        tick, chain nodes (height, lag, last error), the
                                        signer's unfinished payouts
 
+Operator console
+  operators create --email <address> --role viewer|support|finance|admin [--name "<name>"]
+                                       prints a one-use link (72 h) that sets the person's
+                                       console password; their first sign-in enrols
+                                       two-factor (required)
+
 Options
   --json           print the API's JSON response as is (one document, for scripts;
                    keys revoke prints {"key_id":...,"revoked":true}, the API answers 204;

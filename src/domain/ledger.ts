@@ -45,7 +45,7 @@ export type LedgerKind =
   | 'network_fee'
   /** The operator moved coins between the hot wallet and the deposits or the operator's capital. */
   | 'transfer'
-  /** A partner's commission left the hot wallet (posted by the database when the payout settles, migration 0059). */
+  /** A partner's commission left the hot wallet (posted by the database when the payout settles, migration 0066). */
   | 'commission_payout';
 
 export interface LedgerEntry {

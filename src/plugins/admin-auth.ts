@@ -1,11 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { ApiError, errorBodySchema } from '../errors.js';
+import type { OperatorRole } from '../domain/operator-roles.js';
 import type { AttemptLimit } from './rate-limit.js';
+
+/** Who a personal token (`Bearer opt_…`) is: its audit actor and role; undefined when it is no live token. */
+export type PersonalTokenCheck = (presented: string) => Promise<{ actor: string; role: OperatorRole } | undefined>;
 
 /**
  * Operator API guard: `Authorization: Bearer <ADMIN_TOKEN>`, compared as SHA-256 digests in
- * constant time. A partner key (or anything else) is refused with 401.
+ * constant time, which acts as `admin`; or a person's own API token (`Bearer opt_…`, made in
+ * the console), which acts as its person with its role (`personalToken`). A partner key (or
+ * anything else) is refused with 401.
  *
  * Failures are limited per client address (`attempts`, ADMIN_AUTH_FAILURES_PER_MINUTE): each
  * request counts as an attempt before its token is compared and is given back when it matches;
@@ -13,7 +19,7 @@ import type { AttemptLimit } from './rate-limit.js';
  * so guessing stops there, parallel guesses included. Every failure is logged at warn with the
  * address and why (never the token: Authorization is redacted and not copied into the line).
  */
-export function adminAuthHook(adminToken: string, attempts: AttemptLimit): onRequestAsyncHookHandler {
+export function adminAuthHook(adminToken: string, attempts: AttemptLimit, personalToken: PersonalTokenCheck): onRequestAsyncHookHandler {
   const expected = createHash('sha256').update(adminToken).digest();
   return async (request, reply) => {
     const attempt = await attempts.attempt(request.ip);
@@ -26,7 +32,9 @@ export function adminAuthHook(adminToken: string, attempts: AttemptLimit): onReq
     }
     const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
     const presented = createHash('sha256').update(match?.[1] ?? '').digest();
-    if (match === null || !timingSafeEqual(presented, expected)) {
+    const bootstrap = match !== null && timingSafeEqual(presented, expected);
+    const person = bootstrap || match?.[1] === undefined ? undefined : await personalToken(match[1]);
+    if (!bootstrap && person === undefined) {
       request.log.warn(
         {
           client: request.ip,
@@ -40,8 +48,9 @@ export function adminAuthHook(adminToken: string, attempts: AttemptLimit): onReq
       throw new ApiError('unauthorized', 'missing or invalid admin token');
     }
     attempts.succeeded(request.ip);
-    // The bootstrap token is for automation; people get tokens of their own (docs/contract.md §12).
-    request.operatorActor = 'token:ADMIN_TOKEN';
+    // The bootstrap token is for automation; people use tokens of their own (docs/decisions.md).
+    request.operatorActor = person?.actor ?? 'token:ADMIN_TOKEN';
+    request.operatorRole = person?.role ?? 'admin';
   };
 }
 

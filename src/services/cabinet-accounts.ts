@@ -1,4 +1,3 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import {
@@ -53,6 +52,7 @@ import type {
 import type { Database } from '../db/schema/index.js';
 import { matchTotp, newTotpSecret, totpUri } from '../domain/totp.js';
 import { hashPassword, passwordProblem, verifyPassword } from './cabinet-passwords.js';
+import { EMAIL_PATTERN, FormTokens, normalEmail, normalRecoveryCode, RECOVERY_CODES, randomSecret as token, recoveryCode, sha256 } from './account-secrets.js';
 import type { SecretBox } from './secret-box.js';
 
 /** An invitation link works this long, once (docs/contract.md §9). */
@@ -71,7 +71,6 @@ export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
 const SECOND_FACTOR_WINDOW_MS = 5 * 60_000;
 /** last_seen_at is written at most this often per session (the idle timeout is in minutes). */
 const TOUCH_EVERY_MS = 60_000;
-const RECOVERY_CODES = 10;
 /**
  * A reveal (a new secret shown once by the page a form's redirect leads to) lasts this long:
  * the browser follows the redirect at once; a page opened later shows no secret.
@@ -79,20 +78,7 @@ const RECOVERY_CODES = 10;
 export const REVEAL_TTL_MS = 2 * 60_000;
 const TOTP_ISSUER = 'Exchange partner cabinet';
 
-const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
-const token = (): string => randomBytes(32).toString('base64url');
-/** Recovery codes: 10 characters of an alphabet with no look-alikes, shown as xxxxx-xxxxx. */
-const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
-function recoveryCode(): string {
-  const bytes = randomBytes(10);
-  const chars = [...bytes].map((byte) => RECOVERY_ALPHABET[byte % RECOVERY_ALPHABET.length]).join('');
-  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
-}
-const normalRecoveryCode = (code: string): string => code.trim().toLowerCase().replace(/[^a-z0-9]/g, '');
-
-export const normalEmail = (email: string): string => email.trim().toLowerCase();
-/** Good enough to send a link to: something@something, no spaces, within RFC 5321's 254. */
-export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
+export { EMAIL_PATTERN, normalEmail };
 
 export type InvitationState =
   | { ok: true; invitation: CabinetInvitationRow }
@@ -118,7 +104,7 @@ export type SignInResult =
  * only as SHA-256; the TOTP secret is sealed under SECRETS_KEY. Time comes from the clock.
  */
 export class CabinetAccounts {
-  private readonly csrfKey: Buffer;
+  private readonly forms: FormTokens;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -127,7 +113,7 @@ export class CabinetAccounts {
     secretsKey: Buffer,
   ) {
     // A key of its own, so a CSRF token can never be mistaken for any other use of SECRETS_KEY.
-    this.csrfKey = createHmac('sha256', secretsKey).update('cabinet csrf v1').digest();
+    this.forms = new FormTokens(secretsKey, 'cabinet csrf v1');
   }
 
   /** A one-use invitation link for `email` to `partnerId`'s cabinet; `baseUrl` is PUBLIC_URL or the asking request's origin. */
@@ -332,14 +318,11 @@ export class CabinetAccounts {
    * server can make one (synchronizer token, OWASP CSRF cheat sheet).
    */
   csrfToken(anchor: string): string {
-    return createHmac('sha256', this.csrfKey).update(anchor).digest('base64url');
+    return this.forms.token(anchor);
   }
 
   csrfMatches(anchor: string, presented: unknown): boolean {
-    if (typeof presented !== 'string') return false;
-    const expected = Buffer.from(this.csrfToken(anchor));
-    const given = Buffer.from(presented);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return this.forms.matches(anchor, presented);
   }
 
   /**

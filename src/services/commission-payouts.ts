@@ -61,7 +61,7 @@ export interface CommissionRun {
  * Commission payouts (docs/contract.md §11.6; docs/decisions.md, "Commission payouts"): for a period that
  * is over, one signer payout per partner and asset of what the ledger credited the partner in
  * that period, to the partner's payout address in force. Idempotent per partner, currency and
- * period: the unique index of migration 0059 holds it, so two runs at once still pay once. The
+ * period: the unique index of migration 0066 holds it, so two runs at once still pay once. The
  * signer checks each amount against the ledger again; the ledger posts each when it is
  * confirmed, in that statement (the database's trigger).
  */

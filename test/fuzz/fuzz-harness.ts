@@ -957,6 +957,16 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
         limit,
       }),
     },
+    {
+      method: 'POST',
+      path: '/admin/v1/operators',
+      auth: 'admin',
+      body: fields({
+        email: literal(fc.oneof(fc.constantFrom('fuzz@ops.example', 'FUZZ@ops.example', 'no-at-sign', '', 'a@b'), fc.emailAddress())),
+        role: literal(fc.constantFrom('viewer', 'support', 'finance', 'admin', 'root', '')),
+        name: text(110),
+      }),
+    },
     { method: 'GET', path: '/admin/v1/currencies', auth: 'admin' },
     {
       method: 'POST',
@@ -1156,7 +1166,7 @@ export function registeredRouteCount(ctx: FuzzContext): number {
     // (/cabinet/orders.csv) has none of those, and ended the cabinet's subtree early.
     const column = line.indexOf('── ');
     if (cabinetColumn !== undefined && column > cabinetColumn) continue;
-    cabinetColumn = /── \/cabinet\b/.test(line) ? column : undefined;
+    cabinetColumn = /── \/(cabinet|console)\b/.test(line) ? column : undefined;
     if (cabinetColumn !== undefined) continue;
     const methods = /\(([^)]*)\)\s*$/.exec(line)?.[1];
     if (methods !== undefined) count += methods.split(',').filter((m) => m.trim() !== 'HEAD' && m.trim() !== '').length;

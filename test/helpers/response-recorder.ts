@@ -87,9 +87,9 @@ export class ResponseRecorder {
 
   private record(request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
     const route = request.routeOptions.url;
-    // An unknown path under /cabinet is a page of the cabinet (docs/contract.md §9.1), hidden from the
-    // documents as the cabinet's routes are.
-    if (route === undefined && /^\/cabinet(?:[/?]|$)/.test(request.url)) return;
+    // An unknown path under /cabinet (or /console) is a page of the cabinet (docs/contract.md §9.1) or the
+    // console, hidden from the documents as their routes are.
+    if (route === undefined && /^\/(cabinet|console)(?:[/?]|$)/.test(request.url)) return;
     if (route !== undefined) {
       if (request.routeOptions.schema?.hide === true) return;
       if (this.unchecked.has(`${request.method} ${route}`)) return;

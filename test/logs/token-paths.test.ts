@@ -53,5 +53,6 @@ describe('token-bearing paths are redacted in the logs', () => {
     assert.equal(redactUrl('/cabinet/orders?search=EX-ABC123'), '/cabinet/orders?search=EX-ABC123');
     assert.equal(redactUrl('/cabinet/invitation/abc'), '/cabinet/invitation/[redacted]');
     assert.equal(redactUrl('/cabinet/password-reset/abc/def?x=1'), '/cabinet/password-reset/[redacted]');
+    assert.equal(redactUrl('/Console/Invitation/abc'), '/console/invitation/[redacted]');
   });
 });

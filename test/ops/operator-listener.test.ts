@@ -52,6 +52,18 @@ describe('ADMIN_PORT: the operator surface on a listener of its own', () => {
     }
   });
 
+  it('the operator console is served on the operator listener only', async () => {
+    const signIn = await t.operator({ method: 'GET', url: '/console/login' });
+    assert.equal(signIn.statusCode, 200);
+    assert.match(signIn.body, /Operator console/);
+    assert.equal((await t.operator({ method: 'GET', url: '/console' })).headers.location, '/console/login');
+    for (const url of ['/console', '/console/login', '/console/nope']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 404, url);
+      assert.equal(res.json<{ code: string }>().code, 'not_found', `${url}: the plain 404, nothing of a console`);
+    }
+  });
+
   it('over real sockets: two listeners, each answering its surface', async () => {
     const listener = t.config.operator.listener;
     assert.ok(listener !== undefined);

@@ -44,13 +44,14 @@ import * as m0054 from './0054-hot-wallet-balances.js';
 import * as m0055 from './0055-order-snapshots.js';
 import * as m0056 from './0056-ledger.js';
 import * as m0057 from './0057-ledger-opening.js';
-import * as m0058 from './0058-mail-outbox.js';
-import * as m0059 from './0059-commission-payouts.js';
 import * as m0061 from './0061-operator-audit.js';
-import * as m0067 from './0067-order-search-indexes.js';
-import * as m0068 from './0068-trace-context.js';
+import * as m0062 from './0062-operator-people.js';
+import * as m0063 from './0063-mail-outbox.js';
 import * as m0064 from './0064-cabinet-roles.js';
 import * as m0065 from './0065-api-request-log.js';
+import * as m0066 from './0066-commission-payouts.js';
+import * as m0067 from './0067-order-search-indexes.js';
+import * as m0068 from './0068-trace-context.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -99,11 +100,12 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0055-order-snapshots': m0055,
   '0056-ledger': m0056,
   '0057-ledger-opening': m0057,
-  '0058-mail-outbox': m0058,
-  '0059-commission-payouts': m0059,
   '0061-operator-audit': m0061,
-  '0067-order-search-indexes': m0067,
-  '0068-trace-context': m0068,
+  '0062-operator-people': m0062,
+  '0063-mail-outbox': m0063,
   '0064-cabinet-roles': m0064,
   '0065-api-request-log': m0065,
+  '0066-commission-payouts': m0066,
+  '0067-order-search-indexes': m0067,
+  '0068-trace-context': m0068,
 };

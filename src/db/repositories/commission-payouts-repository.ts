@@ -3,7 +3,7 @@ import type { Db } from '../schema/index.js';
 import type { PartnerPayoutAddressRow, PayoutRow } from '../schema/payouts.js';
 
 /**
- * Commission payouts and partners' payout addresses (migration 0059). What a partner earned in
+ * Commission payouts and partners' payout addresses (migration 0066). What a partner earned in
  * a period is read from the ledger, through the database's own `commission_earned()`: the same
  * function the signer's check reads, so the amount asked and the amount checked are one.
  */

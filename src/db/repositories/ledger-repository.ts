@@ -85,7 +85,7 @@ export interface PayoutsInFlightRow {
 export async function payoutsInFlight(db: Db): Promise<PayoutsInFlightRow[]> {
   // Rows recorded before migration 0051 have no currency_id: the order's currency of the kind.
   const currency = sql<string>`coalesce(p.currency_id, case p.kind when 'payout' then o.currency_to_id else o.currency_from_id end)`;
-  // A commission payout is posted in the statement that confirms it (migration 0059): in flight while signed or broadcast.
+  // A commission payout is posted in the statement that confirms it (migration 0066): in flight while signed or broadcast.
   const commissions = await db
     .selectFrom('payouts')
     .select([sql<string>`currency_id`.as('currency_id'), 'chain', sql<string>`sum(amount)`.as('amount'), sql<string>`coalesce(sum(fee), 0)`.as('fee')])

@@ -2,7 +2,7 @@ import type { Db } from '../schema/index.js';
 import type { MailOutboxRow } from '../schema/mail-outbox.js';
 
 /**
- * The mail outbox (migration 0058). Mail is written by the caller's transaction (so it goes out
+ * The mail outbox (migration 0063). Mail is written by the caller's transaction (so it goes out
  * only when what it tells committed) and claimed by any number of workers (SKIP LOCKED).
  */
 

@@ -198,7 +198,7 @@ export async function markMined(db: Db, transactionId: string, confirmations: nu
       .where('status', 'in', ['signed', 'broadcast'])
       .execute();
     // The real fee goes on the payout in the statement that confirms it: a commission payout's
-    // ledger posting is made by that statement's trigger (migration 0059) and must see it.
+    // ledger posting is made by that statement's trigger (migration 0066) and must see it.
     const realFee = fee !== undefined && paying.length === 1 ? { fee } : {};
     await tx
       .updateTable('payouts')

@@ -8,7 +8,7 @@ export interface LedgerTransactionTable {
   kind: LedgerKind;
   /** The order whose move posted it; null for an operator's transfer and a commission payout. */
   order_id: string | null;
-  /** The commission payout it settles (kind `commission_payout`, migration 0059); null otherwise. */
+  /** The commission payout it settles (kind `commission_payout`, migration 0066); null otherwise. */
   payout_id: Generated<string | null>;
   /** The operator's words for a transfer; null for an order's posting. */
   memo: string | null;

@@ -1,7 +1,7 @@
 import type { Generated, Selectable } from 'kysely';
 import type { Timestamp } from './currencies.js';
 
-/** One mail to deliver (migration 0058): written in the transaction of what it tells. */
+/** One mail to deliver (migration 0063): written in the transaction of what it tells. */
 export interface MailOutboxTable {
   id: Generated<string>;
   /** One recipient's address. */

@@ -3,14 +3,14 @@ import type { Numeric, Timestamp } from './currencies.js';
 
 /**
  * The outbox: one payout and at most one refund per order, recorded with the transition; and
- * commission payouts (migration 0059), one per partner, currency and period, which belong to no order.
+ * commission payouts (migration 0066), one per partner, currency and period, which belong to no order.
  */
 export interface PayoutTable {
   id: Generated<string>;
   /** The order paid or refunded; null for a commission payout. */
   order_id: string | null;
   kind: PayoutKind;
-  /** A commission payout's partner (migration 0059); null for an order's. */
+  /** A commission payout's partner (migration 0066); null for an order's. */
   partner_id: string | null;
   /** A commission payout's period, `YYYY-MM` (UTC months); null for an order's. */
   period: string | null;
@@ -94,7 +94,7 @@ export interface SignerPayoutCheckView {
 
 export type PayoutRow = Selectable<PayoutTable>;
 
-/** Where a partner's commission in one currency is paid, from `effective_at` on (migration 0059). */
+/** Where a partner's commission in one currency is paid, from `effective_at` on (migration 0066). */
 export interface PartnerPayoutAddressTable {
   id: Generated<string>;
   partner_id: string;

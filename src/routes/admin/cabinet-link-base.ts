@@ -17,9 +17,15 @@ export function cabinetLinkBase(config: Config, request: FastifyRequest): string
   if (config.operator.listener !== undefined) {
     throw new ApiError('conflict', 'set PUBLIC_URL to make cabinet links: with ADMIN_PORT this request came through the operator listener, whose address is not where partners reach the cabinet');
   }
-  // The Host header is the client's to write: a link is built on it only when it is a host (and
-  // port) and nothing else. An empty or malformed one made `http:///cabinet/…` (the 10,000-case
-  // fuzz); one with a path or credentials would point partners elsewhere.
+  return requestOrigin(request);
+}
+
+/**
+ * The asking request's own origin, when its Host header is a host (and port) and nothing else.
+ * The Host header is the client's to write: an empty or malformed one made `http:///cabinet/…`
+ * (the 10,000-case fuzz); one with a path or credentials would point people elsewhere.
+ */
+export function requestOrigin(request: FastifyRequest): string {
   const host = request.host;
   let origin: URL | undefined;
   if (HOST.test(host)) {
@@ -30,7 +36,7 @@ export function cabinetLinkBase(config: Config, request: FastifyRequest): string
     }
   }
   if (origin === undefined) {
-    throw new ApiError('bad_request', "the request's Host header is not an origin a cabinet link can be built on: send the service's host, or set PUBLIC_URL");
+    throw new ApiError('bad_request', "the request's Host header is not an origin a link can be built on: send the service's host, or set PUBLIC_URL");
   }
   return origin.origin;
 }

@@ -8,6 +8,8 @@ import { registerAuditList } from './audit-list.js';
 import { registerCreateCurrency } from './currencies-create.js';
 import { installOperatorAudit } from './operator-audit.js';
 import { resolveOrderRefs } from './order-ref.js';
+import { registerCreateOperator } from './operators-create.js';
+import { installRouteRoles } from './route-roles.js';
 import { registerUpdateCurrency } from './currencies-update.js';
 import { registerCreateKey } from './keys-create.js';
 import { registerListKeys } from './keys-list.js';
@@ -56,11 +58,13 @@ export async function registerAdminRoutes(app: App, services: Services, document
   const adminToken = services.config.adminToken;
   if (adminToken === undefined) throw new Error('ADMIN_TOKEN must be resolved before building the app');
   await app.register(async (admin: App) => {
-    admin.addHook('onRequest', adminAuthHook(adminToken, services.adminAuthAttempts));
+    admin.addHook('onRequest', adminAuthHook(adminToken, services.adminAuthAttempts, (presented) => services.operators.people.authenticateToken(presented)));
     documentAdminAuthErrors(admin);
+    installRouteRoles(admin);
     admin.addHook('preValidation', resolveOrderRefs(services.database.db, services.config.shortIdPrefix));
     installOperatorAudit(admin, services.database.db, services.clock);
     registerAuditList(admin, services);
+    registerCreateOperator(admin, services);
     registerCreatePartner(admin, services);
     registerListPartners(admin, services);
     registerGetPartner(admin, services);

@@ -1,18 +1,24 @@
 import type { FastifyReply } from 'fastify';
-import type { CabinetServices } from '../../app-types.js';
-import type { CabinetSession } from './session.js';
+
+/** What signs a message: the surface's CSRF keys (the cabinet's accounts, the console's people). */
+interface FlashKeys {
+  accounts: { csrfToken(anchor: string): string; csrfMatches(anchor: string, presented: unknown): boolean };
+}
+
+/** The session a message is signed for: only its token is used. */
+type CabinetSession = { readonly token: string };
 
 /** The longest message a redirect carries (a service's refusal is one sentence). */
 const FLASH_MAX = 600;
 
 /**
- * A form's outcome carried across its 303 (docs/contract.md §9.1: every POST answers 303 to a page), in
+ * A form's outcome carried across its 303 (the console's too) (docs/contract.md §9.1: every POST answers 303 to a page), in
  * the query of the page it leads to: `flash=<text, base64url>.<MAC>`. The MAC is the session's
  * (HMAC of the CSRF key over the session token and the text), so a page shows only what this
  * server said to this session: a link someone else made cannot put words into the cabinet.
  */
 export class Flash {
-  constructor(private readonly cabinet: CabinetServices) {}
+  constructor(private readonly cabinet: FlashKeys) {}
 
   private mac(session: CabinetSession, kind: FlashKind, payload: string): string {
     return this.cabinet.accounts.csrfToken(`flash:${kind}:${session.token}:${payload}`);

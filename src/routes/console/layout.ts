@@ -1,0 +1,87 @@
+import { roleAtLeast, type OperatorRole } from '../../domain/operator-roles.js';
+import { html, type Html } from '../cabinet/html.js';
+import type { ConsoleSession } from './session.js';
+
+/** The console's pages in the navigation, each with the least role that sees it. */
+export const CONSOLE_NAVIGATION = [
+  { path: '/console', label: 'Attention', role: 'viewer' },
+  { path: '/console/orders', label: 'Orders', role: 'viewer' },
+  { path: '/console/audit', label: 'Audit log', role: 'viewer' },
+  { path: '/console/people', label: 'People', role: 'admin' },
+  { path: '/console/account', label: 'My tokens', role: 'viewer' },
+] as const satisfies ReadonlyArray<{ path: string; label: string; role: OperatorRole }>;
+
+export type ConsolePath = (typeof CONSOLE_NAVIGATION)[number]['path'];
+
+interface PageParts {
+  title: string;
+  body: Html;
+  session?: ConsoleSession;
+  active?: ConsolePath;
+  notice?: string | undefined;
+  problem?: string | undefined;
+}
+
+/**
+ * One console page: the cabinet's plain, accessible HTML and its one stylesheet and script
+ * (served again under /console/assets, so the console needs nothing of the partner surface).
+ */
+export function consolePage(parts: PageParts): string {
+  const { session } = parts;
+  const header =
+    session === undefined
+      ? html`<header class="top"><span class="brand">Operator console</span></header>`
+      : html`<header class="top">
+  <span class="brand">Operator console</span>
+  <span class="who">${session.found.name ?? session.found.email} · ${session.found.email} · ${session.role}</span>
+  <form method="post" action="/console/logout" class="inline">
+    <input type="hidden" name="_csrf" value="${session.csrf}">
+    <button type="submit">Sign out</button>
+  </form>
+</header>
+<nav aria-label="Console">
+  <ul>${CONSOLE_NAVIGATION.filter((item) => roleAtLeast(session.role, item.role)).map(
+    (item) => html`<li><a href="${item.path}"${item.path === parts.active ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
+  )}</ul>
+</nav>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${parts.title} · Operator console</title>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/console/assets/console.css">
+<script src="/console/assets/console.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+${header}
+<main id="main">
+<h1>${parts.title}</h1>
+${parts.notice === undefined ? '' : html`<p class="notice" role="status">${parts.notice}</p>`}
+${parts.problem === undefined ? '' : html`<p class="problem" role="alert">${parts.problem}</p>`}
+${parts.body}
+</main>
+</body>
+</html>
+`.text;
+}
+
+export function consoleErrorPage(title: string, message: string): string {
+  return consolePage({ title, body: html`<p role="alert">${message}</p><p><a href="/console">Back to the console</a></p>` });
+}
+
+/** How long ago, in words a person scans: "5 min", "3 h", "2 d". */
+export function age(since: Date, now: Date): string {
+  const minutes = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
+}
+
+/** The notices a redirect may name (a fixed set: nothing from the URL is shown as is). */
+export function noticeOf(query: unknown, notices: Readonly<Record<string, string>>): string | undefined {
+  const done = (query as Record<string, unknown> | undefined)?.done;
+  return typeof done === 'string' ? notices[done] : undefined;
+}

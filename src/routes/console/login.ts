@@ -1,0 +1,207 @@
+import { createHash } from 'node:crypto';
+import QRCode from 'qrcode';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App, Services } from '../../app-types.js';
+import type { AttemptDecision } from '../../plugins/rate-limit.js';
+import { normalEmail } from '../../services/account-secrets.js';
+import { PASSWORD_MIN_LENGTH } from '../../services/cabinet-passwords.js';
+import { html, trusted } from '../cabinet/html.js';
+import { csrfField } from '../cabinet/layout.js';
+import { formField } from '../cabinet/session.js';
+import { consoleErrorPage, consolePage, noticeOf } from './layout.js';
+import type { ConsoleSession, ConsoleSessions } from './session.js';
+
+const NOTICES: Readonly<Record<string, string>> = {
+  'password-set': 'Your password is set. Sign in with it; you will then set up two-factor sign-in.',
+  'signed-out': 'You are signed out.',
+};
+
+const accountKey = (email: string): string => createHash('sha256').update(`console:${normalEmail(email)}`).digest('hex').slice(0, 32);
+
+const HTML = 'text/html; charset=utf-8';
+const formExpired = () => consoleErrorPage('Form expired', 'This form could not be accepted: it expired or did not come from this console. Go back, reload the page and try again.');
+
+function throttled(reply: FastifyReply, decisions: AttemptDecision[], render: (problem: string) => string | Promise<string>): Promise<FastifyReply> | undefined {
+  const refused = decisions.filter((decision) => !decision.allowed);
+  if (refused.length === 0) return undefined;
+  const retry = Math.max(...refused.map((decision) => (decision.allowed ? 0 : decision.retryAfterSeconds)));
+  return Promise.resolve(render(`Too many sign-in attempts. Wait ${retry} seconds, then try again.`)).then((body) => reply.code(429).header('retry-after', String(retry)).type(HTML).send(body));
+}
+
+/**
+ * Sign-in (/console/login), the second step (/console/login/code: a code, or the enrolment of
+ * an authenticator when the person has none: two-factor is required), sign-out, and the
+ * invitation link that sets a password. Failures count per client address and per account
+ * before the check and are given back on success, as in the cabinet.
+ */
+export function registerConsoleLogin(app: App, { operators }: Services, sessions: ConsoleSessions): void {
+  const options = { schema: { hide: true } };
+
+  const loginPage = (request: FastifyRequest, reply: FastifyReply, parts: { email?: string; problem?: string; notice?: string | undefined } = {}) =>
+    consolePage({
+      title: 'Sign in',
+      notice: parts.notice,
+      body: html`<form method="post" action="/console/login" class="stack">
+  ${csrfField(sessions.preSessionCsrf(request, reply))}
+  ${parts.problem === undefined ? '' : html`<p role="alert">${parts.problem}</p>`}
+  <label>Email <input type="email" name="email" autocomplete="username" required maxlength="254" value="${parts.email ?? ''}"></label>
+  <label>Password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
+  <button type="submit">Sign in</button>
+</form>`,
+    });
+
+  app.get('/console/login', options, async (request, reply) => reply.type(HTML).send(loginPage(request, reply, { notice: noticeOf(request.query, NOTICES) })));
+
+  app.post('/console/login', options, async (request, reply) => {
+    if (!sessions.preSessionCsrfMatches(request)) return reply.code(403).type(HTML).send(formExpired());
+    const email = formField(request, 'email') ?? '';
+    const password = formField(request, 'password') ?? '';
+    const account = accountKey(email);
+    const limited = throttled(reply, [await operators.signInPerAddress.attempt(request.ip), await operators.signInPerAccount.attempt(account)], (problem) =>
+      loginPage(request, reply, { email, problem }),
+    );
+    if (limited !== undefined) return limited;
+    const result = await operators.people.signIn(email, password, request.headers['user-agent']);
+    if (!result.ok) return reply.code(401).type(HTML).send(loginPage(request, reply, { email, problem: 'Wrong email or password.' }));
+    operators.signInPerAddress.succeeded(request.ip);
+    operators.signInPerAccount.succeeded(account);
+    sessions.start(request, reply, result.token);
+    return reply.redirect('/console/login/code', 303);
+  });
+
+  /** The second step: a code, or (no second factor yet) the enrolment with its QR code. */
+  const codePage = async (session: ConsoleSession, problem?: string): Promise<string> => {
+    const alert = problem === undefined ? '' : html`<p role="alert">${problem}</p>`;
+    if (session.found.totpEnabled) {
+      return consolePage({
+        title: 'Two-factor code',
+        body: html`<form method="post" action="/console/login/code" class="stack">
+  ${csrfField(session.csrf)}
+  ${alert}
+  <label>Code from your authenticator app, or a recovery code
+    <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="32" autofocus>
+  </label>
+  <button type="submit">Continue</button>
+</form>`,
+      });
+    }
+    const enrolment = await operators.people.enrolment(session.personId);
+    if (enrolment === undefined) return consoleErrorPage('Two-factor', 'Two-factor sign-in could not be set up. Sign in again.');
+    const qr = await QRCode.toString(enrolment.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    return consolePage({
+      title: 'Set up two-factor sign-in',
+      body: html`<p>The console requires two-factor sign-in. Set it up once:</p>
+<ol>
+<li>Scan this code with an authenticator app (or type the key below into it).</li>
+<li>Type the 6-digit code the app shows.</li>
+</ol>
+<figure class="qr" role="img" aria-label="QR code of your two-factor key">${trusted(qr)}</figure>
+<p>Key: <span class="mono" id="totp-key">${enrolment.secret.replace(/(.{4})/g, '$1 ').trim()}</span></p>
+<form method="post" action="/console/login/code" class="stack">
+  ${csrfField(session.csrf)}
+  ${alert}
+  <label>Code from the app <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="12"></label>
+  <button type="submit">Turn on two-factor and continue</button>
+</form>`,
+    });
+  };
+
+  const pendingSession = async (request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | undefined> => {
+    const session = await sessions.read(request);
+    if (session === undefined) {
+      await reply.redirect('/console/login', 303);
+      return undefined;
+    }
+    if (!session.found.session.second_factor_pending) {
+      await reply.redirect('/console', 303);
+      return undefined;
+    }
+    return session;
+  };
+
+  app.get('/console/login/code', options, async (request, reply) => {
+    const session = await pendingSession(request, reply);
+    if (session === undefined) return reply;
+    return reply.type(HTML).send(await codePage(session));
+  });
+
+  app.post('/console/login/code', options, async (request, reply) => {
+    const session = await pendingSession(request, reply);
+    if (session === undefined) return reply;
+    if (!sessions.changeAllowed(request, session)) return reply.code(403).type(HTML).send(formExpired());
+    const account = accountKey(session.found.email);
+    const limited = throttled(reply, [await operators.signInPerAddress.attempt(request.ip), await operators.signInPerAccount.attempt(account)], (problem) =>
+      codePage(session, problem),
+    );
+    if (limited !== undefined) return limited;
+    const code = formField(request, 'code') ?? '';
+    if (!session.found.totpEnabled) {
+      const confirmed = await operators.people.confirmEnrolment(session.token, session.found, code);
+      if (!confirmed.ok) return reply.code(401).type(HTML).send(await codePage(session, 'That code is not right. Check the app shows this key, and type its current code.'));
+      operators.signInPerAddress.succeeded(request.ip);
+      operators.signInPerAccount.succeeded(account);
+      // The recovery codes are shown once, on this answer (not a redirect: they must not sit in a URL).
+      return reply.type(HTML).send(
+        consolePage({
+          title: 'Two-factor sign-in is on',
+          body: html`<p>Keep these recovery codes somewhere safe: each signs you in once if you lose your authenticator. They are shown only now.</p>
+<ul class="codes">${confirmed.codes.map((c) => html`<li>${c}</li>`)}</ul>
+<p><a href="/console">Continue to the console</a></p>`,
+        }),
+      );
+    }
+    if (!(await operators.people.completeSecondFactor(session.token, session.found, code))) {
+      return reply.code(401).type(HTML).send(await codePage(session, 'That code is not right, or was used already.'));
+    }
+    operators.signInPerAddress.succeeded(request.ip);
+    operators.signInPerAccount.succeeded(account);
+    return reply.redirect('/console', 303);
+  });
+
+  app.post('/console/logout', options, async (request, reply) => {
+    const session = await sessions.read(request);
+    if (session !== undefined) {
+      if (!sessions.changeAllowed(request, session)) return reply.code(403).type(HTML).send(formExpired());
+      await operators.people.signOut(session.token);
+    }
+    sessions.end(request, reply);
+    return reply.redirect('/console/login?done=signed-out', 303);
+  });
+
+  // The invitation link: its token is a credential until used (the logger drops it from the request line).
+  const invitationForm = (request: FastifyRequest, reply: FastifyReply, token: string, email: string, problem?: string) =>
+    consolePage({
+      title: 'Set your password',
+      body: html`<p>You were invited to the operator console as <strong>${email}</strong>.</p>
+<form method="post" action="/console/invitation/${token}" class="stack">
+  ${csrfField(sessions.preSessionCsrf(request, reply))}
+  ${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
+  <input type="email" name="email" autocomplete="username" value="${email}" hidden readonly>
+  <label>New password
+    <input type="password" name="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="128" aria-describedby="password-hint">
+  </label>
+  <p class="hint" id="password-hint">At least ${PASSWORD_MIN_LENGTH} characters and hard to guess: a few unrelated words work well.</p>
+  <label>The same password again <input type="password" name="confirm" autocomplete="new-password" required maxlength="128"></label>
+  <button type="submit">Set password</button>
+</form>`,
+    });
+
+  app.get('/console/invitation/:token', options, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const state = await operators.people.openInvitation(token);
+    if (!state.ok) return reply.code(404).type(HTML).send(consoleErrorPage('Invitation not valid', state.problem));
+    return reply.type(HTML).send(invitationForm(request, reply, token, state.email));
+  });
+
+  app.post('/console/invitation/:token', options, async (request, reply) => {
+    if (!sessions.preSessionCsrfMatches(request)) return reply.code(403).type(HTML).send(formExpired());
+    const { token } = request.params as { token: string };
+    const state = await operators.people.openInvitation(token);
+    if (!state.ok) return reply.code(404).type(HTML).send(consoleErrorPage('Invitation not valid', state.problem));
+    const password = formField(request, 'password') ?? '';
+    if (password !== formField(request, 'confirm')) return reply.code(400).type(HTML).send(invitationForm(request, reply, token, state.email, 'The two passwords differ.'));
+    const accepted = await operators.people.acceptInvitation(token, password);
+    if (!accepted.ok) return reply.code(400).type(HTML).send(invitationForm(request, reply, token, state.email, accepted.problem));
+    return reply.redirect('/console/login?done=password-set', 303);
+  });
+}
