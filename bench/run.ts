@@ -683,6 +683,16 @@ async function main(): Promise<void> {
     return;
   }
 
+  // Tracing on against off needs no SQL capture either: alone, it reports on its own.
+  if (ONLY !== undefined && [...ONLY].every((name) => name === 'tracing')) {
+    pinSelf(plan);
+    const text = tracingSection(await tracingBench(plan, DURATION, ROUNDS * 2, CONNECTIONS, log));
+    console.log(text);
+    await writeFile(path.join(RESULTS_DIR, 'latest-tracing.md'), `# Tracing bench, ${started.toISOString()}\n${text}`);
+    log('written bench/results/latest-tracing.md');
+    return;
+  }
+
   log('capturing the SQL of one order creation and one order read');
   const capture = await captureOrderSql();
   const createScript = path.join(REPO_ROOT, 'bench', 'order-create.sql');
