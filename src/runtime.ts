@@ -7,6 +7,7 @@ import { configuredPayoutPaths } from './chains/payout-paths.js';
 import { SimulatedChainWatcher } from './chains/simulator/simulated-chain-watcher.js';
 import { SimulatedExchanger } from './chains/simulator/simulated-exchanger.js';
 import { SimulatedPayoutSender } from './chains/simulator/simulated-payout-sender.js';
+import { assetName } from './domain/asset-name.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
@@ -251,7 +252,12 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   // The chain's side of the treasury is what the signer publishes; without a signer, nothing.
   const signed = config.payoutSignerChains.length > 0;
   const chainHoldings = signed ? new SignerChainHoldings(db, catalog, clock) : NO_CHAIN_READINGS;
-  const treasury = new Treasury(db, clock, catalog, chainHoldings, metrics, (error) => logger.error({ err: error }, 'treasury reconciliation failed'));
+  // An asset is valued at its currency's price symbol (a token at its own, e.g. USDT_ETH at USDT).
+  const usdPrice = (asset: string) => {
+    const row = catalog.all().find((currency) => assetName(currency.coin, currency.network) === asset);
+    return row === undefined ? undefined : prices.getPriceUsd(row.price_symbol);
+  };
+  const treasury = new Treasury(db, clock, catalog, chainHoldings, metrics, (error) => logger.error({ err: error }, 'treasury reconciliation failed'), usdPrice);
   await treasury.start(signed);
   // Chains with a node (CHAIN_<CHAIN>_RPC_URL) are watched there; the simulator keeps the rest.
   const nodeWatchers = createChainWatchers(config, db, clock, metrics, logger, (chain) => {

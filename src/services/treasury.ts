@@ -63,6 +63,29 @@ export interface TreasuryLine {
   commission_owed: string;
   /** Live revenue, credit positive: what the conversions left the exchange with in the asset. */
   revenue: string;
+  /** The same figures in USD at the asset's current consensus price; null without a fresh price. */
+  usd: TreasuryUsd | null;
+}
+
+/**
+ * A line's figures valued in USD, to the cent (half-even): a valuation for reading, never booked;
+ * the books stay in the asset's own units.
+ */
+export interface TreasuryUsd {
+  /** USD per whole unit of the asset, exact as the price feeds agreed on it. */
+  price: string;
+  holdings_ledger: string;
+  holdings_chain: string | null;
+  pending_payouts: string;
+  commission_owed: string;
+  revenue: string;
+}
+
+/** The USD price of one whole unit of an asset, when a fresh one exists. */
+export type AssetUsdPrice = (asset: string) => Decimal | undefined;
+
+function inUsd(price: Decimal, amount: Decimal): string {
+  return price.times(amount).toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN).toFixed(2);
 }
 
 /** How often the reconciliation runs where there is a hot wallet to read, ms. */
@@ -100,6 +123,7 @@ export class Treasury {
     private readonly chain: ChainHoldings,
     metrics: Metrics,
     private readonly onError: (error: unknown) => void,
+    private readonly usdPrice: AssetUsdPrice = () => undefined,
   ) {
     const current = (): ReadonlyMap<string, Decimal> => this.drifts;
     new Gauge({
@@ -153,6 +177,7 @@ export class Treasury {
       const onChain = chain.get(asset);
       const drift = onChain?.minus(ledger.minus(pending));
       if (drift !== undefined) drifts.set(asset, drift);
+      const price = this.usdPrice(asset);
       view[asset] = {
         holdings_ledger: ledger.toFixed(),
         holdings_chain: onChain?.toFixed() ?? null,
@@ -160,6 +185,17 @@ export class Treasury {
         pending_payouts: pending.toFixed(),
         commission_owed: owed.toFixed(),
         revenue: revenue.toFixed(),
+        usd:
+          price === undefined
+            ? null
+            : {
+                price: price.toFixed(),
+                holdings_ledger: inUsd(price, ledger),
+                holdings_chain: onChain === undefined ? null : inUsd(price, onChain),
+                pending_payouts: inUsd(price, pending),
+                commission_owed: inUsd(price, owed),
+                revenue: inUsd(price, revenue),
+              },
       };
     }
     this.drifts = drifts;

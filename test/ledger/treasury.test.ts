@@ -43,6 +43,12 @@ describe('treasury: holdings, drift, commission owed and revenue', () => {
 
   it('per asset: what the hot wallet paid, commission owed, revenue; no chain reading: null', async () => {
     const treasury = await view();
+    const ethUsd = h.t.runtime.prices.getPriceUsd('ETH');
+    const btcUsd = h.t.runtime.prices.getPriceUsd('BTC');
+    assert.ok(ethUsd !== undefined && btcUsd !== undefined, 'the test prices are fresh');
+    // In USD to the cent, half to even: a valuation beside the books, which stay in the coin.
+    const usd = (price: Decimal, amount: string) => price.times(amount).toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN).toFixed(2);
+    const ethRevenue = new Decimal(paidOut).plus(fee).negated().toFixed();
     assert.deepEqual(treasury.ETH, {
       holdings_ledger: `-${paidOut}`,
       holdings_chain: null,
@@ -50,9 +56,19 @@ describe('treasury: holdings, drift, commission owed and revenue', () => {
       pending_payouts: '0',
       commission_owed: fee,
       // What the conversion gave out in ETH: the payout and the partner's share.
-      revenue: new Decimal(paidOut).plus(fee).negated().toFixed(),
+      revenue: ethRevenue,
+      usd: { price: ethUsd.toFixed(), holdings_ledger: usd(ethUsd, `-${paidOut}`), holdings_chain: null, pending_payouts: '0.00', commission_owed: usd(ethUsd, fee), revenue: usd(ethUsd, ethRevenue) },
     });
-    assert.deepEqual(treasury.BTC, { holdings_ledger: '0', holdings_chain: null, drift: null, pending_payouts: '0', commission_owed: '0', revenue: '0.5' });
+    assert.deepEqual(treasury.BTC, {
+      holdings_ledger: '0',
+      holdings_chain: null,
+      drift: null,
+      pending_payouts: '0',
+      commission_owed: '0',
+      revenue: '0.5',
+      usd: { price: btcUsd.toFixed(), holdings_ledger: '0.00', holdings_chain: null, pending_payouts: '0.00', commission_owed: '0.00', revenue: usd(btcUsd, '0.5') },
+    });
+    assert.match(treasury.ETH?.usd?.revenue ?? '', /^-\d+\.\d{2}$/);
   });
 
   it('an operator transfer funds the hot wallet from equity; refused when it names no hot wallet or an unknown asset', async () => {
