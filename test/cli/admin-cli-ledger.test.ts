@@ -57,4 +57,26 @@ describe('admin CLI: ledger', () => {
     const none = await admin('ledger', 'entries', '--to', '2020-01-01');
     assert.match(none.stdout, /: none$/m);
   });
+
+  it('commissions pay --period: a finished month only; a partner without a payout address is listed as skipped, the same on a second run', async () => {
+    const markup = await h.t.admin('PATCH', `/admin/v1/partners/${h.partner.id}`, { markup_bps: 50 });
+    assert.equal(markup.statusCode, 200, markup.body);
+    const order = await createOrder(h, { amount_from: '0.3' });
+    await depositAndRun(h, order.id, 'completed');
+    const period = h.clock.now().toISOString().slice(0, 7);
+    const running = await admin('commissions', 'pay', '--period', period);
+    assert.equal(running.code, 1, running.stdout);
+    assert.match(running.stderr, /error: /);
+    h.clock.set(new Date(`${period}-01T00:00:00Z`));
+    h.clock.advance(40 * 24 * 3600 * 1000);
+    for (let run = 0; run < 2; run++) {
+      const paid = await admin('commissions', 'pay', '--period', period);
+      assert.equal(paid.code, 0, paid.stderr);
+      assert.match(paid.stdout, new RegExp(`^commission for ${period}: 0 payout\\(s\\) made, 0 made before, [1-9]\\d* skipped$`, 'm'));
+      assert.match(paid.stdout, new RegExp(`^${h.partner.id} +ETH +[0-9.]+ +(no_payout_address|no_payout_path)$`, 'm'));
+    }
+    const usage = await admin('commissions', 'pay');
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /needs --period YYYY-MM/);
+  });
 });
