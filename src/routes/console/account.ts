@@ -35,7 +35,7 @@ export function registerConsoleAccount(app: App, { operators }: Services, sessio
 <p><input id="token-value" class="mono" readonly value="${parts.created}" aria-label="New token"> <button type="button" data-copy="token-value" hidden>Copy</button> <span id="token-value-status" role="status"></span></p></section>`}
 <p>Tokens act as you, with their role at most and never more than yours (${session.role}); every call is in the audit log under your name.</p>
 <form method="post" action="/console/account/tokens" class="stack">${csrfField(session.csrf)}
-<label>Label <input name="label" required maxlength="100" autocomplete="off"></label>
+<label>Label <input type="text" name="label" required maxlength="100" autocomplete="off"></label>
 <label>Role <select name="role">${OPERATOR_ROLES.filter((role) => roleAtLeast(session.role, role)).map((role) => html`<option value="${role}"${role === session.role ? html` selected` : ''}>${role}</option>`)}</select></label>
 <button type="submit">Create token</button>
 </form>

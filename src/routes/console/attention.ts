@@ -64,8 +64,8 @@ ${rows.length === 0 ? html`<p class="hint">${empty}</p>` : html`<div class="tabl
         order.updated_at,
         support
           ? html`<form method="post" action="/console/orders/${order.id}/refund-address" class="inline">${csrfField(session.csrf)}<input type="hidden" name="back" value="${back}">
-<label>Refund address of ${order.short_id} <input name="address" required maxlength="200" autocomplete="off"></label>
-<label>Tag or memo <input name="tag" maxlength="100" autocomplete="off"></label>
+<label>Refund address of ${order.short_id} <input type="text" name="address" required maxlength="200" autocomplete="off"></label>
+<label>Tag or memo <input type="text" name="tag" maxlength="100" autocomplete="off"></label>
 <button type="submit">Set refund address of ${order.short_id}</button></form>`
           : html`<a href="/console/orders/${order.id}">open</a>`,
       ),
@@ -76,7 +76,7 @@ ${rows.length === 0 ? html`<p class="hint">${empty}</p>` : html`<div class="tabl
         order.updated_at,
         support
           ? html`<form method="post" action="/console/orders/${order.id}/fail" class="inline">${csrfField(session.csrf)}<input type="hidden" name="back" value="${back}">
-<label>Reason for ${order.short_id} <input name="reason" required maxlength="500"></label>
+<label>Reason for ${order.short_id} <input type="text" name="reason" required maxlength="500"></label>
 <button type="submit" class="danger">Fail ${order.short_id}</button></form>`
           : html`<a href="/console/orders/${order.id}">open</a>`,
       ),

@@ -43,9 +43,9 @@ export function registerConsoleAudit(app: App, { database }: Services, sessions:
         session,
         active: '/console/audit',
         body: html`<form method="get" action="/console/audit" class="inline search" role="search">
-  <label>Who <input name="actor" maxlength="200" value="${values.actor}" placeholder="person:someone@example.com"></label>
-  <label>What (starts with) <input name="action" maxlength="200" value="${values.action}" placeholder="POST /console/orders"></label>
-  <label>On what (starts with) <input name="target" maxlength="200" value="${values.target}" placeholder="orders/"></label>
+  <label>Who <input type="text" name="actor" maxlength="200" value="${values.actor}" placeholder="person:someone@example.com"></label>
+  <label>What (starts with) <input type="text" name="action" maxlength="200" value="${values.action}" placeholder="POST /console/orders"></label>
+  <label>On what (starts with) <input type="text" name="target" maxlength="200" value="${values.target}" placeholder="orders/"></label>
   <button type="submit">Search</button>
 </form>
 <p><a href="/console/audit.csv${query === '' ? '' : `?${query}`}" download>Export these entries as CSV</a></p>

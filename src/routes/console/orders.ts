@@ -73,14 +73,14 @@ ${order.status === 'refunding' && order.refund_hold_until !== null && order.refu
   : ''}
 ${order.status === 'refunding' || (!final && order.status !== 'waiting_deposit')
   ? html`<form method="post" action="${back}/refund-address" class="stack">${csrfField(session.csrf)}<input type="hidden" name="back" value="${back}">
-<label>Refund address <input name="address" required maxlength="200" autocomplete="off" value="${order.refund_address ?? ''}"></label>
-<label>Tag or memo <input name="tag" maxlength="100" autocomplete="off" value="${order.refund_address_tag ?? ''}"></label>
+<label>Refund address <input type="text" name="address" required maxlength="200" autocomplete="off" value="${order.refund_address ?? ''}"></label>
+<label>Tag or memo <input type="text" name="tag" maxlength="100" autocomplete="off" value="${order.refund_address_tag ?? ''}"></label>
 <button type="submit">Set refund address</button></form>`
   : ''}
 ${final
   ? html`<p class="hint">The order is final: nothing is left to do.</p>`
   : html`<form method="post" action="${back}/fail" class="stack">${csrfField(session.csrf)}<input type="hidden" name="back" value="${back}">
-<label>Reason <input name="reason" required maxlength="500"></label>
+<label>Reason <input type="text" name="reason" required maxlength="500"></label>
 <button type="submit" class="danger">Fail the order</button></form>`}
 </section>`
       : '';

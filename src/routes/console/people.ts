@@ -48,7 +48,7 @@ export function registerConsolePeople(app: App, services: Services, sessions: Co
 <section aria-labelledby="invite"><h2 id="invite">Invite someone</h2>
 <form method="post" action="/console/people" class="stack">${csrfField(session.csrf)}
 <label>Email <input type="email" name="email" required maxlength="254" autocomplete="off"></label>
-<label>Name (optional) <input name="name" maxlength="100" autocomplete="off"></label>
+<label>Name (optional) <input type="text" name="name" maxlength="100" autocomplete="off"></label>
 <label>Role <select name="role">${roleOptions('viewer')}</select></label>
 <button type="submit">Invite</button>
 </form></section>
