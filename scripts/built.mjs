@@ -49,6 +49,8 @@ function ensureBuilt() {
       return;
     }
     console.error('built: dist/ is missing and no compiler is installed: run `npm run build` where dev dependencies are installed');
+    // As `prepare` of an install without dev dependencies: the install itself is not the place to fail.
+    if (process.argv.length <= 2) return;
     process.exit(1);
   }
   const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
