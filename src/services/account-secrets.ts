@@ -18,6 +18,20 @@ export const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 export const RECOVERY_CODES = 10;
 
+/** A session's (or token's) last-seen time is written at most this often: activity within it changes nothing stored. */
+export const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * What a session's times say now, the same rule for the cabinet and the console: `ended` past its
+ * absolute end or idle for `idleMs` (the caller deletes it), `touch` live and seen long enough ago
+ * to write the new last-seen time, `live` otherwise.
+ */
+export function sessionState(session: { expires_at: Date; last_seen_at: Date }, now: Date, idleMs: number): 'ended' | 'touch' | 'live' {
+  const idle = now.getTime() - session.last_seen_at.getTime();
+  if (session.expires_at <= now || idle >= idleMs) return 'ended';
+  return idle >= TOUCH_EVERY_MS ? 'touch' : 'live';
+}
+
 export function recoveryCode(): string {
   const bytes = randomBytes(10);
   const chars = [...bytes].map((byte) => RECOVERY_ALPHABET[byte % RECOVERY_ALPHABET.length]).join('');

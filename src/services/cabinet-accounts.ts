@@ -52,7 +52,7 @@ import type {
 import type { Database } from '../db/schema/index.js';
 import { matchTotp, newTotpSecret, totpUri } from '../domain/totp.js';
 import { hashPassword, passwordProblem, verifyPassword } from './cabinet-passwords.js';
-import { EMAIL_PATTERN, FormTokens, normalEmail, normalRecoveryCode, RECOVERY_CODES, randomSecret as token, recoveryCode, sha256 } from './account-secrets.js';
+import { EMAIL_PATTERN, FormTokens, normalEmail, normalRecoveryCode, RECOVERY_CODES, randomSecret as token, recoveryCode, sessionState, sha256 } from './account-secrets.js';
 import type { SecretBox } from './secret-box.js';
 
 /** An invitation link works this long, once (docs/contract.md §9). */
@@ -69,8 +69,6 @@ export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
 /** A session waiting for its TOTP code lasts this long. */
 const SECOND_FACTOR_WINDOW_MS = 5 * 60_000;
-/** last_seen_at is written at most this often per session (the idle timeout is in minutes). */
-const TOUCH_EVERY_MS = 60_000;
 /**
  * A reveal (a new secret shown once by the page a form's redirect leads to) lasts this long:
  * the browser follows the redirect at once; a page opened later shows no secret.
@@ -189,12 +187,12 @@ export class CabinetAccounts {
     const found = await findSession(this.db, tokenHash);
     if (found === undefined) return undefined;
     const now = this.clock.now();
-    const { session } = found;
-    if (session.expires_at <= now || now.getTime() - session.last_seen_at.getTime() >= SESSION_IDLE_MS) {
+    const state = sessionState(found.session, now, SESSION_IDLE_MS);
+    if (state === 'ended') {
       await deleteSession(this.db, tokenHash);
       return undefined;
     }
-    if (now.getTime() - session.last_seen_at.getTime() >= TOUCH_EVERY_MS) await touchSession(this.db, tokenHash, now);
+    if (state === 'touch') await touchSession(this.db, tokenHash, now);
     return found;
   }
 

@@ -46,7 +46,9 @@ import {
   RECOVERY_CODES,
   recoveryCode,
   SECRET_SHAPE,
+  sessionState,
   sha256,
+  TOUCH_EVERY_MS,
 } from './account-secrets.js';
 import { INVITATION_TTL_MS, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './cabinet-accounts.js';
 import { hashPassword, passwordProblem, verifyPassword } from './cabinet-passwords.js';
@@ -54,7 +56,6 @@ import type { SecretBox } from './secret-box.js';
 
 /** A session waiting for its code or its enrolment lasts this long. */
 const SECOND_FACTOR_WINDOW_MS = 10 * 60_000;
-const TOUCH_EVERY_MS = 60_000;
 const USER_AGENT_MAX = 256;
 const TOTP_ISSUER = 'Exchange operator console';
 /** A personal API token: `opt_` and 43 base64url characters (256 bits). */
@@ -179,12 +180,12 @@ export class OperatorPeople {
     const found = await findOperatorSession(this.db, tokenHash);
     if (found === undefined) return undefined;
     const now = this.clock.now();
-    const { session } = found;
-    if (session.expires_at <= now || now.getTime() - session.last_seen_at.getTime() >= SESSION_IDLE_MS) {
+    const state = sessionState(found.session, now, SESSION_IDLE_MS);
+    if (state === 'ended') {
       await deleteOperatorSession(this.db, tokenHash);
       return undefined;
     }
-    if (now.getTime() - session.last_seen_at.getTime() >= TOUCH_EVERY_MS) await touchOperatorSession(this.db, tokenHash, now);
+    if (state === 'touch') await touchOperatorSession(this.db, tokenHash, now);
     return found;
   }
 
