@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
-import { FastifyOtelInstrumentation } from '@fastify/otel';
 import pino from 'pino';
 import type { App, Services } from './app-types.js';
 import { systemClock, type Clock } from './clock.js';
@@ -105,6 +104,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   if (tracingEnabled()) {
     const probes = new Set(['/healthz', '/readyz', '/metrics']);
     // A span per request, not per hook (eleven hooks would be eleven spans each); probes untraced.
+    // Loaded here, only when on: @fastify/otel brings OpenTelemetry's instrumentation package.
+    const { FastifyOtelInstrumentation } = await import('@fastify/otel');
     const instrumentation = new FastifyOtelInstrumentation({ registerOnInitialization: false, instrumentHooks: false, ignorePaths: ({ url }) => probes.has(url) });
     await app.register(instrumentation.plugin());
     app.addHook('onClose', stopTracing);

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   // Before the app exists its logger does not either: the same options, for the start-up lines.
   const startLog = pino(loggerOptions(config.logLevel));
   // Before the database opens: its queries are spans only when tracing is on at that moment.
-  if (config.otlpEndpoint !== undefined) startTracing({ endpoint: config.otlpEndpoint, serviceName: 'exchange-api' });
+  if (config.otlpEndpoint !== undefined) await startTracing({ endpoint: config.otlpEndpoint, serviceName: 'exchange-api' });
   const database = await openConfiguredDatabase(config, (attempt) => startLog.warn(startAttemptMessage(attempt)));
   const app = await buildApp({ config, database });
   let operatorServer: Server | undefined;

@@ -60,12 +60,15 @@ export function newMnemonics(): FamilyMnemonics {
 }
 
 /** Seals `mnemonics` into `file` (created, never replaced), readable by its owner only. */
-export async function writeKeyFile(file: string, passphrase: string, mnemonics: FamilyMnemonics): Promise<void> {
+/** scrypt's N: 2^17 unless told; the lowest a signer reads (2^14) suits a test that starts signers by the dozen. */
+export async function writeKeyFile(file: string, passphrase: string, mnemonics: FamilyMnemonics, cost: { N: number } = SCRYPT): Promise<void> {
   checkPassphrase(passphrase);
+  if (!acceptedN(cost.N)) throw new KeyFileError(`scrypt N must be a power of two from 2^14 to 2^20, got ${cost.N}`);
+  const params = { ...SCRYPT, N: cost.N };
   const salt = randomBytes(16);
   const iv = randomBytes(12);
-  const header = { format: FORMAT, kdf: { name: 'scrypt' as const, salt: salt.toString('base64'), ...SCRYPT } };
-  const key = await deriveKey(passphrase, salt, SCRYPT);
+  const header = { format: FORMAT, kdf: { name: 'scrypt' as const, salt: salt.toString('base64'), ...params } };
+  const key = await deriveKey(passphrase, salt, params);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(JSON.stringify(header)));
   const sealed = Buffer.concat([cipher.update(JSON.stringify(mnemonics), 'utf8'), cipher.final()]);
@@ -100,7 +103,7 @@ export async function readKeyFile(file: string, passphrase: string): Promise<Fam
   const { salt, N, r, p } = json.kdf;
   // The parameters are authenticated below; these bounds keep a crafted file from asking for
   // more memory than a signer has before the check can fail.
-  if (!Number.isInteger(N) || N < 2 ** 14 || N > 2 ** 20 || r !== 8 || p !== 1) throw new KeyFileError(`${file} has KDF parameters this signer does not accept`);
+  if (!acceptedN(N) || r !== 8 || p !== 1) throw new KeyFileError(`${file} has KDF parameters this signer does not accept`);
   const key = await deriveKey(passphrase, Buffer.from(salt, 'base64'), { N, r, p });
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(json.cipher.iv, 'base64'));
   decipher.setAAD(Buffer.from(JSON.stringify({ format: json.format, kdf: json.kdf })));
@@ -117,6 +120,11 @@ export async function readKeyFile(file: string, passphrase: string): Promise<Fam
     if (typeof words !== 'string' || !validateMnemonic(words, wordlist)) throw new KeyFileError(`${file} holds no valid ${family} mnemonic`);
   }
   return mnemonics as unknown as FamilyMnemonics;
+}
+
+/** The bounds keep a crafted file from asking for more memory than a signer has; scrypt needs a power of two. */
+function acceptedN(N: number): boolean {
+  return Number.isInteger(N) && N >= 2 ** 14 && N <= 2 ** 20 && (N & (N - 1)) === 0;
 }
 
 function deriveKey(passphrase: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {

@@ -1,6 +1,6 @@
-import { SpanKind, type Tracer } from '@opentelemetry/api';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
-import { recordError } from './tracing.js';
+import type { Tracer } from './otel-types.js';
+import { otel, recordError } from './tracing.js';
 
 /**
  * A Kysely dialect whose every query is a span (`db SELECT`, with the statement text, never its
@@ -43,7 +43,7 @@ function tracedConnection(connection: DatabaseConnection, tracer: Tracer, system
   const executeQuery = <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
     const operation = /^\s*(\w+)/.exec(query.sql)?.[1]?.toUpperCase() ?? 'QUERY';
     const attributes = { 'db.system.name': system, 'db.operation.name': operation, 'db.query.text': query.sql };
-    return tracer.startActiveSpan(`db ${operation}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    return tracer.startActiveSpan(`db ${operation}`, { kind: otel().SpanKind.CLIENT, attributes }, async (span) => {
       try {
         return await connection.executeQuery<R>(query);
       } catch (error) {

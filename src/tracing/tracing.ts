@@ -1,7 +1,5 @@
-import { context, propagation, trace, SpanKind, SpanStatusCode, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import type * as OtelApiModule from '@opentelemetry/api';
+import type { Context, Span, SpanProcessor, Tracer } from './otel-types.js';
 
 /**
  * Tracing (OpenTelemetry): off unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and then a request's
@@ -12,10 +10,17 @@ import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter, type SpanPro
  *
  * Off costs nothing: no provider is registered, the Fastify plugin and the database wrapper are
  * not installed, and the few call sites ask `tracingEnabled()` (a boolean) before doing any work.
+ * Nothing of OpenTelemetry is even loaded: its API, SDK and exporter are some 250 modules, which
+ * every process start (API, worker, signer, CLI) paid before they were imported only here, by
+ * `startTracing`.
  */
 
-let provider: NodeTracerProvider | undefined;
+type OtelApi = typeof OtelApiModule;
+
+let provider: { shutdown(): Promise<void> } | undefined;
 let tracer: Tracer | undefined;
+/** The OpenTelemetry API module, once `startTracing` has loaded it. */
+let api: OtelApi | undefined;
 
 export interface TracingOptions {
   /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's OTLP/HTTP origin (`/v1/traces` is added). */
@@ -27,21 +32,13 @@ export interface TracingOptions {
 }
 
 /** Registers this process's tracer provider (once; a second call changes nothing). Call before the database is opened. */
-export function startTracing(options: TracingOptions): void {
+export async function startTracing(options: TracingOptions): Promise<void> {
   if (provider !== undefined) return;
-  const processor = options.processor ?? new BatchSpanProcessor(otlpExporter(options.endpoint));
-  provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? options.serviceName }),
-    spanProcessors: [processor],
-  });
-  // The global provider, the AsyncLocalStorage context manager and the W3C propagator.
-  provider.register();
-  tracer = trace.getTracer('exchange-partner-api');
-}
-
-function otlpExporter(endpoint: string | undefined): SpanExporter {
-  if (endpoint === undefined) throw new Error('tracing needs OTEL_EXPORTER_OTLP_ENDPOINT or a span processor');
-  return new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` });
+  const [loadedApi, sdk] = await Promise.all([import('@opentelemetry/api'), import('./tracing-sdk.js')]);
+  if (provider !== undefined) return;
+  provider = sdk.registerProvider(options.serviceName, options.processor, options.endpoint);
+  api = loadedApi;
+  tracer = api.trace.getTracer('exchange-partner-api');
 }
 
 /** Sends what is buffered and stops; part of the graceful stop. */
@@ -49,12 +46,14 @@ export async function stopTracing(): Promise<void> {
   const stopping = provider;
   provider = undefined;
   tracer = undefined;
-  if (stopping === undefined) return;
+  const loaded = api;
+  api = undefined;
+  if (stopping === undefined || loaded === undefined) return;
   await stopping.shutdown();
   // Unregistered, so a later start (the tests start and stop in one process) registers anew.
-  trace.disable();
-  context.disable();
-  propagation.disable();
+  loaded.trace.disable();
+  loaded.context.disable();
+  loaded.propagation.disable();
 }
 
 export function tracingEnabled(): boolean {
@@ -63,9 +62,9 @@ export function tracingEnabled(): boolean {
 
 /** The W3C traceparent of the active span, to store with what a later step continues; null when off. */
 export function currentTraceParent(): string | null {
-  if (tracer === undefined) return null;
+  if (api === undefined) return null;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  api.propagation.inject(api.context.active(), carrier);
   return carrier.traceparent ?? null;
 }
 
@@ -74,7 +73,8 @@ export function currentTraceParent(): string | null {
  * or webhook event) when there is one; without tracing, just runs it.
  */
 export async function withSpan<T>(name: string, traceParent: string | null | undefined, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T> {
-  if (tracer === undefined) return work();
+  if (tracer === undefined || api === undefined) return work();
+  const { context, propagation, SpanKind } = api;
   const parent: Context = traceParent === null || traceParent === undefined ? context.active() : propagation.extract(context.active(), { traceparent: traceParent });
   return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent, async (span) => {
     try {
@@ -93,7 +93,13 @@ export function activeTracer(): Tracer | undefined {
   return tracer;
 }
 
+/** The OpenTelemetry API that `startTracing` loaded; only asked for while tracing is on (inside a span). */
+export function otel(): OtelApi {
+  if (api === undefined) throw new Error('tracing is off');
+  return api;
+}
+
 export function recordError(span: Span, error: unknown): void {
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  span.setStatus({ code: otel().SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
   if (error instanceof Error) span.recordException(error);
 }

@@ -22,7 +22,7 @@ describe('tracing: a request traced through the database, the worker and the web
 
   before(async () => {
     // Before the database opens, as the server and the worker start it.
-    startTracing({ serviceName: 'exchange-api-test', processor: new SimpleSpanProcessor(exporter) });
+    await startTracing({ serviceName: 'exchange-api-test', processor: new SimpleSpanProcessor(exporter) });
     await receiver.start();
     h = await startHarness({}, new ManualClock(new Date()));
   });

@@ -60,7 +60,9 @@ describe('the signer killed at random points: every payout paid exactly once', {
     ltc = await startLitecoind();
     eth = await startAnvil();
     keyDir = mkdtempSync(path.join(tmpdir(), 'epa-signer-keys-'));
-    await writeKeyFile(path.join(keyDir, 'keys.json'), PASSPHRASE, mnemonics);
+    // The lowest scrypt cost a signer reads: this test starts a signer 51 times and is about
+    // crashes, not the KDF (at the default cost each start spent about a second of CPU on it).
+    await writeKeyFile(path.join(keyDir, 'keys.json'), PASSPHRASE, mnemonics, { N: 2 ** 14 });
     t = await buildTestApp({
       production: true,
       clock,

@@ -52,6 +52,15 @@ describe('signer key file (issue 28, docs/contract.md §11.1)', () => {
     await assert.rejects(readKeyFile(greedy, PASSPHRASE), /KDF parameters/);
   });
 
+  it('a cheaper scrypt cost within the bounds a signer reads opens again (a test\'s key file); outside them it is refused', async () => {
+    const file = fresh();
+    const mnemonics = newMnemonics();
+    await writeKeyFile(file, PASSPHRASE, mnemonics, { N: 2 ** 14 });
+    assert.equal((JSON.parse(readFileSync(file, 'utf8')) as { kdf: { N: number } }).kdf.N, 2 ** 14);
+    assert.deepEqual(await readKeyFile(file, PASSPHRASE), mnemonics);
+    for (const N of [2 ** 13, 2 ** 21, 3 * 2 ** 14]) await assert.rejects(writeKeyFile(fresh(), PASSPHRASE, mnemonics, { N }), /power of two from 2\^14 to 2\^20/);
+  });
+
   it('never replaces an existing file; a missing or foreign file is named', async () => {
     const file = fresh();
     await writeKeyFile(file, PASSPHRASE, newMnemonics());
