@@ -51,7 +51,9 @@ describe('read replica (DATABASE_READ_URL)', { skip, timeout: 120_000 }, () => {
     t = await buildTestApp({
       // The embedded default's configuration (the simulator pays, the demo wallet takes
       // deposits) on this pass's PostgreSQL database, with the replica beside it.
-      env: { WORKER: 'off', REDIS_URL, PRICE_POLL_SECONDS: '3600' },
+      // No timed catalog refresh during the test: it reads the replica too, and the counts of
+      // replica reads below are the lists' and stats' alone.
+      env: { WORKER: 'off', REDIS_URL, PRICE_POLL_SECONDS: '3600', CACHE_REFRESH_MS: '3600000' },
       wrapDatabase: async (handle, db) => {
         if (db.directUrl === undefined) throw new Error('needs PostgreSQL');
         replicaUrl = replica.urlOf(db.directUrl);
