@@ -16,6 +16,7 @@ import type { RequestLog } from './services/request-log.js';
 import type { OperatorPeople } from './services/operator-people.js';
 import type { CatalogChanges } from './services/catalog-changes.js';
 import type { CurrencyCatalog } from './services/currency-catalog.js';
+import type { LagTolerantReads } from './services/replica-reads.js';
 import type { ResyncedChain } from './services/deposit-index-resync.js';
 import type { PriceBook } from './pricing/price-book.js';
 import type { Readiness } from './services/readiness.js';
@@ -51,6 +52,8 @@ export interface Services {
   /** Where the Order's links begin (status_url, docs/contract.md §10.10): PUBLIC_URL, or '' (relative). */
   readonly linkBase: LinkBase;
   readonly catalog: CurrencyCatalog;
+  /** Reads that tolerate lag: the read replica when it may (services/replica-reads.ts), else the primary. */
+  readonly reads: LagTolerantReads;
   /** Tells every process the catalog changed (docs/contract.md §12: coins added and edited at run time). */
   readonly catalogChanges: CatalogChanges;
   readonly apiKeys: ApiKeyService;

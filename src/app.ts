@@ -54,6 +54,7 @@ declare module 'fastify' {
 }
 import { AdminCurrency } from './routes/admin/currency-view.js';
 import { CabinetPerson, KeyListing, Partner } from './routes/admin/admin-schemas.js';
+import { installWriteMarks } from './plugins/write-marks.js';
 import { WEBHOOK_SCHEMAS } from './routes/webhook-views.js';
 
 export interface AppDeps {
@@ -130,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Replay-proof signing (docs/contract.md §7.7): accepted signatures, shared by every process.
   const signatureNonces = createSignatureNonces({ redisUrl: config.redisUrl, databaseUrl: config.databaseUrl, db: database.db, clock, log: logger });
   app.addHook('onReady', () => signatureNonces.connected(1000));
+  app.addHook('onReady', () => runtime.reads.connected(1000));
   app.addHook('onClose', () => signatureNonces.close());
   const drain = new Drain();
   app.decorate('drain', drain);
@@ -177,6 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   installRequestMetrics(app, metrics);
   installRequestLog(app, runtime.requestLog);
+  installWriteMarks(app, runtime.reads);
   // The caller is identified first (its key decides the bucket), then counted.
   installCallerIdentification(app, apiKeys, rateLimits);
   // CORS headers go on before the rate limiter answers, so a page can read its 429 too.

@@ -23,6 +23,13 @@ export interface Config {
   /** Where the LISTEN connections go: DATABASE_DIRECT_URL, else DATABASE_URL; unset when embedded. */
   readonly databaseListenUrl: string | undefined;
   /**
+   * `DATABASE_READ_URL`: a streaming replica of DATABASE_URL. Reads that tolerate lag (the
+   * catalog's refresh, order lists, stats) go there unless the partner asking wrote something the
+   * replica has not replayed yet, or the replica is unreachable: then the primary answers
+   * (docs/adr/0055-read-replica.md). Unset: every read goes to DATABASE_URL.
+   */
+  readonly databaseReadUrl: string | undefined;
+  /**
    * `DATABASE_PREPARED_STATEMENTS` (on | off): the hot queries as named prepared statements
    * (db/prepared-statements.ts). Default on, off when DATABASE_DIRECT_URL is set: a
    * transaction-mode pooler hands each transaction another server connection, where the name is
@@ -308,6 +315,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseDirectUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseDirectUrl)) {
     throw new ConfigError('DATABASE_DIRECT_URL', 'must be a postgres:// or postgresql:// URL');
   }
+  const databaseReadUrl = optional(env, 'DATABASE_READ_URL');
+  if (databaseReadUrl !== undefined && databaseUrl === undefined) throw new ConfigError('DATABASE_READ_URL', 'needs DATABASE_URL (the primary it replicates)');
+  if (databaseReadUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) {
+    throw new ConfigError('DATABASE_READ_URL', 'must be a postgres:// or postgresql:// URL');
+  }
   const redisUrl = optional(env, 'REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
@@ -353,6 +365,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databaseDirectUrl,
     databaseListenUrl: databaseDirectUrl ?? databaseUrl,
+    databaseReadUrl,
     databasePreparedStatements: oneOf(env, 'DATABASE_PREPARED_STATEMENTS', ['on', 'off'], databaseDirectUrl === undefined ? 'on' : 'off') === 'on',
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),

@@ -50,12 +50,15 @@ import { InProcessOrderMoves, PostgresOrderMoves, type OrderMoveFeed } from './s
 import { OrderStreams } from './services/order-streams.js';
 import { pruneOrderSnapshots } from './db/repositories/order-snapshots-repository.js';
 import { RequestLog } from './services/request-log.js';
+import { PrimaryReads, ReplicaReads, type LagTolerantReads } from './services/replica-reads.js';
 
 /** Everything behind the HTTP layer; the API process and `npm run worker` both build one. */
 export interface Runtime {
   /** Where the Order's links begin (status_url, docs/contract.md §10.10): PUBLIC_URL, or '' (relative). */
   readonly linkBase: LinkBase;
   readonly catalog: CurrencyCatalog;
+  /** Reads that tolerate lag: the read replica (DATABASE_READ_URL) when it may, else the primary. */
+  readonly reads: LagTolerantReads;
   /** Tells every process the catalog changed (POST/PATCH /admin/v1/currencies). */
   readonly catalogChanges: CatalogChanges;
   readonly apiKeys: ApiKeyService;
@@ -122,7 +125,9 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   registerBuildInfo(metrics);
   const poolStats = database.poolStats?.bind(database);
   if (poolStats !== undefined) registerPoolMetrics(metrics, poolStats);
-  const catalog = new CurrencyCatalog(db, config.cacheRefreshMs, (error) => logger.error({ err: error }, 'catalog refresh failed'));
+  const reads: LagTolerantReads =
+    database.replica === undefined ? new PrimaryReads(db) : new ReplicaReads({ primary: db, replica: database.replica, metrics, logger, redisUrl: config.redisUrl });
+  const catalog = new CurrencyCatalog(db, config.cacheRefreshMs, (error) => logger.error({ err: error }, 'catalog refresh failed'), reads);
   await catalog.start();
   const prices = createPriceBook({
     config: config.pricing,
@@ -331,6 +336,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   return {
     linkBase: base,
     catalog,
+    reads,
     catalogChanges,
     apiKeys,
     prices,
@@ -339,7 +345,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     orders,
     lifecycle,
     orderActions: new OrderActions(db, lifecycle, catalog),
-    partnerStats: new PartnerStats(db, clock),
+    partnerStats: new PartnerStats(db, clock, reads),
     ledger: new LedgerReports(db, clock),
     worker,
     orderStatusGauge,
@@ -375,6 +381,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
       catalog.stop();
       await catalogChanges.close();
       await authChanges.close();
+      await reads.close();
     },
   };
 }

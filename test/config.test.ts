@@ -86,6 +86,14 @@ describe('loadConfig: defaults', () => {
     for (const value of ['yes', '1', 'TRUE']) rejects({ WEBHOOK_ALLOW_PRIVATE: value }, 'WEBHOOK_ALLOW_PRIVATE');
   });
 
+  it('DATABASE_READ_URL: a postgres URL beside DATABASE_URL, unset by default', () => {
+    const production = { DATABASE_URL: 'postgres://db/x', SECRETS_KEY: HEX_KEY, ADMIN_TOKEN: TOKEN };
+    assert.equal(loadConfig(production).databaseReadUrl, undefined);
+    assert.equal(loadConfig({ ...production, DATABASE_READ_URL: 'postgresql://replica/x' }).databaseReadUrl, 'postgresql://replica/x');
+    rejects({ DATABASE_READ_URL: 'postgres://replica/x' }, 'DATABASE_READ_URL');
+    rejects({ ...production, DATABASE_READ_URL: 'mysql://replica/x' }, 'DATABASE_READ_URL');
+  });
+
   it('TRUST_PROXY: true, false and a hop count', () => {
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
     assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);

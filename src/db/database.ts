@@ -58,6 +58,11 @@ export interface DatabaseHandle {
   ping(timeoutMs?: number): Promise<boolean>;
   /** The PostgreSQL pool's counts (for its gauges); undefined on PGlite, which has no pool. */
   poolStats?(): PoolStats;
+  /**
+   * DATABASE_READ_URL's streaming replica, for the reads that tolerate lag
+   * (services/replica-reads.ts decides which go there); undefined without one.
+   */
+  readonly replica?: Kysely<Database>;
   close(): Promise<void>;
 }
 

@@ -66,11 +66,31 @@ async function openOnce(config: Config): Promise<DatabaseHandle> {
   );
   try {
     await migrateToLatest(database.db);
-    return database;
   } catch (error) {
     await database.close();
     throw error;
   }
+  if (config.databaseReadUrl === undefined) return database;
+  // The replica is not waited for: its pool connects on the first read, and a replica that is
+  // down then sends that read to the primary (services/replica-reads.ts).
+  const replica = await openDatabase({
+    engine: 'postgres',
+    url: config.databaseReadUrl,
+    poolSize: config.databasePoolMax,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    preparedStatements: config.databasePreparedStatements,
+  });
+  return {
+    ...database,
+    replica: replica.db,
+    async close() {
+      try {
+        await replica.close();
+      } finally {
+        await database.close();
+      }
+    },
+  };
 }
 
 /** The innermost message of an error chain (a dual-stack connect's AggregateError: its first). */

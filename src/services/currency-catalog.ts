@@ -8,6 +8,7 @@ import { listChains, listCurrencies } from '../db/repositories/currencies-reposi
 import { hasDepositAddresses } from '../db/repositories/deposit-addresses-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Db } from '../db/schema/index.js';
+import { PrimaryReads, type LagTolerantReads } from './replica-reads.js';
 import { toJson } from '../json.js';
 
 /**
@@ -100,12 +101,18 @@ export class CurrencyCatalog {
     private readonly db: Db,
     private readonly refreshMs: number,
     private readonly onRefreshError: (error: unknown) => void,
+    /**
+     * Where the timed refresh reads (the read replica when there is one: it tolerates lag, it
+     * is a refresh). A reload on a change (CatalogChanges) reads the primary, which has the
+     * change the NOTIFY announced; a replica might not yet.
+     */
+    private readonly refreshReads: LagTolerantReads = new PrimaryReads(db),
   ) {}
 
   async start(): Promise<void> {
     await this.reload();
     this.timer = setInterval(() => {
-      this.reload().catch(this.onRefreshError);
+      this.refreshReads.read(undefined, (db) => this.load(db)).catch(this.onRefreshError);
     }, this.refreshMs);
     this.timer.unref();
   }
@@ -120,15 +127,19 @@ export class CurrencyCatalog {
     await this.reload();
   }
 
-  async reload(): Promise<void> {
-    const rows = await listCurrencies(this.db);
-    const chains = new Map((await listChains(this.db)).map((chain) => [chain.code, chain] as const));
+  reload(): Promise<void> {
+    return this.load(this.db);
+  }
+
+  private async load(db: Db): Promise<void> {
+    const rows = await listCurrencies(db);
+    const chains = new Map((await listChains(db)).map((chain) => [chain.code, chain] as const));
     const paths = this.paths;
     // A pool chain takes deposits once addresses were loaded into its pool (an empty pool later
     // is a 422 at order time, counted in deposit_address_pool_exhausted_total).
     const poolChains = [...new Set(rows.filter((row) => row.deposit_strategy === 'pool').map((row) => row.chain))];
     const loaded = new Set<string>();
-    for (const chain of poolChains) if (await hasDepositAddresses(this.db, chain)) loaded.add(chain);
+    for (const chain of poolChains) if (await hasDepositAddresses(db, chain)) loaded.add(chain);
     const depositOpen = new Set<string>();
     const liveWithdrawOpen = new Set<string>();
     for (const row of rows) {

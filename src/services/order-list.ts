@@ -14,6 +14,7 @@ import type { Db } from '../db/schema/index.js';
 import { SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
 import { ApiError } from '../errors.js';
 import type { OrderReader } from './order-service.js';
+import { PrimaryReads, type LagTolerantReads } from './replica-reads.js';
 import { sandboxScope } from './partner-access.js';
 
 /** Default and largest page of GET /partner/orders (docs/contract.md §7.2). */
@@ -59,6 +60,11 @@ export class OrderList {
     private readonly db: Db,
     private readonly clock: Clock,
     secretsKey: Buffer,
+    /**
+     * Lists tolerate lag, so they read the replica when there is one, except while the partner's
+     * own last write is not replayed there yet (docs/adr/0055-read-replica.md).
+     */
+    private readonly reads: LagTolerantReads = new PrimaryReads(db),
   ) {
     // A key of its own, so a cursor MAC can never be mistaken for any other use of SECRETS_KEY.
     this.cursorKey = createHmac('sha256', secretsKey).update('partner order list cursor v1').digest();
@@ -92,7 +98,8 @@ export class OrderList {
     const after = query.cursor === undefined ? undefined : this.readCursor(partner.id, query.cursor);
     const filter = this.filterOf(access, query);
     // One more than the page: whether a next page exists, without a count.
-    const rows = await read(this.db, partner.id, filter, { limit: query.limit + 1, after, now: this.clock.now() });
+    const now = this.clock.now();
+    const rows = await this.reads.read(partner.id, (db) => read(db, partner.id, filter, { limit: query.limit + 1, after, now }));
     const orders = rows.slice(0, query.limit);
     const last = orders[orders.length - 1];
     const nextCursor = rows.length > query.limit && last !== undefined ? this.writeCursor(partner.id, { createdAt: createdAt(last), id: last.id }) : null;
@@ -101,7 +108,9 @@ export class OrderList {
 
   /** The totals per source coin of every order the query matches, all pages (the cabinet's orders page). */
   totals(access: OrderReader, query: Omit<OrderListQuery, 'limit' | 'cursor'>): Promise<OrderListTotal[]> {
-    return partnerOrderTotals(this.db, access.partner.id, this.filterOf(access, query), this.clock.now());
+    const filter = this.filterOf(access, query);
+    const now = this.clock.now();
+    return this.reads.read(access.partner.id, (db) => partnerOrderTotals(db, access.partner.id, filter, now));
   }
 
   /** The query as the repository's filter: the key's mode, the search's id and short-id forms. */

@@ -6,6 +6,7 @@ import type { Database } from '../db/schema/index.js';
 import { Decimal } from '../domain/money.js';
 import { ORDER_STATUSES, type OrderStatus } from '../domain/order-status.js';
 import { ApiError } from '../errors.js';
+import { PrimaryReads, type LagTolerantReads } from './replica-reads.js';
 import type { KeyAccess } from './partner-access.js';
 
 /** A period asked for: ISO 8601 `from` (inclusive) and `to` (exclusive). */
@@ -39,6 +40,8 @@ export class PartnerStats {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
+    /** Stats tolerate lag: the read replica when there is one (docs/adr/0055-read-replica.md). */
+    private readonly reads: LagTolerantReads = new PrimaryReads(db),
   ) {}
 
   /** The period, checked: 400 for an unreadable date, an empty or reversed period, or one over a year. */
@@ -50,20 +53,23 @@ export class PartnerStats {
   async partnerStats(access: Pick<KeyAccess, 'partner' | 'mode'>, from: Date, to: Date) {
     const sandbox = access.mode === 'sandbox';
     const partnerId = access.partner.id;
-    const counts = await countOrdersByStatus(this.db, partnerId, from, to, this.clock.now(), sandbox);
+    const now = this.clock.now();
+    const [counts, commissionRows] = await this.reads.read(partnerId, (db) =>
+      Promise.all([countOrdersByStatus(db, partnerId, from, to, now, sandbox), commissionByPartnerAndCoin(db, from, to, partnerId, sandbox)]),
+    );
     const ordersByStatus = Object.fromEntries(ORDER_STATUSES.map((status: OrderStatus) => [status, counts.get(status) ?? 0]));
-    const commission = summarize(await commissionByPartnerAndCoin(this.db, from, to, partnerId, sandbox));
+    const commission = summarize(commissionRows);
     return { ordersByStatus, commission };
   }
 
   /** The partner's commission over [from, to) in one mode: what the stats answer, and what the cabinet's overview shows. */
   async commission(partnerId: string, from: Date, to: Date, sandbox = false): Promise<CommissionSummary> {
-    return summarize(await commissionByPartnerAndCoin(this.db, from, to, partnerId, sandbox));
+    return summarize(await this.reads.read(partnerId, (db) => commissionByPartnerAndCoin(db, from, to, partnerId, sandbox)));
   }
 
   /** Every partner with commission in the period, with its name: what the operator pays out. */
   async commissionReport(from: Date, to: Date) {
-    const rows = await commissionByPartnerAndCoin(this.db, from, to);
+    const rows = await this.reads.read(undefined, (db) => commissionByPartnerAndCoin(db, from, to));
     const byPartner = new Map<string, CommissionRow[]>();
     for (const row of rows) byPartner.set(row.partner_id, [...(byPartner.get(row.partner_id) ?? []), row]);
     const report = [];

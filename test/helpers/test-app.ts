@@ -54,8 +54,11 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Runs before app.ready(): tests add routes here (e.g. one that throws). */
   configure?: (app: App) => void;
-  /** The database the app gets, made from the fresh one (e.g. a Kysely with a query-counting plugin). */
-  wrapDatabase?: (handle: DatabaseHandle) => DatabaseHandle;
+  /**
+   * The database the app gets, made from the fresh one (e.g. a Kysely with a query-counting
+   * plugin, or the handle with a read replica of that database beside it).
+   */
+  wrapDatabase?: (handle: DatabaseHandle, db: TestDatabase) => DatabaseHandle | Promise<DatabaseHandle>;
   /**
    * Configured as production is: DATABASE_URL names the fresh PostgreSQL database (PostgreSQL
    * pass only; it throws on PGlite). Without it the app's config is the embedded default's
@@ -95,7 +98,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       callback();
     },
   });
-  const database = options.wrapDatabase?.(db.handle) ?? db.handle;
+  const database = (await options.wrapDatabase?.(db.handle, db)) ?? db.handle;
   const app = await buildApp({ config, database, clock: options.clock, logDestination });
   const responses = new ResponseRecorder();
   responses.install(app, options.configure);

@@ -116,9 +116,9 @@ function filterQuery(filters: Filters, cursor: string | undefined): string {
  * the partner), with filters in a form that works without JavaScript. Live and sandbox orders
  * are listed apart, as in the API.
  */
-export function registerCabinetOrders(app: App, { database, clock, config, catalog }: Services, sessions: CabinetSessions): void {
+export function registerCabinetOrders(app: App, { database, clock, config, catalog, reads }: Services, sessions: CabinetSessions): void {
   if (config.secretsKey === undefined) throw new Error('SECRETS_KEY must be resolved before the routes are registered');
-  const list = new OrderList(database.db, clock, config.secretsKey);
+  const list = new OrderList(database.db, clock, config.secretsKey, reads);
   /** A coin's decimals (the most of its networks), for amounts as people read them. */
   const decimalsOf = (coin: string) => Math.max(0, ...catalog.all().filter((row) => row.coin === coin).map((row) => row.decimals));
   const money = (text: string | null, coin: string) => formatAmount(text, decimalsOf(coin));

@@ -67,9 +67,9 @@ function parseStatuses(text: string): OrderStatus[] {
 }
 
 /** GET /api/v1/partner/orders (API key, docs/contract.md §7.2): the caller's orders, filtered, by keyset pages. */
-export function registerListOrders(app: App, { partnerAuth, database, clock, config, linkBase }: Services): void {
+export function registerListOrders(app: App, { partnerAuth, database, clock, config, linkBase, reads }: Services): void {
   if (config.secretsKey === undefined) throw new Error('SECRETS_KEY must be resolved before the routes are registered');
-  const list = new OrderList(database.db, clock, config.secretsKey);
+  const list = new OrderList(database.db, clock, config.secretsKey, reads);
   app.get(
     '/api/v1/partner/orders',
     {
