@@ -1,14 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import type { Clock } from '../clock.js';
-import {
-  MemoryRateLimiter,
-  RATE_LIMIT_WINDOW_SECONDS,
-  createRateLimiter,
-  type RateLimitDecision,
-  type RateLimiter,
-  type StoreFailure,
-} from '../services/rate-limiter.js';
+import { createRateLimiter } from '../services/rate-limiter/factory.js';
+import { MemoryRateLimiter } from '../services/rate-limiter/memory-store.js';
+import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter, type StoreFailure } from '../services/rate-limiter/rate-limiter.js';
 import { sendError } from './error-handler.js';
 import type { Metrics } from '../metrics.js';
 
