@@ -6,7 +6,7 @@ import { SIGNATURE_WINDOW_MS } from '../../src/plugins/partner-auth.js';
 import { DatabaseSignatureNonces, MemorySignatureNonces, RedisSignatureNonces } from '../../src/services/signature-nonces.js';
 import { ORDER_MIX } from '../helpers/process/order-mix.js';
 import { ManualClock, buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { REDIS_URL, redisReachable, redisSkip, uniquePrefix, withKeyPrefix } from '../rate-limit/redis-support.js';
+import { REDIS_URL, redisProxy, redisReachable, redisSkip, uniquePrefix, withKeyPrefix } from '../rate-limit/redis-support.js';
 import { assertErrorItems } from '../helpers/error-items.js';
 
 const ACCOUNT = '/api/v1/partner/account';
@@ -199,6 +199,46 @@ describe('signature nonces: the stores', () => {
   });
 
   describe('Redis', { skip: redisSkipReason }, () => {
+    it('fails closed: a signature accepted through Redis is not accepted again while Redis is away', async () => {
+      const proxy = redisProxy(REDIS_URL);
+      await proxy.up();
+      const app = await buildTestApp({ clock, env: { WORKER: 'off', REDIS_URL: withKeyPrefix(`redis://127.0.0.1:${proxy.port}`, uniquePrefix()) } });
+      try {
+        const key = (await app.createPartner()).apiKey;
+        const timestamp = clock.now().getTime();
+        const request: InjectOptions = {
+          method: 'GET',
+          url: ACCOUNT,
+          headers: { authorization: `Bearer ${key}`, 'x-timestamp': String(timestamp), 'x-signature': sign(key, timestamp, 'GET', ACCOUNT) },
+        };
+        assert.equal((await app.app.inject(request)).statusCode, 200);
+        await proxy.down();
+        const replay = await app.app.inject(request);
+        assert.equal(replay.statusCode, 503, `a replay while Redis is away must be refused, got ${replay.statusCode}`);
+        assert.equal(replay.json<{ code: string }>().code, 'unavailable');
+        assert.match(replay.json<{ detail: string }>().detail, /signed requests/);
+        // A fresh signature is refused the same way: nothing can say it is not a replay.
+        clock.advance(1);
+        const fresh = clock.now().getTime();
+        const next = await app.app.inject({ ...request, headers: { authorization: `Bearer ${key}`, 'x-timestamp': String(fresh), 'x-signature': sign(key, fresh, 'GET', ACCOUNT) } });
+        assert.equal(next.statusCode, 503, next.body);
+        // Unsigned requests do not depend on the replay store.
+        assert.equal((await app.app.inject({ method: 'GET', url: ACCOUNT, headers: { authorization: `Bearer ${key}` } })).statusCode, 200);
+        await proxy.up();
+        await app.app.inject({ method: 'GET', url: '/readyz' });
+        // Back: the signature accepted before the outage is still a replay.
+        let again = await app.app.inject(request);
+        for (let i = 0; again.statusCode === 503 && i < 100; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          again = await app.app.inject(request);
+        }
+        assertRefused(again, 'replayed request');
+      } finally {
+        await app.close();
+        await proxy.down();
+      }
+    });
+
     it('once per id across two stores on one Redis, expiring by itself', async () => {
       const url = withKeyPrefix(REDIS_URL, uniquePrefix());
       const fallback = new MemorySignatureNonces(clock);
