@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { SIGNATURE_WINDOW_MS } from '../../src/plugins/partner-auth.js';
+import { ApiError } from '../../src/errors.js';
 import { DatabaseSignatureNonces, MemorySignatureNonces, RedisSignatureNonces } from '../../src/services/signature-nonces.js';
 import { ORDER_MIX } from '../helpers/process/order-mix.js';
 import { ManualClock, buildTestApp, type TestApp } from '../helpers/test-app.js';
@@ -241,10 +242,9 @@ describe('signature nonces: the stores', () => {
 
     it('once per id across two stores on one Redis, expiring by itself', async () => {
       const url = withKeyPrefix(REDIS_URL, uniquePrefix());
-      const fallback = new MemorySignatureNonces(clock);
       const log = { warn: () => undefined };
-      const one = new RedisSignatureNonces(url, fallback, clock, log);
-      const two = new RedisSignatureNonces(url, new MemorySignatureNonces(clock), clock, log);
+      const one = new RedisSignatureNonces({ url }, clock, log);
+      const two = new RedisSignatureNonces({ url }, clock, log);
       try {
         await Promise.all([one.connected(2000), two.connected(2000)]);
         const until = new Date(clock.now().getTime() + 200);
@@ -258,18 +258,40 @@ describe('signature nonces: the stores', () => {
       }
     });
 
-    it('falls back to its fallback store when Redis does not answer', async () => {
-      const fallback = new MemorySignatureNonces(clock);
+    it('fails closed when Redis does not answer: the claim is refused with unavailable, once logged', async () => {
       const warnings: string[] = [];
-      const nonces = new RedisSignatureNonces('redis://127.0.0.1:1', fallback, clock, { warn: (_fields, message) => warnings.push(message) });
+      const nonces = new RedisSignatureNonces({ url: 'redis://127.0.0.1:1' }, clock, { warn: (_fields: object, message: string) => warnings.push(message) });
       try {
         const until = new Date(clock.now().getTime() + 1000);
-        assert.equal(await nonces.claim('k:9', until), true);
-        assert.equal(await nonces.claim('k:9', until), false);
-        assert.equal(await fallback.claim('k:9', until), false, 'the claim went to the fallback');
-        assert.equal(warnings.length, 1);
+        for (const id of ['k:9', 'k:9', 'k:10']) {
+          await assert.rejects(nonces.claim(id, until), (error: unknown) => error instanceof ApiError && error.code === 'unavailable');
+        }
+        assert.deepEqual(warnings, ['signature nonces: Redis unavailable, signed requests refused (fail closed)']);
       } finally {
         await nonces.close();
+      }
+    });
+
+    it('with replicas required, a claim no replica acknowledged is refused and taken back', async () => {
+      // The suite's Redis has no replica: WAIT 1 answers 0 within the budget.
+      const url = withKeyPrefix(REDIS_URL, uniquePrefix());
+      const nonces = new RedisSignatureNonces({ url }, clock, { warn: () => undefined }, { replicas: 1, timeoutMs: 300 });
+      const plain = new RedisSignatureNonces({ url }, clock, { warn: () => undefined });
+      try {
+        await Promise.all([nonces.connected(2000), plain.connected(2000)]);
+        const until = new Date(clock.now().getTime() + 5000);
+        await assert.rejects(nonces.claim('k:w', until), (error: unknown) => error instanceof ApiError && error.code === 'unavailable');
+        // Taken back (the DEL is sent without waiting): a retry of the same request is not a replay.
+        let first = await plain.claim('k:w', until);
+        for (let i = 0; !first && i < 50; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          first = await plain.claim('k:w', until);
+        }
+        assert.equal(first, true);
+        assert.equal(await plain.claim('k:w', until), false);
+      } finally {
+        await nonces.close();
+        await plain.close();
       }
     });
   });

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { connectRedis, type RedisTarget } from '../redis-client.js';
 import { redisReady } from '../redis-ready.js';
 import { ThrottledFailureLog, type LimiterLog } from './failure-log.js';
 import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter, type StoreFailure } from './rate-limiter.js';
@@ -8,6 +9,8 @@ import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter, ty
 export interface RedisRateLimiterOptions {
   /** redis:// or rediss:// URL. ioredis options in the query string are honoured (e.g. `?keyPrefix=staging:`). */
   url: string;
+  /** The sentinels that name the primary (REDIS_SENTINELS); absent: `url`'s host is the primary. */
+  sentinels?: RedisTarget['sentinels'];
   log: LimiterLog;
   windowSeconds?: number;
   /** Upper bound of one call's wait on Redis, in ms. Default 100. */
@@ -50,7 +53,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.reconnectAfterTimeouts = options.reconnectAfterTimeouts ?? 3;
     this.log = new ThrottledFailureLog(options.log, options.logIntervalMs ?? 30_000);
     // Options given here win over the URL's query string (ioredis fills only what is missing).
-    this.client = new Redis(options.url, {
+    this.client = connectRedis({ url: options.url, sentinels: options.sentinels }, {
       // A command sent while disconnected fails at once instead of queueing until reconnect.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
