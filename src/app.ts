@@ -32,6 +32,7 @@ import { OrderSchema } from './routes/v1/order-view.js';
 import { PublicOrderSchema } from './db/views/public-order-view.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
+import { redisTarget } from './services/redis-client.js';
 import { createSignatureNonces } from './services/signature-nonces.js';
 import { installSurfaceSplit } from './operator-listener.js';
 import { installResponseHeaders } from './plugins/security-headers.js';
@@ -127,9 +128,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     runtime.mailWorker.start();
   }
   const { apiKeys } = runtime;
-  const rateLimits = createRateLimits(app, { redisUrl: config.redisUrl, redisTimeoutMs: config.rateLimitRedisTimeoutMs, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
+  const redis = redisTarget(config);
+  const rateLimits = createRateLimits(app, { redis, redisTimeoutMs: config.rateLimitRedisTimeoutMs, clock, metrics, partnerKeysBudget: config.limits.partnerKeysBudget });
   // Replay-proof signing (docs/contract.md §7.7): accepted signatures, shared by every process.
-  const signatureNonces = createSignatureNonces({ redisUrl: config.redisUrl, databaseUrl: config.databaseUrl, db: database.db, clock, log: logger });
+  const signatureNonces = createSignatureNonces({ redis, redisTimeoutMs: config.signatureNonceRedisTimeoutMs, databaseUrl: config.databaseUrl, db: database.db, clock, log: logger });
   app.addHook('onReady', () => signatureNonces.connected(1000));
   app.addHook('onReady', () => runtime.reads.connected(1000));
   app.addHook('onClose', () => signatureNonces.close());

@@ -63,6 +63,19 @@ export interface Config {
   /** Redis connection string for the shared rate limiter; unset means in-process memory. */
   readonly redisUrl: string | undefined;
   /**
+   * `REDIS_SENTINELS` (`host:port,host:port`): Redis Sentinels to ask for the current primary of
+   * `REDIS_SENTINEL_NAME`, so every Redis client follows a failover (docs/adr/0053). REDIS_URL
+   * then still gives the password, database and key prefix; its host is not dialled.
+   */
+  readonly redisSentinels: readonly { host: string; port: number }[] | undefined;
+  /** `REDIS_SENTINEL_NAME`: the master name the sentinels monitor; required with REDIS_SENTINELS. */
+  readonly redisSentinelName: string | undefined;
+  /**
+   * `SIGNATURE_NONCE_REDIS_TIMEOUT_MS`: how long a timestamped signature's replay check waits on
+   * Redis before the request is refused with 503 (fail closed, docs/adr/0053). Default 200.
+   */
+  readonly signatureNonceRedisTimeoutMs: number;
+  /**
    * OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry collector's OTLP/HTTP origin; set, the API
    * and worker processes trace (src/tracing). Unset (the default): no tracing, at no cost.
    */
@@ -324,6 +337,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
   }
+  const redisSentinels = parseRedisSentinels(optional(env, 'REDIS_SENTINELS'));
+  const redisSentinelName = optional(env, 'REDIS_SENTINEL_NAME');
+  if (redisSentinels !== undefined && redisUrl === undefined) {
+    throw new ConfigError('REDIS_SENTINELS', 'needs REDIS_URL (its password, database and key prefix apply to the primary the sentinels name)');
+  }
+  if (redisSentinels !== undefined && redisSentinelName === undefined) throw new ConfigError('REDIS_SENTINEL_NAME', 'is required with REDIS_SENTINELS');
+  if (redisSentinelName !== undefined && redisSentinels === undefined) throw new ConfigError('REDIS_SENTINEL_NAME', 'needs REDIS_SENTINELS');
   const otlpEndpoint = optional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   if (otlpEndpoint !== undefined && !/^https?:\/\/[^/]/.test(otlpEndpoint)) {
     throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', 'must be an http:// or https:// URL (the collector\'s OTLP/HTTP origin)');
@@ -374,8 +394,11 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 5000, 0, 300_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 600_000),
     redisUrl,
+    redisSentinels,
+    redisSentinelName,
     otlpEndpoint,
     rateLimitRedisTimeoutMs: integer(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 100, 10, 10_000),
+    signatureNonceRedisTimeoutMs: integer(env, 'SIGNATURE_NONCE_REDIS_TIMEOUT_MS', 200, 10, 10_000),
     secretsKey,
     adminToken,
     quoteSigningKey,
@@ -739,5 +762,16 @@ function parseWebhooks(env: Env, databaseUrl: string | undefined): WebhookConfig
   return Object.freeze({
     allowPrivate: oneOf(env, 'WEBHOOK_ALLOW_PRIVATE', ['true', 'false'], databaseUrl === undefined ? 'true' : 'false') === 'true',
     timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+  });
+}
+
+/** `host:port,host:port` (spaces around entries allowed); at least one entry. */
+function parseRedisSentinels(value: string | undefined): { host: string; port: number }[] | undefined {
+  if (value === undefined) return undefined;
+  return value.split(',').map((entry) => {
+    const match = /^\s*([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):([0-9]{1,5})\s*$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (match?.[1] === undefined || port < 1 || port > 65_535) throw new ConfigError('REDIS_SENTINELS', `must be host:port entries separated by commas, got "${entry.trim()}"`);
+    return { host: match[1].replace(/^\[|\]$/g, ''), port };
   });
 }

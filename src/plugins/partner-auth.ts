@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { KeyScope } from '../db/schema/api-keys.js';
 import type { PartnerRow } from '../db/schema/partners.js';
-import { ApiError } from '../errors.js';
+import { ApiError, errorBodySchema } from '../errors.js';
 import type { Clock } from '../clock.js';
 import { modeOf } from '../domain/modes.js';
 import type { ApiKeyService, Authentication } from '../services/api-keys.js';
@@ -265,17 +265,26 @@ const SIGNING_HEADERS = {
     type: 'string',
     pattern: '^[0-9]{1,15}$',
     description:
-      'Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`.',
+      'Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp.',
   },
 } as const;
 
-/** Adds the signing headers to the schema of every route whose security names a partner key. */
+/**
+ * Adds the signing headers to the schema of every route whose security names a partner key, and
+ * its 503: a timestamped request the replay store cannot check is refused (docs/adr/0053).
+ */
 function documentSigningHeaders(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const security = route.schema?.security as Record<string, unknown>[] | undefined;
     if (security === undefined || !security.some((entry) => 'bearerAuth' in entry || 'apiKeyHeader' in entry)) return;
     const headers = (route.schema?.headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
     // A copy: one schema object may be shared by several routes.
-    route.schema = { ...route.schema, headers: { ...headers, properties: { ...headers.properties, ...SIGNING_HEADERS } } };
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    const withUnavailable = response === undefined || response['503'] !== undefined ? response : { ...response, 503: { $ref: `${errorBodySchema.$id}#` } };
+    route.schema = {
+      ...route.schema,
+      headers: { ...headers, properties: { ...headers.properties, ...SIGNING_HEADERS } },
+      ...(withUnavailable === undefined ? {} : { response: withUnavailable }),
+    };
   });
 }

@@ -1,14 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import type { Clock } from '../clock.js';
-import {
-  MemoryRateLimiter,
-  RATE_LIMIT_WINDOW_SECONDS,
-  createRateLimiter,
-  type RateLimitDecision,
-  type RateLimiter,
-  type StoreFailure,
-} from '../services/rate-limiter.js';
+import { createRateLimiter } from '../services/rate-limiter/factory.js';
+import type { RedisTarget } from '../services/redis-client.js';
+import { MemoryRateLimiter } from '../services/rate-limiter/memory-store.js';
+import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter, type StoreFailure } from '../services/rate-limiter/rate-limiter.js';
 import { sendError } from './error-handler.js';
 import type { Metrics } from '../metrics.js';
 
@@ -36,10 +32,10 @@ function isExempt(request: FastifyRequest): boolean {
 
 export interface RateLimitOptions {
   metrics: Metrics;
-  /** A ready limiter (tests); otherwise one is made from `redisUrl` (Redis) or memory. */
+  /** A ready limiter (tests); otherwise one is made from `redis` (Redis) or memory. */
   limiter?: RateLimiter;
-  /** config.redisUrl: set means one budget shared by all processes through Redis. */
-  redisUrl?: string;
+  /** From REDIS_URL (and REDIS_SENTINELS): set means one budget shared by all processes through Redis. */
+  redis?: RedisTarget | undefined;
   /** config.rateLimitRedisTimeoutMs: a request's longest wait on Redis before it passes unchecked. */
   redisTimeoutMs?: number;
   /** Time of the memory store (the app's clock). */
@@ -141,7 +137,7 @@ export type AttemptDecision =
 export function createRateLimits(app: FastifyInstance, options: RateLimitOptions): RateLimits {
   const publicLimit = options.publicLimit ?? PUBLIC_RATE_LIMIT_PER_MINUTE;
   const limiter =
-    options.limiter ?? createRateLimiter({ redisUrl: options.redisUrl, timeoutMs: options.redisTimeoutMs, clock: options.clock, log: app.log });
+    options.limiter ?? createRateLimiter({ redis: options.redis, timeoutMs: options.redisTimeoutMs, clock: options.clock, log: app.log });
   const failures = new Counter<'reason'>({
     name: 'rate_limiter_failures_total',
     help: 'Requests let through unchecked because the rate limiter store (Redis) failed or was slow, by reason.',

@@ -1,7 +1,9 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import { claimSignatureNonce, purgeSignatureNonces } from '../db/repositories/signature-nonces-repository.js';
 import type { Db } from '../db/schema/index.js';
+import { ApiError } from '../errors.js';
+import { connectRedis, type RedisTarget } from './redis-client.js';
 import { redisReady } from './redis-ready.js';
 
 /**
@@ -11,7 +13,10 @@ import { redisReady } from './redis-ready.js';
  * one process).
  */
 export interface SignatureNonces {
-  /** Records `id` until `expiresAt`; true the first time, false for a replay. */
+  /**
+   * Records `id` until `expiresAt`; true the first time, false for a replay. Rejects with
+   * ApiError `unavailable` when the store cannot say (the request is refused, never let through).
+   */
   claim(id: string, expiresAt: Date): Promise<boolean>;
   /** Resolves once the store can answer, or after `withinMs` (start-up waits on it, never fails). */
   connected(withinMs: number): Promise<void>;
@@ -78,26 +83,45 @@ export class DatabaseSignatureNonces implements SignatureNonces {
 /** Key names inside Redis: `<ioredis keyPrefix>epa:sig:<id>`. */
 const KEY_PREFIX = 'epa:sig:';
 
+/** What a signed request gets while the replay store cannot answer (503, docs/adr/0053). */
+const UNAVAILABLE_DETAIL = 'signed requests are refused while replay protection is unavailable: retry shortly with a new X-Timestamp';
+
+export interface RedisSignatureNoncesOptions {
+  /** Upper bound of one claim's wait on Redis, in ms. Default 200. */
+  timeoutMs?: number;
+  /**
+   * Replicas that must hold a claim before it counts (`WAIT`), so a failover cannot promote a
+   * replica that never saw an accepted signature. Default: 1 with sentinels, else 0.
+   */
+  replicas?: number;
+}
+
 /**
- * Redis: `SET NX PX`, one round trip, expiring by itself. A Redis that fails or does not answer
- * within `timeoutMs` hands the claim to `fallback` (the database's store), so a Redis outage
- * neither lets replays through nor stops signed requests.
+ * Redis: `SET NX PX`, one round trip, expiring by itself. It fails CLOSED (docs/adr/0053): a claim
+ * Redis does not answer within `timeoutMs` is refused with 503 `unavailable`, never handed to
+ * another store. A database fallback would not know the signatures Redis accepted before it went
+ * away, so their replays would pass. Behind sentinels, a claim also waits (WAIT, within the same
+ * bound) until a replica holds it: replication is asynchronous, and a claim only the old primary
+ * held would be forgotten by the replica promoted in its place.
  */
 export class RedisSignatureNonces implements SignatureNonces {
   private readonly client: Redis;
+  private readonly timeoutMs: number;
+  private readonly replicas: number;
   private warned = false;
 
   constructor(
-    url: string,
-    private readonly fallback: SignatureNonces,
+    target: RedisTarget,
     private readonly clock: Clock,
     private readonly log: NonceLog,
-    private readonly timeoutMs = 200,
+    options: RedisSignatureNoncesOptions = {},
   ) {
-    this.client = new Redis(url, {
+    this.timeoutMs = options.timeoutMs ?? 200;
+    this.replicas = options.replicas ?? (target.sentinels === undefined ? 0 : 1);
+    this.client = connectRedis(target, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      commandTimeout: 1000,
+      commandTimeout: Math.max(1000, this.timeoutMs),
       connectTimeout: 1000,
       retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
     });
@@ -105,25 +129,50 @@ export class RedisSignatureNonces implements SignatureNonces {
   }
 
   async claim(id: string, expiresAt: Date): Promise<boolean> {
+    const key = `${KEY_PREFIX}${id}`;
     const ttlMs = Math.max(1, expiresAt.getTime() - this.clock.now().getTime());
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
     });
+    let claimed = false;
     try {
-      const answer = await Promise.race([this.client.set(`${KEY_PREFIX}${id}`, '1', 'PX', ttlMs, 'NX'), timeout]);
+      const answer = await Promise.race([this.ask(key, ttlMs), timeout]);
       if (answer === 'timeout') throw new Error(`no answer within ${this.timeoutMs} ms`);
+      claimed = answer.set;
+      if (claimed && answer.replicas < this.replicas) throw new Error(`the claim reached ${answer.replicas} of ${this.replicas} replicas`);
+      if (this.warned) this.log.warn({}, 'signature nonces: Redis answers again, signed requests accepted');
       this.warned = false;
-      return answer === 'OK';
+      return claimed;
     } catch (error) {
+      // A claim Redis may hold although it was refused here: taken back, so that the client's
+      // retry of the same signed request is not called a replay. Best effort; if it is lost the
+      // retry is refused as a replay and the client signs anew.
+      if (claimed) this.client.del(key).catch(() => undefined);
       if (!this.warned) {
         this.warned = true;
-        this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'signature nonces: Redis unavailable, using the database');
+        this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'signature nonces: Redis unavailable, signed requests refused (fail closed)');
       }
-      return this.fallback.claim(id, expiresAt);
+      throw new ApiError('unavailable', UNAVAILABLE_DETAIL);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private async ask(key: string, ttlMs: number): Promise<{ set: boolean; replicas: number }> {
+    if (this.replicas === 0) return { set: (await this.client.set(key, '1', 'PX', ttlMs, 'NX')) === 'OK', replicas: 0 };
+    // One round trip: WAIT runs right after the SET on the same connection. It gets half the
+    // budget, so that its "not enough replicas" answer arrives before the claim's own timeout
+    // and the claim can be taken back.
+    const results = await this.client
+      .pipeline()
+      .set(key, '1', 'PX', ttlMs, 'NX')
+      .wait(this.replicas, Math.max(1, Math.floor(this.timeoutMs / 2)))
+      .exec();
+    const [set, waited] = results ?? [];
+    const failure = set?.[0] ?? waited?.[0];
+    if (failure) throw failure;
+    return { set: set?.[1] === 'OK', replicas: Number(waited?.[1]) };
   }
 
   connected(withinMs: number): Promise<void> {
@@ -132,21 +181,22 @@ export class RedisSignatureNonces implements SignatureNonces {
 
   async close(): Promise<void> {
     this.client.disconnect();
-    await this.fallback.close();
   }
 }
 
 export interface SignatureNoncesOptions {
-  redisUrl: string | undefined;
+  redis: RedisTarget | undefined;
+  /** RedisSignatureNoncesOptions.timeoutMs (SIGNATURE_NONCE_REDIS_TIMEOUT_MS). */
+  redisTimeoutMs?: number | undefined;
   databaseUrl: string | undefined;
   db: Db;
   clock: Clock;
   log: NonceLog;
 }
 
-/** Redis when configured (the database as its fallback), else PostgreSQL, else memory. */
-export function createSignatureNonces({ redisUrl, databaseUrl, db, clock, log }: SignatureNoncesOptions): SignatureNonces {
-  if (redisUrl !== undefined) return new RedisSignatureNonces(redisUrl, new DatabaseSignatureNonces(db, clock, log), clock, log);
+/** Redis when configured (failing closed), else PostgreSQL, else memory. */
+export function createSignatureNonces({ redis, redisTimeoutMs, databaseUrl, db, clock, log }: SignatureNoncesOptions): SignatureNonces {
+  if (redis !== undefined) return new RedisSignatureNonces(redis, clock, log, redisTimeoutMs === undefined ? {} : { timeoutMs: redisTimeoutMs });
   if (databaseUrl !== undefined) return new DatabaseSignatureNonces(db, clock, log);
   return new MemorySignatureNonces(clock);
 }

@@ -3,10 +3,11 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { SIGNATURE_WINDOW_MS } from '../../src/plugins/partner-auth.js';
+import { ApiError } from '../../src/errors.js';
 import { DatabaseSignatureNonces, MemorySignatureNonces, RedisSignatureNonces } from '../../src/services/signature-nonces.js';
 import { ORDER_MIX } from '../helpers/process/order-mix.js';
 import { ManualClock, buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { REDIS_URL, redisReachable, redisSkip, uniquePrefix, withKeyPrefix } from '../rate-limit/redis-support.js';
+import { REDIS_URL, redisProxy, redisReachable, redisSkip, uniquePrefix, withKeyPrefix } from '../rate-limit/redis-support.js';
 import { assertErrorItems } from '../helpers/error-items.js';
 
 const ACCOUNT = '/api/v1/partner/account';
@@ -199,12 +200,51 @@ describe('signature nonces: the stores', () => {
   });
 
   describe('Redis', { skip: redisSkipReason }, () => {
+    it('fails closed: a signature accepted through Redis is not accepted again while Redis is away', async () => {
+      const proxy = redisProxy(REDIS_URL);
+      await proxy.up();
+      const app = await buildTestApp({ clock, env: { WORKER: 'off', REDIS_URL: withKeyPrefix(`redis://127.0.0.1:${proxy.port}`, uniquePrefix()) } });
+      try {
+        const key = (await app.createPartner()).apiKey;
+        const timestamp = clock.now().getTime();
+        const request: InjectOptions = {
+          method: 'GET',
+          url: ACCOUNT,
+          headers: { authorization: `Bearer ${key}`, 'x-timestamp': String(timestamp), 'x-signature': sign(key, timestamp, 'GET', ACCOUNT) },
+        };
+        assert.equal((await app.app.inject(request)).statusCode, 200);
+        await proxy.down();
+        const replay = await app.app.inject(request);
+        assert.equal(replay.statusCode, 503, `a replay while Redis is away must be refused, got ${replay.statusCode}`);
+        assert.equal(replay.json<{ code: string }>().code, 'unavailable');
+        assert.match(replay.json<{ detail: string }>().detail, /signed requests/);
+        // A fresh signature is refused the same way: nothing can say it is not a replay.
+        clock.advance(1);
+        const fresh = clock.now().getTime();
+        const next = await app.app.inject({ ...request, headers: { authorization: `Bearer ${key}`, 'x-timestamp': String(fresh), 'x-signature': sign(key, fresh, 'GET', ACCOUNT) } });
+        assert.equal(next.statusCode, 503, next.body);
+        // Unsigned requests do not depend on the replay store.
+        assert.equal((await app.app.inject({ method: 'GET', url: ACCOUNT, headers: { authorization: `Bearer ${key}` } })).statusCode, 200);
+        await proxy.up();
+        await app.app.inject({ method: 'GET', url: '/readyz' });
+        // Back: the signature accepted before the outage is still a replay.
+        let again = await app.app.inject(request);
+        for (let i = 0; again.statusCode === 503 && i < 100; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          again = await app.app.inject(request);
+        }
+        assertRefused(again, 'replayed request');
+      } finally {
+        await app.close();
+        await proxy.down();
+      }
+    });
+
     it('once per id across two stores on one Redis, expiring by itself', async () => {
       const url = withKeyPrefix(REDIS_URL, uniquePrefix());
-      const fallback = new MemorySignatureNonces(clock);
       const log = { warn: () => undefined };
-      const one = new RedisSignatureNonces(url, fallback, clock, log);
-      const two = new RedisSignatureNonces(url, new MemorySignatureNonces(clock), clock, log);
+      const one = new RedisSignatureNonces({ url }, clock, log);
+      const two = new RedisSignatureNonces({ url }, clock, log);
       try {
         await Promise.all([one.connected(2000), two.connected(2000)]);
         const until = new Date(clock.now().getTime() + 200);
@@ -218,18 +258,40 @@ describe('signature nonces: the stores', () => {
       }
     });
 
-    it('falls back to its fallback store when Redis does not answer', async () => {
-      const fallback = new MemorySignatureNonces(clock);
+    it('fails closed when Redis does not answer: the claim is refused with unavailable, once logged', async () => {
       const warnings: string[] = [];
-      const nonces = new RedisSignatureNonces('redis://127.0.0.1:1', fallback, clock, { warn: (_fields, message) => warnings.push(message) });
+      const nonces = new RedisSignatureNonces({ url: 'redis://127.0.0.1:1' }, clock, { warn: (_fields: object, message: string) => warnings.push(message) });
       try {
         const until = new Date(clock.now().getTime() + 1000);
-        assert.equal(await nonces.claim('k:9', until), true);
-        assert.equal(await nonces.claim('k:9', until), false);
-        assert.equal(await fallback.claim('k:9', until), false, 'the claim went to the fallback');
-        assert.equal(warnings.length, 1);
+        for (const id of ['k:9', 'k:9', 'k:10']) {
+          await assert.rejects(nonces.claim(id, until), (error: unknown) => error instanceof ApiError && error.code === 'unavailable');
+        }
+        assert.deepEqual(warnings, ['signature nonces: Redis unavailable, signed requests refused (fail closed)']);
       } finally {
         await nonces.close();
+      }
+    });
+
+    it('with replicas required, a claim no replica acknowledged is refused and taken back', async () => {
+      // The suite's Redis has no replica: WAIT 1 answers 0 within the budget.
+      const url = withKeyPrefix(REDIS_URL, uniquePrefix());
+      const nonces = new RedisSignatureNonces({ url }, clock, { warn: () => undefined }, { replicas: 1, timeoutMs: 300 });
+      const plain = new RedisSignatureNonces({ url }, clock, { warn: () => undefined });
+      try {
+        await Promise.all([nonces.connected(2000), plain.connected(2000)]);
+        const until = new Date(clock.now().getTime() + 5000);
+        await assert.rejects(nonces.claim('k:w', until), (error: unknown) => error instanceof ApiError && error.code === 'unavailable');
+        // Taken back (the DEL is sent without waiting): a retry of the same request is not a replay.
+        let first = await plain.claim('k:w', until);
+        for (let i = 0; !first && i < 50; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          first = await plain.claim('k:w', until);
+        }
+        assert.equal(first, true);
+        assert.equal(await plain.claim('k:w', until), false);
+      } finally {
+        await nonces.close();
+        await plain.close();
       }
     });
   });

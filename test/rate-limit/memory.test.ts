@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { PUBLIC_RATE_LIMIT_PER_MINUTE } from '../../src/plugins/rate-limit.js';
-import { MemoryRateLimiter } from '../../src/services/rate-limiter.js';
+import { MemoryRateLimiter } from '../../src/services/rate-limiter/memory-store.js';
 import { ManualClock, buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { assertErrorItems } from '../helpers/error-items.js';
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { RedisRateLimiter, type LimiterLog } from '../../src/services/rate-limiter.js';
+import type { LimiterLog } from '../../src/services/rate-limiter/failure-log.js';
+import { RedisRateLimiter } from '../../src/services/rate-limiter/redis-store.js';
 import { TableQueryCounter } from '../helpers/query-counter.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import {

@@ -859,7 +859,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path?: never;
@@ -921,6 +921,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     validateAddress: {
@@ -938,7 +947,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path?: never;
@@ -1007,6 +1016,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listOrders: {
@@ -1033,7 +1051,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path?: never;
@@ -1100,6 +1118,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createOrder: {
@@ -1112,7 +1139,7 @@ export interface operations {
                 "x-end-user-ip"?: string;
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path?: never;
@@ -1284,6 +1311,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOrder: {
@@ -1292,7 +1328,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -1357,6 +1393,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     cancelOrder: {
@@ -1365,7 +1410,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -1463,6 +1508,15 @@ export interface operations {
             };
             /** @description Default Response */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1478,7 +1532,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -1583,6 +1637,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOrderQr: {
@@ -1591,7 +1654,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -1656,6 +1719,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     refundOrder: {
@@ -1664,7 +1736,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -1769,6 +1841,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     setRefundAddress: {
@@ -1777,7 +1858,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -1887,6 +1968,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOrderStatuses: {
@@ -1895,7 +1985,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path?: never;
@@ -1993,6 +2083,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     streamOrders: {
@@ -2006,7 +2105,7 @@ export interface operations {
                 "last-event-id"?: string;
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path?: never;
@@ -2115,7 +2214,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path?: never;
@@ -2260,6 +2359,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     simulateSandboxDeposit: {
@@ -2268,7 +2376,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -2376,6 +2484,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPartnerStats: {
@@ -2389,7 +2506,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path?: never;
@@ -2483,6 +2600,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhooks: {
@@ -2491,7 +2617,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path?: never;
@@ -2546,6 +2672,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createWebhook: {
@@ -2554,7 +2689,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path?: never;
@@ -2662,6 +2797,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -2670,7 +2814,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -2769,6 +2913,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     updateWebhook: {
@@ -2777,7 +2930,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -2890,6 +3043,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -2901,7 +3063,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -2978,6 +3140,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
@@ -2986,7 +3157,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -3082,6 +3253,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testWebhook: {
@@ -3090,7 +3270,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -3195,6 +3375,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     retryWebhookDelivery: {
@@ -3203,7 +3392,7 @@ export interface operations {
             header?: {
                 /** @description Optional. Lowercase hex HMAC-SHA256 keyed with the secret part of the key: of the exact body bytes (empty for GET); with X-Timestamp, of `{X-Timestamp}.{METHOD}.{request target}.{body}`. A mismatch is 401 `invalid signature`. */
                 "x-signature"?: string;
-                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. */
+                /** @description Optional, replay-proof signing (v1.1): Unix time in milliseconds. Requires X-Signature over `{X-Timestamp}.{METHOD}.{request target}.{body}` (the target as sent, path and query, e.g. `/api/v1/partner/orders?limit=5`; body empty for GET). Accepted within ±5 minutes of the server time, each signature once: a replay is 401 `replayed request`. While the shared replay store cannot answer, a timestamped request is refused with 503 `unavailable` (never accepted unchecked): retry with a new X-Timestamp. */
                 "x-timestamp"?: string;
             };
             path: {
@@ -3292,6 +3481,15 @@ export interface operations {
             };
             /** @description Default Response */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
