@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import { REVEAL_TTL_MS } from '../../src/services/cabinet-accounts.js';
 import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
+import { htmlProblems } from '../helpers/html-check.js';
 import { advance, createOrder, depositAndRun, exactJson, getOrder, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 const PASSWORD = 'marble tundra whistle pepper';
@@ -28,6 +29,18 @@ describe('cabinet pages', () => {
     ({ client, partnerId } = await cabinetPerson(t, { email: 'pages@cabinet.example', password: PASSWORD }));
   });
   after(() => t.close());
+
+  it('without PUBLIC_URL, "Forgot password" mails no link built on a Host header other than this machine', async () => {
+    // Anyone writes the Host header of a reset request for someone else: a link built on it would
+    // send the victim's token to that host (docs/adr/0051-cabinet-mail.md).
+    const page = await t.app.inject({ method: 'GET', url: '/cabinet/forgot-password', headers: { host: 'attacker.example' } });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Ask the operator for a password reset link/);
+    assert.doesNotMatch(page.body, /action="\/cabinet\/forgot-password"/);
+    assert.deepEqual(htmlProblems(page.body), []);
+    const local = await t.app.inject({ method: 'GET', url: '/cabinet/forgot-password', headers: { host: '127.0.0.1:8080' } });
+    assert.match(local.body, /action="\/cabinet\/forgot-password"/);
+  });
 
   let apiKey: string;
   let orderId: string;

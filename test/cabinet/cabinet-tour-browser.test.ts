@@ -66,7 +66,14 @@ describe('every cabinet page in Chromium: axe-core in both modes and themes, scr
     pages.live = [...common, ['order-waiting', `/cabinet/orders/${waiting.id}`], ['order-held', `/cabinet/orders/${held.id}`], ['webhook', `/cabinet/webhooks/${liveHook.endpoint.id}`]];
     pages.test = [...common, ['order-deposited', `/cabinet/orders/${sandboxOrder.id}`], ['webhook', `/cabinet/webhooks/${testHook.endpoint.id}`]];
     const invited = await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/invitations`, { email: 'tour-invited@cabinet.example' });
-    signedOut.push(['login', '/cabinet/login'], ['invitation', new URL(invited.json<{ url: string }>().url).pathname], ['invitation-invalid', '/cabinet/invitation/not-a-token']);
+    signedOut.push(
+      ['login', '/cabinet/login'],
+      ['invitation', new URL(invited.json<{ url: string }>().url).pathname],
+      ['invitation-invalid', '/cabinet/invitation/not-a-token'],
+      ['forgot-password', '/cabinet/forgot-password'],
+      ['forgot-password-sent', '/cabinet/forgot-password?done=sent'],
+      ['password-reset-invalid', '/cabinet/password-reset/not-a-token'],
+    );
 
     browser = await launchChromium();
     context = await browser.newContext({ viewport: SIZES[0], timezoneId: 'America/New_York' });

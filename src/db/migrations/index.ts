@@ -52,6 +52,7 @@ import * as m0065 from './0065-api-request-log.js';
 import * as m0066 from './0066-commission-payouts.js';
 import * as m0067 from './0067-order-search-indexes.js';
 import * as m0068 from './0068-trace-context.js';
+import * as m0072 from './0072-cabinet-sign-in-devices.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -108,4 +109,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0066-commission-payouts': m0066,
   '0067-order-search-indexes': m0067,
   '0068-trace-context': m0068,
+  '0072-cabinet-sign-in-devices': m0072,
 };

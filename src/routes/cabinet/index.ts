@@ -26,6 +26,12 @@ import { registerCabinetWebhooks } from './webhooks.js';
 /** Failed sign-ins allowed per client address, and per account, per minute (then 429 until the minute ends). */
 export const CABINET_SIGN_IN_FAILURES_PER_ADDRESS = 20;
 export const CABINET_SIGN_IN_FAILURES_PER_ACCOUNT = 5;
+/**
+ * Password reset requests ("Forgot password") allowed per client address, and per email typed,
+ * per minute: each sends mail, so a person's mailbox cannot be flooded and the outbox filled.
+ */
+export const CABINET_RESET_REQUESTS_PER_ADDRESS = 10;
+export const CABINET_RESET_REQUESTS_PER_ACCOUNT = 3;
 
 /** The page of an unknown path under /cabinet (the app's not-found handler asks), else undefined. */
 export function cabinetNotFound(request: FastifyRequest): string | undefined {
