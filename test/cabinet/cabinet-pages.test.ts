@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { Decimal } from '../../src/domain/money.js';
 import { REVEAL_TTL_MS } from '../../src/services/cabinet-accounts.js';
 import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
 import { htmlProblems } from '../helpers/html-check.js';
@@ -357,5 +358,55 @@ describe('cabinet overview: commission', () => {
     assert.equal(sandboxDetail.statusCode, 200);
     assert.match(sandboxDetail.body, /<dt>Deposit transaction<\/dt><dd><span class="mono">/);
     assert.doesNotMatch(sandboxDetail.body, /href="https:/);
+  });
+
+  it('a period picked by preset or by days shows its orders, volume in USD at the current price and commission in USD; an impossible period is said', async () => {
+    const today = h.clock.now().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.parse(`${today}T00:00:00.000Z`) + 86_400_000);
+    const figure = (body: string, name: string) => new RegExp(`data-period="${name}">([0-9.,]+)<`).exec(body)?.[1];
+    const week = await client.get('/cabinet?range=7d');
+    assert.equal(week.statusCode, 200);
+    assert.deepEqual(htmlProblems(week.body), []);
+    assert.match(week.body, /<a href="\/cabinet\?range=7d" aria-current="true">/);
+    assert.equal(figure(week.body, 'orders'), '2', 'the two live orders of the last 7 days; the sandbox one apart');
+    assert.equal(figure(week.body, 'completed'), '2');
+    // The volume in USD: what completed orders received, at the price service's BTC price now, to the cent.
+    const price = h.t.runtime.prices.getPriceUsd(h.t.runtime.catalog.all().find((row) => row.coin === 'BTC')?.price_symbol ?? 'BTC');
+    assert.ok(price !== undefined);
+    const received = await h.t.db.handle.db.selectFrom('orders').select('amount_from_received').where('partner_id', '=', h.partner.id).where('sandbox', '=', false).where('status', '=', 'completed').execute();
+    const volume = received.reduce((sum, row) => sum.plus(new Decimal(String(row.amount_from_received))), new Decimal(0));
+    const expected = price.times(volume).toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN).toFixed(2);
+    assert.equal(figure(week.body, 'volume-usd')?.replace(/,/g, ''), expected);
+    assert.match(week.body, new RegExp(`data-period-volume="BTC">${volume.toFixed().replace('.', '\\.')}<`));
+    // The commission in USD is GET /partner/stats' for the same days.
+    const from = new Date(tomorrow.getTime() - 7 * 86_400_000);
+    const stats = await h.t.app.inject({
+      method: 'GET',
+      url: `/api/v1/partner/stats?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(tomorrow.toISOString())}`,
+      headers: { 'x-api-key': h.partner.apiKey },
+    });
+    assert.equal(figure(week.body, 'commission-usd')?.replace(/,/g, ''), new Decimal(exactJson<StatsCommission>(stats).commission.usd).toFixed(2));
+
+    // Today alone: the order of 3 days ago is outside.
+    const day = await client.get(`/cabinet?from=${today}&to=${today}`);
+    assert.equal(figure(day.body, 'orders'), '1');
+    assert.match(day.body, new RegExp(`<h2 id="period-title">Period: ${today} to ${today} \\(UTC\\)</h2>`));
+    assert.doesNotMatch(day.body, /role="alert"/);
+
+    // Impossible periods: said, and the last 30 days shown instead.
+    for (const [query, said] of [
+      [`from=${today}&to=2026-01-01`, /it starts \(\d{4}-\d{2}-\d{2}\) after it ends/],
+      ['from=2026-02-30&to=2026-03-01', /not a date of the calendar/],
+      ['from=2099-01-01&to=2099-01-02', /it starts after today/],
+      ['from=2020-01-01&to=2026-01-01', /longer than 366 days/],
+      ['range=12d', /Choose 7, 30 or 90 days/],
+    ] as const) {
+      const refused = await client.get(`/cabinet?${query}`);
+      assert.equal(refused.statusCode, 200);
+      assert.match(refused.body, /<p class="problem" role="alert">/);
+      assert.match(refused.body, said);
+      assert.match(refused.body, /<a href="\/cabinet\?range=30d" aria-current="true">/);
+      assert.deepEqual(htmlProblems(refused.body), []);
+    }
   });
 });
