@@ -194,7 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerAdminRoutes(app, services, openApiDocuments);
   registerHealth(app, services);
   registerMetricsEndpoint(app, services);
-  await registerCabinet(app, services);
+  await registerCabinet(app, services, openApiDocuments);
   await registerConsole(app, services);
   registerStatusPage(app, services);
   registerStaticIcons(app, [...new Set(runtime.catalog.all().map((row) => row.coin))]);

@@ -20,7 +20,7 @@ function quoted(text: string, max: number): string {
 const utc = (at: Date): string => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /**
- * The mail the cabinet sends its people (docs/adr/0051-cabinet-mail.md), all through the mail
+ * The mail the cabinet sends its people (docs/adr/0051-cabinet-mail-period-responses-reference.md), all through the mail
  * outbox: invitations, password resets the person asks for ("Forgot password" on the sign-in
  * page), a notice of a sign-in from a device not seen before, and a notice of a new API key to
  * the partner's owners. Links in mail are built on the base the caller gives (PUBLIC_URL where

@@ -15,7 +15,7 @@ const SHOTS = fileURLToPath(new URL('../../test-artifacts/cabinet/mail/', import
 const EMAIL = 'forgetful@cabinet.example';
 
 /**
- * "Forgot password" end to end in Chromium (docs/adr/0051-cabinet-mail.md): the sign-in page's
+ * "Forgot password" end to end in Chromium (docs/adr/0051-cabinet-mail-period-responses-reference.md): the sign-in page's
  * link, the request, the mail received on a real SMTP server, its link followed in the browser,
  * the new password set and signed in with. No PUBLIC_URL: the app listens on this machine, so
  * the link is built on the request's own (loopback) origin.

@@ -12,7 +12,7 @@ const NEW_PASSWORD = 'meadow copper falcon drift';
 const OWNER = 'owner@mail.example';
 
 /**
- * The cabinet's mail (docs/adr/0051-cabinet-mail.md), received on a real SMTP server started
+ * The cabinet's mail (docs/adr/0051-cabinet-mail-period-responses-reference.md), received on a real SMTP server started
  * here and delivered by the mail worker: invitations (the operator's and an owner's) whose link
  * is followed; "Forgot password" with the same answer for any email, throttled, its mailed link
  * used once and expiring; a notice of a sign-in from a new device; a notice of a new key.

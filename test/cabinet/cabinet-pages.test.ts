@@ -31,9 +31,27 @@ describe('cabinet pages', () => {
   });
   after(() => t.close());
 
+  it('the API reference: the partner document rendered in the cabinet, linked from its navigation and back, valid HTML', async () => {
+    assert.match((await client.get('/cabinet')).body, /<li><a href="\/cabinet\/api-reference">API reference<\/a><\/li>/);
+    const reference = await client.get('/cabinet/api-reference');
+    assert.equal(reference.statusCode, 200);
+    assert.deepEqual(htmlProblems(reference.body), []);
+    assert.match(reference.body, /<a href="\/cabinet">Back to the cabinet<\/a>/);
+    const partnerDocument = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<{ paths: Record<string, Record<string, unknown>> }>();
+    for (const [path, item] of Object.entries(partnerDocument.paths)) {
+      for (const method of Object.keys(item).filter((key) => ['get', 'post', 'put', 'patch', 'delete'].includes(key))) {
+        assert.ok(reference.body.includes(`<h3 id="op-${method}-${path.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}"><span class="badge">${method.toUpperCase()}</span> <code>${path}</code></h3>`), `${method} ${path}`);
+      }
+    }
+    assert.doesNotMatch(reference.body, /\/admin\/v1\//, 'nothing of the operator API');
+    assert.match(reference.body, /<h3 id="schema-Order">Order<\/h3>/);
+    // Public, as the document is: signed out it is there too.
+    assert.equal((await t.app.inject({ method: 'GET', url: '/cabinet/api-reference' })).statusCode, 200);
+  });
+
   it('without PUBLIC_URL, "Forgot password" mails no link built on a Host header other than this machine', async () => {
     // Anyone writes the Host header of a reset request for someone else: a link built on it would
-    // send the victim's token to that host (docs/adr/0051-cabinet-mail.md).
+    // send the victim's token to that host (docs/adr/0051-cabinet-mail-period-responses-reference.md).
     const page = await t.app.inject({ method: 'GET', url: '/cabinet/forgot-password', headers: { host: 'attacker.example' } });
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /Ask the operator for a password reset link/);

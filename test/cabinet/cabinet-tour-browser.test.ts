@@ -73,6 +73,7 @@ describe('every cabinet page in Chromium: axe-core in both modes and themes, scr
       ['forgot-password', '/cabinet/forgot-password'],
       ['forgot-password-sent', '/cabinet/forgot-password?done=sent'],
       ['password-reset-invalid', '/cabinet/password-reset/not-a-token'],
+      ['api-reference', '/cabinet/api-reference'],
     );
 
     browser = await launchChromium();

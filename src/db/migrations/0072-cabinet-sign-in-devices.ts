@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The browsers a cabinet person has signed in from (docs/adr/0051-cabinet-mail.md): a sign-in
+ * The browsers a cabinet person has signed in from (docs/adr/0051-cabinet-mail-period-responses-reference.md): a sign-in
  * from a device (User-Agent and client address) not seen before for the person is told to them
  * by mail. Only a SHA-256 of the pair is kept, never the address or the User-Agent themselves;
  * a row goes with its person, and rows not seen for 180 days are pruned at the person's next

@@ -5,7 +5,9 @@ import type { App, Services } from '../../app-types.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { findUnstorableText } from '../../domain/storable-text.js';
 import { WorkGateFull } from '../../services/work-gate.js';
+import type { OpenApiDocuments } from '../../plugins/openapi.js';
 import { registerCabinetAccount } from './account.js';
+import { registerCabinetApiReference } from './api-reference.js';
 import { registerCabinetAssets } from './assets.js';
 import { registerCabinetInvitation } from './invitation.js';
 import { registerCabinetKeys } from './keys.js';
@@ -63,7 +65,7 @@ const FORM_BODY_LIMIT = 8 * 1024;
  * the API stays JSON-only). Every route is hidden from the OpenAPI documents: they are pages,
  * not API. One file per page; README.md says how a page is built.
  */
-export async function registerCabinet(app: App, services: Services): Promise<void> {
+export async function registerCabinet(app: App, services: Services, documents: Pick<OpenApiDocuments, 'partner'>): Promise<void> {
   await app.register(async (cabinet: App) => {
     await cabinet.register(fastifyCookie);
     await cabinet.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT });
@@ -106,5 +108,6 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     registerCabinetTeam(cabinet, services, sessions);
     registerCabinetRequests(cabinet, services, sessions);
     registerCabinetPayouts(cabinet, services, sessions);
+    registerCabinetApiReference(cabinet, documents);
   });
 }

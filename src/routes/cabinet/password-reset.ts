@@ -21,7 +21,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
  * The origin a reset link in mail is built on: PUBLIC_URL. Without it, only a request to this
  * machine itself (the embedded default on a developer's machine): anyone can write the Host
  * header of a request for someone else's reset, and a link built on it would send the victim's
- * token to the writer's host (docs/adr/0051-cabinet-mail.md).
+ * token to the writer's host (docs/adr/0051-cabinet-mail-period-responses-reference.md).
  */
 function mailLinkBase(publicUrl: string | undefined, request: FastifyRequest): string | undefined {
   if (publicUrl !== undefined) return publicUrl;
