@@ -58,10 +58,7 @@ function operation(path: string, method: string, op: Json): Html {
 ${prose(asText(op.summary))}${prose(asText(op.description))}
 ${parameters.length === 0
   ? ''
-  : html`<h4>Parameters</h4><div class="table-wrap"><table>
-<thead><tr><th scope="col">Name</th><th scope="col">In</th><th scope="col">Type</th><th scope="col">Description</th></tr></thead>
-<tbody>${parameters.map((parameter) => html`<tr><th scope="row"><code>${asText(parameter.name) ?? ''}</code>${parameter.required === true ? html` <span class="hint">required</span>` : ''}</th><td>${asText(parameter.in) ?? ''}</td><td>${typeOf(asObject(parameter.schema))}</td><td>${prose(asText(parameter.description))}</td></tr>`)}</tbody>
-</table></div>`}
+  : html`<h4>Parameters</h4><ul class="fields">${parameters.map((parameter) => html`<li><code>${asText(parameter.name) ?? ''}</code> <span class="hint">in ${asText(parameter.in) ?? ''}, ${typeOf(asObject(parameter.schema))}${parameter.required === true ? ', required' : ''}</span>${prose(asText(parameter.description))}</li>`)}</ul>`}
 ${body === undefined ? '' : html`<h4>Request body</h4><p>${typeOf(body)}</p>${properties(body)}`}
 <h4>Responses</h4>
 <dl class="facts">${responses.map(([status, value]) => {
