@@ -32,6 +32,7 @@ import type { WebhookEndpoints } from './services/webhook-endpoints.js';
 import type { WebhookWorker } from './worker/webhook-worker.js';
 import type { OrderStreams } from './services/order-streams.js';
 import type { CommissionPayouts } from './services/commission-payouts.js';
+import type { CabinetMail } from './services/cabinet-mail.js';
 import type { Mailer } from './services/mailer.js';
 import type { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
 
@@ -107,6 +108,12 @@ export interface CabinetServices {
   readonly signInPerAddress: AttemptLimit;
   /** Failed sign-ins per account (the email typed, or the person at the code step). */
   readonly signInPerAccount: AttemptLimit;
+  /** The mail the cabinet sends its people: invitations, password resets, sign-in and key notices. */
+  readonly mail: CabinetMail;
+  /** Password reset requests ("Forgot password") per client address: every request counts. */
+  readonly resetPerAddress: AttemptLimit;
+  /** Password reset requests per email typed. */
+  readonly resetPerAccount: AttemptLimit;
   /** One request of the partner's shared rate-limit budget, spent by a cabinet action. */
   readonly partnerBudget: (partnerId: string, perKeyLimit: number) => AttemptDecision | Promise<AttemptDecision>;
 }

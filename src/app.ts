@@ -36,8 +36,9 @@ import { redisTarget } from './services/redis-client.js';
 import { createSignatureNonces } from './services/signature-nonces.js';
 import { installSurfaceSplit } from './operator-listener.js';
 import { installResponseHeaders } from './plugins/security-headers.js';
-import { CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, cabinetNotFound, registerCabinet } from './routes/cabinet/index.js';
+import { CABINET_RESET_REQUESTS_PER_ACCOUNT, CABINET_RESET_REQUESTS_PER_ADDRESS, CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, cabinetNotFound, registerCabinet } from './routes/cabinet/index.js';
 import { CabinetAccounts } from './services/cabinet-accounts.js';
+import { CabinetMail } from './services/cabinet-mail.js';
 import { CabinetTeam } from './services/cabinet-team.js';
 import { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
 import { OperatorPeople } from './services/operator-people.js';
@@ -147,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
   const cabinetAccounts = new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey);
+  const cabinetMail = new CabinetMail(database.db, clock, runtime.mailer);
   const services: Services = {
     config,
     drain,
@@ -159,9 +161,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     payoutAddresses: new PartnerPayoutAddresses(database.db, clock, runtime.catalog, cabinetAccounts, runtime.mailer),
     cabinet: {
       accounts: cabinetAccounts,
-      team: new CabinetTeam(database.db, clock, new SecretBox(config.secretsKey)),
+      team: new CabinetTeam(database.db, clock, new SecretBox(config.secretsKey), cabinetMail),
       signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
       signInPerAccount: rateLimits.attempts('cabinet-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
+      mail: cabinetMail,
+      resetPerAddress: rateLimits.attempts('cabinet-reset-address', CABINET_RESET_REQUESTS_PER_ADDRESS),
+      resetPerAccount: rateLimits.attempts('cabinet-reset-account', CABINET_RESET_REQUESTS_PER_ACCOUNT),
       partnerBudget: (partnerId, perKeyLimit) => rateLimits.partnerRequest(partnerId, perKeyLimit),
     },
     operators: {
@@ -195,7 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerAdminRoutes(app, services, openApiDocuments);
   registerHealth(app, services);
   registerMetricsEndpoint(app, services);
-  await registerCabinet(app, services);
+  await registerCabinet(app, services, openApiDocuments);
   await registerConsole(app, services);
   registerStatusPage(app, services);
   registerStaticIcons(app, [...new Set(runtime.catalog.all().map((row) => row.coin))]);

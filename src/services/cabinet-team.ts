@@ -17,6 +17,7 @@ import type { CabinetUserRow } from '../db/schema/cabinet-accounts.js';
 import type { Database } from '../db/schema/index.js';
 import type { CabinetRole } from '../domain/cabinet-roles.js';
 import { EMAIL_PATTERN, INVITATION_TTL_MS, normalEmail, REVEAL_TTL_MS } from './cabinet-accounts.js';
+import type { CabinetMail } from './cabinet-mail.js';
 import type { SecretBox } from './secret-box.js';
 
 
@@ -24,8 +25,8 @@ export type TeamChange = { ok: true } | { ok: false; problem: string };
 
 /**
  * The partner's own team management in the cabinet (docs/decisions.md, "Cabinet team roles"):
- * owners invite people with a role (the link is shown once to the inviting owner, who passes
- * it on), change roles and remove people. A partner always keeps an owner: the last one can be
+ * owners invite people with a role (the link is mailed to them and shown once to the inviting
+ * owner), change roles and remove people. A partner always keeps an owner: the last one can be
  * neither demoted nor removed (the owners are locked while a change is checked).
  */
 export class CabinetTeam {
@@ -33,6 +34,7 @@ export class CabinetTeam {
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly box: SecretBox,
+    private readonly mail: CabinetMail,
   ) {}
 
   people(partnerId: string): Promise<Array<Pick<CabinetUserRow, 'id' | 'email' | 'role' | 'totp_enabled_at' | 'created_at'>>> {
@@ -40,27 +42,37 @@ export class CabinetTeam {
   }
 
   /**
-   * An invitation with `role`, made by `ownerId` of `partnerId`: its token sealed until the
-   * owner's page shows the link once. Answers the reveal id for that page (session-bound).
+   * An invitation with `role`, made by `owner` of `partnerId`: its link is mailed to the invited
+   * person (queued in the invitation's transaction, built on `baseUrl`), and its token sealed
+   * until the owner's page shows the link once. Answers the reveal id for that page (session-bound).
    */
-  async invite(partnerId: string, ownerId: string, sessionId: string, email: string, role: CabinetRole): Promise<{ ok: true; reveal: string } | { ok: false; problem: string }> {
+  async invite(
+    partnerId: string,
+    owner: { id: string; email: string },
+    sessionId: string,
+    email: string,
+    role: CabinetRole,
+    baseUrl: string,
+  ): Promise<{ ok: true; reveal: string } | { ok: false; problem: string }> {
     const address = normalEmail(email);
     if (address.length < 3 || address.length > 254 || !EMAIL_PATTERN.test(address)) return { ok: false, problem: 'Type an email address, such as name@example.com.' };
     if ((await findCabinetUserByEmail(this.db, address)) !== undefined) return { ok: false, problem: `An account with ${address} exists already.` };
     const secret = randomBytes(32).toString('base64url');
     const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
     return this.db.transaction().execute(async (tx) => {
       const invitation = await insertInvitation(tx, {
         partner_id: partnerId,
         email: address,
         token_hash: createHash('sha256').update(secret).digest(),
-        expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
+        expires_at: expiresAt,
         created_at: now,
         role,
-        invited_by: ownerId,
+        invited_by: owner.id,
         token_sealed: this.box.seal(secret, `invitation:${partnerId}`),
       });
       const reveal = await insertReveal(tx, { sessionId, kind: 'invitation', subject: invitation.id, at: now, expiresAt: new Date(now.getTime() + REVEAL_TTL_MS) });
+      await this.mail.invitation({ to: address, url: `${baseUrl}/cabinet/invitation/${secret}`, expiresAt, role, invitedBy: owner.email }, tx);
       return { ok: true as const, reveal };
     });
   }

@@ -30,6 +30,24 @@ export interface SendOutcome {
   error: string | null;
   /** Bytes of the answer's body read (never more than MAX_RESPONSE_BYTES). */
   bytesRead: number;
+  /** The answer's headers (RESPONSE_HEADERS_MAX, each value cut), for the delivery log; absent without an answer. */
+  responseHeaders?: Record<string, string>;
+  /** The answer's body as read (at most MAX_RESPONSE_BYTES), for the delivery log; absent without an answer. */
+  responseBody?: Buffer;
+}
+
+/** Headers of an answer kept for the delivery log, and the characters of each value. */
+const RESPONSE_HEADERS_MAX = 50;
+const RESPONSE_HEADER_CHARS = 1000;
+
+/** An answer's headers as the delivery log keeps them: lowercased names, repeated ones joined, bounded. */
+function keptHeaders(response: IncomingMessage): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers).slice(0, RESPONSE_HEADERS_MAX)) {
+    if (value === undefined) continue;
+    kept[name] = (Array.isArray(value) ? value.join(', ') : value).slice(0, RESPONSE_HEADER_CHARS);
+  }
+  return kept;
 }
 
 class Refused extends Error {}
@@ -149,13 +167,14 @@ export class WebhookSender {
     // Not read to its end: the socket cannot be reused.
     if (!complete) response.destroy();
     const durationMs = elapsed();
-    if (statusCode >= 200 && statusCode <= 299) return { delivered: true, statusCode, durationMs, error: null, bytesRead };
+    const answer = { responseHeaders: keptHeaders(response), responseBody: Buffer.concat(chunks) };
+    if (statusCode >= 200 && statusCode <= 299) return { delivered: true, statusCode, durationMs, error: null, bytesRead, ...answer };
     if (statusCode >= 300 && statusCode <= 399) {
       const location = response.headers.location ?? '';
-      return failure(statusCode, durationMs, `HTTP ${statusCode}: redirect to ${location.slice(0, 200)} not followed`, bytesRead);
+      return { ...failure(statusCode, durationMs, `HTTP ${statusCode}: redirect to ${location.slice(0, 200)} not followed`, bytesRead), ...answer };
     }
-    const text = Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_CHARS);
-    return failure(statusCode, durationMs, text === '' ? `HTTP ${statusCode}` : `HTTP ${statusCode}: ${text}`, bytesRead);
+    const text = answer.responseBody.toString('utf8').slice(0, ERROR_BODY_CHARS);
+    return { ...failure(statusCode, durationMs, text === '' ? `HTTP ${statusCode}` : `HTTP ${statusCode}: ${text}`, bytesRead), ...answer };
   }
 }
 

@@ -259,7 +259,16 @@ export class WebhookWorker {
     this.duration.observe(outcome.durationMs / 1000);
     const at = clock.now();
     const attempt = delivery.attempts + 1;
-    const answer = { attempt, startedAt: start, at, statusCode: outcome.statusCode, durationMs: outcome.durationMs, error: outcome.error };
+    const answer = {
+      attempt,
+      startedAt: start,
+      at,
+      statusCode: outcome.statusCode,
+      durationMs: outcome.durationMs,
+      error: outcome.error,
+      responseHeaders: outcome.responseHeaders ?? null,
+      responseBody: outcome.responseBody ?? null,
+    };
     if (outcome.delivered) {
       if (!(await this.record(delivery, { ...answer, outcome: 'delivered', nextAttemptAt: null }))) return;
       if (delivery.failing_since !== null) await clearWebhookEndpointFailing(this.deps.db, delivery.endpoint_id);

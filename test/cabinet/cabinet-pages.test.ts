@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { Decimal } from '../../src/domain/money.js';
 import { REVEAL_TTL_MS } from '../../src/services/cabinet-accounts.js';
 import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
+import { htmlProblems } from '../helpers/html-check.js';
 import { advance, createOrder, depositAndRun, exactJson, getOrder, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 const PASSWORD = 'marble tundra whistle pepper';
@@ -28,6 +30,36 @@ describe('cabinet pages', () => {
     ({ client, partnerId } = await cabinetPerson(t, { email: 'pages@cabinet.example', password: PASSWORD }));
   });
   after(() => t.close());
+
+  it('the API reference: the partner document rendered in the cabinet, linked from its navigation and back, valid HTML', async () => {
+    assert.match((await client.get('/cabinet')).body, /<li><a href="\/cabinet\/api-reference">API reference<\/a><\/li>/);
+    const reference = await client.get('/cabinet/api-reference');
+    assert.equal(reference.statusCode, 200);
+    assert.deepEqual(htmlProblems(reference.body), []);
+    assert.match(reference.body, /<a href="\/cabinet">Back to the cabinet<\/a>/);
+    const partnerDocument = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<{ paths: Record<string, Record<string, unknown>> }>();
+    for (const [path, item] of Object.entries(partnerDocument.paths)) {
+      for (const method of Object.keys(item).filter((key) => ['get', 'post', 'put', 'patch', 'delete'].includes(key))) {
+        assert.ok(reference.body.includes(`<h3 id="op-${method}-${path.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}"><span class="badge">${method.toUpperCase()}</span> <code>${path}</code></h3>`), `${method} ${path}`);
+      }
+    }
+    assert.doesNotMatch(reference.body, /\/admin\/v1\//, 'nothing of the operator API');
+    assert.match(reference.body, /<h3 id="schema-Order">Order<\/h3>/);
+    // Public, as the document is: signed out it is there too.
+    assert.equal((await t.app.inject({ method: 'GET', url: '/cabinet/api-reference' })).statusCode, 200);
+  });
+
+  it('without PUBLIC_URL, "Forgot password" mails no link built on a Host header other than this machine', async () => {
+    // Anyone writes the Host header of a reset request for someone else: a link built on it would
+    // send the victim's token to that host (docs/adr/0051-cabinet-mail-period-responses-reference.md).
+    const page = await t.app.inject({ method: 'GET', url: '/cabinet/forgot-password', headers: { host: 'attacker.example' } });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Ask the operator for a password reset link/);
+    assert.doesNotMatch(page.body, /action="\/cabinet\/forgot-password"/);
+    assert.deepEqual(htmlProblems(page.body), []);
+    const local = await t.app.inject({ method: 'GET', url: '/cabinet/forgot-password', headers: { host: '127.0.0.1:8080' } });
+    assert.match(local.body, /action="\/cabinet\/forgot-password"/);
+  });
 
   let apiKey: string;
   let orderId: string;
@@ -344,5 +376,55 @@ describe('cabinet overview: commission', () => {
     assert.equal(sandboxDetail.statusCode, 200);
     assert.match(sandboxDetail.body, /<dt>Deposit transaction<\/dt><dd><span class="mono">/);
     assert.doesNotMatch(sandboxDetail.body, /href="https:/);
+  });
+
+  it('a period picked by preset or by days shows its orders, volume in USD at the current price and commission in USD; an impossible period is said', async () => {
+    const today = h.clock.now().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.parse(`${today}T00:00:00.000Z`) + 86_400_000);
+    const figure = (body: string, name: string) => new RegExp(`data-period="${name}">([0-9.,]+)<`).exec(body)?.[1];
+    const week = await client.get('/cabinet?range=7d');
+    assert.equal(week.statusCode, 200);
+    assert.deepEqual(htmlProblems(week.body), []);
+    assert.match(week.body, /<a href="\/cabinet\?range=7d" aria-current="true">/);
+    assert.equal(figure(week.body, 'orders'), '2', 'the two live orders of the last 7 days; the sandbox one apart');
+    assert.equal(figure(week.body, 'completed'), '2');
+    // The volume in USD: what completed orders received, at the price service's BTC price now, to the cent.
+    const price = h.t.runtime.prices.getPriceUsd(h.t.runtime.catalog.all().find((row) => row.coin === 'BTC')?.price_symbol ?? 'BTC');
+    assert.ok(price !== undefined);
+    const received = await h.t.db.handle.db.selectFrom('orders').select('amount_from_received').where('partner_id', '=', h.partner.id).where('sandbox', '=', false).where('status', '=', 'completed').execute();
+    const volume = received.reduce((sum, row) => sum.plus(new Decimal(String(row.amount_from_received))), new Decimal(0));
+    const expected = price.times(volume).toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN).toFixed(2);
+    assert.equal(figure(week.body, 'volume-usd')?.replace(/,/g, ''), expected);
+    assert.match(week.body, new RegExp(`data-period-volume="BTC">${volume.toFixed().replace('.', '\\.')}<`));
+    // The commission in USD is GET /partner/stats' for the same days.
+    const from = new Date(tomorrow.getTime() - 7 * 86_400_000);
+    const stats = await h.t.app.inject({
+      method: 'GET',
+      url: `/api/v1/partner/stats?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(tomorrow.toISOString())}`,
+      headers: { 'x-api-key': h.partner.apiKey },
+    });
+    assert.equal(figure(week.body, 'commission-usd')?.replace(/,/g, ''), new Decimal(exactJson<StatsCommission>(stats).commission.usd).toFixed(2));
+
+    // Today alone: the order of 3 days ago is outside.
+    const day = await client.get(`/cabinet?from=${today}&to=${today}`);
+    assert.equal(figure(day.body, 'orders'), '1');
+    assert.match(day.body, new RegExp(`<h2 id="period-title">Period: ${today} to ${today} \\(UTC\\)</h2>`));
+    assert.doesNotMatch(day.body, /role="alert"/);
+
+    // Impossible periods: said, and the last 30 days shown instead.
+    for (const [query, said] of [
+      [`from=${today}&to=2026-01-01`, /it starts \(\d{4}-\d{2}-\d{2}\) after it ends/],
+      ['from=2026-02-30&to=2026-03-01', /not a date of the calendar/],
+      ['from=2099-01-01&to=2099-01-02', /it starts after today/],
+      ['from=2020-01-01&to=2026-01-01', /longer than 366 days/],
+      ['range=12d', /Choose 7, 30 or 90 days/],
+    ] as const) {
+      const refused = await client.get(`/cabinet?${query}`);
+      assert.equal(refused.statusCode, 200);
+      assert.match(refused.body, /<p class="problem" role="alert">/);
+      assert.match(refused.body, said);
+      assert.match(refused.body, /<a href="\/cabinet\?range=30d" aria-current="true">/);
+      assert.deepEqual(htmlProblems(refused.body), []);
+    }
   });
 });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { OrderEventListing } from '../../src/db/repositories/order-events-repository.js';
 import { formatAmount } from '../../src/routes/cabinet/format.js';
@@ -301,6 +303,46 @@ describe('cabinet round 2: pages', () => {
     const refused = await client.submit(`/cabinet/webhooks/${id}/edit`, { url: 'ftp://example.com/x' });
     assert.match(refused.body, /class="problem" role="alert">url /);
     assert.equal((await h.t.runtime.webhooks.get(id, h.partner.id)).url, 'http://127.0.0.1:9/log-2');
+  });
+
+  it("webhooks: each attempt's response is kept (status, headers, the first 4 KiB of the body) and shown beside its request", async () => {
+    const long = 'x'.repeat(5000);
+    const receiver = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        if (request.url === '/refuses') response.writeHead(418, { 'content-type': 'text/plain', 'x-receiver': 'teapot <b>' }).end(`not today ${long}`);
+        else response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = receiver.address() as AddressInfo;
+      const refuses = (await h.t.runtime.webhooks.create({ partnerId: h.partner.id, mode: 'live' }, { url: `http://127.0.0.1:${port}/refuses` })).endpoint.id;
+      const takes = (await h.t.runtime.webhooks.create({ partnerId: h.partner.id, mode: 'live' }, { url: `http://127.0.0.1:${port}/takes` })).endpoint.id;
+      await h.t.runtime.webhooks.ping(refuses, h.partner.id);
+      await h.t.runtime.webhooks.ping(takes, h.partner.id);
+      await h.t.app.runtime.webhookWorker.drain();
+      const stored = await h.t.db.handle.db.selectFrom('webhook_delivery_attempts').select(['endpoint_id', 'status_code', 'response_headers', 'response_body']).where('endpoint_id', 'in', [refuses, takes]).execute();
+      const refused = stored.find((row) => row.endpoint_id === refuses);
+      assert.equal(refused?.status_code, 418);
+      assert.equal(refused?.response_headers?.['x-receiver'], 'teapot <b>');
+      assert.equal(refused?.response_body?.length, 4096, 'the first 4 KiB, no more');
+      assert.equal(refused?.response_body?.toString('utf8'), `not today ${long}`.slice(0, 4096));
+      assert.equal(stored.find((row) => row.endpoint_id === takes)?.response_body?.toString('utf8'), '{"ok":true}');
+
+      const page = await client.get(`/cabinet/webhooks/${refuses}`);
+      assert.equal(page.statusCode, 200);
+      assert.deepEqual(htmlProblems(page.body), []);
+      const shown = /<details class="request"><summary>Response<\/summary>\s*<pre class="mono">([\s\S]*?)<\/pre>/.exec(page.body)?.[1] ?? '';
+      assert.match(shown, /^HTTP 418\n/);
+      assert.match(shown, /\nx-receiver: teapot &lt;b&gt;\n/, 'escaped');
+      assert.match(shown, /\ncontent-type: text\/plain\n/);
+      assert.ok(shown.endsWith(`not today ${long}`.slice(0, 4096)));
+      assert.match(page.body, /The first 4 KiB of the body: the rest was not read\./);
+      assert.match((await client.get(`/cabinet/webhooks/${takes}`)).body, /<pre class="mono">HTTP 200\n[\s\S]*?\{&quot;ok&quot;:true\}<\/pre>/);
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
   });
 
   it('every page names its icon, and the icon is served', async () => {

@@ -52,6 +52,8 @@ import * as m0065 from './0065-api-request-log.js';
 import * as m0066 from './0066-commission-payouts.js';
 import * as m0067 from './0067-order-search-indexes.js';
 import * as m0068 from './0068-trace-context.js';
+import * as m0072 from './0072-cabinet-sign-in-devices.js';
+import * as m0073 from './0073-webhook-attempt-responses.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -108,4 +110,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0066-commission-payouts': m0066,
   '0067-order-search-indexes': m0067,
   '0068-trace-context': m0068,
+  '0072-cabinet-sign-in-devices': m0072,
+  '0073-webhook-attempt-responses': m0073,
 };

@@ -126,3 +126,26 @@ export async function ordersNeedingAction(db: Db, partnerId: string, sandbox: bo
     .limit(limit)
     .execute();
 }
+
+/** A chosen period's orders: how many were created in it, how many of those completed, and what those received per source coin. */
+export interface PeriodTotals {
+  orders: number;
+  completed: number;
+  /** Exact decimal text (NUMERIC sums), per source coin, sorted by coin. */
+  volume: Array<{ coin: string; amount: string }>;
+}
+
+/** The partner's orders created in [from, to): counts, and the received amounts of the completed ones per coin. */
+export async function periodTotals(db: Db, partnerId: string, from: Date, to: Date, sandbox = false): Promise<PeriodTotals> {
+  const scoped = db.selectFrom('orders').where('partner_id', '=', partnerId).where('sandbox', '=', sandbox).where('created_at', '>=', from).where('created_at', '<', to);
+  const [counts, volume] = await Promise.all([
+    scoped.select((eb) => [eb.fn.countAll<string>().as('orders'), eb.fn.countAll<string>().filterWhere('status', '=', 'completed').as('completed')]).executeTakeFirstOrThrow(),
+    scoped
+      .select((eb) => ['coin_from', eb.fn.coalesce(eb.fn.sum<string>('amount_from_received'), sql<string>`0`).as('amount')])
+      .where('status', '=', 'completed')
+      .groupBy('coin_from')
+      .orderBy('coin_from')
+      .execute(),
+  ]);
+  return { orders: Number(counts.orders), completed: Number(counts.completed), volume: volume.map((row) => ({ coin: row.coin_from, amount: String(row.amount) })) };
+}

@@ -113,6 +113,9 @@ export interface AttemptRecord {
   outcome: WebhookDeliveryStatus;
   /** Set exactly when the outcome is pending. */
   nextAttemptAt: Date | null;
+  /** The receiver's answer headers and first bytes of its body (migration 0073); null without an answer. */
+  responseHeaders?: Record<string, string> | null;
+  responseBody?: Buffer | null;
 }
 
 /**
@@ -132,9 +135,10 @@ export async function recordDeliveryAttempt(db: Db, deliveryId: string, leaseUnt
       returning id, endpoint_id
     )
     insert into webhook_delivery_attempts
-      (delivery_id, endpoint_id, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at)
+      (delivery_id, endpoint_id, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at, response_headers, response_body)
     select id, endpoint_id, ${record.attempt}::integer, ${record.startedAt}::timestamptz, ${record.statusCode}::integer,
-      ${record.durationMs}::integer, ${record.error}::text, ${record.outcome}::text, ${record.nextAttemptAt}::timestamptz
+      ${record.durationMs}::integer, ${record.error}::text, ${record.outcome}::text, ${record.nextAttemptAt}::timestamptz,
+      ${record.responseHeaders == null ? null : JSON.stringify(record.responseHeaders)}::jsonb, ${record.responseBody ?? null}::bytea
     from delivery
   `.execute(db);
   return (result.numAffectedRows ?? 0n) > 0n;
@@ -294,4 +298,23 @@ export async function webhookQueueStats(db: Db, now: Date): Promise<WebhookQueue
 export async function findPartnerWebhookEvents(db: Db, partnerId: string, ids: readonly string[]): Promise<Array<{ id: string; payload: string; order_id: string | null }>> {
   if (ids.length === 0) return [];
   return db.selectFrom('webhook_events').select(['id', 'payload', 'order_id']).where('partner_id', '=', partnerId).where('id', 'in', [...ids]).execute();
+}
+
+/** One attempt's answer as the delivery log shows it (migration 0073). */
+export interface AttemptResponse {
+  delivery_id: string;
+  attempt: number;
+  response_headers: Record<string, string> | null;
+  response_body: Buffer | null;
+}
+
+/** The answers of the endpoint's attempts of these deliveries (the lines a page shows), by delivery and attempt. */
+export async function findAttemptResponses(db: Db, endpointId: string, deliveryIds: readonly string[]): Promise<AttemptResponse[]> {
+  if (deliveryIds.length === 0) return [];
+  return db
+    .selectFrom('webhook_delivery_attempts')
+    .select(['delivery_id', 'attempt', 'response_headers', 'response_body'])
+    .where('endpoint_id', '=', endpointId)
+    .where('delivery_id', 'in', [...deliveryIds])
+    .execute();
 }

@@ -9,6 +9,7 @@ import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-address
 import type { EvmNonceTable } from './evm-nonces.js';
 import type { LedgerEntryTable, LedgerTransactionTable } from './ledger.js';
 import type { MailOutboxTable } from './mail-outbox.js';
+import type { CabinetSignInDeviceTable } from './cabinet-sign-in-devices.js';
 import type { OperatorAuditTable } from './operator-audit.js';
 import type { OperatorInvitationTable, OperatorPersonTable, OperatorRecoveryCodeTable, OperatorSessionTable, OperatorTokenTable } from './operator-people.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
@@ -79,6 +80,7 @@ export interface Database {
   cabinet_password_resets: CabinetPasswordResetTable;
   cabinet_reveals: CabinetRevealTable;
   cabinet_account_actions: CabinetAccountActionTable;
+  cabinet_sign_in_devices: CabinetSignInDeviceTable;
   worker_heartbeats: WorkerHeartbeatTable;
   ledger_transactions: LedgerTransactionTable;
   ledger_entries: LedgerEntryTable;

@@ -80,4 +80,8 @@ export interface WebhookDeliveryAttemptTable {
   outcome: WebhookDeliveryStatus;
   /** When the next attempt was scheduled; set exactly when the outcome is pending. */
   next_attempt_at: Timestamp | null;
+  /** The receiver's answer headers (migration 0073); null without an answer. */
+  response_headers: ColumnType<Record<string, string> | null, string | null | undefined, never>;
+  /** The first 4 KiB of the receiver's answer body (migration 0073); null without an answer. */
+  response_body: ColumnType<Buffer | null, Buffer | null | undefined, never>;
 }

@@ -5,7 +5,9 @@ import type { App, Services } from '../../app-types.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { findUnstorableText } from '../../domain/storable-text.js';
 import { WorkGateFull } from '../../services/work-gate.js';
+import type { OpenApiDocuments } from '../../plugins/openapi.js';
 import { registerCabinetAccount } from './account.js';
+import { registerCabinetApiReference } from './api-reference.js';
 import { registerCabinetAssets } from './assets.js';
 import { registerCabinetInvitation } from './invitation.js';
 import { registerCabinetKeys } from './keys.js';
@@ -26,6 +28,12 @@ import { registerCabinetWebhooks } from './webhooks.js';
 /** Failed sign-ins allowed per client address, and per account, per minute (then 429 until the minute ends). */
 export const CABINET_SIGN_IN_FAILURES_PER_ADDRESS = 20;
 export const CABINET_SIGN_IN_FAILURES_PER_ACCOUNT = 5;
+/**
+ * Password reset requests ("Forgot password") allowed per client address, and per email typed,
+ * per minute: each sends mail, so a person's mailbox cannot be flooded and the outbox filled.
+ */
+export const CABINET_RESET_REQUESTS_PER_ADDRESS = 10;
+export const CABINET_RESET_REQUESTS_PER_ACCOUNT = 3;
 
 /** The page of an unknown path under /cabinet (the app's not-found handler asks), else undefined. */
 export function cabinetNotFound(request: FastifyRequest): string | undefined {
@@ -57,7 +65,7 @@ const FORM_BODY_LIMIT = 8 * 1024;
  * the API stays JSON-only). Every route is hidden from the OpenAPI documents: they are pages,
  * not API. One file per page; README.md says how a page is built.
  */
-export async function registerCabinet(app: App, services: Services): Promise<void> {
+export async function registerCabinet(app: App, services: Services, documents: Pick<OpenApiDocuments, 'partner'>): Promise<void> {
   await app.register(async (cabinet: App) => {
     await cabinet.register(fastifyCookie);
     await cabinet.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT });
@@ -100,5 +108,6 @@ export async function registerCabinet(app: App, services: Services): Promise<voi
     registerCabinetTeam(cabinet, services, sessions);
     registerCabinetRequests(cabinet, services, sessions);
     registerCabinetPayouts(cabinet, services, sessions);
+    registerCabinetApiReference(cabinet, documents);
   });
 }

@@ -120,6 +120,7 @@ ${keys.length === 0
       if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
       return sessions.flash.redirect(reply, session, '/cabinet/keys', 'problem', `You already have as many ${kind}${scope === 'client' ? ' app' : ''} keys as a partner may have: revoke one you no longer use, then create the new one.`);
     }
+    await cabinet.mail.keyCreated(session.partnerId, { id: session.userId, email: session.found.email }, { keyId: issued.key_id, label, sandbox: kind === 'sandbox', scope });
     const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'api_key', issued.key_id);
     // The page of the new key's mode, whichever mode the form was on.
     return reply.redirect(`/cabinet/keys?created=${reveal}${kind === 'sandbox' ? '&mode=test' : '&mode=live'}`, 303);

@@ -13,6 +13,7 @@ export const NAVIGATION = [
   { path: '/cabinet/settings', label: 'Settings' },
   { path: '/cabinet/team', label: 'Team' },
   { path: '/cabinet/account', label: 'Account' },
+  { path: '/cabinet/api-reference', label: 'API reference' },
 ] as const;
 
 export type NavigationPath = (typeof NAVIGATION)[number]['path'];

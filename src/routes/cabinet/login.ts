@@ -47,6 +47,7 @@ export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: 
   <label>Password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
   <button type="submit">Sign in</button>
 </form>
+<p><a href="/cabinet/forgot-password">Forgot password?</a></p>
 <p class="hint">No account yet? The operator sends your invitation link.</p>`,
     });
 
@@ -70,6 +71,9 @@ export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: 
     if (!result.ok) return reply.code(401).type('text/html; charset=utf-8').send(render('Wrong email or password.'));
     cabinet.signInPerAddress.succeeded(request.ip);
     cabinet.signInPerAccount.succeeded(account);
+    // The password was right: a device not seen before is told to the person by mail, whether
+    // or not a second factor follows (a thief who has the password should not go unnoticed).
+    await cabinet.mail.signedIn(email, request.headers['user-agent'], request.ip);
     sessions.start(request, reply, result.token);
     return reply.redirect(result.secondFactor ? '/cabinet/login/code' : '/cabinet', 303);
   });

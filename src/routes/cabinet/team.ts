@@ -13,7 +13,7 @@ const NOTICES: Readonly<Record<string, string>> = {
 
 /**
  * The team: the partner's people with their roles. Owners invite people with a role (the
- * link is shown once here, to pass on), change roles and remove people; everyone else reads.
+ * link is mailed to them, and shown once here should the mail not arrive), change roles and remove people; everyone else reads.
  * Each change is checked on the server by role (session.permitted), the forms only hidden.
  */
 export function registerCabinetTeam(app: App, { cabinet, config }: Services, sessions: CabinetSessions): void {
@@ -37,7 +37,7 @@ export function registerCabinetTeam(app: App, { cabinet, config }: Services, ses
   ? ''
   : html`<section class="secret" aria-labelledby="invited-title">
 <h2 id="invited-title">Invitation for ${invited.email} (${invited.role})</h2>
-<p>Send this link to them yourself: it is shown only this once, works once, until ${time(invited.expiresAt)}.</p>
+<p>The link is mailed to them. Should it not arrive, send it yourself: it is shown only this once, works once, until ${time(invited.expiresAt)}.</p>
 <label>Invitation link <input type="text" id="invitation-link" value="${invited.url}" readonly spellcheck="false" autocomplete="off"></label>
 <p><button type="button" data-copy="invitation-link" hidden>Copy link</button> <span id="invitation-link-status" role="status"></span></p>
 </section>`}
@@ -71,8 +71,8 @@ ${owner
   ${csrfField(session.csrf)}
   <label>Email <input type="email" name="email" required maxlength="254" autocomplete="off"></label>
   <label>Role ${roleSelect('role', 'invite-role', 'developer')}</label>
-  <p class="hint">The link is shown here once, for you to send; it works once, for 72 hours.</p>
-  <button type="submit">Make invitation link</button>
+  <p class="hint">The link is mailed to them, and shown here once; it works once, for 72 hours.</p>
+  <button type="submit">Invite</button>
 </form>`
   : roleNote(session, 'owners invite people and change roles')}`,
     });
@@ -96,7 +96,8 @@ ${owner
     const session = sessionOf(request);
     const role = formField(request, 'role');
     if (!isCabinetRole(role)) return sessions.flash.redirect(reply, session, '/cabinet/team', 'problem', 'Choose a role: owner, developer or viewer.');
-    const made = await cabinet.team.invite(session.partnerId, session.userId, session.found.session.id, formField(request, 'email') ?? '', role);
+    const owner = { id: session.userId, email: session.found.email };
+    const made = await cabinet.team.invite(session.partnerId, owner, session.found.session.id, formField(request, 'email') ?? '', role, linkBase(request));
     if (!made.ok) return sessions.flash.redirect(reply, session, '/cabinet/team', 'problem', made.problem);
     return reply.redirect(`/cabinet/team?invited=${made.reveal}`, 303);
   });

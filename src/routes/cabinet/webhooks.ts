@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { findPartnerWebhookEvents } from '../../db/repositories/webhook-deliveries-repository.js';
+import { findAttemptResponses, findPartnerWebhookEvents, type AttemptResponse } from '../../db/repositories/webhook-deliveries-repository.js';
 import type { WebhookEndpointRow } from '../../db/schema/webhooks.js';
 import { isMode } from '../../domain/modes.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
@@ -39,6 +39,17 @@ function requestBody(payload: string): string {
   }
 }
 const NOT_FOUND = 'There is no webhook endpoint or delivery of yours with this id.';
+
+/** What the receiver answered to an attempt: status, headers, and the first 4 KiB of the body as text. */
+function responseView(statusCode: number | null, response: AttemptResponse | undefined): Html {
+  if (response === undefined || (response.response_headers === null && response.response_body === null)) return html``;
+  const headers = Object.entries(response.response_headers ?? {});
+  const body = response.response_body === null || response.response_body.length === 0 ? '' : response.response_body.toString('utf8');
+  return html`<details class="request"><summary>Response</summary>
+<pre class="mono">HTTP ${statusCode ?? '—'}
+${headers.map(([name, value]) => `${name}: ${value}\n`).join('')}
+${body === '' ? '(empty body)' : body}</pre>${response.response_body !== null && response.response_body.length >= 4096 ? html`<p class="hint">The first 4 KiB of the body: the rest was not read.</p>` : ''}</details>`;
+}
 
 /** What a page says after each form's 303 (`?done=`). */
 const DONE: Readonly<Record<string, string>> = {
@@ -147,6 +158,8 @@ ${can(session, 'webhooks')
     // Each delivery's request body (the event as sent) and its order, the partner's own events only.
     const events = await findPartnerWebhookEvents(database.db, session.partnerId, [...new Set(deliveries.map((delivery) => delivery.event_id))]);
     const eventOf = new Map(events.map((event) => [event.id, event]));
+    const responses = await findAttemptResponses(database.db, endpoint.id, [...new Set(deliveries.map((delivery) => delivery.id))]);
+    const responseOf = new Map(responses.map((response) => [`${response.delivery_id}:${response.attempt}`, response]));
     const viewQuery = (shown: number) => {
       const params = new URLSearchParams();
       if (view.status !== undefined) params.set('status', view.status);
@@ -209,7 +222,7 @@ ${deliveries.length === 0
   })()}</div></td>
 <td data-label="Status">${delivery.status}</td>
 <td data-label="Attempt" class="num">${delivery.attempt === 0 ? 'queued' : delivery.attempt}</td>
-<td data-label="Answer"><div>${delivery.attempted_at === null ? '—' : html`${time(delivery.attempted_at)}: ${delivery.status_code ?? 'no answer'}${delivery.duration_ms === null ? '' : html` in ${delivery.duration_ms} ms`}${delivery.error === null ? '' : html`, ${delivery.error}`}`}</div></td>
+<td data-label="Answer"><div>${delivery.attempted_at === null ? '—' : html`${time(delivery.attempted_at)}: ${delivery.status_code ?? 'no answer'}${delivery.duration_ms === null ? '' : html` in ${delivery.duration_ms} ms`}${delivery.error === null ? '' : html`, ${delivery.error}`}${responseView(delivery.status_code, responseOf.get(`${delivery.id}:${delivery.attempt}`))}`}</div></td>
 <td data-label="Next attempt"><div>${time(delivery.next_attempt_at)}</div></td>
 <td data-label="Resend">${can(session, 'webhooks') ? html`<form method="post" action="/cabinet/webhooks/deliveries/${delivery.id}/resend" class="inline">${csrfField(session.csrf)}<button type="submit" class="secondary">Resend<span class="visually-hidden"> ${delivery.event_type} ${delivery.event_id}</span></button></form>` : '—'}</td>
 </tr>`,
