@@ -3,8 +3,9 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { findOrder } from '../../db/repositories/orders-repository.js';
 import { insertSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
-import { DECIMAL_PATTERN, Decimal, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
+import { Decimal } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
+import { BodyAmount, readBodyAmounts } from '../amount-input.js';
 import { errorResponses } from '../schemas.js';
 import { SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
 import { OrderRefParams } from './order-ref.js';
@@ -27,7 +28,7 @@ export function registerSimulatorDepositSend(app: App, { database, clock }: Serv
         body: Type.Optional(
           Type.Object(
             {
-              amount: Type.Optional(Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Number({ exclusiveMinimum: 0 })])),
+              amount: Type.Optional(BodyAmount('what the deposit brings, in coin_from; default amount_from_expected')),
               txid: Type.Optional(Type.String({ pattern: '^[0-9a-fA-Fx]{8,100}$' })),
             },
             { additionalProperties: false },
@@ -39,10 +40,7 @@ export function registerSimulatorDepositSend(app: App, { database, clock }: Serv
     async (request, reply) => {
       const order = await findOrder(db, request.params.id);
       if (order === undefined) throw new ApiError('not_found', 'order not found');
-      const rawAmount = request.body?.amount;
-      const amount = rawAmount === undefined ? new Decimal(order.amount_from_expected) : parseDecimalInput(rawAmount);
-      if (amount === undefined || amount.lte(0)) throw new ApiError('bad_request', 'amount must be a positive decimal');
-      if (!isStorableDecimal(amount)) throw new ApiError('bad_request', 'amount must be below 1e20 with at most 18 decimals');
+      const amount = readBodyAmounts(request, ['amount'], { storable: true }).amount ?? new Decimal(order.amount_from_expected);
       const now = clock.now();
       const inserted = await insertSimulatedDeposit(db, {
         order_id: order.id,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { insertSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
-import { Decimal, isStorableDecimal } from '../../domain/money.js';
+import { Decimal } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { BodyAmount, readBodyAmounts } from '../amount-input.js';
@@ -21,15 +21,6 @@ const Body = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** The amount exactly as sent (routes/amount-input.ts), and small enough to store. */
-function exactAmount(body: { amount?: string | number }, rawBody: Buffer | undefined): Decimal | undefined {
-  const { amount } = readBodyAmounts(rawBody, body, ['amount']);
-  if (amount !== undefined && !isStorableDecimal(amount)) {
-    throw ApiError.field('bad_request', { code: 'amount_invalid', field: 'amount' }, 'body/amount must be below 1e20 with at most 18 decimals');
-  }
-  return amount;
-}
 
 /**
  * POST /api/v1/partner/sandbox/orders/{order_id}/deposit (API key, docs/contract.md §7.6): the partner
@@ -65,7 +56,7 @@ export function registerSandboxDeposit(app: App, { partnerAuth, orders, database
       const order = await orders.get(partnerAccess(request), request.params.order_id);
       // The same answer as for an order that does not exist: nothing tells a live order apart.
       if (!order.sandbox) throw new ApiError('not_found', 'order not found');
-      const amount = exactAmount(request.body ?? {}, request.rawBody) ?? new Decimal(order.amount_from_expected);
+      const amount = readBodyAmounts(request, ['amount'], { storable: true }).amount ?? new Decimal(order.amount_from_expected);
       const now = clock.now();
       const inserted = await insertSimulatedDeposit(database.db, {
         order_id: order.id,
