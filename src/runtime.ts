@@ -1,3 +1,5 @@
+import { PartnerSettings } from './services/partner-settings.js';
+import { SimulatedDeposits } from './services/simulated-deposits.js';
 import { Decimal } from './domain/money.js';
 import { linkBase, type LinkBase } from './db/views/partner-order-view.js';
 import type { FastifyBaseLogger } from 'fastify';
@@ -69,6 +71,10 @@ export interface Runtime {
   readonly orderActions: OrderActions;
   /** Partner stats and the operator's commission report (docs/contract.md §7.8). */
   readonly partnerStats: PartnerStats;
+  /** A partner's settings changed by the operator or its cabinet, its keys' cache with them. */
+  readonly partners: PartnerSettings;
+  /** Deposits on the simulated chain: the simulator routes and sandbox deposits (docs/contract.md §7.6). */
+  readonly simulatedDeposits: SimulatedDeposits;
   /** The ledger's trial balance and entries (docs/contract.md §11.5). */
   readonly ledger: LedgerReports;
   readonly worker: LifecycleWorker;
@@ -97,7 +103,7 @@ export interface Runtime {
    * Moves each chain's next deposit index past every index the database knows plus
    * ADDRESS_RESYNC_GAP (after a restore: docs/operations.md); done at every start too.
    */
-  resyncDepositIndexes(): Promise<ResyncedChain[]>;
+  readonly resyncDepositIndexes: () => Promise<ResyncedChain[]>;
   /** Stops timers and the worker (the database stays open: its owner closes it). */
   close(): Promise<void>;
 }
@@ -340,6 +346,8 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     lifecycle,
     orderActions: new OrderActions(db, lifecycle, catalog),
     partnerStats: new PartnerStats(db, clock),
+    partners: new PartnerSettings(db, apiKeys),
+    simulatedDeposits: new SimulatedDeposits(db, clock),
     ledger: new LedgerReports(db, clock),
     worker,
     orderStatusGauge,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { Services } from '../../app-types.js';
 import { countPoolAddresses } from '../../db/repositories/deposit-addresses-repository.js';
-import { findSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
+import type { SimulatedDepositRow } from '../../db/repositories/simulator-repository.js';
 import type { CurrencyRow } from '../../db/schema/currencies.js';
 import type { Db } from '../../db/schema/index.js';
 import type { OrderRow } from '../../db/schema/orders.js';
@@ -135,8 +135,7 @@ export const SimulatedDeposit = Type.Object({
 });
 
 /** Answers with the order's simulated deposit (amount an exact number), or 404 when it has none. */
-export async function sendSimulatedDeposit(db: Db, orderId: string, reply: FastifyReply): Promise<FastifyReply> {
-  const row = await findSimulatedDeposit(db, orderId);
+export function sendSimulatedDeposit(row: SimulatedDepositRow | undefined, reply: FastifyReply): FastifyReply {
   if (row === undefined) throw new ApiError('not_found', 'no simulated deposit for this order');
   return sendJsonText(
     reply,

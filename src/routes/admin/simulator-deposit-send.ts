@@ -1,9 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { findOrder } from '../../db/repositories/orders-repository.js';
-import { insertSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
-import { Decimal } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { BodyAmount, readBodyAmounts } from '../amount-input.js';
 import { errorResponses } from '../schemas.js';
@@ -15,8 +11,7 @@ import { OrderRefParams } from './order-ref.js';
  * simulated chain (the expected amount unless one is given). The simulated chain watcher reports
  * it on the worker's next pass, like a node would.
  */
-export function registerSimulatorDepositSend(app: App, { database, clock }: Services): void {
-  const db = database.db;
+export function registerSimulatorDepositSend(app: App, { simulatedDeposits }: Services): void {
   app.post(
     '/admin/v1/simulator/orders/:id/deposit',
     {
@@ -38,21 +33,11 @@ export function registerSimulatorDepositSend(app: App, { database, clock }: Serv
       },
     },
     async (request, reply) => {
-      const order = await findOrder(db, request.params.id);
-      if (order === undefined) throw new ApiError('not_found', 'order not found');
-      const amount = readBodyAmounts(request, ['amount'], { storable: true }).amount ?? new Decimal(order.amount_from_expected);
-      const now = clock.now();
-      const inserted = await insertSimulatedDeposit(db, {
-        order_id: order.id,
-        txid: request.body?.txid ?? randomBytes(32).toString('hex'),
-        amount: amount.toFixed(),
-        confirmations: 0,
-        dropped: false,
-        created_at: now,
-        updated_at: now,
-      });
-      if (!inserted) throw new ApiError('conflict', 'this order already has a simulated deposit');
-      return sendSimulatedDeposit(db, order.id, reply);
+      const { amount } = readBodyAmounts(request, ['amount'], { storable: true });
+      const sent = await simulatedDeposits.send(request.params.id, { amount, txid: request.body?.txid });
+      if (sent === 'no_order') throw new ApiError('not_found', 'order not found');
+      if (sent === 'exists') throw new ApiError('conflict', 'this order already has a simulated deposit');
+      return sendSimulatedDeposit(sent, reply);
     },
   );
 }
