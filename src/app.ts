@@ -30,7 +30,7 @@ import { registerStaticIcons } from './routes/static-icons.js';
 import { registerStatusPage } from './routes/status-page/index.js';
 import { registerV1Routes } from './routes/v1/index.js';
 import { OrderSchema } from './routes/v1/order-view.js';
-import { PublicOrderSchema } from './db/views/public-order-view.js';
+import { PublicOrderSchema } from './views/public-order-view.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { createSignatureNonces } from './services/signature-nonces.js';

@@ -1,7 +1,7 @@
 import { PartnerSettings } from './services/partner-settings.js';
 import { SimulatedDeposits } from './services/simulated-deposits.js';
 import { Decimal } from './domain/money.js';
-import { linkBase, type LinkBase } from './db/views/partner-order-view.js';
+import { linkBase, type LinkBase } from './views/partner-order-view.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { Gauge } from 'prom-client';
 import { createChainWatchers, simulatorExcept } from './chains/nodes/create-chain-watchers.js';

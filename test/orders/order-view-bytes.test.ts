@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { findPartnerOrderView, type PartnerOrderRow } from '../../src/db/repositories/orders-repository.js';
-import { PARTNER_ORDER_COLUMNS } from '../../src/db/views/partner-order-view.js';
+import { PARTNER_ORDER_COLUMNS } from '../../src/views/partner-order-view.js';
 import { toJson } from '../../src/json.js';
 import { orderView } from '../../src/routes/v1/order-view.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';

@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import { searchSpellings } from '../../domain/order-search.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Database, Db } from '../schema/index.js';
-import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow, type PartnerOrderWireRow } from '../views/partner-order-view.js';
+import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow, type PartnerOrderWireRow } from '../../views/partner-order-view.js';
 import { statusReadsAs } from './order-status-sql.js';
 import { PARTNER_ORDER_WIRE_SELECTIONS } from './orders-repository.js';
 

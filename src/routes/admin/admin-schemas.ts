@@ -13,7 +13,7 @@ import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { orderView } from '../v1/order-view.js';
-import type { LinkBase } from '../../db/views/partner-order-view.js';
+import type { LinkBase } from '../../views/partner-order-view.js';
 
 export const PartnerStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
 export const MarkupBps = Type.Integer({ minimum: 0, maximum: 1000, description: 'markup in basis points' });

@@ -1,8 +1,8 @@
 import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
-import { actionsFor, orderContext, ORDER_ACTIONS, type OrderAction } from '../../domain/order-lifecycle.js';
-import { ORDER_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
-import { DecimalText, decimalTextLiteral, writeNumber, writeString } from '../../json.js';
-import type { OrderMetadata, OrderRow } from '../schema/orders.js';
+import { actionsFor, orderContext, ORDER_ACTIONS, type OrderAction } from '../domain/order-lifecycle.js';
+import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/order-status.js';
+import { DecimalText, decimalTextLiteral, writeNumber, writeString } from '../json.js';
+import type { OrderMetadata, OrderRow } from '../db/schema/orders.js';
 
 /**
  * The partner's view of an order (the Order object of docs/contract.md §2.3), defined once: per field, the
