@@ -45,7 +45,7 @@ import { LifecycleWorker } from './worker/lifecycle-worker.js';
 import { WebhookEndpoints } from './services/webhook-endpoints.js';
 import { WebhookSender } from './services/webhook-sender.js';
 import { WebhookWorker } from './worker/webhook-worker.js';
-import { MailWorker } from './worker/mail-worker.js';
+import { MAIL_WORKER_DEFAULTS, MailWorker } from './worker/mail-worker.js';
 import { configuredMailTransport, Mailer } from './services/mailer.js';
 import { CommissionPayouts } from './services/commission-payouts.js';
 import { InProcessOrderMoves, PostgresOrderMoves, type OrderMoveFeed } from './services/order-move-feed.js';
@@ -313,7 +313,12 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   });
 
   const mailer = new Mailer(db, clock);
-  const mailWorker = new MailWorker(db, configuredMailTransport({ ...config.mail, dataDir: config.dataDir }, (fields, msg) => logger.info(fields, msg)), clock, metrics, logger);
+  const mailWorker = new MailWorker(db, configuredMailTransport({ ...config.mail, dataDir: config.dataDir }, (fields, msg) => logger.info(fields, msg)), clock, metrics, logger, {
+    ...MAIL_WORKER_DEFAULTS,
+    batchSize: config.mail.batchSize,
+    maxAttempts: config.mail.maxAttempts,
+    leaseMs: config.mail.leaseMs,
+  });
 
   // Revocations and suspensions reach every API process within milliseconds (services/auth-changes.ts).
   let authChanges: AuthChangeFeed = new InProcessAuthChanges();

@@ -20,7 +20,7 @@ let tracer: Tracer | undefined;
 export interface TracingOptions {
   /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's OTLP/HTTP origin (`/v1/traces` is added). */
   endpoint?: string | undefined;
-  /** OTEL_SERVICE_NAME, else the process's role (`exchange-api`, `exchange-worker`, `exchange-signer`). */
+  /** The traces' service name: config.otelServiceName (OTEL_SERVICE_NAME), else the process's role (`exchange-api`, `exchange-worker`). */
   serviceName: string;
   /** Instead of OTLP: where spans go (the tests' in-memory exporter), each exported as it ends. */
   processor?: SpanProcessor;
@@ -31,7 +31,7 @@ export function startTracing(options: TracingOptions): void {
   if (provider !== undefined) return;
   const processor = options.processor ?? new BatchSpanProcessor(otlpExporter(options.endpoint));
   provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? options.serviceName }),
+    resource: resourceFromAttributes({ 'service.name': options.serviceName }),
     spanProcessors: [processor],
   });
   // The global provider, the AsyncLocalStorage context manager and the W3C propagator.
