@@ -29,6 +29,12 @@ const layers = [
     message: 'src/db sits below the use cases: it imports the domain and shared modules only.',
   },
   {
+    files: ['src/infrastructure/*.ts'],
+    paths: [bareDecimal, sqlTag],
+    outside: '^(\\.\\./)+(services|worker|plugins|routes|cli)/',
+    message: 'Infrastructure sits under the use cases: it imports the database layer and the domain, never a service.',
+  },
+  {
     files: ['src/{services,worker,pricing,chains}/**/*.ts'],
     paths: [bareDecimal, sqlTag],
     outside: '^(\\.\\./)+(plugins|routes|cli)/',

@@ -44,7 +44,7 @@ import { OperatorPeople } from './services/operator-people.js';
 import { consoleNotFound, registerConsole } from './routes/console/index.js';
 import { arrivedOnOperatorListener } from './operator-listener.js';
 import { Readiness } from './services/readiness.js';
-import { SecretBox } from './services/secret-box.js';
+import { SecretBox } from './infrastructure/secret-box.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

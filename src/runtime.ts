@@ -17,7 +17,7 @@ import { registerBuildInfo, registerPoolMetrics, type Metrics } from './metrics.
 import { createPriceBook } from './pricing/create-price-book.js';
 import type { PriceBook } from './pricing/price-book.js';
 import { ApiKeyService } from './services/api-keys.js';
-import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from './services/auth-changes.js';
+import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from './infrastructure/auth-changes.js';
 import { CatalogChanges } from './services/catalog-changes.js';
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { seedDemoAddressPools } from './services/demo-address-pools.js';
@@ -34,16 +34,16 @@ import { OrderLifecycle } from './services/order-lifecycle.js';
 import { EndUserBlocklist } from './services/end-user-blocklist.js';
 import { OrderService } from './services/order-service.js';
 import { SignerPayoutsGauge } from './services/signer-payouts-gauge.js';
-import { OrderStatusGauge } from './services/order-status-gauge.js';
+import { OrderStatusGauge } from './infrastructure/order-status-gauge.js';
 import { BacklogGauges } from './services/backlog-gauges.js';
 import { FixedQuoteTokens, quoteSigningKeys } from './services/fixed-quote-tokens.js';
 import { QuoteService } from './services/quote-service.js';
 import { HotWalletGauges } from './services/hot-wallet-gauges.js';
 import { HotWalletLiquidity } from './services/hot-wallet-liquidity.js';
-import { SecretBox } from './services/secret-box.js';
+import { SecretBox } from './infrastructure/secret-box.js';
 import { LifecycleWorker } from './worker/lifecycle-worker.js';
 import { WebhookEndpoints } from './services/webhook-endpoints.js';
-import { WebhookSender } from './services/webhook-sender.js';
+import { WebhookSender } from './infrastructure/webhook-sender.js';
 import { WebhookWorker } from './worker/webhook-worker.js';
 import { MAIL_WORKER_DEFAULTS, MailWorker } from './worker/mail-worker.js';
 import { configuredMailTransport, Mailer } from './services/mailer.js';
@@ -320,7 +320,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     leaseMs: config.mail.leaseMs,
   });
 
-  // Revocations and suspensions reach every API process within milliseconds (services/auth-changes.ts).
+  // Revocations and suspensions reach every API process within milliseconds (infrastructure/auth-changes.ts).
   let authChanges: AuthChangeFeed = new InProcessAuthChanges();
   if (config.databaseUrl !== undefined) {
     const listened = new PostgresAuthChanges(db, config.databaseListenUrl ?? config.databaseUrl, logger);

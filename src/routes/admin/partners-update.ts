@@ -19,7 +19,7 @@ const Body = Type.Object(
 /**
  * Suspension takes effect on the partner's next request to this process (its cached key rows
  * are dropped here) and, through the authentication change feed, in every other API process
- * within milliseconds (services/auth-changes.ts).
+ * within milliseconds (infrastructure/auth-changes.ts).
  */
 export function registerUpdatePartner(app: App, { partners }: Services): void {
   app.patch(
