@@ -1,25 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { ConfigError } from './config.js';
 import { serveClusterMetrics } from './metrics-cluster.js';
-
-/** Most API processes WEB_CONCURRENCY may ask for. */
-const MAX_PROCESSES = 64;
-
-/**
- * `WEB_CONCURRENCY`: how many API processes serve the one port (node:cluster), default 1. Only
- * with DATABASE_URL: the embedded PGlite store belongs to one process (its data directory is
- * locked), so there the setting is ignored with a warning rather than refused, because some
- * platforms set it by themselves.
- */
-export function webConcurrency(env: NodeJS.ProcessEnv): number {
-  const raw = env.WEB_CONCURRENCY;
-  if (raw === undefined || raw === '') return 1;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PROCESSES) {
-    throw new ConfigError('WEB_CONCURRENCY', `must be an integer from 1 to ${MAX_PROCESSES}`);
-  }
-  return Number(raw);
-}
 
 /** A worker that dies this soon after its start is not restarted (it would fail again). */
 const CRASH_LOOP_MS = 5000;

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LinkBase } from './db/views/partner-order-view.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { Clock } from './clock.js';
@@ -9,31 +8,12 @@ import type { Metrics } from './metrics.js';
 import type { Drain } from './plugins/drain.js';
 import type { PartnerAuthHooks } from './plugins/partner-auth.js';
 import type { AttemptDecision, AttemptLimit } from './plugins/rate-limit.js';
-import type { ApiKeyService } from './services/api-keys.js';
+import type { Runtime } from './runtime.js';
 import type { CabinetAccounts } from './services/cabinet-accounts.js';
 import type { CabinetTeam } from './services/cabinet-team.js';
-import type { RequestLog } from './services/request-log.js';
 import type { OperatorPeople } from './services/operator-people.js';
-import type { CatalogChanges } from './services/catalog-changes.js';
-import type { CurrencyCatalog } from './services/currency-catalog.js';
-import type { LagTolerantReads } from './services/replica-reads.js';
-import type { ResyncedChain } from './services/deposit-index-resync.js';
-import type { PriceBook } from './pricing/price-book.js';
-import type { Readiness } from './services/readiness.js';
-import type { QuoteService } from './services/quote-service.js';
-import type { OrderService } from './services/order-service.js';
-import type { OrderActions } from './services/order-actions.js';
-import type { PartnerStats } from './services/partner-stats.js';
-import type { LedgerReports } from './services/ledger-reports.js';
-import type { Treasury } from './services/treasury.js';
-import type { OrderLifecycle } from './services/order-lifecycle.js';
-import type { LifecycleWorker } from './worker/lifecycle-worker.js';
-import type { WebhookEndpoints } from './services/webhook-endpoints.js';
-import type { WebhookWorker } from './worker/webhook-worker.js';
-import type { OrderStreams } from './services/order-streams.js';
-import type { CommissionPayouts } from './services/commission-payouts.js';
 import type { CabinetMail } from './services/cabinet-mail.js';
-import type { Mailer } from './services/mailer.js';
+import type { Readiness } from './services/readiness.js';
 import type { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
 
 /** The Fastify instance with TypeBox schemas typing request and reply. */
@@ -45,51 +25,20 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-/** What route modules receive: every dependency named, none found through globals. */
-export interface Services {
+/**
+ * What route modules receive: every dependency named, none found through globals. The runtime's
+ * services (runtime.ts) and what only the HTTP app adds.
+ */
+export interface Services extends Runtime {
   readonly config: Config;
   readonly database: DatabaseHandle;
   readonly clock: Clock;
-  /** Where the Order's links begin (status_url, docs/contract.md §10.10): PUBLIC_URL, or '' (relative). */
-  readonly linkBase: LinkBase;
-  readonly catalog: CurrencyCatalog;
-  /** Reads that tolerate lag: the read replica when it may (services/replica-reads.ts), else the primary. */
-  readonly reads: LagTolerantReads;
-  /** Tells every process the catalog changed (docs/contract.md §12: coins added and edited at run time). */
-  readonly catalogChanges: CatalogChanges;
-  readonly apiKeys: ApiKeyService;
   readonly partnerAuth: PartnerAuthHooks;
   /** Failed operator-token attempts per client address (ADMIN_AUTH_FAILURES_PER_MINUTE). */
   readonly adminAuthAttempts: AttemptLimit;
   readonly metrics: Metrics;
-  readonly prices: PriceBook;
-  readonly quotes: QuoteService;
-  readonly orders: OrderService;
-  readonly lifecycle: OrderLifecycle;
-  /** The order actions of docs/contract.md §7.5 (partner and operator routes). */
-  readonly orderActions: OrderActions;
-  /** Partner stats and the commission report (docs/contract.md §7.8). */
-  readonly partnerStats: PartnerStats;
-  /** The ledger's trial balance and entries (docs/contract.md §11.5). */
-  readonly ledger: LedgerReports;
-  /** The treasury view, operators' transfers and treasury_drift (docs/contract.md §11.5). */
-  readonly treasury: Treasury;
-  readonly worker: LifecycleWorker;
-  /** Webhook endpoints and delivery logs (docs/contract.md §8). */
-  readonly webhooks: WebhookEndpoints;
-  readonly webhookWorker: WebhookWorker;
-  /** The partner's request log (services/request-log.ts). */
-  readonly requestLog: RequestLog;
-  /** Queues mail in the caller's transaction (docs/decisions.md, "Mail outbox"). */
-  readonly mailer: Mailer;
-  /** Commission payouts per period (docs/contract.md §11.6). */
-  readonly commissionPayouts: CommissionPayouts;
-  /** The status streams this process holds open (docs/contract.md §10.11). */
-  readonly orderStreams: OrderStreams;
   /** Readiness and its details, for /readyz and GET /admin/v1/health. */
   readonly readiness: Readiness;
-  /** After a restore: each chain's next deposit index past the known ones plus ADDRESS_RESYNC_GAP (runtime.ts). */
-  readonly resyncDepositIndexes: () => Promise<ResyncedChain[]>;
   /** The partner cabinet's accounts and sessions, and its sign-in throttles (docs/contract.md §9). */
   readonly cabinet: CabinetServices;
   /** The partners' commission payout addresses (cabinet, docs/contract.md §11.6). */

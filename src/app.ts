@@ -29,7 +29,7 @@ import { registerStaticIcons } from './routes/static-icons.js';
 import { registerStatusPage } from './routes/status-page/index.js';
 import { registerV1Routes } from './routes/v1/index.js';
 import { OrderSchema } from './routes/v1/order-view.js';
-import { PublicOrderSchema } from './db/views/public-order-view.js';
+import { PublicOrderSchema } from './views/public-order-view.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { redisTarget } from './services/redis-client.js';
@@ -45,7 +45,7 @@ import { OperatorPeople } from './services/operator-people.js';
 import { consoleNotFound, registerConsole } from './routes/console/index.js';
 import { arrivedOnOperatorListener } from './operator-listener.js';
 import { Readiness } from './services/readiness.js';
-import { SecretBox } from './services/secret-box.js';
+import { SecretBox } from './infrastructure/secret-box.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -80,6 +80,10 @@ export interface Config {
    * and worker processes trace (src/tracing). Unset (the default): no tracing, at no cost.
    */
   readonly otlpEndpoint: string | undefined;
+  /** `OTEL_SERVICE_NAME`: the traces' service name; unset, the process's role (`exchange-api`, `exchange-worker`). */
+  readonly otelServiceName: string | undefined;
+  /** `WEB_CONCURRENCY` (parseWebConcurrency): API processes serving the one port, default 1. */
+  readonly webConcurrency: number;
   /** How long a request waits on the Redis rate limiter before it passes unchecked (fail open), ms. */
   readonly rateLimitRedisTimeoutMs: number;
   /** 32-byte key for AES-256-GCM encryption of API secrets. Generated into dataDir when embedded. */
@@ -397,6 +401,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisSentinels,
     redisSentinelName,
     otlpEndpoint,
+    otelServiceName: optional(env, 'OTEL_SERVICE_NAME'),
+    webConcurrency: parseWebConcurrency(env),
     rateLimitRedisTimeoutMs: integer(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 100, 10, 10_000),
     signatureNonceRedisTimeoutMs: integer(env, 'SIGNATURE_NONCE_REDIS_TIMEOUT_MS', 200, 10, 10_000),
     secretsKey,
@@ -478,6 +484,24 @@ function parseOperator(env: Env): OperatorConfig {
     throw new ConfigError('ADMIN_HOST', 'must be an IP address or a host name');
   }
   return Object.freeze({ listener: Object.freeze({ host: host ?? '127.0.0.1', port }), metricsToken, workerMetrics });
+}
+
+/** Most API processes WEB_CONCURRENCY may ask for. */
+const MAX_PROCESSES = 64;
+
+/**
+ * `WEB_CONCURRENCY`: how many API processes serve the one port (node:cluster), default 1. Only
+ * with DATABASE_URL: the embedded PGlite store belongs to one process (its data directory is
+ * locked), so there the setting is ignored with a warning rather than refused, because some
+ * platforms set it by themselves.
+ */
+function parseWebConcurrency(env: Env): number {
+  const raw = env.WEB_CONCURRENCY;
+  if (raw === undefined || raw === '') return 1;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PROCESSES) {
+    throw new ConfigError('WEB_CONCURRENCY', `must be an integer from 1 to ${MAX_PROCESSES}`);
+  }
+  return Number(raw);
 }
 
 function parseWorkerMetrics(env: Env): OperatorConfig['workerMetrics'] {
@@ -729,6 +753,12 @@ export interface MailConfig {
   readonly smtpUrl: string | undefined;
   /** `MAIL_FROM`: the From of every mail. Default `Exchange <no-reply@localhost>`. */
   readonly from: string;
+  /** `MAIL_BATCH_SIZE`: mails the worker claims per pass. Default 20; 1–1000. */
+  readonly batchSize: number;
+  /** `MAIL_MAX_ATTEMPTS`: attempts before a mail is given up (`failed`). Default 8 (about 2 hours of retries); 1–100. */
+  readonly maxAttempts: number;
+  /** `MAIL_LEASE_MS`: how long a claimed mail is one worker's before another may send it, ms. Default 120000; 1000–3600000. */
+  readonly leaseMs: number;
 }
 
 function parseMail(env: Env): MailConfig {
@@ -744,7 +774,13 @@ function parseMail(env: Env): MailConfig {
   }
   const from = optional(env, 'MAIL_FROM') ?? 'Exchange <no-reply@localhost>';
   if (/[\r\n]/.test(from) || !/@/.test(from) || from.length > 320) throw new ConfigError('MAIL_FROM', 'must be one mail address, optionally with a name: Name <address>');
-  return Object.freeze({ smtpUrl, from });
+  return Object.freeze({
+    smtpUrl,
+    from,
+    batchSize: integer(env, 'MAIL_BATCH_SIZE', 20, 1, 1000),
+    maxAttempts: integer(env, 'MAIL_MAX_ATTEMPTS', 8, 1, 100),
+    leaseMs: integer(env, 'MAIL_LEASE_MS', 120_000, 1000, 3_600_000),
+  });
 }
 
 export interface WebhookConfig {

@@ -1,5 +1,7 @@
+import { PartnerSettings } from './services/partner-settings.js';
+import { SimulatedDeposits } from './services/simulated-deposits.js';
 import { Decimal } from './domain/money.js';
-import { linkBase, type LinkBase } from './db/views/partner-order-view.js';
+import { linkBase, type LinkBase } from './views/partner-order-view.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { Gauge } from 'prom-client';
 import { createChainWatchers, simulatorExcept } from './chains/nodes/create-chain-watchers.js';
@@ -15,7 +17,7 @@ import { registerBuildInfo, registerPoolMetrics, type Metrics } from './metrics.
 import { createPriceBook } from './pricing/create-price-book.js';
 import type { PriceBook } from './pricing/price-book.js';
 import { ApiKeyService } from './services/api-keys.js';
-import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from './services/auth-changes.js';
+import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from './infrastructure/auth-changes.js';
 import { CatalogChanges } from './services/catalog-changes.js';
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { seedDemoAddressPools } from './services/demo-address-pools.js';
@@ -32,18 +34,18 @@ import { OrderLifecycle } from './services/order-lifecycle.js';
 import { EndUserBlocklist } from './services/end-user-blocklist.js';
 import { OrderService } from './services/order-service.js';
 import { SignerPayoutsGauge } from './services/signer-payouts-gauge.js';
-import { OrderStatusGauge } from './services/order-status-gauge.js';
+import { OrderStatusGauge } from './infrastructure/order-status-gauge.js';
 import { BacklogGauges } from './services/backlog-gauges.js';
 import { FixedQuoteTokens, quoteSigningKeys } from './services/fixed-quote-tokens.js';
 import { QuoteService } from './services/quote-service.js';
 import { HotWalletGauges } from './services/hot-wallet-gauges.js';
 import { HotWalletLiquidity } from './services/hot-wallet-liquidity.js';
-import { SecretBox } from './services/secret-box.js';
+import { SecretBox } from './infrastructure/secret-box.js';
 import { LifecycleWorker } from './worker/lifecycle-worker.js';
 import { WebhookEndpoints } from './services/webhook-endpoints.js';
-import { WebhookSender } from './services/webhook-sender.js';
+import { WebhookSender } from './infrastructure/webhook-sender.js';
 import { WebhookWorker } from './worker/webhook-worker.js';
-import { MailWorker } from './worker/mail-worker.js';
+import { MAIL_WORKER_DEFAULTS, MailWorker } from './worker/mail-worker.js';
 import { configuredMailTransport, Mailer } from './services/mailer.js';
 import { CommissionPayouts } from './services/commission-payouts.js';
 import { InProcessOrderMoves, PostgresOrderMoves, type OrderMoveFeed } from './services/order-move-feed.js';
@@ -72,6 +74,10 @@ export interface Runtime {
   readonly orderActions: OrderActions;
   /** Partner stats and the operator's commission report (docs/contract.md §7.8). */
   readonly partnerStats: PartnerStats;
+  /** A partner's settings changed by the operator or its cabinet, its keys' cache with them. */
+  readonly partners: PartnerSettings;
+  /** Deposits on the simulated chain: the simulator routes and sandbox deposits (docs/contract.md §7.6). */
+  readonly simulatedDeposits: SimulatedDeposits;
   /** The ledger's trial balance and entries (docs/contract.md §11.5). */
   readonly ledger: LedgerReports;
   readonly worker: LifecycleWorker;
@@ -100,7 +106,7 @@ export interface Runtime {
    * Moves each chain's next deposit index past every index the database knows plus
    * ADDRESS_RESYNC_GAP (after a restore: docs/operations.md); done at every start too.
    */
-  resyncDepositIndexes(): Promise<ResyncedChain[]>;
+  readonly resyncDepositIndexes: () => Promise<ResyncedChain[]>;
   /** Stops timers and the worker (the database stays open: its owner closes it). */
   close(): Promise<void>;
 }
@@ -312,9 +318,14 @@ export async function createRuntime({ config, database, clock, logger, metrics }
   });
 
   const mailer = new Mailer(db, clock);
-  const mailWorker = new MailWorker(db, configuredMailTransport({ ...config.mail, dataDir: config.dataDir }, (fields, msg) => logger.info(fields, msg)), clock, metrics, logger);
+  const mailWorker = new MailWorker(db, configuredMailTransport({ ...config.mail, dataDir: config.dataDir }, (fields, msg) => logger.info(fields, msg)), clock, metrics, logger, {
+    ...MAIL_WORKER_DEFAULTS,
+    batchSize: config.mail.batchSize,
+    maxAttempts: config.mail.maxAttempts,
+    leaseMs: config.mail.leaseMs,
+  });
 
-  // Revocations and suspensions reach every API process within milliseconds (services/auth-changes.ts).
+  // Revocations and suspensions reach every API process within milliseconds (infrastructure/auth-changes.ts).
   let authChanges: AuthChangeFeed = new InProcessAuthChanges();
   if (config.databaseUrl !== undefined) {
     const listened = new PostgresAuthChanges(db, config.databaseListenUrl ?? config.databaseUrl, logger);
@@ -346,6 +357,8 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     lifecycle,
     orderActions: new OrderActions(db, lifecycle, catalog),
     partnerStats: new PartnerStats(db, clock, reads),
+    partners: new PartnerSettings(db, apiKeys),
+    simulatedDeposits: new SimulatedDeposits(db, clock),
     ledger: new LedgerReports(db, clock),
     worker,
     orderStatusGauge,

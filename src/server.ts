@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import { runApiCluster, webConcurrency } from './api-cluster.js';
+import { runApiCluster } from './api-cluster.js';
 import pino from 'pino';
 import type { App } from './app-types.js';
 import { buildApp } from './app.js';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   // Before the app exists its logger does not either: the same options, for the start-up lines.
   const startLog = pino(loggerOptions(config.logLevel));
   // Before the database opens: its queries are spans only when tracing is on at that moment.
-  if (config.otlpEndpoint !== undefined) await startTracing({ endpoint: config.otlpEndpoint, serviceName: 'exchange-api' });
+  if (config.otlpEndpoint !== undefined) await startTracing({ endpoint: config.otlpEndpoint, serviceName: config.otelServiceName ?? 'exchange-api' });
   const database = await openConfiguredDatabase(config, (attempt) => startLog.warn(startAttemptMessage(attempt)));
   const app = await buildApp({ config, database });
   let operatorServer: Server | undefined;
@@ -125,10 +125,10 @@ async function removeUrlFile(file: string, written: string | undefined): Promise
  * processes on one port (src/api-cluster.ts). Embedded (PGlite), one process: it is said once.
  */
 function start(): Promise<void> {
-  const processes = webConcurrency(process.env);
+  const config = loadConfig();
+  const processes = config.webConcurrency;
   if (processes > 1 && cluster.isPrimary) {
-    if (process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '') {
-      const config = loadConfig();
+    if (config.databaseUrl !== undefined) {
       runApiCluster(processes, {
         workerStopMs: config.shutdownDelayMs + config.shutdownTimeoutMs,
         apiUrlFile: path.join(config.dataDir, API_URL_FILE),

@@ -1,4 +1,4 @@
-import { isOrderStatus, type OrderStatus } from './order-status.js';
+import { isOrderStatus, type Moment, type OrderStatus } from './order-status.js';
 
 /**
  * The order state machine of docs/contract.md §4 as a pure table: given a status and an event, the next
@@ -145,18 +145,18 @@ export function actionsFor(status: OrderStatus, context: TransitionContext): Ord
   return ORDER_ACTIONS.filter((action) => transition(status, ACTION_EVENTS[action], context).ok);
 }
 
-/** What the context is made of: the order's columns. */
-export interface OrderContextFields {
-  expires_at: Date;
+/** What the context is made of: the order's columns (times as Dates, or as the wire query's ISO text). */
+export interface OrderContextFields<T extends Moment = Date> {
+  expires_at: T;
   refund_address: string | null;
   refund_address_tag: string | null;
   /** Non-null exactly when the deposit chain routes by memo: a refund there needs a tag too. */
   deposit_address_tag: string | null;
-  refund_hold_until: Date | null;
+  refund_hold_until: T | null;
 }
 
 /** The context of an order at `now`, from its columns. */
-export function orderContext(order: OrderContextFields, now: Date): TransitionContext {
+export function orderContext<T extends Moment>(order: OrderContextFields<T>, now: T): TransitionContext {
   const hold = order.refund_hold_until;
   return {
     pastExpiry: order.expires_at <= now,

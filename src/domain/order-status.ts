@@ -24,19 +24,18 @@ export function isOrderStatus(value: string): value is OrderStatus {
 }
 
 /**
+ * A moment as the code holds it: a Date, or the ISO text the order view's wire query reads
+ * (ISO text of equal length orders as the times do, so `<=` answers alike on both).
+ */
+export type Moment = Date | string;
+
+/**
  * The one rule of how a stored status reads: an order still waiting for its deposit once its
  * `expires_at` has passed reads expired, before the expiry sweep has stored it (docs/contract.md
- * §4). The caller says whether the expiry has passed, over whatever form of time it holds (a
- * Date, or the wire row's ISO text); the SQL twin is statusAsReadSql in
- * db/repositories/partner-order-list-repository.ts.
+ * §4). Its SQL side is db/repositories/order-status-sql.ts.
  */
-export function statusAsRead(status: OrderStatus, pastExpiry: boolean): OrderStatus {
-  return status === 'waiting_deposit' && pastExpiry ? 'expired' : status;
-}
-
-/** The status an order reads as at `now` (statusAsRead). */
-export function statusAt(status: OrderStatus, expiresAt: Date, now: Date): OrderStatus {
-  return statusAsRead(status, expiresAt <= now);
+export function statusAt<T extends Moment>(status: OrderStatus, expiresAt: T, now: T): OrderStatus {
+  return status === 'waiting_deposit' && expiresAt <= now ? 'expired' : status;
 }
 
 /** The statuses docs/contract.md §4 calls final (an expired order still moves on a late deposit, rarely). */

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { isLosslessNumber, parse } from 'lossless-json';
-import { DECIMAL_PATTERN, Decimal, parseNumberLiteral } from '../domain/money.js';
+import type { FastifyRequest } from 'fastify';
+import { isLosslessNumber } from 'lossless-json';
+import { DECIMAL_PATTERN, Decimal, isStorableDecimal, parseNumberLiteral } from '../domain/money.js';
 import { ApiError, type ErrorItem } from '../errors.js';
+import { exactBody } from '../plugins/json-body.js';
 
 /**
  * Amounts in requests (docs/contract.md §10.5): a JSON number, as v1 has it, or a decimal string such as
@@ -27,19 +29,27 @@ export const BodyAmount = (description: string) =>
 /** A query amount: query strings are text, so a decimal string (no sign, no exponent). */
 export const QueryAmount = (description: string) => Type.String({ pattern: DECIMAL_PATTERN, description, ...AMOUNT_MARK });
 
+/** What an amount field may be besides positive, for the routes that need more than that. */
+export interface AmountRules {
+  /** 0 is an amount too (a fee that may be nothing). Default: only amounts greater than 0. */
+  zero?: boolean;
+  /** The amount must fit NUMERIC(38, 18) (isStorableDecimal), for routes that store it as sent. */
+  storable?: boolean;
+}
+
 /**
- * The body's amounts exactly as sent: a decimal string as written; a JSON number read again from
- * the raw body (JSON.parse has made it a binary float already). Each amount that is no positive
- * amount is an `amount_invalid` item; all of them are reported at once (400 bad_request).
+ * The body's amounts exactly as sent: a decimal string as written; a JSON number as its literal
+ * in the raw body (plugins/json-body.ts's exactBody, parsed once per request). Each amount that
+ * breaks `rules` is an `amount_invalid` item; all of them are reported at once (400 bad_request).
  */
 export function readBodyAmounts<Field extends string>(
-  rawBody: Buffer | undefined,
-  body: Readonly<Partial<Record<Field, string | number | null | undefined>>>,
+  request: FastifyRequest,
   fields: readonly Field[],
+  rules: AmountRules = {},
 ): Partial<Record<Field, Decimal>> {
+  const body = (request.body ?? {}) as Readonly<Partial<Record<Field, unknown>>>;
   const amounts: Partial<Record<Field, Decimal>> = {};
   const problems: ErrorItem[] = [];
-  let lossless: Partial<Record<Field, unknown>> | undefined;
   for (const field of fields) {
     const raw = body[field];
     if (raw === undefined || raw === null) continue;
@@ -47,8 +57,7 @@ export function readBodyAmounts<Field extends string>(
     if (typeof raw === 'string') {
       amount = new Decimal(raw);
     } else {
-      lossless ??= readLossless<Field>(rawBody);
-      const literal = lossless[field];
+      const literal = exactBody(request)[field];
       if (!isLosslessNumber(literal)) {
         problems.push({ code: 'amount_invalid', field, detail: `body/${field} must be a number or a decimal string` });
         continue;
@@ -59,8 +68,12 @@ export function readBodyAmounts<Field extends string>(
         continue;
       }
     }
-    if (amount.lte(0)) {
-      problems.push({ code: 'amount_invalid', field, detail: `body/${field} must be greater than 0` });
+    if (rules.zero === true ? amount.lt(0) : amount.lte(0)) {
+      problems.push({ code: 'amount_invalid', field, detail: `body/${field} must be ${rules.zero === true ? 'at least 0' : 'greater than 0'}` });
+      continue;
+    }
+    if (rules.storable === true && !isStorableDecimal(amount)) {
+      problems.push({ code: 'amount_invalid', field, detail: `body/${field} must be below 1e20 with at most 18 decimals` });
       continue;
     }
     amounts[field] = amount;
@@ -68,14 +81,4 @@ export function readBodyAmounts<Field extends string>(
   const first = problems[0];
   if (first !== undefined) throw new ApiError('bad_request', first.detail, undefined, undefined, problems);
   return amounts;
-}
-
-function readLossless<Field extends string>(rawBody: Buffer | undefined): Partial<Record<Field, unknown>> {
-  try {
-    return parse(rawBody?.toString('utf8') ?? '') as Partial<Record<Field, unknown>>;
-  } catch (error) {
-    // JSON.parse accepted the body, so this is a field sent twice with different values
-    // (JSON.parse keeps the last, lossless-json refuses): ambiguous, so refused.
-    throw new ApiError('bad_request', `request body is ambiguous: ${error instanceof Error ? error.message : 'unreadable'}`);
-  }
 }

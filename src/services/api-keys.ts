@@ -14,8 +14,8 @@ import type { Db } from '../db/schema/index.js';
 import type { PartnerRow } from '../db/schema/partners.js';
 import { keyIdPrefix, parseApiKey } from '../domain/api-key-format.js';
 import type { KeyScope } from '../db/schema/api-keys.js';
-import { InProcessAuthChanges, type AuthChange, type AuthChangeFeed } from './auth-changes.js';
-import type { SecretBox } from './secret-box.js';
+import { InProcessAuthChanges, type AuthChange, type AuthChangeFeed } from '../infrastructure/auth-changes.js';
+import type { SecretBox } from '../infrastructure/secret-box.js';
 import { ApiError } from '../errors.js';
 
 /** A key's full text, returned once at creation and never stored. */

@@ -5,7 +5,7 @@ import { oldestUnchangedByStatus } from '../db/repositories/order-listings-repos
 import type { Db } from '../db/schema/index.js';
 import { FINAL_STATUSES, ORDER_STATUSES, type OrderStatus } from '../domain/order-status.js';
 import type { Metrics } from '../metrics.js';
-import { ORDER_STATUS_REFRESH_MS } from './order-status-gauge.js';
+import { ORDER_STATUS_REFRESH_MS } from '../infrastructure/order-status-gauge.js';
 
 /**
  * The statuses an order should leave by itself (the worker, the chain or the payout moves it):

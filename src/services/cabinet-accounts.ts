@@ -53,7 +53,7 @@ import type { Database } from '../db/schema/index.js';
 import { matchTotp, newTotpSecret, totpUri } from '../domain/totp.js';
 import { hashPassword, passwordProblem, verifyPassword } from './cabinet-passwords.js';
 import { EMAIL_PATTERN, FormTokens, normalEmail, normalRecoveryCode, RECOVERY_CODES, randomSecret as token, recoveryCode, sessionState, sha256 } from './account-secrets.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../infrastructure/secret-box.js';
 
 /** An invitation link works this long, once (docs/contract.md §9). */
 export const INVITATION_TTL_MS = 72 * 3_600_000;

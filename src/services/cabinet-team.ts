@@ -18,7 +18,7 @@ import type { Database } from '../db/schema/index.js';
 import type { CabinetRole } from '../domain/cabinet-roles.js';
 import { EMAIL_PATTERN, INVITATION_TTL_MS, normalEmail, REVEAL_TTL_MS } from './cabinet-accounts.js';
 import type { CabinetMail } from './cabinet-mail.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../infrastructure/secret-box.js';
 
 
 export type TeamChange = { ok: true } | { ok: false; problem: string };

@@ -52,7 +52,7 @@ import {
 } from './account-secrets.js';
 import { INVITATION_TTL_MS, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './cabinet-accounts.js';
 import { hashPassword, passwordProblem, verifyPassword } from './cabinet-passwords.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../infrastructure/secret-box.js';
 
 /** A session waiting for its code or its enrolment lasts this long. */
 const SECOND_FACTOR_WINDOW_MS = 10 * 60_000;

@@ -14,7 +14,7 @@ import type { OrderStatus } from '../domain/order-status.js';
 import { movePosts, postingsForMove, type LedgerAssets, type SettledPayout } from '../domain/ledger.js';
 import type { Metrics } from '../metrics.js';
 import { recordOrderEvents } from './webhook-outbox.js';
-import { partnerOrderJson, type LinkBase } from '../db/views/partner-order-view.js';
+import { partnerOrderJson, type LinkBase } from '../views/partner-order-view.js';
 import type { NewOrderSnapshot } from '../db/repositories/order-snapshots-repository.js';
 import { InProcessOrderMoves, type OrderMoveFeed } from './order-move-feed.js';
 

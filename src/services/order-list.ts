@@ -9,7 +9,7 @@ import {
   type OrderListPosition,
   type PartnerOrderFilter,
 } from '../db/repositories/partner-order-list-repository.js';
-import type { PartnerOrderRow, PartnerOrderWireRow } from '../db/views/partner-order-view.js';
+import type { PartnerOrderRow, PartnerOrderWireRow } from '../views/partner-order-view.js';
 import type { Db } from '../db/schema/index.js';
 import { SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
 import { ApiError } from '../errors.js';

@@ -40,8 +40,8 @@ import { sandboxScope, type PartnerAccess } from './partner-access.js';
 import type { AmountFieldNames, PricedQuote, QuoteService } from './quote-service.js';
 import { checkRefundAddress } from './refund-address.js';
 import { newWebhookMessageId, orderEventBody } from './webhook-outbox.js';
-import type { LinkBase } from '../db/views/partner-order-view.js';
-import type { PublicOrderRow } from '../db/views/public-order-view.js';
+import type { LinkBase } from '../views/partner-order-view.js';
+import type { PublicOrderRow } from '../views/public-order-view.js';
 import { orderVersions } from '../db/repositories/order-status-repository.js';
 import { statusAt, type OrderStatus } from '../domain/order-status.js';
 

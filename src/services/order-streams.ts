@@ -5,8 +5,8 @@ import { partnerOrdersWire, publicOrderForStream } from '../db/repositories/orde
 import { snapshotsAfter } from '../db/repositories/order-snapshots-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { OrderSnapshotRow } from '../db/schema/order-snapshots.js';
-import { partnerOrderWireJson, type LinkBase } from '../db/views/partner-order-view.js';
-import { publicJsonFromOrderJson, publicOrderJson } from '../db/views/public-order-view.js';
+import { partnerOrderWireJson, type LinkBase } from '../views/partner-order-view.js';
+import { publicJsonFromOrderJson, publicOrderJson } from '../views/public-order-view.js';
 import { ApiError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { OrderMove, OrderMoveFeed } from './order-move-feed.js';

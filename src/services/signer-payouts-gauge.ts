@@ -2,7 +2,7 @@ import { Gauge } from 'prom-client';
 import { countSignerPayouts, SIGNER_PAYOUT_STATES, type SignerPayoutState } from '../db/repositories/payouts-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { Metrics } from '../metrics.js';
-import { ORDER_STATUS_REFRESH_MS } from './order-status-gauge.js';
+import { ORDER_STATUS_REFRESH_MS } from '../infrastructure/order-status-gauge.js';
 
 /**
  * signer_payouts{chain,state}: the signer's unfinished payouts, counted on the same

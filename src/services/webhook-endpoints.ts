@@ -23,8 +23,8 @@ import type { WebhookDeliveryStatus, WebhookEndpointRow } from '../db/schema/web
 import type { Mode } from '../domain/modes.js';
 import { PREVIOUS_SECRET_TTL_MS, type WebhookEventType } from '../domain/webhook-events.js';
 import { ApiError } from '../errors.js';
-import type { SecretBox } from './secret-box.js';
-import { webhookUrlProblem } from './webhook-address-policy.js';
+import type { SecretBox } from '../infrastructure/secret-box.js';
+import { webhookUrlProblem } from '../infrastructure/webhook-address-policy.js';
 import { newWebhookMessageId, pingBody } from './webhook-outbox.js';
 
 /** Endpoints a partner may have at once, in each mode. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { insertWebhookEvents, type NewOrderWebhookEvent } from '../db/repositories/webhook-events-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
-import { partnerOrderJson, type LinkBase, type PartnerOrderRow } from '../db/views/partner-order-view.js';
+import { partnerOrderJson, type LinkBase, type PartnerOrderRow } from '../views/partner-order-view.js';
 import type { OrderStatus } from '../domain/order-status.js';
 import type { WebhookEventType } from '../domain/webhook-events.js';
 import { writeString } from '../json.js';

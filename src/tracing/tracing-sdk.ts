@@ -8,7 +8,7 @@ import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter, type SpanPro
  */
 export function registerProvider(serviceName: string, processor: SpanProcessor | undefined, endpoint: string | undefined): NodeTracerProvider {
   const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? serviceName }),
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [processor ?? new BatchSpanProcessor(otlpExporter(endpoint))],
   });
   // The global provider, the AsyncLocalStorage context manager and the W3C propagator.

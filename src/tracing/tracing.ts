@@ -25,7 +25,7 @@ let api: OtelApi | undefined;
 export interface TracingOptions {
   /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's OTLP/HTTP origin (`/v1/traces` is added). */
   endpoint?: string | undefined;
-  /** OTEL_SERVICE_NAME, else the process's role (`exchange-api`, `exchange-worker`, `exchange-signer`). */
+  /** The traces' service name: config.otelServiceName (OTEL_SERVICE_NAME), else the process's role (`exchange-api`, `exchange-worker`). */
   serviceName: string;
   /** Instead of OTLP: where spans go (the tests' in-memory exporter), each exported as it ends. */
   processor?: SpanProcessor;

@@ -3,7 +3,7 @@ import { REQUEST_LOG_KEPT_MS } from '../services/request-log.js';
 import { Decimal, floorToPlaces } from '../domain/money.js';
 import type { Kysely } from 'kysely';
 import { Counter, Gauge } from 'prom-client';
-import { AdapterError, type ChainEvent, type ChainWatcher, type Exchanger, type PayoutSender } from '../chains/adapters.js';
+import { AdapterError, type ChainEvent, type ChainWatcher, type Exchanger, type PayoutSender, type WatchedOrder } from '../chains/adapters.js';
 import { latestTraceParent } from '../db/repositories/order-events-repository.js';
 import { tracingEnabled, withSpan } from '../tracing/tracing.js';
 import type { Clock } from '../clock.js';
@@ -236,17 +236,7 @@ export class LifecycleWorker {
       [this.deps.sandbox.watcher, sandbox],
     ];
     for (const [watcher, rows] of rounds) {
-      const orders = rows
-        .map((row) => ({
-          id: row.id,
-          chain: row.chain,
-          depositAddress: row.deposit_address,
-          depositTag: row.deposit_address_tag,
-          status: row.status,
-          depositTxid: row.deposit_txid,
-          confirmations: row.deposit_confirmations,
-          createdAt: row.created_at,
-        }));
+      const orders = rows.map(watchedOrderOf);
       let events: ChainEvent[];
       try {
         events = await watcher.poll(orders);
@@ -593,4 +583,18 @@ export class LifecycleWorker {
     }
     this.lag.set(since === null ? 0 : Math.max(0, (now.getTime() - since.getTime()) / 1000));
   }
+}
+
+/** A watched order's row as a chain watcher is handed it. */
+export function watchedOrderOf(row: Omit<WatchedOrderRow, 'sandbox'>): WatchedOrder {
+  return {
+    id: row.id,
+    chain: row.chain,
+    depositAddress: row.deposit_address,
+    depositTag: row.deposit_address_tag,
+    status: row.status,
+    depositTxid: row.deposit_txid,
+    confirmations: row.deposit_confirmations,
+    createdAt: row.created_at,
+  };
 }

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   }
   const logger = pino(loggerOptions(config.logLevel));
   // Before the database opens: its queries are spans only when tracing is on at that moment.
-  if (config.otlpEndpoint !== undefined) await startTracing({ endpoint: config.otlpEndpoint, serviceName: 'exchange-worker' });
+  if (config.otlpEndpoint !== undefined) await startTracing({ endpoint: config.otlpEndpoint, serviceName: config.otelServiceName ?? 'exchange-worker' });
   const database = await openConfiguredDatabase(config, (attempt) => logger.warn(startAttemptMessage(attempt)));
   const metrics = createMetrics();
   const runtime = await createRuntime({ config, database, clock: systemClock, logger, metrics });

@@ -19,8 +19,8 @@ import {
 import type { Db } from '../db/schema/index.js';
 import { afterFailedAttempt, failingTooLong } from '../domain/webhook-events.js';
 import type { Metrics } from '../metrics.js';
-import type { SecretBox } from '../services/secret-box.js';
-import type { SendOutcome } from '../services/webhook-sender.js';
+import type { SecretBox } from '../infrastructure/secret-box.js';
+import type { SendOutcome } from '../infrastructure/webhook-sender.js';
 import type { WorkerMode } from '../db/schema/worker-heartbeats.js';
 import { retryDelayMs, WorkerHeartbeat } from './heartbeat.js';
 

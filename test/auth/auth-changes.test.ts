@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { AUTH_CHANGES_CHANNEL, PostgresAuthChanges, type AuthChange } from '../../src/services/auth-changes.js';
+import { AUTH_CHANGES_CHANNEL, PostgresAuthChanges, type AuthChange } from '../../src/infrastructure/auth-changes.js';
 import { waitFor } from '../helpers/process/waits.js';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
 

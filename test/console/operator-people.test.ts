@@ -4,7 +4,7 @@ import { OPERATOR_ROLES, type OperatorRole } from '../../src/domain/operator-rol
 import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { CHANGE_ROLES } from '../../src/routes/admin/route-roles.js';
 import { OperatorPeople } from '../../src/services/operator-people.js';
-import { SecretBox } from '../../src/services/secret-box.js';
+import { SecretBox } from '../../src/infrastructure/secret-box.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

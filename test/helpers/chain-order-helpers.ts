@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { parse } from 'lossless-json';
 import type { WatchedOrder } from '../../src/chains/adapters.js';
 import type { OrderStatus } from '../../src/domain/order-status.js';
+import { watchedOrderOf } from '../../src/worker/lifecycle-worker.js';
 import { buildTestApp, ManualClock, type TestApp } from './test-app.js';
 
 /** An app whose worker only runs when the test ticks it, on a clock the test moves. */
@@ -97,16 +98,7 @@ export async function moves(h: ChainHarness, id: string): Promise<string[]> {
 /** The order as a watcher is handed it by the worker. */
 export async function watchedOrder(h: ChainHarness, id: string, chain: string): Promise<WatchedOrder> {
   const row = await h.t.db.handle.db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  return {
-    id: row.id,
-    chain,
-    depositAddress: row.deposit_address,
-    depositTag: row.deposit_address_tag,
-    status: row.status,
-    depositTxid: row.deposit_txid,
-    confirmations: row.deposit_confirmations,
-    createdAt: row.created_at,
-  };
+  return watchedOrderOf({ ...row, chain });
 }
 
 /** A sample of one Prometheus series, or undefined when absent. */

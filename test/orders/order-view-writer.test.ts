@@ -10,13 +10,13 @@ import {
   partnerOrderWireJson,
   type PartnerOrderRow,
   type PartnerOrderWireRow,
-} from '../../src/db/views/partner-order-view.js';
+} from '../../src/views/partner-order-view.js';
 import { ORDER_STATUSES } from '../../src/domain/order-status.js';
 import { decimalTextLiteral, toJson } from '../../src/json.js';
 import { OrderSchema, orderJson, orderView } from '../../src/routes/v1/order-view.js';
 
 /**
- * The partner's order view is one table (db/views/partner-order-view.ts); its schema, its view
+ * The partner's order view is one table (views/partner-order-view.ts); its schema, its view
  * object and its direct writer are derived from it. The writer writes what toJson writes for
  * the view object, byte for byte, and that is valid against the schema, for any row.
  */

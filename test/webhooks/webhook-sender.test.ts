@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isPublicAddress, webhookUrlProblem } from '../../src/services/webhook-address-policy.js';
-import { MAX_RESPONSE_BYTES, WebhookSender } from '../../src/services/webhook-sender.js';
+import { isPublicAddress, webhookUrlProblem } from '../../src/infrastructure/webhook-address-policy.js';
+import { MAX_RESPONSE_BYTES, WebhookSender } from '../../src/infrastructure/webhook-sender.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 describe('webhook sender: SSRF rules and bounded answers (docs/contract.md §8)', () => {

@@ -4,7 +4,7 @@ import { after, before, describe, it, mock } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhook-events.js';
 import { createMetrics } from '../../src/metrics.js';
-import { WebhookSender, type SendOutcome } from '../../src/services/webhook-sender.js';
+import { WebhookSender, type SendOutcome } from '../../src/infrastructure/webhook-sender.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -3,7 +3,7 @@ import { preparedQuery } from '../prepared-statements.js';
 import { currentTraceParent } from '../../tracing/tracing.js';
 import type { Db } from '../schema/index.js';
 import type { NewOrder } from '../schema/orders.js';
-import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../views/partner-order-view.js';
+import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow } from '../../views/partner-order-view.js';
 
 /**
  * A new order written in one statement: `create_partner_order` (migrations 0020, 0028) inserts

@@ -1,7 +1,7 @@
 import type { Db } from '../schema/index.js';
 import type { OrderRow } from '../schema/orders.js';
-import { PUBLIC_ORDER_COLUMNS, type PublicOrderRow } from '../views/public-order-view.js';
-import type { PartnerOrderWireRow } from '../views/partner-order-view.js';
+import { PUBLIC_ORDER_COLUMNS, type PublicOrderRow } from '../../views/public-order-view.js';
+import type { PartnerOrderWireRow } from '../../views/partner-order-view.js';
 import { PARTNER_ORDER_WIRE_SELECTIONS, type OrderOwner } from './orders-repository.js';
 
 /**

@@ -8,11 +8,11 @@ import {
   type CompiledQuery,
   type SelectQueryBuilder,
 } from 'kysely';
-import { PUBLIC_ORDER_COLUMNS, type PublicOrderRow } from '../views/public-order-view.js';
+import { PUBLIC_ORDER_COLUMNS, type PublicOrderRow } from '../../views/public-order-view.js';
 import { preparedQuery } from '../prepared-statements.js';
 import type { Database, Db } from '../schema/index.js';
 import type { EventActor, OrderRow } from '../schema/orders.js';
-import { PARTNER_ORDER_COLUMNS, PARTNER_ORDER_WIRE_SELECT, type PartnerOrderRow, type PartnerOrderWireRow } from '../views/partner-order-view.js';
+import { PARTNER_ORDER_COLUMNS, PARTNER_ORDER_WIRE_SELECT, type PartnerOrderRow, type PartnerOrderWireRow } from '../../views/partner-order-view.js';
 
 export type { PartnerOrderRow, PartnerOrderWireRow };
 
@@ -57,7 +57,7 @@ function compilePartnerOrderQueries<Row>(select: SelectQueryBuilder<Database, 'o
 }
 
 /**
- * The columns the partner's view is made of (db/views/partner-order-view.ts), and nothing else;
+ * The columns the partner's view is made of (views/partner-order-view.ts), and nothing else;
  * a named prepared statement on PostgreSQL (GET /partner/orders/{id}: parsed and planned once
  * per connection).
  */

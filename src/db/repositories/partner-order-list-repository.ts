@@ -2,13 +2,9 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import { searchSpellings } from '../../domain/order-search.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Database, Db } from '../schema/index.js';
-import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow, type PartnerOrderWireRow } from '../views/partner-order-view.js';
+import { PARTNER_ORDER_COLUMNS, type PartnerOrderRow, type PartnerOrderWireRow } from '../../views/partner-order-view.js';
+import { statusReadsAs } from './order-status-sql.js';
 import { PARTNER_ORDER_WIRE_SELECTIONS } from './orders-repository.js';
-
-/** The SQL twin of statusAsRead (domain/order-status.ts): the status as read at `now`. */
-export function statusAsReadSql(now: Date) {
-  return sql<OrderStatus>`case when status = 'waiting_deposit' and expires_at <= ${now} then 'expired' else status end`;
-}
 
 /** A position in a partner's list: the last order of a page, in its (created_at, id) order. */
 export interface OrderListPosition {
@@ -39,19 +35,6 @@ export interface PartnerOrderFilter {
 }
 
 type Where = ExpressionBuilder<Database, 'orders'>;
-
-/** The status filter as stored statuses: `expired` also means waiting past expires_at, and `waiting_deposit` excludes it. */
-function statusCondition(eb: Where, statuses: readonly OrderStatus[], now: Date) {
-  const waiting = statuses.includes('waiting_deposit');
-  const expired = statuses.includes('expired');
-  // Both asked: every stored waiting order matches, whichever way it reads now.
-  const stored = statuses.filter((status) => status !== 'waiting_deposit' || expired);
-  const branches = [];
-  if (stored.length > 0) branches.push(eb('status', 'in', stored));
-  if (waiting && !expired) branches.push(eb.and([eb('status', '=', 'waiting_deposit'), eb('expires_at', '>', now)]));
-  if (expired && !waiting) branches.push(eb.and([eb('status', '=', 'waiting_deposit'), eb('expires_at', '<=', now)]));
-  return eb.or(branches);
-}
 
 /** external_id's longest (migration 0047): a longer search cannot be one. */
 const EXTERNAL_ID_MAX = 64;
@@ -150,7 +133,7 @@ export async function partnerOrderTotals(db: Db, partnerId: string, filter: Part
 function matchingOrders(db: Db, partnerId: string, filter: PartnerOrderFilter, now: Date) {
   let query = db.selectFrom('orders').where('partner_id', '=', partnerId).where('sandbox', '=', filter.sandbox);
   const { statuses, search } = filter;
-  if (statuses !== undefined) query = query.where((eb) => statusCondition(eb, statuses, now));
+  if (statuses !== undefined) query = query.where((eb) => statusReadsAs(eb, statuses, now));
   if (filter.coinFrom !== undefined) query = query.where('coin_from', '=', filter.coinFrom);
   if (filter.coinTo !== undefined) query = query.where('coin_to', '=', filter.coinTo);
   if (filter.createdAfter !== undefined) query = query.where('created_at', '>', filter.createdAfter);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { OrderStatus } from '../../domain/order-status.js';
 import type { Db } from '../schema/index.js';
-import { statusAsReadSql } from './partner-order-list-repository.js';
+import { statusAsReadSql } from './order-status-sql.js';
 
 /**
  * Partner statistics and the commission report (docs/contract.md §7.8): one mode's orders (live unless
@@ -15,7 +15,7 @@ export async function countOrdersByStatus(db: Db, partnerId: string, from: Date,
   const rows = await db
     .selectFrom('orders')
     .select([
-      statusAsReadSql(now).as('status'),
+      (eb) => statusAsReadSql(eb, now).as('status'),
       (eb) => eb.fn.countAll<string>().as('count'),
     ])
     .where('partner_id', '=', partnerId)

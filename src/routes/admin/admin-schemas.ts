@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { Services } from '../../app-types.js';
 import { countPoolAddresses } from '../../db/repositories/deposit-addresses-repository.js';
-import { findSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
+import type { SimulatedDepositRow } from '../../db/repositories/simulator-repository.js';
 import type { CurrencyRow } from '../../db/schema/currencies.js';
 import type { Db } from '../../db/schema/index.js';
 import type { OrderRow } from '../../db/schema/orders.js';
@@ -13,7 +13,7 @@ import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { orderView } from '../v1/order-view.js';
-import type { LinkBase } from '../../db/views/partner-order-view.js';
+import type { LinkBase } from '../../views/partner-order-view.js';
 
 export const PartnerStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
 export const MarkupBps = Type.Integer({ minimum: 0, maximum: 1000, description: 'markup in basis points' });
@@ -135,8 +135,7 @@ export const SimulatedDeposit = Type.Object({
 });
 
 /** Answers with the order's simulated deposit (amount an exact number), or 404 when it has none. */
-export async function sendSimulatedDeposit(db: Db, orderId: string, reply: FastifyReply): Promise<FastifyReply> {
-  const row = await findSimulatedDeposit(db, orderId);
+export function sendSimulatedDeposit(row: SimulatedDepositRow | undefined, reply: FastifyReply): FastifyReply {
   if (row === undefined) throw new ApiError('not_found', 'no simulated deposit for this order');
   return sendJsonText(
     reply,

@@ -4,10 +4,11 @@ import { insertCurrency } from '../../db/repositories/currencies-repository.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { NewCurrency } from '../../db/schema/currencies.js';
 import { ADDRESS_FORMATS } from '../../domain/address-format.js';
-import { Decimal, DECIMAL_PATTERN, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
+import { Decimal, DECIMAL_PATTERN } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
+import { readBodyAmounts } from '../amount-input.js';
 import { errorResponses } from '../schemas.js';
 import { adminSecurity } from './admin-schemas.js';
 import { adminCurrencyView } from './currency-view.js';
@@ -78,15 +79,15 @@ export function registerCreateCurrency(app: App, { database, catalog, catalogCha
       }
       const token = body.token_contract ?? null;
       if (token !== null) checkTokenContract(catalog.all(), { chain: body.chain, format: addressFormat }, token);
-      const amount = (field: string, raw: string | number): Decimal => {
-        const value = parseDecimalInput(raw);
-        if (value === undefined || !isStorableDecimal(value)) throw ApiError.field('bad_request', { code: 'amount_invalid', field }, `${field} is not a decimal amount below 1e20`);
+      const amounts = readBodyAmounts(request, ['min_amount', 'max_amount', 'payout_fee'], { zero: true, storable: true });
+      const amount = (field: 'min_amount' | 'max_amount' | 'payout_fee'): Decimal => {
+        const value = amounts[field] ?? new Decimal(0);
         if (value.decimalPlaces() > body.decimals) throw ApiError.field('bad_request', { code: 'amount_invalid', field }, `${field} has more than ${body.decimals} decimals`);
         return value;
       };
-      const min = amount('min_amount', body.min_amount);
-      const max = amount('max_amount', body.max_amount);
-      const fee = body.payout_fee === undefined ? new Decimal(0) : amount('payout_fee', body.payout_fee);
+      const min = amount('min_amount');
+      const max = amount('max_amount');
+      const fee = amount('payout_fee');
       if (min.lte(0)) throw ApiError.field('unprocessable', { code: 'unprocessable', field: 'min_amount' }, 'min_amount must be greater than 0');
       if (min.gt(max)) throw ApiError.field('unprocessable', { code: 'unprocessable', field: 'max_amount' }, 'min_amount must not exceed max_amount');
       const row: NewCurrency = {

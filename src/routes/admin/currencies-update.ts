@@ -3,10 +3,11 @@ import { Decimal } from '../../domain/money.js';
 import type { App, Services } from '../../app-types.js';
 import { findCurrency, updateCurrency } from '../../db/repositories/currencies-repository.js';
 import type { CurrencyUpdate } from '../../db/schema/currencies.js';
-import { DECIMAL_PATTERN, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
+import { DECIMAL_PATTERN } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { toJson } from '../../json.js';
+import { readBodyAmounts } from '../amount-input.js';
 import { errorResponses } from '../schemas.js';
 import { adminSecurity } from './admin-schemas.js';
 import { adminCurrencyView } from './currency-view.js';
@@ -51,7 +52,8 @@ export function registerUpdateCurrency(app: App, { database, catalog, catalogCha
     async (request, reply) => {
       const current = await findCurrency(database.db, request.params.id);
       if (current === undefined) throw new ApiError('not_found', 'currency not found');
-      const { min_amount, max_amount, payout_fee, token_contract, ...rest } = request.body;
+      // The amounts are read exactly below (readBodyAmounts), not from the parsed body.
+      const { min_amount: _min, max_amount: _max, payout_fee: _fee, token_contract, ...rest } = request.body;
       const changes: CurrencyUpdate = { ...rest };
       if (token_contract !== undefined) {
         // A native coin stays one: its "contract" would make the watcher look for token transfers.
@@ -59,19 +61,17 @@ export function registerUpdateCurrency(app: App, { database, catalog, catalogCha
         checkTokenContract(catalog.all(), { chain: current.chain, format: current.address_format, exceptId: current.id }, token_contract);
         changes.token_contract = token_contract;
       }
-      const amount = (field: string, raw: string | number | undefined): Decimal | undefined => {
-        if (raw === undefined) return undefined;
-        const value = parseDecimalInput(raw);
-        if (value === undefined) throw new ApiError('bad_request', `${field} is not a decimal amount`);
-        if (value.decimalPlaces() > current.decimals) {
+      const amounts = readBodyAmounts(request, ['min_amount', 'max_amount', 'payout_fee'], { zero: true, storable: true });
+      const amount = (field: 'min_amount' | 'max_amount' | 'payout_fee'): Decimal | undefined => {
+        const value = amounts[field];
+        if (value !== undefined && value.decimalPlaces() > current.decimals) {
           throw new ApiError('bad_request', `${field} has more than ${current.decimals} decimals`);
         }
-        if (!isStorableDecimal(value)) throw new ApiError('bad_request', `${field} must be below 1e20`);
         return value;
       };
-      const min = amount('min_amount', min_amount) ?? new Decimal(current.min_amount);
-      const max = amount('max_amount', max_amount) ?? new Decimal(current.max_amount);
-      const fee = amount('payout_fee', payout_fee);
+      const min = amount('min_amount') ?? new Decimal(current.min_amount);
+      const max = amount('max_amount') ?? new Decimal(current.max_amount);
+      const fee = amount('payout_fee');
       if (min.lte(0)) throw new ApiError('unprocessable', 'min_amount must be greater than 0');
       if (min.gt(max)) throw new ApiError('unprocessable', 'min_amount must not exceed max_amount');
       changes.min_amount = min.toFixed();

@@ -5,7 +5,7 @@ import { ApiError } from '../../errors.js';
 import { errorResponses } from '../schemas.js';
 import { adminSecurity } from './admin-schemas.js';
 
-/** Revocation is immediate in every API process (services/auth-changes.ts). Repeating it is a no-op. */
+/** Revocation is immediate in every API process (infrastructure/auth-changes.ts). Repeating it is a no-op. */
 export function registerRevokeKey(app: App, { apiKeys }: Services): void {
   app.delete(
     '/admin/v1/keys/:key_id',

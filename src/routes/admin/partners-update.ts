@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { updatePartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
 import { checkedCorsOrigins } from '../../services/cors-origins.js';
 import { errorResponses } from '../schemas.js';
@@ -20,9 +19,9 @@ const Body = Type.Object(
 /**
  * Suspension takes effect on the partner's next request to this process (its cached key rows
  * are dropped here) and, through the authentication change feed, in every other API process
- * within milliseconds (services/auth-changes.ts).
+ * within milliseconds (infrastructure/auth-changes.ts).
  */
-export function registerUpdatePartner(app: App, { database, apiKeys }: Services): void {
+export function registerUpdatePartner(app: App, { partners }: Services): void {
   app.patch(
     '/admin/v1/partners/:id',
     {
@@ -37,12 +36,11 @@ export function registerUpdatePartner(app: App, { database, apiKeys }: Services)
     },
     async (request) => {
       const { cors_origins, ...changes } = request.body;
-      const row = await updatePartner(database.db, request.params.id, {
+      const row = await partners.update(request.params.id, {
         ...changes,
         ...(cors_origins === undefined ? {} : { cors_origins: checkedCorsOrigins(cors_origins) }),
       });
       if (row === undefined) throw new ApiError('not_found', 'partner not found');
-      await apiKeys.forgetPartner(row.id);
       return partnerView(row);
     },
   );

@@ -1,13 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { setSimulatedConfirmations } from '../../db/repositories/simulator-repository.js';
 import { errorResponses } from '../schemas.js';
 import { SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
 import { OrderRefParams } from './order-ref.js';
 
 /** POST /admin/v1/simulator/orders/{id}/confirmations: sets how many confirmations the simulated deposit has. */
-export function registerSimulatorConfirmationsSet(app: App, { database, clock }: Services): void {
-  const db = database.db;
+export function registerSimulatorConfirmationsSet(app: App, { simulatedDeposits }: Services): void {
   app.post(
     '/admin/v1/simulator/orders/:id/confirmations',
     {
@@ -21,8 +19,7 @@ export function registerSimulatorConfirmationsSet(app: App, { database, clock }:
       },
     },
     async (request, reply) => {
-      await setSimulatedConfirmations(db, request.params.id, request.body.count, clock.now());
-      return sendSimulatedDeposit(db, request.params.id, reply);
+      return sendSimulatedDeposit(await simulatedDeposits.setConfirmations(request.params.id, request.body.count), reply);
     },
   );
 }

@@ -1,12 +1,10 @@
 import type { App, Services } from '../../app-types.js';
-import { dropSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
 import { errorResponses } from '../schemas.js';
 import { SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
 import { OrderRefParams } from './order-ref.js';
 
 /** POST /admin/v1/simulator/orders/{id}/drop-deposit: the simulated deposit leaves the chain, as in a reorg. */
-export function registerSimulatorDepositDrop(app: App, { database, clock }: Services): void {
-  const db = database.db;
+export function registerSimulatorDepositDrop(app: App, { simulatedDeposits }: Services): void {
   app.post(
     '/admin/v1/simulator/orders/:id/drop-deposit',
     {
@@ -19,8 +17,7 @@ export function registerSimulatorDepositDrop(app: App, { database, clock }: Serv
       },
     },
     async (request, reply) => {
-      await dropSimulatedDeposit(db, request.params.id, clock.now());
-      return sendSimulatedDeposit(db, request.params.id, reply);
+      return sendSimulatedDeposit(await simulatedDeposits.drop(request.params.id), reply);
     },
   );
 }

@@ -1,10 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { findOrder } from '../../db/repositories/orders-repository.js';
-import { insertSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
-import { DECIMAL_PATTERN, Decimal, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
+import { BodyAmount, readBodyAmounts } from '../amount-input.js';
 import { errorResponses } from '../schemas.js';
 import { SimulatedDeposit, adminSecurity, sendSimulatedDeposit } from './admin-schemas.js';
 import { OrderRefParams } from './order-ref.js';
@@ -14,8 +11,7 @@ import { OrderRefParams } from './order-ref.js';
  * simulated chain (the expected amount unless one is given). The simulated chain watcher reports
  * it on the worker's next pass, like a node would.
  */
-export function registerSimulatorDepositSend(app: App, { database, clock }: Services): void {
-  const db = database.db;
+export function registerSimulatorDepositSend(app: App, { simulatedDeposits }: Services): void {
   app.post(
     '/admin/v1/simulator/orders/:id/deposit',
     {
@@ -27,7 +23,7 @@ export function registerSimulatorDepositSend(app: App, { database, clock }: Serv
         body: Type.Optional(
           Type.Object(
             {
-              amount: Type.Optional(Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Number({ exclusiveMinimum: 0 })])),
+              amount: Type.Optional(BodyAmount('what the deposit brings, in coin_from; default amount_from_expected')),
               txid: Type.Optional(Type.String({ pattern: '^[0-9a-fA-Fx]{8,100}$' })),
             },
             { additionalProperties: false },
@@ -37,24 +33,11 @@ export function registerSimulatorDepositSend(app: App, { database, clock }: Serv
       },
     },
     async (request, reply) => {
-      const order = await findOrder(db, request.params.id);
-      if (order === undefined) throw new ApiError('not_found', 'order not found');
-      const rawAmount = request.body?.amount;
-      const amount = rawAmount === undefined ? new Decimal(order.amount_from_expected) : parseDecimalInput(rawAmount);
-      if (amount === undefined || amount.lte(0)) throw new ApiError('bad_request', 'amount must be a positive decimal');
-      if (!isStorableDecimal(amount)) throw new ApiError('bad_request', 'amount must be below 1e20 with at most 18 decimals');
-      const now = clock.now();
-      const inserted = await insertSimulatedDeposit(db, {
-        order_id: order.id,
-        txid: request.body?.txid ?? randomBytes(32).toString('hex'),
-        amount: amount.toFixed(),
-        confirmations: 0,
-        dropped: false,
-        created_at: now,
-        updated_at: now,
-      });
-      if (!inserted) throw new ApiError('conflict', 'this order already has a simulated deposit');
-      return sendSimulatedDeposit(db, order.id, reply);
+      const { amount } = readBodyAmounts(request, ['amount'], { storable: true });
+      const sent = await simulatedDeposits.send(request.params.id, { amount, txid: request.body?.txid });
+      if (sent === 'no_order') throw new ApiError('not_found', 'order not found');
+      if (sent === 'exists') throw new ApiError('conflict', 'this order already has a simulated deposit');
+      return sendSimulatedDeposit(sent, reply);
     },
   );
 }

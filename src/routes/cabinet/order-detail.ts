@@ -4,7 +4,7 @@ import type { App, Services } from '../../app-types.js';
 import { listOrderEvents, type OrderEventListing } from '../../db/repositories/order-events-repository.js';
 import { findPartner } from '../../db/repositories/partners-repository.js';
 import { statusAt } from '../../domain/order-status.js';
-import type { PartnerOrderRow } from '../../db/views/partner-order-view.js';
+import type { PartnerOrderRow } from '../../views/partner-order-view.js';
 import { ApiError } from '../../errors.js';
 import type { ActionRequest } from '../../services/order-actions.js';
 import { orderView } from '../v1/order-view.js';

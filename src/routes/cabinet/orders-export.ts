@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
 import { findPartner } from '../../db/repositories/partners-repository.js';
 import type { PartnerRow } from '../../db/schema/partners.js';
-import type { PartnerOrderRow } from '../../db/views/partner-order-view.js';
+import type { PartnerOrderRow } from '../../views/partner-order-view.js';
 import { statusAt } from '../../domain/order-status.js';
 import { ORDER_PAGE_MAX, type OrderList, type OrderListQuery } from '../../services/order-list.js';
 import { amount } from './format.js';

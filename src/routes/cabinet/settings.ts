@@ -1,5 +1,5 @@
 import type { App, Services } from '../../app-types.js';
-import { findPartner, updatePartner } from '../../db/repositories/partners-repository.js';
+import { findPartner } from '../../db/repositories/partners-repository.js';
 import type { PartnerRow } from '../../db/schema/partners.js';
 import { CORS_ORIGINS_MAX } from '../../domain/web-origin.js';
 import { ApiError } from '../../errors.js';
@@ -16,7 +16,7 @@ const percent = (bps: number): string => `${(bps / 100).toFixed(2)} %`;
  * A change reaches the partner's keys at once in every process,
  * as an operator's change does (ApiKeyService.forgetPartner).
  */
-export function registerCabinetSettings(app: App, { database, apiKeys, config }: Services, sessions: CabinetSessions): void {
+export function registerCabinetSettings(app: App, { database, partners, config }: Services, sessions: CabinetSessions): void {
   const cap = config.cabinet.partnerMarkupMaxBps;
   const settingsPage = (
     session: CabinetSession,
@@ -83,9 +83,8 @@ ${can(session, 'integration_settings')
     if (!(value >= 0 && value <= cap)) {
       return sessions.flash.redirect(reply, session, '/cabinet/settings?done=markup-refused', 'problem', `The markup must be a whole number from 0 to ${cap} (you typed “${typed.slice(0, 20)}”).`);
     }
-    const partner = await updatePartner(database.db, session.partnerId, { markup_bps: value });
+    const partner = await partners.update(session.partnerId, { markup_bps: value });
     if (partner === undefined) throw new Error('session of a partner that does not exist');
-    await apiKeys.forgetPartner(partner.id);
     return reply.redirect('/cabinet/settings?done=markup', 303);
   });
 
@@ -101,9 +100,8 @@ ${can(session, 'integration_settings')
       if (!(error instanceof ApiError)) throw error;
       return sessions.flash.redirect(reply, session, '/cabinet/settings?done=origins-refused', 'problem', error.message);
     }
-    const partner = await updatePartner(database.db, session.partnerId, { cors_origins: origins });
+    const partner = await partners.update(session.partnerId, { cors_origins: origins });
     if (partner === undefined) throw new Error('session of a partner that does not exist');
-    await apiKeys.forgetPartner(partner.id);
     return reply.redirect('/cabinet/settings?done=origins', 303);
   });
 }

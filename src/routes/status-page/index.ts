@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
 import type { App, Services } from '../../app-types.js';
-import { publicOrderView, type PublicOrderRow } from '../../db/views/public-order-view.js';
+import { publicOrderView, type PublicOrderRow } from '../../views/public-order-view.js';
 import { FINAL_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
 import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';

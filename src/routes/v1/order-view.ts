@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { PARTNER_ORDER_FIELDS, partnerOrderJson, type LinkBase, type PartnerOrderRow } from '../../db/views/partner-order-view.js';
+import { PARTNER_ORDER_FIELDS, partnerOrderJson, type LinkBase, type PartnerOrderRow } from '../../views/partner-order-view.js';
 
 /**
  * The partner's order view as the routes answer it, all derived from its one definition
- * (db/views/partner-order-view.ts), which also gives the columns GET selects.
+ * (views/partner-order-view.ts), which also gives the columns GET selects.
  */
 
 /** The Order object of docs/contract.md §2.3: the response schema of POST and GET /partner/orders. */

@@ -142,7 +142,7 @@ export function registerCreateOrder(app: App, { partnerAuth, orders, clock, link
         const field = body.amount_from === undefined ? 'amount_from' : 'amount_to';
         throw ApiError.field('bad_request', { code: 'bad_request', field }, 'body must have exactly one of "amount_from" and "amount_to"');
       }
-      const amounts = readBodyAmounts(request.rawBody, body, ['amount_from', 'amount_to']);
+      const amounts = readBodyAmounts(request, ['amount_from', 'amount_to']);
       const { order, replayed } = await orders.create(
         access.partner,
         {

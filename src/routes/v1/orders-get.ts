@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
-import { partnerOrderWireJson } from '../../db/views/partner-order-view.js';
+import { partnerOrderWireJson } from '../../views/partner-order-view.js';
 import { partnerAccess } from '../../plugins/partner-auth.js';
 
 /** GET /api/v1/partner/orders/{order_id} (API key): by UUID or short id; others' orders are 404. */

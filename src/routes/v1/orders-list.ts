@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { isOrderStatus, ORDER_STATUSES, type OrderStatus } from '../../domain/order-status.js';
-import { partnerOrderWireJson } from '../../db/views/partner-order-view.js';
+import { partnerOrderWireJson } from '../../views/partner-order-view.js';
 import { ApiError } from '../../errors.js';
 import { writeString } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';

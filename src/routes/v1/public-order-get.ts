@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { publicOrderView } from '../../db/views/public-order-view.js';
+import { publicOrderView } from '../../views/public-order-view.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';

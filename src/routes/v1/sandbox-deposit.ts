@@ -1,8 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { insertSimulatedDeposit } from '../../db/repositories/simulator-repository.js';
-import { Decimal, isStorableDecimal } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { BodyAmount, readBodyAmounts } from '../amount-input.js';
@@ -22,15 +19,6 @@ const Body = Type.Object(
   { additionalProperties: false },
 );
 
-/** The amount exactly as sent (routes/amount-input.ts), and small enough to store. */
-function exactAmount(body: { amount?: string | number }, rawBody: Buffer | undefined): Decimal | undefined {
-  const { amount } = readBodyAmounts(rawBody, body, ['amount']);
-  if (amount !== undefined && !isStorableDecimal(amount)) {
-    throw ApiError.field('bad_request', { code: 'amount_invalid', field: 'amount' }, 'body/amount must be below 1e20 with at most 18 decimals');
-  }
-  return amount;
-}
-
 /**
  * POST /api/v1/partner/sandbox/orders/{order_id}/deposit (API key, docs/contract.md §7.6): the partner
  * pays its own sandbox order. The deposit goes onto the simulated chain already confirmed (a
@@ -39,7 +27,7 @@ function exactAmount(body: { amount?: string | number }, rawBody: Buffer | undef
  * fit. Only the caller's sandbox orders: a live order, another partner's, or none at all is 404,
  * so this route can never put a deposit on an order that runs live.
  */
-export function registerSandboxDeposit(app: App, { partnerAuth, orders, database, clock, linkBase }: Services): void {
+export function registerSandboxDeposit(app: App, { partnerAuth, orders, simulatedDeposits, clock, linkBase }: Services): void {
   app.post(
     '/api/v1/partner/sandbox/orders/:order_id/deposit',
     {
@@ -65,19 +53,12 @@ export function registerSandboxDeposit(app: App, { partnerAuth, orders, database
       const order = await orders.get(partnerAccess(request), request.params.order_id);
       // The same answer as for an order that does not exist: nothing tells a live order apart.
       if (!order.sandbox) throw new ApiError('not_found', 'order not found');
-      const amount = exactAmount(request.body ?? {}, request.rawBody) ?? new Decimal(order.amount_from_expected);
-      const now = clock.now();
-      const inserted = await insertSimulatedDeposit(database.db, {
-        order_id: order.id,
-        txid: randomBytes(32).toString('hex'),
-        amount: amount.toFixed(),
-        confirmations: order.deposit_confirmations_required,
-        dropped: false,
-        created_at: now,
-        updated_at: now,
-      });
-      if (!inserted) throw new ApiError('conflict', 'this sandbox order already has a deposit');
-      return sendJsonText(reply, orderJson(order, now, linkBase));
+      const { amount } = readBodyAmounts(request, ['amount'], { storable: true });
+      // Already confirmed: a partner has no node to wait on.
+      const sent = await simulatedDeposits.send(order.id, { amount, confirmations: order.deposit_confirmations_required });
+      if (sent === 'exists') throw new ApiError('conflict', 'this sandbox order already has a deposit');
+      if (sent === 'no_order') throw new ApiError('not_found', 'order not found');
+      return sendJsonText(reply, orderJson(order, clock.now(), linkBase));
     },
   );
 }

@@ -1,8 +1,8 @@
 import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
-import { actionsFor, orderContext, ORDER_ACTIONS, type OrderAction, type TransitionContext } from '../../domain/order-lifecycle.js';
-import { ORDER_STATUSES, statusAsRead, statusAt, type OrderStatus } from '../../domain/order-status.js';
-import { DecimalText, decimalTextLiteral, writeNumber, writeString } from '../../json.js';
-import type { OrderMetadata, OrderRow } from '../schema/orders.js';
+import { actionsFor, orderContext, ORDER_ACTIONS, type OrderAction } from '../domain/order-lifecycle.js';
+import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/order-status.js';
+import { DecimalText, decimalTextLiteral, writeNumber, writeString } from '../json.js';
+import type { OrderMetadata, OrderRow } from '../db/schema/orders.js';
 
 /**
  * The partner's view of an order (the Order object of docs/contract.md §2.3), defined once: per field, the
@@ -352,7 +352,7 @@ export const ORDER_VIEW_FIELDS = {
     ['status', 'expires_at'],
     oneOf(ORDER_STATUSES),
     (row, now) => statusAt(row.status, row.expires_at, now),
-    (row, nowIso) => wireStatus(row.status, row.expires_at, nowIso),
+    (row, nowIso) => statusAt(row.status, row.expires_at, nowIso),
   ),
   created_at: column('created_at', time),
   expires_at: column('expires_at', time, { description: '30 minutes after creation' }),
@@ -423,7 +423,7 @@ export const ORDER_VIEW_FIELDS = {
     ['status', 'expires_at', 'refund_address', 'refund_address_tag', 'deposit_address_tag', 'refund_hold_until'],
     listOf(ORDER_ACTIONS),
     (row, now) => actionsFor(statusAt(row.status, row.expires_at, now), orderContext(row, now)),
-    (row, nowIso) => actionsFor(wireStatus(row.status, row.expires_at, nowIso), wireContext(row, nowIso)),
+    (row, nowIso) => actionsFor(statusAt(row.status, row.expires_at, nowIso), orderContext(row, nowIso)),
     {
       description:
         'v1.1: what may be done to the order now, in this order: cancel (POST …/cancel, waiting for a deposit), ' +
@@ -453,27 +453,6 @@ export const ORDER_VIEW_FIELDS = {
   }),
 };
 const FIELDS = ORDER_VIEW_FIELDS;
-
-/** statusAt over the wire row's text (ISO text of equal length orders as the times do). */
-function wireStatus(status: OrderStatus, expiresAt: string, nowIso: string): OrderStatus {
-  return statusAsRead(status, expiresAt <= nowIso);
-}
-
-/**
- * orderContext (domain/order-lifecycle.ts) over the wire row's text; test/orders/
- * order-view-writer.test.ts holds the two to the same answers.
- */
-function wireContext(
-  row: WireRow<Pick<OrderRow, 'expires_at' | 'refund_address' | 'refund_address_tag' | 'deposit_address_tag' | 'refund_hold_until'>>,
-  nowIso: string,
-): TransitionContext {
-  const hold = row.refund_hold_until;
-  return {
-    pastExpiry: row.expires_at <= nowIso,
-    hasRefundAddress: row.refund_address !== null && (row.deposit_address_tag === null || row.refund_address_tag !== null),
-    refundHold: hold === null ? 'none' : hold > nowIso ? 'active' : 'lapsed',
-  };
-}
 
 type ColumnsOf<Field> = Field extends ViewField<infer Row> ? keyof Row : never;
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { parse } from 'lossless-json';
-import { toJson, writeString } from '../../json.js';
-import type { OrderRow } from '../schema/orders.js';
+import { toJson, writeString } from '../json.js';
+import type { OrderRow } from '../db/schema/orders.js';
 import { ORDER_VIEW_FIELDS, type ViewField } from './partner-order-view.js';
 
 /**
