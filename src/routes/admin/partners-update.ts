@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { updatePartner } from '../../db/repositories/partners-repository.js';
-import { ApiError } from '../../errors.js';
-import { checkedCorsOrigins } from '../../services/cors-origins.js';
+import { PartnerSettings } from '../../services/partner-settings.js';
 import { errorResponses } from '../schemas.js';
 import { CorsOrigins, MarkupBps, MaxOpenOrders, PartnerIdParams, PartnerStatus, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
 
@@ -23,6 +21,7 @@ const Body = Type.Object(
  * within milliseconds (services/auth-changes.ts).
  */
 export function registerUpdatePartner(app: App, { database, apiKeys }: Services): void {
+  const partners = new PartnerSettings(database.db, apiKeys);
   app.patch(
     '/admin/v1/partners/:id',
     {
@@ -35,15 +34,6 @@ export function registerUpdatePartner(app: App, { database, apiKeys }: Services)
         response: { 200: Type.Ref('AdminPartner'), ...errorResponses(400, 401, 404, 415, 500) },
       },
     },
-    async (request) => {
-      const { cors_origins, ...changes } = request.body;
-      const row = await updatePartner(database.db, request.params.id, {
-        ...changes,
-        ...(cors_origins === undefined ? {} : { cors_origins: checkedCorsOrigins(cors_origins) }),
-      });
-      if (row === undefined) throw new ApiError('not_found', 'partner not found');
-      await apiKeys.forgetPartner(row.id);
-      return partnerView(row);
-    },
+    async (request) => partnerView(await partners.change(request.params.id, request.body)),
   );
 }

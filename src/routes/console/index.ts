@@ -11,9 +11,12 @@ import { Flash } from '../cabinet/flash.js';
 import { registerConsoleAccount } from './account.js';
 import { registerConsoleAttention } from './attention.js';
 import { registerConsoleAudit } from './audit.js';
+import { registerConsoleCatalog } from './catalog.js';
 import { consoleErrorPage } from './layout.js';
 import { registerConsoleLogin } from './login.js';
+import { registerConsoleOperations } from './operations.js';
 import { registerConsoleOrders } from './orders.js';
+import { registerConsolePartners } from './partners.js';
 import { registerConsolePeople } from './people.js';
 import { ConsoleSessions } from './session.js';
 
@@ -109,6 +112,9 @@ export async function registerConsole(app: App, services: Services): Promise<voi
     registerConsoleAttention(console, services, sessions, flash);
     registerConsoleOrders(console, services, sessions, flash);
     registerConsoleAudit(console, services, sessions);
+    registerConsolePartners(console, services, sessions, flash);
+    registerConsoleCatalog(console, services, sessions, flash);
+    registerConsoleOperations(console, services, sessions, flash);
     registerConsolePeople(console, services, sessions, flash);
     registerConsoleAccount(console, services, sessions, flash);
   });

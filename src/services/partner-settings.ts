@@ -1,0 +1,41 @@
+import { insertPartner, updatePartner } from '../db/repositories/partners-repository.js';
+import type { Db } from '../db/schema/index.js';
+import type { PartnerRow } from '../db/schema/partners.js';
+import { ApiError } from '../errors.js';
+import type { ApiKeyService } from './api-keys.js';
+import { checkedCorsOrigins } from './cors-origins.js';
+
+export interface PartnerChanges {
+  status?: 'active' | 'suspended' | undefined;
+  markup_bps?: number | undefined;
+  rate_limit_per_minute?: number | undefined;
+  max_open_orders?: number | null | undefined;
+  cors_origins?: readonly string[] | undefined;
+}
+
+/**
+ * Partners made and changed by the operator: one implementation for POST and PATCH
+ * /admin/v1/partners and the console's partner pages. A change drops this process's cached key
+ * rows at once; other API processes drop theirs through the authentication change feed
+ * (services/auth-changes.ts) within milliseconds, so a suspension takes effect everywhere.
+ */
+export class PartnerSettings {
+  constructor(
+    private readonly db: Db,
+    private readonly apiKeys: Pick<ApiKeyService, 'forgetPartner'>,
+  ) {}
+
+  create(input: { name: string; markup_bps?: number | undefined; rate_limit_per_minute?: number | undefined; max_open_orders?: number | null | undefined }): Promise<PartnerRow> {
+    const { name, ...limits } = input;
+    return insertPartner(this.db, { name: name.trim(), ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)) });
+  }
+
+  async change(id: string, input: PartnerChanges): Promise<PartnerRow> {
+    const { cors_origins, ...rest } = input;
+    const changes = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+    const row = await updatePartner(this.db, id, { ...changes, ...(cors_origins === undefined ? {} : { cors_origins: checkedCorsOrigins(cors_origins) }) });
+    if (row === undefined) throw new ApiError('not_found', 'partner not found');
+    await this.apiKeys.forgetPartner(row.id);
+    return row;
+  }
+}
