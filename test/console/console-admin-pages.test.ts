@@ -86,7 +86,12 @@ describe('operator console: partners, catalog and operations', () => {
     assert.equal(denied.statusCode, 403);
     assert.match(denied.body, /needs the admin role/);
 
-    const audit = (await h.t.admin('GET', `/admin/v1/audit?actor=${encodeURIComponent('person:boss@ops.example')}&limit=100`)).json<{ entries: { action: string; target: string | null }[] }>().entries;
+    const audit = (await h.t.admin('GET', `/admin/v1/audit?actor=${encodeURIComponent('person:boss@ops.example')}&limit=100`)).json<{ entries: { action: string; target: string | null; before: unknown; after: unknown; status: number }[] }>().entries;
+    // A change records the partner before and after it, with what the form asked.
+    const change = audit.find((entry) => entry.action === 'POST /console/partners/:id/settings' && entry.status === 303 && !JSON.stringify(entry.after).includes('refused'));
+    assert.equal((change?.before as { markup_bps?: number } | null)?.markup_bps, 40, JSON.stringify(change));
+    assert.equal((change?.after as { now?: { markup_bps?: number } } | null)?.now?.markup_bps, 55, JSON.stringify(change));
+    assert.equal((change?.after as { asked?: { markup_bps?: string } } | null)?.asked?.markup_bps, '55');
     for (const action of ['POST /console/partners', 'POST /console/partners/:id/settings', 'POST /console/partners/:id/suspend', 'POST /console/partners/:id/keys', 'POST /console/keys/:key_id/revoke', 'POST /console/partners/:id/people/:person_id/remove']) {
       assert.ok(audit.some((entry) => entry.action === action), `${action} in ${audit.map((entry) => entry.action).join()}`);
     }
