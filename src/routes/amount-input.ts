@@ -82,3 +82,13 @@ export function readBodyAmounts<Field extends string>(
   if (first !== undefined) throw new ApiError('bad_request', first.detail, undefined, undefined, problems);
   return amounts;
 }
+
+/**
+ * The body's amounts as exact decimal text, for a service that takes text from a JSON body and
+ * a form alike (the catalog's edits): a number literal becomes the digits as written, never
+ * the float JavaScript parsed it into.
+ */
+export function readBodyAmountTexts<Field extends string>(request: FastifyRequest, fields: readonly Field[], rules: AmountRules = {}): Partial<Record<Field, string>> {
+  const amounts = readBodyAmounts(request, fields, rules);
+  return Object.fromEntries(Object.entries<Decimal | undefined>(amounts).flatMap(([field, amount]) => (amount === undefined ? [] : [[field, amount.toFixed()]]))) as Partial<Record<Field, string>>;
+}

@@ -1,22 +1,47 @@
-import type { Kysely } from 'kysely';
-import { updatePartner } from '../db/repositories/partners-repository.js';
-import type { Database } from '../db/schema/index.js';
+import { insertPartner, updatePartner } from '../db/repositories/partners-repository.js';
+import type { Db } from '../db/schema/index.js';
 import type { PartnerRow, PartnerUpdate } from '../db/schema/partners.js';
+import { ApiError } from '../errors.js';
 import type { ApiKeyService } from './api-keys.js';
+import { checkedCorsOrigins } from './cors-origins.js';
+
+export interface PartnerChanges {
+  status?: 'active' | 'suspended' | undefined;
+  markup_bps?: number | undefined;
+  rate_limit_per_minute?: number | undefined;
+  max_open_orders?: number | null | undefined;
+  cors_origins?: readonly string[] | undefined;
+}
 
 /**
- * A partner's settings as the operator (PATCH /admin/v1/partners/{id}) and the partner's cabinet
- * change them. A partner's status, markup, limits and origins are read through its keys' cache,
- * so every change also makes every process read its keys again: one method, so no caller can
- * write the row and forget the cache.
+ * Partners made and changed: one implementation for POST and PATCH /admin/v1/partners, the
+ * console's partner pages and the cabinet's settings. A partner's status, markup, limits and
+ * origins are read through its keys' cache, so every change also makes every process read its
+ * keys again: one place, so no caller can write the row and forget the cache. A change drops this process's cached key
+ * rows at once; other API processes drop theirs through the authentication change feed
+ * (services/auth-changes.ts) within milliseconds, so a suspension takes effect everywhere.
  */
 export class PartnerSettings {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly db: Db,
     private readonly apiKeys: Pick<ApiKeyService, 'forgetPartner'>,
   ) {}
 
-  /** The partner as changed, or undefined when there is no such partner. */
+  create(input: { name: string; markup_bps?: number | undefined; rate_limit_per_minute?: number | undefined; max_open_orders?: number | null | undefined }): Promise<PartnerRow> {
+    const { name, ...limits } = input;
+    return insertPartner(this.db, { name: name.trim(), ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)) });
+  }
+
+  async change(id: string, input: PartnerChanges): Promise<PartnerRow> {
+    const { cors_origins, ...rest } = input;
+    const changes = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+    const row = await updatePartner(this.db, id, { ...changes, ...(cors_origins === undefined ? {} : { cors_origins: checkedCorsOrigins(cors_origins) }) });
+    if (row === undefined) throw new ApiError('not_found', 'partner not found');
+    await this.apiKeys.forgetPartner(row.id);
+    return row;
+  }
+
+  /** The cabinet's own settings (markup, origins: checked by its route); undefined when there is no such partner. */
   async update(partnerId: string, changes: PartnerUpdate): Promise<PartnerRow | undefined> {
     const row = await updatePartner(this.db, partnerId, changes);
     if (row !== undefined) await this.apiKeys.forgetPartner(row.id);

@@ -1,4 +1,6 @@
 import type { Db } from '../schema/index.js';
+import { countPoolAddresses } from './deposit-addresses-repository.js';
+import { listSignerPauses } from './payout-operations-repository.js';
 import type { OperatorAuditRow } from '../schema/operator-audit.js';
 
 export interface NewAuditEntry {
@@ -50,9 +52,9 @@ export function listAuditEntries(db: Db, filter: AuditFilter): Promise<OperatorA
 type Params = Readonly<Record<string, string>>;
 
 /**
- * What an operator route changes, read before and after it runs, by the route's first segment
- * under /admin/v1 (the object its first parameter names): the columns an operator acts on, never
- * a secret. Routes of other segments log what was asked, or what a create answered.
+ * What an operator route changes, read before and after it runs, by the object the route names
+ * (auditedObjectOf in routes/admin/operator-audit.ts): the columns an operator acts on, never a
+ * secret. Routes of other objects log what was asked, or what a create answered.
  */
 const TARGET_READERS = {
   currencies: (db: Db, { id }: Params) => db.selectFrom('currencies').selectAll().where('id', '=', id ?? '').executeTakeFirst(),
@@ -71,6 +73,26 @@ const TARGET_READERS = {
   prices: (db: Db, { coin }: Params) => db.selectFrom('static_prices').selectAll().where('symbol', '=', (coin ?? '').toUpperCase()).executeTakeFirst(),
   webhooks: (db: Db, { id }: Params) =>
     db.selectFrom('webhook_endpoints').select(['id', 'partner_id', 'url', 'enabled', 'disabled_reason', 'mode', 'updated_at']).where('id', '=', id ?? '').executeTakeFirst(),
+  deliveries: (db: Db, { id }: Params) =>
+    db.selectFrom('webhook_deliveries').select(['id', 'event_id', 'endpoint_id', 'status', 'attempts', 'next_attempt_at', 'updated_at']).where('id', '=', id ?? '').executeTakeFirst(),
+  /** A partner's cabinet person, with how many sessions are live (never a hash or a secret). */
+  people: (db: Db, { id, person_id }: Params) =>
+    db
+      .selectFrom('cabinet_users as u')
+      .select((eb) => [
+        'u.id',
+        'u.partner_id',
+        'u.email',
+        'u.role',
+        'u.totp_enabled_at',
+        eb.selectFrom('cabinet_sessions as s').select((inner) => inner.fn.countAll<string | number>().as('count')).whereRef('s.user_id', '=', 'u.id').as('sessions'),
+      ])
+      .where('u.id', '=', person_id ?? '')
+      .where('u.partner_id', '=', id ?? '')
+      .executeTakeFirst(),
+  pools: async (db: Db, { chain }: Params) => ({ chain: (chain ?? '').toUpperCase(), ...(await countPoolAddresses(db, (chain ?? '').toUpperCase())) }),
+  /** The signer brakes that are on: the state a pause or resume changes (it names no parameter). */
+  signer: (db: Db) => listSignerPauses(db),
 } as const;
 
 export type AuditedObject = keyof typeof TARGET_READERS;

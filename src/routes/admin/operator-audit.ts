@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app-types.js';
 import type { Clock } from '../../clock.js';
-import { insertAuditEntry, isAuditedObject, readAuditTarget } from '../../db/repositories/operator-audit-repository.js';
+import { insertAuditEntry, isAuditedObject, readAuditTarget, type AuditedObject } from '../../db/repositories/operator-audit-repository.js';
 import type { Db } from '../../db/schema/index.js';
 import { UUID_PATTERN } from '../../domain/short-id.js';
 
@@ -70,15 +70,40 @@ async function record(request: FastifyRequest, reply: FastifyReply, payload: unk
   });
 }
 
-/** The target as the route's loader reads it now; undefined when the route has none. */
-async function loadTarget(request: FastifyRequest, db: Db): Promise<unknown> {
-  const segment = (request.routeOptions.url ?? '').split('/')[3];
+/**
+ * The audited object a route acts on, by its shape: a partner's person, a webhook delivery, the
+ * simulator's order, a chain's address pool, the signer's brakes; else the route's first segment
+ * under /admin/v1 (`orders/:id/refund` → orders). Undefined when nothing is read for it.
+ */
+export function auditedObjectOf(route: string): AuditedObject | undefined {
+  const path = route.split('/').slice(3).join('/');
+  const object = /^partners\/:id\/people\/:person_id/.test(path)
+    ? 'people'
+    : path.startsWith('webhooks/deliveries/')
+      ? 'deliveries'
+      : path.startsWith('simulator/orders/')
+        ? 'orders'
+        : path.startsWith('address-pools/')
+          ? 'pools'
+          : (path.split('/')[0] ?? '');
+  return isAuditedObject(object) ? object : undefined;
+}
+
+/** Objects read whatever the route's parameters: their state is one for the whole exchange. */
+const WHOLE_STATE = new Set<AuditedObject>(['signer']);
+
+/**
+ * The target as the route's loader reads it now; undefined when the route has none. `route`: the
+ * /admin/v1 route whose object it is (the console's actions name theirs: console/index.ts).
+ */
+export async function loadTarget(request: FastifyRequest, db: Db, route = request.routeOptions.url ?? ''): Promise<unknown> {
+  const object = auditedObjectOf(route);
   const params = (request.params ?? {}) as Params;
-  if (segment === undefined || !isAuditedObject(segment) || Object.keys(params).length === 0) return undefined;
+  if (object === undefined || (Object.keys(params).length === 0 && !WHOLE_STATE.has(object))) return undefined;
   // A malformed id (not a uuid where one is stored) reads nothing rather than failing the query.
-  if (params.id !== undefined && !UUID_PATTERN.test(params.id)) return null;
+  if ((params.id !== undefined && !UUID_PATTERN.test(params.id)) || (params.person_id !== undefined && !UUID_PATTERN.test(params.person_id))) return null;
   try {
-    return (await readAuditTarget(db, segment, params)) ?? null;
+    return (await readAuditTarget(db, object, params)) ?? null;
   } catch (error) {
     request.log.warn({ err: error }, 'operator audit could not read the target');
     return null;
@@ -109,6 +134,11 @@ function parseJson(payload: unknown): unknown {
 
 /** The most of a logged value kept, as JSON text: a body larger than this is noted, not kept. */
 const MAX_LOGGED_CHARS = 16_384;
+
+/** A value as the log keeps it: credentials redacted, unstorable characters replaced, at most MAX_LOGGED_CHARS. */
+export function loggedValue(value: unknown): unknown {
+  return storable(redact(value));
+}
 
 /** At most MAX_LOGGED_CHARS of JSON text (redact has made it storable). */
 function storable(value: unknown): unknown {

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { insertPartner } from '../../db/repositories/partners-repository.js';
 import { errorResponses } from '../schemas.js';
 import { MarkupBps, MaxOpenOrders, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
 
@@ -15,7 +14,7 @@ const Body = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerCreatePartner(app: App, { database }: Services): void {
+export function registerCreatePartner(app: App, { partners }: Services): void {
   app.post(
     '/admin/v1/partners',
     {
@@ -28,8 +27,7 @@ export function registerCreatePartner(app: App, { database }: Services): void {
       },
     },
     async (request, reply) => {
-      const { name, markup_bps, rate_limit_per_minute, max_open_orders } = request.body;
-      const row = await insertPartner(database.db, { name: name.trim(), markup_bps, rate_limit_per_minute, max_open_orders });
+      const row = await partners.create(request.body);
       return reply.code(201).send(partnerView(row));
     },
   );

@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { ApiError } from '../../errors.js';
-import { checkedCorsOrigins } from '../../services/cors-origins.js';
 import { errorResponses } from '../schemas.js';
 import { CorsOrigins, MarkupBps, MaxOpenOrders, PartnerIdParams, PartnerStatus, RateLimit, adminSecurity, partnerView } from './admin-schemas.js';
 
@@ -34,14 +32,6 @@ export function registerUpdatePartner(app: App, { partners }: Services): void {
         response: { 200: Type.Ref('AdminPartner'), ...errorResponses(400, 401, 404, 415, 500) },
       },
     },
-    async (request) => {
-      const { cors_origins, ...changes } = request.body;
-      const row = await partners.update(request.params.id, {
-        ...changes,
-        ...(cors_origins === undefined ? {} : { cors_origins: checkedCorsOrigins(cors_origins) }),
-      });
-      if (row === undefined) throw new ApiError('not_found', 'partner not found');
-      return partnerView(row);
-    },
+    async (request) => partnerView(await partners.change(request.params.id, request.body)),
   );
 }

@@ -1,6 +1,7 @@
 import type { App, Services } from '../../app-types.js';
 import { listAuditEntries, type AuditFilter } from '../../db/repositories/operator-audit-repository.js';
 import { csvField, csvRecord } from '../../domain/csv.js';
+import { personActor } from '../../services/operator-people.js';
 import { html } from '../cabinet/html.js';
 import { time } from '../cabinet/layout.js';
 import { consolePage } from './layout.js';
@@ -28,13 +29,16 @@ function filterOf(query: unknown, limit: number): { filter: AuditFilter; values:
  * the CLI or the console, newest first, filtered by who, what and on what, paged, and exported
  * as CSV (/console/audit.csv with the same filters).
  */
-export function registerConsoleAudit(app: App, { database }: Services, sessions: ConsoleSessions): void {
+export function registerConsoleAudit(app: App, { database, operators }: Services, sessions: ConsoleSessions): void {
   const viewer = { schema: { hide: true }, preHandler: sessions.required('viewer') };
 
   app.get('/console/audit', viewer, async (request, reply) => {
     const session = consoleSessionOf(request);
     const { filter, values } = filterOf(request.query, PAGE);
-    const rows = await listAuditEntries(database.db, filter);
+    const [rows, people] = await Promise.all([listAuditEntries(database.db, filter), operators.people.people()]);
+    // A person's actions read with their name beside the email their entries keep.
+    const names = new Map(people.filter((person) => person.name !== null).map((person) => [personActor(person.email), person.name]));
+    const who = (actor: string) => (names.has(actor) ? html`${names.get(actor) ?? ''} <span class="mono">${actor}</span>` : html`${actor}`);
     const query = new URLSearchParams(Object.entries(values).filter(([, value]) => value !== '')).toString();
     const next = rows.length === PAGE ? `/console/audit?${query}${query === '' ? '' : '&'}cursor=${rows[rows.length - 1]!.id}` : undefined;
     return reply.type('text/html; charset=utf-8').send(
@@ -52,7 +56,7 @@ export function registerConsoleAudit(app: App, { database }: Services, sessions:
 ${rows.length === 0
   ? html`<p role="status">No entry matches.</p>`
   : html`<div class="table-wrap"><table><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">On what</th><th scope="col">Status</th><th scope="col">From</th></tr></thead>
-<tbody>${rows.map((row) => html`<tr><td>${time(row.at)}</td><td>${row.actor}</td><td class="mono">${row.action}</td><td class="mono">${row.target ?? '—'}</td><td>${row.status}</td><td>${row.ip ?? '—'}</td></tr>`)}</tbody></table></div>`}
+<tbody>${rows.map((row) => html`<tr><td>${time(row.at)}</td><td>${who(row.actor)}</td><td class="mono">${row.action}</td><td class="mono">${row.target ?? '—'}</td><td>${row.status}</td><td>${row.ip ?? '—'}</td></tr>`)}</tbody></table></div>`}
 ${next === undefined ? '' : html`<p><a href="${next}">Older entries</a></p>`}`,
       }),
     );

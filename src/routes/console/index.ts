@@ -11,9 +11,13 @@ import { Flash } from '../cabinet/flash.js';
 import { registerConsoleAccount } from './account.js';
 import { registerConsoleAttention } from './attention.js';
 import { registerConsoleAudit } from './audit.js';
+import { registerConsoleCatalog } from './catalog.js';
+import { loadTarget, loggedValue } from '../admin/operator-audit.js';
 import { consoleErrorPage } from './layout.js';
 import { registerConsoleLogin } from './login.js';
+import { registerConsoleOperations } from './operations.js';
 import { registerConsoleOrders } from './orders.js';
+import { registerConsolePartners } from './partners.js';
 import { registerConsolePeople } from './people.js';
 import { ConsoleSessions } from './session.js';
 
@@ -29,6 +33,15 @@ const ASSETS = {
 
 /** Form fields never written to the audit log. */
 const UNLOGGED_FIELD = /^_csrf$|secret|password|token|code/i;
+
+/**
+ * The /admin/v1 route a console action is the twin of, for the audit log's before and after:
+ * `/console/catalog/:id` → `/admin/v1/currencies/:id`, `/console/pools/:chain` →
+ * `/admin/v1/address-pools/:chain`, any other `/console/x` → `/admin/v1/x`.
+ */
+function adminTwin(route: string): string {
+  return route.replace(/^\/console\/catalog\b/, '/admin/v1/currencies').replace(/^\/console\/pools\b/, '/admin/v1/address-pools').replace(/^\/console\//, '/admin/v1/');
+}
 
 /** `/console/orders/:id/refund` with {id} → `orders/<id>` (the route up to its last parameter); null without parameters. */
 function auditTarget(route: string, params: Record<string, string>): string | null {
@@ -76,6 +89,11 @@ export async function registerConsole(app: App, services: Services): Promise<voi
       if (at === undefined) return;
       return reply.code(400).type(HTML).send(consoleErrorPage('Form not accepted', 'A field holds a character that cannot be stored (a control character such as NUL). Go back, remove it and try again.'));
     });
+    // What an action changes, as it was before: read as the operator API's audit reads it (the route's /admin/v1 twin).
+    console.addHook('preHandler', async (request) => {
+      if (request.method !== 'POST') return;
+      request.auditBefore = await loadTarget(request, services.database.db, adminTwin(request.routeOptions.url ?? ''));
+    });
     // Every action of a signed-in person is an entry of the operator audit log, whatever its outcome.
     console.addHook('onSend', async (request, reply, payload) => {
       const session = request.consoleSession;
@@ -85,13 +103,15 @@ export async function registerConsole(app: App, services: Services): Promise<voi
       const body = (request.body ?? {}) as Record<string, unknown>;
       const fields = Object.fromEntries(Object.entries(body).filter(([key]) => !UNLOGGED_FIELD.test(key) && key !== 'back'));
       const problem = /[?&]problem=/.test(String(reply.getHeader('location') ?? ''));
+      const after = await loadTarget(request, services.database.db, adminTwin(route));
       await insertAuditEntry(services.database.db, {
         at: services.clock.now(),
         actor: session.actor,
         action: `POST ${route}`,
         target: auditTarget(route, params),
-        before: null,
-        after: { ...fields, ...(problem ? { refused: true } : {}) },
+        before: loggedValue(request.auditBefore),
+        // The object as it is now where one is read, with what the form asked; else what the form asked.
+        after: loggedValue({ ...(after === undefined || after === null ? {} : { now: after }), asked: fields, ...(problem ? { refused: true } : {}) }),
         status: reply.statusCode,
         ip: request.ip,
       }).catch((error: unknown) => {
@@ -109,6 +129,9 @@ export async function registerConsole(app: App, services: Services): Promise<voi
     registerConsoleAttention(console, services, sessions, flash);
     registerConsoleOrders(console, services, sessions, flash);
     registerConsoleAudit(console, services, sessions);
+    registerConsolePartners(console, services, sessions, flash);
+    registerConsoleCatalog(console, services, sessions, flash);
+    registerConsoleOperations(console, services, sessions, flash);
     registerConsolePeople(console, services, sessions, flash);
     registerConsoleAccount(console, services, sessions, flash);
   });

@@ -6,6 +6,12 @@ import type { ConsoleSession } from './session.js';
 export const CONSOLE_NAVIGATION = [
   { path: '/console', label: 'Attention', role: 'viewer' },
   { path: '/console/orders', label: 'Orders', role: 'viewer' },
+  { path: '/console/partners', label: 'Partners', role: 'viewer' },
+  { path: '/console/catalog', label: 'Catalog', role: 'viewer' },
+  { path: '/console/prices', label: 'Prices', role: 'viewer' },
+  { path: '/console/pools', label: 'Pools', role: 'viewer' },
+  { path: '/console/health', label: 'Health', role: 'viewer' },
+  { path: '/console/treasury', label: 'Treasury', role: 'viewer' },
   { path: '/console/audit', label: 'Audit log', role: 'viewer' },
   { path: '/console/people', label: 'People', role: 'admin' },
   { path: '/console/account', label: 'My tokens', role: 'viewer' },

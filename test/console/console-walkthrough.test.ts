@@ -1,0 +1,179 @@
+// test-engines: one (scripts/run-tests.ts): what is tested is the browser path; the routes run on both engines in test/console/console-admin-pages.test.ts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { Decimal } from '../../src/domain/money.js';
+import { totpCode, totpStep } from '../../src/domain/totp.js';
+import { seriousAxeFindings } from '../helpers/axe.js';
+import { CHROMIUM_ARGS, chromiumExecutable, chromiumSkip } from '../helpers/requirements.js';
+import { advance, BTC_CONFIRMATIONS, createOrder, fixedQuote, setConfirmations, shortFixedOrder, simulateDeposit, startHarness, type Harness, type OrderJson } from '../lifecycle/lifecycle-helpers.js';
+import { CONSOLE_PASSWORD } from './console-helpers.js';
+
+const EMAIL = 'newcomer@ops.example';
+const NAME = 'Nadia Newcomer';
+const TOKEN = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+/**
+ * A new operator, in the browser only: sets a password, enrols two-factor, onboards a partner
+ * (creates it, issues a key, invites a person), adds a token, resolves a held refund and a refund
+ * waiting for an address from the attention queue, finds an order by each of
+ * its identifiers, and then reads every one of those actions under their name in the audit log.
+ * Every new page passes axe-core (no serious or critical violation) and fits a phone's width.
+ */
+describe('a new operator walks through the console in Chromium', { skip: chromiumSkip() }, () => {
+  let h: Harness;
+  let origin: string;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  let noAddress: OrderJson;
+  let held: OrderJson;
+  const problems: string[] = [];
+
+  before(async () => {
+    h = await startHarness({ REFUND_HOLD_MINUTES: '60' });
+    // A short deposit to an order without a refund address: after its hold it waits for one.
+    const quote = await fixedQuote(h, '0.5');
+    noAddress = await createOrder(h, { rate_type: 'fixed', quote_id: quote, refund_address: null });
+    await simulateDeposit(h, noAddress.id, { amount: new Decimal(noAddress.amount_from_expected).times('0.9').toFixed() });
+    await h.t.runtime.worker.tick();
+    await setConfirmations(h, noAddress.id, BTC_CONFIRMATIONS);
+    await h.t.runtime.worker.tick();
+    await advance(h, 61 * 60_000);
+    held = await shortFixedOrder(h);
+    origin = await h.t.app.listen({ port: 0, host: '127.0.0.1' });
+    profile = mkdtempSync(path.join(tmpdir(), 'epa-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumExecutable(),
+      headless: true,
+      args: [...CHROMIUM_ARGS, '--disable-quic', '--no-first-run'],
+      viewport: { width: 1280, height: 900 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (message) => {
+      if (/^Failed to load resource/.test(message.text())) return;
+      if (message.type() === 'error' || /Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  });
+  after(async () => {
+    await context?.close();
+    if (profile !== undefined) rmSync(profile, { recursive: true, force: true });
+    await h.t.close();
+  });
+
+  async function axeClean(where: string): Promise<void> {
+    const findings = (await seriousAxeFindings(page)).map((finding) => `${finding.rule} (${finding.impact}): ${finding.help} at ${finding.targets.join(', ')}`);
+    assert.deepEqual(findings, [], where);
+  }
+  const notice = async () => {
+    await page.locator('p.notice, p.problem').first().waitFor();
+    return page.locator('main').innerText();
+  };
+
+  it('signs in for the first time with two-factor', async () => {
+    const invited = await h.t.admin('POST', '/admin/v1/operators', { email: EMAIL, role: 'admin', name: NAME });
+    const url = new URL(invited.json<{ url: string }>().url);
+    h.t.secrets.add(url.pathname.split('/').pop() ?? '', 'console invitation');
+    await page.goto(`${origin}${url.pathname}`);
+    await page.getByLabel('New password').fill(CONSOLE_PASSWORD);
+    await page.getByLabel('The same password again').fill(CONSOLE_PASSWORD);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.waitForURL(/\/console\/login/);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(CONSOLE_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/console\/login\/code/);
+    const key = (await page.locator('#totp-key').innerText()).replace(/ /g, '');
+    await page.getByLabel('Code from the app').fill(totpCode(key, totpStep(h.clock.now())));
+    await page.getByRole('button', { name: /Turn on two-factor/ }).click();
+    await page.getByRole('link', { name: 'Continue to the console' }).click();
+    await page.waitForURL(`${origin}/console`);
+  });
+
+  it('onboards a partner: creates it, issues a key, invites a person', async () => {
+    await page.getByRole('link', { name: 'Partners' }).click();
+    await axeClean('partners');
+    await page.getByLabel('Name').fill('Walkthrough Swap');
+    await page.getByLabel(/Markup/).fill('35');
+    await page.getByRole('button', { name: 'Create partner' }).click();
+    assert.match(await notice(), /The partner is created/);
+    await axeClean('partner');
+    await page.getByRole('button', { name: 'Issue a key' }).click();
+    const key = await page.locator('#key-value').inputValue();
+    assert.match(key, /^pk_/);
+    h.t.secrets.add(key, 'partner key shown in the browser');
+    await page.getByLabel('Email of the person to invite').fill('owner@walkthrough.example');
+    await page.getByRole('button', { name: 'Invite to the cabinet' }).click();
+    const link = await page.locator('#invitation-link').inputValue();
+    assert.match(link, /\/cabinet\//);
+    h.t.secrets.add(new URL(link).pathname.split('/').pop() ?? '', 'cabinet invitation shown in the browser');
+  });
+
+  it('adds a token to the catalog', async () => {
+    await page.getByRole('link', { name: 'Catalog' }).click();
+    await axeClean('catalog');
+    await page.getByLabel('Coin (ticker)').fill('WLK');
+    await page.getByLabel('Network', { exact: true }).fill('ERC20');
+    await page.getByLabel('Chain', { exact: true }).selectOption('ETH');
+    await page.getByLabel('Name').fill('Walk Token');
+    await page.getByLabel('Decimals').fill('6');
+    await page.getByLabel(/Token contract/).fill(TOKEN);
+    await page.getByLabel('Minimum amount').fill('5');
+    await page.getByLabel('Maximum amount').fill('50000');
+    await page.getByRole('button', { name: 'Add to the catalog' }).click();
+    assert.match(await notice(), /It is in the catalog/);
+    await axeClean('catalog row');
+    assert.equal(h.t.runtime.catalog.all().find((row) => row.coin === 'WLK')?.token_contract, TOKEN);
+  });
+
+  it('resolves a held refund and a refund waiting for an address from the attention queue', async () => {
+    await page.getByRole('link', { name: 'Attention' }).click();
+    await page.getByRole('button', { name: `Continue ${held.short_id}` }).click();
+    assert.match(await notice(), /The order continues/);
+    await page.getByLabel(`Refund address of ${noAddress.short_id}`).fill('bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4');
+    await page.getByRole('button', { name: `Set refund address of ${noAddress.short_id}` }).click();
+    assert.match(await notice(), /The refund address is set/);
+  });
+
+  it('finds an order by id, short id (any case, with or without prefix), address and partner', async () => {
+    const bare = held.short_id.split('-')[1]!;
+    for (const term of [held.id, held.short_id, bare.toLowerCase(), bare, held.deposit_address as string, 'Test Partner']) {
+      await page.goto(`${origin}/console`);
+      await page.getByLabel('Find an order').fill(term);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL(/\/console\/orders\?q=/);
+      assert.ok((await page.locator(`a[href="/console/orders/${held.id}"]`).count()) > 0, term);
+    }
+  });
+
+  it('the audit log shows every action under the person’s name; every new page fits a phone', async () => {
+    await page.goto(`${origin}/console/audit?actor=${encodeURIComponent(`person:${EMAIL}`)}`);
+    await axeClean('audit');
+    const text = await page.locator('main').innerText();
+    for (const action of [
+      'POST /console/partners',
+      'POST /console/partners/:id/keys',
+      'POST /console/partners/:id/people',
+      'POST /console/catalog',
+      'POST /console/orders/:id/continue',
+      'POST /console/orders/:id/refund-address',
+    ]) {
+      assert.match(text, new RegExp(`${NAME} person:${EMAIL.replace('.', '\\.')}\\s+${action.replace(/\//g, '\\/')}\\s`), action);
+    }
+    for (const pathname of ['/console/prices', '/console/pools', '/console/health', '/console/treasury']) {
+      await page.goto(`${origin}${pathname}`);
+      await axeClean(pathname);
+    }
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const pathname of ['/console/partners', '/console/catalog', '/console/prices', '/console/health', '/console/treasury']) {
+      await page.goto(`${origin}${pathname}`);
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      assert.ok(overflow <= 1, `${pathname} is ${overflow} px wider than the screen`);
+    }
+    assert.deepEqual(problems, []);
+  });
+});
