@@ -21,6 +21,7 @@ import type { PriceBook } from './pricing/price-book.js';
 import type { Readiness } from './services/readiness.js';
 import type { QuoteService } from './services/quote-service.js';
 import type { OrderService } from './services/order-service.js';
+import type { OrderReads } from './services/order-reads.js';
 import type { OrderActions } from './services/order-actions.js';
 import type { PartnerStats } from './services/partner-stats.js';
 import type { LedgerReports } from './services/ledger-reports.js';
@@ -61,6 +62,8 @@ export interface Services {
   readonly prices: PriceBook;
   readonly quotes: QuoteService;
   readonly orders: OrderService;
+  /** GET order and the public status read, from this process's order read cache when it can (docs/adr/0057-order-read-cache.md). */
+  readonly orderReads: OrderReads;
   readonly lifecycle: OrderLifecycle;
   /** The order actions of docs/contract.md §7.5 (partner and operator routes). */
   readonly orderActions: OrderActions;
