@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/app-types.js';
@@ -40,7 +41,7 @@ interface OrderJson {
   status_url: string;
 }
 
-type Inject = App['inject'];
+type Inject = (options: InjectOptions) => Promise<LightMyRequestResponse>;
 
 async function createOrder(inject: Inject, apiKey: string): Promise<OrderJson> {
   const res = await inject({
@@ -85,7 +86,7 @@ describe('order read cache, one process (the embedded default on PGlite; Postgre
   });
   after(() => t.close());
 
-  const inject: Inject = (...args: Parameters<Inject>) => t.app.inject(...(args as [never])) as never;
+  const inject: Inject = (options) => t.app.inject(options);
   const db = () => t.db.handle.db;
 
   /** Reads until the process keeps a copy (PostgreSQL: from the LISTEN on). */
@@ -233,8 +234,8 @@ describe('order read cache across processes (DATABASE_URL)', { skip: testEngine(
     rmSync(secondDataDir, { recursive: true, force: true });
   });
 
-  const first: Inject = (...args: Parameters<Inject>) => t.app.inject(...(args as [never])) as never;
-  const other: Inject = (...args: Parameters<Inject>) => second.inject(...(args as [never])) as never;
+  const first: Inject = (options) => t.app.inject(options);
+  const other: Inject = (options) => second.inject(options);
 
   /** Reads in the second process until it keeps the order: a row change behind the lifecycle's back is not seen. */
   async function keptBySecond(order: OrderJson): Promise<string> {
