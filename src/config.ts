@@ -164,6 +164,12 @@ export interface Config {
   /** The status streams (docs/contract.md §10.11, services/order-streams.ts). */
   readonly streams: StreamConfig;
   /**
+   * `ORDER_CACHE_SIZE`: orders each API process keeps as GET /partner/orders/{id} answers them,
+   * so a poll of an order that did not move reads no database (services/order-read-cache.ts,
+   * docs/adr/0057-order-read-cache.md). Default 10000 (a few KB each); 0 keeps none.
+   */
+  readonly orderCacheSize: number;
+  /**
    * Open orders awaiting a deposit a partner may have at once, unless the operator set the
    * partner's own `max_open_orders`: `MAX_OPEN_ORDERS_PER_PARTNER`, default 100. Past it order
    * creation is 422 `open_orders_limit`: one key cannot drain a shared address pool.
@@ -425,6 +431,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: parseWebhooks(env, databaseUrl),
     mail: parseMail(env),
     streams: parseStreams(env),
+    orderCacheSize: integer(env, 'ORDER_CACHE_SIZE', 10_000, 0, 1_000_000),
     maxOpenOrdersPerPartner: integer(env, 'MAX_OPEN_ORDERS_PER_PARTNER', 100, 1, 1_000_000),
     lifecycle: Object.freeze({
       workerInProcess: oneOf(env, 'WORKER', ['in-process', 'off'], 'in-process') === 'in-process',

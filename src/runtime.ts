@@ -48,6 +48,7 @@ import { WebhookWorker } from './worker/webhook-worker.js';
 import { MAIL_WORKER_DEFAULTS, MailWorker } from './worker/mail-worker.js';
 import { configuredMailTransport, Mailer } from './services/mailer.js';
 import { CommissionPayouts } from './services/commission-payouts.js';
+import { OrderReads } from './services/order-reads.js';
 import { InProcessOrderMoves, PostgresOrderMoves, type OrderMoveFeed } from './services/order-move-feed.js';
 import { OrderStreams } from './services/order-streams.js';
 import { pruneOrderSnapshots } from './db/repositories/order-snapshots-repository.js';
@@ -69,6 +70,8 @@ export interface Runtime {
   /** What the signer's hot wallets can pay (docs/contract.md §11.7); refresh() reads it at once. */
   readonly liquidity: HotWalletLiquidity;
   readonly orders: OrderService;
+  /** GET order and the public status read, from this process's order read cache when it can (docs/adr/0057-order-read-cache.md). */
+  readonly orderReads: OrderReads;
   readonly lifecycle: OrderLifecycle;
   /** Cancel, set refund address, continue, refund (docs/contract.md §7.5): moves of the lifecycle table. */
   readonly orderActions: OrderActions;
@@ -240,6 +243,8 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     new Set(config.payoutSignerChains),
     orderMoves,
   );
+  // Each API process's copy of the orders it was asked for, kept right by the same feed (docs/adr/0057-order-read-cache.md).
+  const orderReads = new OrderReads(db, orders, orderMoves, clock, base, config.orderCacheSize, config.databaseUrl === undefined);
   const orderStreams = new OrderStreams({
     db,
     feed: orderMoves,
@@ -354,6 +359,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     quotes,
     liquidity,
     orders,
+    orderReads,
     lifecycle,
     orderActions: new OrderActions(db, lifecycle, catalog),
     partnerStats: new PartnerStats(db, clock, reads),

@@ -15,6 +15,12 @@ export interface NotificationListenerOptions {
    */
   onListening(reconnected: boolean): void;
   onError(error: Error): void;
+  /**
+   * The connection is gone (cut, failed or ended), before it is dialled again: notifications
+   * sent from now until the next onListening are lost. For a listener whose copies must not be
+   * served meanwhile (the order read cache).
+   */
+  onLost?(): void;
   /** Pause before dialling again after a lost or failed connection, ms. Default 500. */
   retryMs?: number;
 }
@@ -44,6 +50,7 @@ export function listenForNotifications(options: NotificationListenerOptions): No
       if (failed) return;
       failed = true;
       if (error !== undefined) options.onError(error);
+      options.onLost?.();
       current.removeAllListeners('notification');
       void current.end().catch(() => undefined);
       if (!closed) retry = setTimeout(() => void dial(), retryMs).unref();

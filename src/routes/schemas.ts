@@ -16,6 +16,12 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   );
 }
 
+/**
+ * 304 Not Modified: the request's If-None-Match names the ETag the answer would carry; no body
+ * (docs/adr/0057-order-read-cache.md).
+ */
+export const NotModified = Type.Null({ description: 'Not Modified: If-None-Match named the current ETag; no body' });
+
 /** A decimal amount written as an exact JSON number, never with more digits than the coin has. */
 export const DecimalNumber = (description: string) => Type.Number({ description });
 

@@ -32,6 +32,11 @@ export interface OrderMoveSubscriber {
   move(move: OrderMove): void;
   /** Moves may have been missed (a LISTEN put in place or back): every stream reads what it lacks. */
   gap(): void;
+  /**
+   * The LISTEN connection is lost: moves are missed from now until the next `gap`. Only a
+   * subscriber that serves copies meanwhile (the order read cache) needs it.
+   */
+  lost?(): void;
 }
 
 export interface OrderMoveFeed {
@@ -132,6 +137,9 @@ export class PostgresOrderMoves implements OrderMoveFeed {
         for (const subscriber of this.subscribers) subscriber.gap();
       },
       onError: (error) => this.log.warn({ err: error.message }, 'order move listener lost its connection; dialling again'),
+      onLost: () => {
+        for (const subscriber of this.subscribers) subscriber.lost?.();
+      },
     });
     return this.listener.listening(withinMs);
   }

@@ -13,13 +13,11 @@ import {
 } from '../db/repositories/order-creation-repository.js';
 import {
   findPartnerOrderView,
-  findPartnerOrderWire,
   findPublicOrder,
   orderUsingQuote,
   orderWithExternalId,
   type OrderOwner,
   type PartnerOrderRow,
-  type PartnerOrderWireRow,
 } from '../db/repositories/orders-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database, Db } from '../db/schema/index.js';
@@ -193,29 +191,8 @@ export class OrderService {
    * shows.
    */
   async get(access: OrderReader, orderId: string): Promise<PartnerOrderRow> {
-    let order: PartnerOrderRow | undefined;
-    const owner = ownerOf(access);
-    if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderView(this.db, owner, { id: orderId.toLowerCase() });
-    else if (SHORT_ID_PATTERN.test(orderId)) {
-      refuseShortIdForClientKey(access);
-      order = await findPartnerOrderView(this.db, owner, { shortId: orderId });
-    }
-    if (order === undefined) throw new ApiError('not_found', 'order not found');
-    return order;
-  }
-
-  /**
-   * get's order as GET /partner/orders/{id} writes it (timestamps and amounts as the text the
-   * response shows, made by the database: PartnerOrderWireRow), for partnerOrderWireJson.
-   */
-  async getWire(access: OrderReader, orderId: string): Promise<PartnerOrderWireRow> {
-    let order: PartnerOrderWireRow | undefined;
-    const owner = ownerOf(access);
-    if (UUID_PATTERN.test(orderId)) order = await findPartnerOrderWire(this.db, owner, { id: orderId.toLowerCase() });
-    else if (SHORT_ID_PATTERN.test(orderId)) {
-      refuseShortIdForClientKey(access);
-      order = await findPartnerOrderWire(this.db, owner, { shortId: orderId });
-    }
+    const { owner, by } = partnerOrderKey(access, orderId);
+    const order = await findPartnerOrderView(this.db, owner, by);
     if (order === undefined) throw new ApiError('not_found', 'order not found');
     return order;
   }
@@ -515,6 +492,19 @@ export type OrderReader = Pick<PartnerAccess, 'partner' | 'mode' | 'onlyCreatedB
 
 function ownerOf(access: OrderReader): OrderOwner {
   return { partnerId: access.partner.id, sandbox: sandboxScope(access), createdBy: access.onlyCreatedBy };
+}
+
+/**
+ * Which order a partner's read asks for, and whose it may be (the query's filter): by UUID or
+ * short id (case-insensitive); anything else is 404, as another partner's order or (for a key)
+ * an order of the other mode (docs/contract.md §10.2) is.
+ */
+export function partnerOrderKey(access: OrderReader, orderId: string): { owner: OrderOwner; by: { id: string } | { shortId: string } } {
+  const owner = ownerOf(access);
+  if (UUID_PATTERN.test(orderId)) return { owner, by: { id: orderId.toLowerCase() } };
+  if (!SHORT_ID_PATTERN.test(orderId)) throw new ApiError('not_found', 'order not found');
+  refuseShortIdForClientKey(access);
+  return { owner, by: { shortId: orderId.toUpperCase() } };
 }
 
 /**

@@ -6,8 +6,6 @@ import { etaSeconds } from '../domain/chain-facts.js';
 import type { PartnerRow } from '../db/schema/partners.js';
 import {
   assertFiniteAmount,
-  offerPair,
-  quoteOffered,
   reverseAmountFrom,
   type AmountOutOfRange,
   type CurrencyTerms,
@@ -17,6 +15,7 @@ import {
   type RateType,
   type TooManyDecimals,
 } from '../domain/pricing/index.js';
+import { quoteRow, tableQuote, type QuoteRow } from '../domain/pricing/quote-table.js';
 import { USD_PLACES } from '../domain/pricing/partner-commission.js';
 import { ApiError } from '../errors.js';
 import { ProblemList } from '../problem-list.js';
@@ -133,7 +132,8 @@ interface PairMemo {
   priceToUsd: Decimal;
   spreadBps: number;
   fixedPremiumBps: number;
-  offered: OfferedPairResult;
+  /** The quote table's row, and what a quote shows that does not depend on the amount. */
+  pair: { row: QuoteRow; networkFee: Decimal; networkFeeUsd: Decimal; etaSeconds: number };
 }
 
 /** Pair memos kept at most; the memo is cleared when it reaches this many (pairs × rate types × markups). */
@@ -281,7 +281,8 @@ export class QuoteService {
     const amount = request.amount ?? fromTerms.minAmount;
     // Before the pair is validated, as quoteAmount does: a non-finite amount is reported as such.
     assertFiniteAmount(amount);
-    const offered = this.offeredPair(from, to, priceFromUsd, priceToUsd, request.rateType, markupBps);
+    const pair = this.quoteTableRow(from, to, priceFromUsd, priceToUsd, request.rateType, markupBps);
+    const offered = pair.row.offered;
     // The amount quoted: the one asked, a reverse quote's computed one, or the pair's minimum.
     let quoted = amount;
     if (request.amountTo !== undefined) {
@@ -289,30 +290,31 @@ export class QuoteService {
       if (reverse.ok) quoted = reverse.amountFrom;
       else return this.refusal(reverse, 'amount_to', offered);
     }
-    let result = quoteOffered(offered, quoted);
+    let result = tableQuote(pair.row, quoted);
     if (request.amount === undefined && request.amountTo === undefined && !result.ok && result.reason === 'below_min') {
       quoted = result.minAmount;
-      result = quoteOffered(offered, quoted);
+      result = tableQuote(pair.row, quoted);
     }
     if (!result.ok) return this.refusal(result, 'amount', offered);
     if (!offered.ok) throw new Error('a quote from a pair that is not offered');
+    const quote = result;
     return {
       ok: true,
       from,
       to,
       rateType: request.rateType,
       amountFrom: quoted,
-      amountTo: result.amountTo,
-      rate: result.rate,
-      exactRate: result.exactRate,
+      amountTo: quote.amountTo,
+      rate: quote.rate,
+      exactRate: quote.exactRate,
       markupBps,
-      minAmount: result.minAmount,
-      maxAmount: result.maxAmount,
+      minAmount: quote.minAmount,
+      maxAmount: quote.maxAmount,
       minAmountTo: offered.minAmountTo,
       maxAmountTo: offered.maxAmountTo,
-      networkFee: terms(to).payoutFee,
-      networkFeeUsd: terms(to).payoutFee.times(priceToUsd).toDecimalPlaces(USD_PLACES, Decimal.ROUND_DOWN),
-      etaSeconds: etaSeconds(from.min_confirmations, this.catalog.chainOf(from), this.catalog.chainOf(to)),
+      networkFee: pair.networkFee,
+      networkFeeUsd: pair.networkFeeUsd,
+      etaSeconds: pair.etaSeconds,
     };
   }
 
@@ -410,15 +412,19 @@ export class QuoteService {
     for (const { field, detail, code } of reasons) problems.add(ApiError.field('pair_unavailable', { code: code ?? 'pair_unavailable', field }, detail));
   }
 
-  /** offerPair for these inputs, from the memo while they are the same objects (see PairMemo). */
-  private offeredPair(
+  /**
+   * The quote table's row for these inputs (docs/adr/0058-quote-tables.md), from the memo while
+   * they are the same objects (see PairMemo): built once per pair, rate type and markup each time
+   * a price changes, so a quote only prices its amount.
+   */
+  private quoteTableRow(
     from: CurrencyRow,
     to: CurrencyRow,
     priceFromUsd: Decimal,
     priceToUsd: Decimal,
     rateType: RateType,
     markupBps: number,
-  ): OfferedPairResult {
+  ): PairMemo['pair'] {
     const { spreadBps, fixedPremiumBps } = this.settings;
     const key = `${from.id}|${to.id}|${rateType}|${markupBps}`;
     const memo = this.pairMemo.get(key);
@@ -431,20 +437,19 @@ export class QuoteService {
       memo.spreadBps === spreadBps &&
       memo.fixedPremiumBps === fixedPremiumBps
     ) {
-      return memo.offered;
+      return memo.pair;
     }
-    const offered = offerPair({
-      from: terms(from),
-      to: terms(to),
-      priceFromUsd,
-      priceToUsd,
-      rateType,
-      markupBps,
-      settings: { spreadBps, fixedPremiumBps },
-    });
+    const toTerms = terms(to);
+    const pair = {
+      row: quoteRow({ from: terms(from), to: toTerms, priceFromUsd, priceToUsd, rateType, markupBps, settings: { spreadBps, fixedPremiumBps } }),
+      networkFee: toTerms.payoutFee,
+      networkFeeUsd: toTerms.payoutFee.times(priceToUsd).toDecimalPlaces(USD_PLACES, Decimal.ROUND_DOWN),
+      // The chains' facts come with the rows: a catalog refresh replaces every row, and so this memo.
+      etaSeconds: etaSeconds(from.min_confirmations, this.catalog.chainOf(from), this.catalog.chainOf(to)),
+    };
     if (memo === undefined && this.pairMemo.size >= PAIR_MEMO_LIMIT) this.pairMemo.clear();
-    this.pairMemo.set(key, { from, to, priceFromUsd, priceToUsd, spreadBps, fixedPremiumBps, offered });
-    return offered;
+    this.pairMemo.set(key, { from, to, priceFromUsd, priceToUsd, spreadBps, fixedPremiumBps, pair });
+    return pair;
   }
 }
 

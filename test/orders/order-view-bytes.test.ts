@@ -37,7 +37,10 @@ describe('GET /partner/orders/{order_id}: the same bytes as before', () => {
   let order: { id: string; short_id: string; expires_at: string };
   let createdBody: string;
   before(async () => {
-    t = await buildTestApp({ clock, env: { WORKER: 'off', PRICE_POLL_SECONDS: '3600' } });
+    // These cases write the order's row behind the lifecycle's back (no move is told), which a
+    // process's order read cache cannot see: every read here goes to the database, the path whose
+    // bytes they pin (the cache serves those very bytes: test/orders/order-read-cache.test.ts).
+    t = await buildTestApp({ clock, env: { WORKER: 'off', PRICE_POLL_SECONDS: '3600', ORDER_CACHE_SIZE: '0' } });
     acme = await t.createPartner({ rate_limit_per_minute: 100_000 });
     const res = await createBtcEthOrder(t, acme);
     order = res.json();

@@ -70,11 +70,17 @@ const PARTNER_ORDER = compilePartnerOrderQueries(sqlBuilder.selectFrom('orders')
  */
 export const PARTNER_ORDER_WIRE_SELECTIONS = PARTNER_ORDER_WIRE_SELECT.map(([column, expression]) => sql.raw<unknown>(expression).as(column));
 
-/** GET /partner/orders/{id}'s query over PARTNER_ORDER_WIRE_SELECTIONS. */
+/** A wire row with the key that created the order: who else may read it from a process's cache. */
+export type OwnedPartnerOrderWireRow = PartnerOrderWireRow & { created_by_key_id: string | null };
+
+/**
+ * GET /partner/orders/{id}'s query over PARTNER_ORDER_WIRE_SELECTIONS, and the creating key (the
+ * order read cache serves a client key only the orders it created, services/order-read-cache.ts).
+ */
 const PARTNER_ORDER_WIRE = compilePartnerOrderQueries(
-  sqlBuilder.selectFrom('orders').select(PARTNER_ORDER_WIRE_SELECTIONS),
+  sqlBuilder.selectFrom('orders').select([...PARTNER_ORDER_WIRE_SELECTIONS, 'created_by_key_id']),
   'partner_order_wire',
-) as unknown as PartnerOrderQueries<PartnerOrderWireRow>;
+) as unknown as PartnerOrderQueries<OwnedPartnerOrderWireRow>;
 
 /** Whose order: one partner's, of one mode (`sandbox` set: a key's) or of either (undefined: the cabinet's). */
 export interface OrderOwner {
@@ -120,7 +126,7 @@ export async function findPartnerOrderWire(
   db: Db,
   owner: OrderOwner,
   by: { id: string } | { shortId: string },
-): Promise<PartnerOrderWireRow | undefined> {
+): Promise<OwnedPartnerOrderWireRow | undefined> {
   return findByPartner(db, PARTNER_ORDER_WIRE, owner, by);
 }
 

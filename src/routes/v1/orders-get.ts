@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { sendJsonText } from '../../plugins/json-reply.js';
-import { errorResponses } from '../schemas.js';
-import { partnerOrderWireJson } from '../../views/partner-order-view.js';
+import { sendJsonTextTagged } from '../../plugins/json-reply.js';
+import { errorResponses, NotModified } from '../schemas.js';
 import { partnerAccess } from '../../plugins/partner-auth.js';
 
 /** GET /api/v1/partner/orders/{order_id} (API key): by UUID or short id; others' orders are 404. */
-export function registerGetOrder(app: App, { partnerAuth, orders, clock, linkBase }: Services): void {
+export function registerGetOrder(app: App, { partnerAuth, orderReads }: Services): void {
   app.get(
     '/api/v1/partner/orders/:order_id',
     {
@@ -23,13 +22,13 @@ export function registerGetOrder(app: App, { partnerAuth, orders, clock, linkBas
           // not exist (404, docs/contract.md §1), and the router caps path parameters at 200 characters.
           order_id: Type.String({ description: 'the order UUID or its short_id (case-insensitive)' }),
         }),
-        response: { 200: { $ref: 'Order#' }, ...errorResponses(401, 403, 404, 429, 500) },
+        response: { 200: { $ref: 'Order#' }, 304: NotModified, ...errorResponses(401, 403, 404, 429, 500) },
       },
     },
     async (request, reply) => {
-      // The wire row: its timestamps and amounts are already the response's text.
-      const order = await orders.getWire(partnerAccess(request), request.params.order_id);
-      return sendJsonText(reply, partnerOrderWireJson(order, clock.now(), linkBase));
+      // This process's copy while the order has not moved, else the database's (docs/adr/0057-order-read-cache.md).
+      const order = await orderReads.read(partnerAccess(request), request.params.order_id);
+      return sendJsonTextTagged(request, reply, order.json, order.etag);
     },
   );
 }
