@@ -86,6 +86,7 @@ const routesStillReadingRepositories = [
   'src/routes/cabinet/webhooks.ts',
   'src/routes/console/audit.ts',
   'src/routes/console/index.ts',
+  'src/routes/console/operations.ts',
   'src/routes/console/orders.ts',
 ];
 

@@ -78,6 +78,11 @@ export class CatalogEdits {
     private readonly changes: CatalogChanges,
   ) {}
 
+  /** The catalog's row as stored (the catalog itself keeps only what quotes and orders use). */
+  find(id: string): Promise<CurrencyRow | undefined> {
+    return findCurrency(this.db, id);
+  }
+
   /**
    * Adds a row on a chain the catalog has (its address space, node and keys: a new chain is a
    * release). What the input leaves out comes from the chain's other rows (address format,

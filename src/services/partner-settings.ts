@@ -1,4 +1,4 @@
-import { insertPartner, updatePartner } from '../db/repositories/partners-repository.js';
+import { findPartner, insertPartner, listPartners, updatePartner } from '../db/repositories/partners-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { PartnerRow, PartnerUpdate } from '../db/schema/partners.js';
 import { ApiError } from '../errors.js';
@@ -26,6 +26,15 @@ export class PartnerSettings {
     private readonly db: Db,
     private readonly apiKeys: Pick<ApiKeyService, 'forgetPartner'>,
   ) {}
+
+  find(id: string): Promise<PartnerRow | undefined> {
+    return findPartner(this.db, id);
+  }
+
+  /** The newest partners first, as GET /admin/v1/partners lists them. */
+  list(limit: number): Promise<PartnerRow[]> {
+    return listPartners(this.db, { limit, offset: 0 });
+  }
 
   create(input: { name: string; markup_bps?: number | undefined; rate_limit_per_minute?: number | undefined; max_open_orders?: number | null | undefined }): Promise<PartnerRow> {
     const { name, ...limits } = input;

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { findCurrency } from '../../db/repositories/currencies-repository.js';
 import type { CurrencyRow } from '../../db/schema/currencies.js';
 import { Decimal } from '../../domain/money.js';
 import { roleAtLeast } from '../../domain/operator-roles.js';
@@ -82,7 +81,7 @@ ${roleAtLeast(session.role, 'admin')
 <form method="post" action="/console/catalog" class="stack">${csrfField(session.csrf)}
 <label>Coin (ticker) <input type="text" name="coin" required maxlength="12" pattern="[A-Za-z0-9]{1,12}" autocomplete="off"></label>
 <label>Network <input type="text" name="network" required maxlength="12" pattern="[A-Za-z0-9]{1,12}" autocomplete="off"></label>
-<label>Chain <select name="chain">${chains.map((chain) => html`<option value="${chain}">${chain}</option>`)}</select></label>
+<label>Chain <select name="chain" aria-label="Chain">${chains.map((chain) => html`<option value="${chain}">${chain}</option>`)}</select></label>
 <label>Name <input type="text" name="name" required maxlength="64" autocomplete="off"></label>
 <label>Decimals <input type="text" inputmode="numeric" name="decimals" required maxlength="2" autocomplete="off"></label>
 <label>Token contract (empty for the chain’s own coin) <input type="text" name="token_contract" maxlength="128" autocomplete="off"></label>
@@ -145,7 +144,7 @@ ${switches()}
   // From the database, not the catalog's snapshot: a row just added is there before every process has reloaded.
   const rowOf = async (request: FastifyRequest): Promise<CurrencyRow | undefined> => {
     const { id } = request.params as { id: string };
-    return UUID_PATTERN.test(id) ? findCurrency(database.db, id.toLowerCase()) : undefined;
+    return UUID_PATTERN.test(id) ? edits.find(id.toLowerCase()) : undefined;
   };
 
   app.get('/console/catalog/:id', viewer, async (request, reply) => {

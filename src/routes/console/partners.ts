@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { findPartner, listPartners } from '../../db/repositories/partners-repository.js';
 import type { PartnerRow } from '../../db/schema/partners.js';
 import { isKeyId } from '../../domain/api-key-format.js';
 import { roleAtLeast } from '../../domain/operator-roles.js';
@@ -59,14 +58,14 @@ export function registerConsolePartners(app: App, services: Services, sessions: 
 
   const partnerOf = async (request: FastifyRequest): Promise<PartnerRow> => {
     const { id } = request.params as { id: string };
-    const partner = UUID_PATTERN.test(id) ? await findPartner(database.db, id.toLowerCase()) : undefined;
+    const partner = UUID_PATTERN.test(id) ? await settings.find(id.toLowerCase()) : undefined;
     if (partner === undefined) throw new ApiError('not_found', 'There is no such partner.');
     return partner;
   };
 
   app.get('/console/partners', viewer, async (request, reply) => {
     const session = consoleSessionOf(request);
-    const partners = await listPartners(database.db, { limit: 500, offset: 0 });
+    const partners = await settings.list(500);
     const read = flash.read(session, request.query);
     return reply.type(HTML).send(
       consolePage({
@@ -202,7 +201,7 @@ ${lines.length === 0
   app.get('/console/partners/:id', viewer, async (request, reply) => {
     const session = consoleSessionOf(request);
     const { id } = request.params as { id: string };
-    const partner = UUID_PATTERN.test(id) ? await findPartner(database.db, id.toLowerCase()) : undefined;
+    const partner = UUID_PATTERN.test(id) ? await settings.find(id.toLowerCase()) : undefined;
     if (partner === undefined) return reply.code(404).type(HTML).send(consoleErrorPage('Partner not found', 'There is no partner with this id.'));
     const read = flash.read(session, request.query);
     return reply.type(HTML).send(await partnerPage(session, partner, { notice: read.notice ?? noticeOf(request.query, NOTICES), problem: read.problem }));
