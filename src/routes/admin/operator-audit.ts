@@ -49,7 +49,8 @@ async function record(request: FastifyRequest, reply: FastifyReply, payload: unk
   const route = request.routeOptions.url ?? request.url.split('?')[0] ?? '';
   const params = (request.params ?? {}) as Params;
   let target = targetOf(route, params);
-  let after = await loadTarget(request, db);
+  // A refused action changed nothing (`before` holds the state): what it asked for is what is worth keeping.
+  let after = reply.statusCode >= 400 ? undefined : await loadTarget(request, db);
   if (after === undefined) {
     const answer = parseJson(payload);
     const created = request.method === 'POST' && Object.keys(params).length === 0 && reply.statusCode === 201 ? answer : undefined;

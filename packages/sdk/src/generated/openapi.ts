@@ -1348,6 +1348,13 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
+            /** @description Not Modified: If-None-Match named the current ETag; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -3519,6 +3526,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["PublicOrder"];
                 };
+            };
+            /** @description Not Modified: If-None-Match named the current ETag; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             404: {
