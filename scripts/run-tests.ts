@@ -199,6 +199,13 @@ const ONE_ENGINE_TAG = /^\/\/ test-engines: one\b/m;
  * alone for two minutes after everything else had finished.
  */
 const LONG_TAG = /^\/\/ test-cost: long\b/m;
+/**
+ * A file that changes what a process holds globally (a line that starts `// test-isolation:
+ * process`, e.g. tracing's provider, AsyncLocalStorage context manager and propagator) runs in a
+ * process of its own, never in a group: in one, its spans lost their parents on PostgreSQL.
+ */
+const ALONE_TAG = /^\/\/ test-isolation: process\b/m;
+const runsAlone = (file: string): boolean => startsProcesses(file) || ALONE_TAG.test(sources.get(file) ?? '');
 /** Files that run once more on PostgreSQL through pgbouncer (transaction mode): the header above. */
 const POOLER_TAG = /^\/\/ test-pooler: pgbouncer\b/m;
 const PGBOUNCER_HINT = "install Debian's `pgbouncer` package (`apt-get install -y pgbouncer`; .ci/run does this)";
@@ -234,12 +241,12 @@ const estimatedCost = (file: string): number => (usesDatabase(file) ? 6 : 1) + (
  * each group costs one more import of the app).
  */
 function asRun(engine: Engine, label: string, passFiles: string[]): string[] {
-  const grouped = passFiles.filter((file) => !startsProcesses(file));
+  const grouped = passFiles.filter((file) => !runsAlone(file));
   if (!GROUPED || grouped.length < 2) return passFiles;
   const groups = writeGroups(label, grouped, { count: CONCURRENCY * 3, cost: estimatedCost, workDir, root: REPO_ROOT });
   for (const group of groups) groupMembers.set(group.file, group.members);
   // The long ones first among them, so none is left running alone at the end of its pass.
-  const alone = passFiles.filter(startsProcesses).sort((a, b) => Number(runsLong(b)) - Number(runsLong(a)));
+  const alone = passFiles.filter(runsAlone).sort((a, b) => Number(runsLong(b)) - Number(runsLong(a)));
   const groupFiles = groups.map((group) => group.file);
   return engine === 'pglite' ? [...alone, ...groupFiles] : [...groupFiles, ...alone];
 }

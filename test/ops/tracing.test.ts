@@ -1,3 +1,4 @@
+// test-isolation: process (scripts/run-tests.ts): tracing registers a global provider, context manager and propagator.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
