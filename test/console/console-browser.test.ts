@@ -1,14 +1,12 @@
 // test-engines: one (scripts/run-tests.ts): the pages, forms and keyboard in a browser are what is tested; every console route runs on both engines in test/console/console-pages.test.ts.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { seriousAxeFindings } from '../helpers/axe.js';
-import { CHROMIUM_ARGS, chromiumExecutable, chromiumSkip } from '../helpers/requirements.js';
+import { chromiumSkip } from '../helpers/requirements.js';
 import { shortFixedOrder, startHarness, type Harness, type OrderJson } from '../lifecycle/lifecycle-helpers.js';
+import { openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
 import { CONSOLE_PASSWORD } from './console-helpers.js';
 
 const EMAIL = 'browser@ops.example';
@@ -22,33 +20,19 @@ const EMAIL = 'browser@ops.example';
 describe('the operator console in Chromium', { skip: chromiumSkip() }, () => {
   let h: Harness;
   let origin: string;
-  let context: BrowserContext;
+  let browser: ConsoleBrowser | undefined;
   let page: Page;
-  let profile: string;
   let order: OrderJson;
-  const problems: string[] = [];
 
   before(async () => {
     h = await startHarness({ REFUND_HOLD_MINUTES: '60' });
     order = await shortFixedOrder(h);
     origin = await h.t.app.listen({ port: 0, host: '127.0.0.1' });
-    profile = mkdtempSync(path.join(tmpdir(), 'epa-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumExecutable(),
-      headless: true,
-      args: [...CHROMIUM_ARGS, '--disable-quic', '--no-first-run'],
-      viewport: { width: 1280, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('console', (message) => {
-      if (/^Failed to load resource/.test(message.text())) return;
-      if (message.type() === 'error' || /Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    browser = await openConsoleBrowser();
+    page = browser.page;
   });
   after(async () => {
-    await context?.close();
-    if (profile !== undefined) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await h.t.close();
   });
 
@@ -116,6 +100,6 @@ describe('the operator console in Chromium', { skip: chromiumSkip() }, () => {
       assert.ok(overflow <= 1, `${pathname} is ${overflow} px wider than the screen`);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
-    assert.deepEqual(problems, []);
+    assert.deepEqual(browser?.problems, []);
   });
 });

@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, chromiumExecutable } from '../helpers/requirements.js';
+
+export interface ConsoleBrowser {
+  page: Page;
+  /** Console errors, CSP refusals and page errors seen so far (a failed resource load is not one). */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+/** Debian's chromium in a fresh profile at desktop width, its console errors and page errors collected. */
+export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
+  const profile = mkdtempSync(path.join(tmpdir(), 'epa-chromium-'));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumExecutable(),
+      headless: true,
+      args: [...CHROMIUM_ARGS, '--disable-quic', '--no-first-run'],
+      viewport: { width: 1280, height: 900 },
+    });
+  } catch (error) {
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
+  }
+  const problems: string[] = [];
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (message) => {
+    if (/^Failed to load resource/.test(message.text())) return;
+    if (message.type() === 'error' || /Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  return {
+    page,
+    problems,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
