@@ -190,7 +190,7 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
-      globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', performance: 'readonly' },
+      globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', performance: 'readonly', setTimeout: 'readonly' },
     },
   },
   // The cabinet's and the status page's browser scripts: plain JavaScript served as is, with the browser's globals.

@@ -30,6 +30,9 @@
  * TEST_TIMINGS=<file>: also write every file's (or group's) wall time there
  * (`engine<TAB>seconds<TAB>file`, slowest first), to find what to make faster; the summary
  * ends with the ten slowest test files of the run either way.
+ * TEST_CPU=<file>: also write every test process's CPU seconds there, its own and those of the
+ * processes it started (scripts/test-process.mjs), and end the summary with the ten costliest:
+ * on two cores the suite is CPU-bound, so CPU, not wall time, says what to make cheaper.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -43,6 +46,7 @@ import { MISSING_TOOL, onPath } from '../test/helpers/requirements.js';
 import { adminDatabaseUrl, createTemplate, type DatabaseTemplate } from '../test/helpers/test-database.js';
 import { GROUP_FILE_PATTERN, writeGroups } from './test-groups.js';
 import { startPgbouncer, type Pgbouncer } from './pgbouncer.js';
+import { preloadEnv } from './test-preload.js';
 import { importGraph } from './test-imports.js';
 import { parseReport, summarize, type PassSummary } from './test-report.js';
 
@@ -129,12 +133,34 @@ interface PassResult {
 
 const children = new Set<ReturnType<typeof spawn>>();
 
+const CPU_LOG = process.env.TEST_CPU === undefined ? undefined : path.resolve(process.env.TEST_CPU);
+/** The ten costliest test processes of the run and the total (TEST_CPU). */
+function printCpu(log: string): void {
+  let text = '';
+  try {
+    text = readFileSync(log, 'utf8');
+  } catch {
+    console.log(`\nno CPU accounting was written to ${log}`);
+    return;
+  }
+  const rows = text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { file: string; engine: string; pooled: boolean; own: number; children: number });
+  const total = rows.reduce((sum, row) => sum + row.own + row.children, 0);
+  console.log(`\nCPU of the test processes and what they started: ${total.toFixed(0)} s in ${rows.length} processes; the costliest:`);
+  for (const row of rows.sort((a, b) => b.own + b.children - (a.own + a.children)).slice(0, 10)) {
+    const label = row.pooled ? 'pgbouncer' : row.engine;
+    console.log(`  ${(row.own + row.children).toFixed(1).padStart(7)} s (own ${row.own.toFixed(1)})  ${label.padEnd(9)}  ${relative(row.file)}`);
+  }
+}
+
 function runPass(lane: number, terminal: Terminal, engine: Engine, label: string, files: string[], fileCount: number, env: Record<string, string>, workDir: string): Promise<PassResult> {
   const reportFile = path.join(workDir, `${label}.jsonl`);
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', 'tsx', PASS_SCRIPT, reportFile, String(CONCURRENCY), ...files], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env, TEST_ENGINE: engine },
+    env: { ...process.env, ...env, ...preloadEnv(process.env.NODE_OPTIONS, CPU_LOG), TEST_ENGINE: engine },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -382,6 +408,8 @@ if (slowest.length > 0) {
   console.log('\nslowest test files:');
   for (const f of slowest) console.log(`  ${seconds(f.ms).padStart(8)}  ${f.engine.padEnd(8)}  ${path.relative(REPO_ROOT, f.file)}`);
 }
+
+if (CPU_LOG !== undefined) printCpu(CPU_LOG);
 
 const passed = results.reduce((sum, r) => sum + r.summary.passed, 0);
 const failed = results.reduce((sum, r) => sum + r.summary.failed, 0) + runFailures.length;
