@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { COMPILED_DIR } from '../helpers/compiled-src.js';
@@ -47,6 +47,16 @@ describe(`the compiled server (${engine})`, { timeout: 120_000 }, () => {
     assert.ok(existsSync(path.join(outdir, 'db', 'pglite-initdb.js')));
   });
 
+  it('the entry points are bundles: src/ inside each, no import of a mirrored module', () => {
+    for (const entry of ['server.js', 'worker/main.js', 'signer/main.js', 'cli/admin.js', 'cli/migrate.js']) {
+      const text = readFileSync(path.join(outdir, entry), 'utf8');
+      assert.doesNotMatch(text, /\bfrom\s*["']\.\.?\//, `${entry} imports a file of its own: not a bundle`);
+      // Its own location serves the bundle's require(); every other use names a mirrored module.
+      const stray = text.replaceAll('createRequireForBundle(import.meta.url)', '').replace(/new URL\("[^"]+\.js", import\.meta\.url\)/g, '');
+      assert.doesNotMatch(stray, /import\.meta\.url/, `${entry}: a module's import.meta.url left as the bundle's own`);
+    }
+  });
+
   it('starts and answers: the API, the cabinet assets and the coin icons', async () => {
     const currencies = await http(server.url, 'GET', '/api/v1/currencies');
     assert.equal(currencies.status, 200, currencies.text);
@@ -57,6 +67,12 @@ describe(`the compiled server (${engine})`, { timeout: 120_000 }, () => {
     assert.match(css.text, /\{/);
 
     // TON's icon is the project's own (assets/icons), BTC's comes from the cryptocurrency-icons package.
+    // Read beside their module at start-up: the status page's and the console's files.
+    for (const asset of ['/status/assets/status.css', '/status/assets/status.js', '/console/assets/console.css']) {
+      const res = await http(server.url, 'GET', asset);
+      assert.equal(res.status, 200, `${asset}: ${res.text.slice(0, 200)}`);
+    }
+
     for (const icon of ['ton.svg', 'btc.svg']) {
       const res = await http(server.url, 'GET', `/static/icons/${icon}`);
       assert.equal(res.status, 200, `${icon}: ${res.text.slice(0, 200)}`);
