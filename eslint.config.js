@@ -56,8 +56,6 @@ const routesStillReadingRepositories = [
   'src/routes/admin/address-pools-load.ts',
   'src/routes/admin/admin-schemas.ts',
   'src/routes/admin/audit-list.ts',
-  'src/routes/admin/currencies-create.ts',
-  'src/routes/admin/currencies-update.ts',
   'src/routes/admin/keys-create.ts',
   'src/routes/admin/keys-list.ts',
   'src/routes/admin/operator-audit.ts',

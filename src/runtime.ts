@@ -19,6 +19,7 @@ import type { PriceBook } from './pricing/price-book.js';
 import { ApiKeyService } from './services/api-keys.js';
 import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from './infrastructure/auth-changes.js';
 import { CatalogChanges } from './services/catalog-changes.js';
+import { CatalogEdits } from './services/catalog-edits.js';
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { seedDemoAddressPools } from './services/demo-address-pools.js';
 import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
@@ -64,6 +65,8 @@ export interface Runtime {
   readonly reads: LagTolerantReads;
   /** Tells every process the catalog changed (POST/PATCH /admin/v1/currencies). */
   readonly catalogChanges: CatalogChanges;
+  /** Adds and edits coins, tokens and networks at run time (the operator API and the console alike). */
+  readonly catalogEdits: CatalogEdits;
   readonly apiKeys: ApiKeyService;
   readonly prices: PriceBook;
   readonly quotes: QuoteService;
@@ -354,6 +357,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     catalog,
     reads,
     catalogChanges,
+    catalogEdits: new CatalogEdits(db, catalog, catalogChanges),
     apiKeys,
     prices,
     quotes,
