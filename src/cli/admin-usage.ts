@@ -113,6 +113,8 @@ Deposit addresses
 
 Address pools (chains without derived addresses: SOL)
   pools show <CHAIN>                   addresses available and assigned
+  pools alert <CHAIN> <N|default>      the low-pool alert threshold: the pool is low (console,
+                                       DepositAddressPoolLow) below N free addresses; default: 100
   pools load <CHAIN> <file>            one address a line; blank lines and # comments skipped;
                                        sent in batches of up to 1000, known addresses skipped
 
