@@ -76,6 +76,8 @@ Orders
   orders cancel <order-id>             one awaiting its deposit: expired (cancelled)
   orders continue <order-id>           one whose refund is held: exchanged at the float rate
   orders refund <order-id>             one whose refund is held: refunded now
+  orders resume <order-id>             one stuck in exchanging or sending: its exchange or payout
+                                       runs again at the worker's next pass, with a fresh budget
   orders refund-address <order-id> --address A [--tag T]
                                        until its refund is requested
 

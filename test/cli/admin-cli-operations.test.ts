@@ -209,6 +209,13 @@ describe('admin CLI operations: prices, simulator, orders, pools', () => {
     assert.match(rejected.stderr, /not a valid SOL address/);
   });
 
+  it('orders resume continues only an order stuck in exchanging or sending', async () => {
+    const { id } = await placeOrder();
+    const refused = await admin('orders', 'resume', id);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(refused.stderr, /continuing is for an order stuck in exchanging or sending; this one is waiting_deposit/);
+  });
+
   it('sets and clears the SOL pool\'s low-pool alert threshold', async () => {
     const { available } = await adminJson<{ available: number }>('pools', 'show', 'SOL');
     const raised = await adminJson<{ low_at: number; low_at_default: boolean; low: boolean }>('pools', 'alert', 'sol', String(available + 1));
