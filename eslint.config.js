@@ -56,14 +56,9 @@ const routesStillReadingRepositories = [
   'src/routes/admin/address-pools-load.ts',
   'src/routes/admin/admin-schemas.ts',
   'src/routes/admin/audit-list.ts',
-  'src/routes/admin/currencies-create.ts',
-  'src/routes/admin/currencies-update.ts',
   'src/routes/admin/keys-create.ts',
   'src/routes/admin/keys-list.ts',
   'src/routes/admin/operator-audit.ts',
-  'src/routes/admin/order-ref.ts',
-  'src/routes/admin/orders-get.ts',
-  'src/routes/admin/orders-list.ts',
   'src/routes/admin/partners-account-actions.ts',
   'src/routes/admin/partners-create.ts',
   'src/routes/admin/partners-get.ts',
@@ -84,10 +79,6 @@ const routesStillReadingRepositories = [
   'src/routes/cabinet/requests.ts',
   'src/routes/cabinet/settings.ts',
   'src/routes/cabinet/webhooks.ts',
-  'src/routes/console/audit.ts',
-  'src/routes/console/index.ts',
-  'src/routes/console/operations.ts',
-  'src/routes/console/orders.ts',
 ];
 
 export default tseslint.config(

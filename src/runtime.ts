@@ -19,6 +19,11 @@ import type { PriceBook } from './pricing/price-book.js';
 import { ApiKeyService } from './services/api-keys.js';
 import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from './infrastructure/auth-changes.js';
 import { CatalogChanges } from './services/catalog-changes.js';
+import { CatalogEdits } from './services/catalog-edits.js';
+import { AddressPools } from './services/address-pools.js';
+import { OrderLookup } from './services/order-lookup.js';
+import { OperatorAuditLog } from './services/operator-audit-log.js';
+import { StaticPrices } from './services/static-prices.js';
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { seedDemoAddressPools } from './services/demo-address-pools.js';
 import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
@@ -64,6 +69,16 @@ export interface Runtime {
   readonly reads: LagTolerantReads;
   /** Tells every process the catalog changed (POST/PATCH /admin/v1/currencies). */
   readonly catalogChanges: CatalogChanges;
+  /** Adds and edits coins, tokens and networks at run time (the operator API and the console alike). */
+  readonly catalogEdits: CatalogEdits;
+  /** Deposit address pools: levels, low-pool thresholds, loading (the console, the operator API). */
+  readonly addressPools: AddressPools;
+  /** The operator's order search, order detail, short ids and payout approvals (operator API, CLI, console). */
+  readonly orderLookup: OrderLookup;
+  /** The operator audit log, as the console writes and reads it. */
+  readonly auditLog: OperatorAuditLog;
+  /** The operator's static prices. */
+  readonly staticPrices: StaticPrices;
   readonly apiKeys: ApiKeyService;
   readonly prices: PriceBook;
   readonly quotes: QuoteService;
@@ -354,6 +369,11 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     catalog,
     reads,
     catalogChanges,
+    catalogEdits: new CatalogEdits(db, catalog, catalogChanges),
+    addressPools: new AddressPools(db, catalog, clock),
+    orderLookup: new OrderLookup(db, clock, config.shortIdPrefix),
+    auditLog: new OperatorAuditLog(db),
+    staticPrices: new StaticPrices(db, prices, clock),
     apiKeys,
     prices,
     quotes,
@@ -361,7 +381,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     orders,
     orderReads,
     lifecycle,
-    orderActions: new OrderActions(db, lifecycle, catalog),
+    orderActions: new OrderActions(db, lifecycle, catalog, clock),
     partnerStats: new PartnerStats(db, clock, reads),
     partners: new PartnerSettings(db, apiKeys),
     simulatedDeposits: new SimulatedDeposits(db, clock),

@@ -159,8 +159,9 @@ export const orderCommands: readonly Command[] = [
       });
     },
   },
-  // The order actions of docs/contract.md §7.5, as the operator (POST/PUT /admin/v1/orders/{id}/…).
-  ...(['cancel', 'continue', 'refund'] as const).map(
+  // The order actions of docs/contract.md §7.5, as the operator (POST/PUT /admin/v1/orders/{id}/…),
+  // and resume: an order stuck in exchanging or sending, its step run again now.
+  ...(['cancel', 'continue', 'refund', 'resume'] as const).map(
     (action): Command => ({
       words: ['orders', action],
       args: ['<order-id>'],

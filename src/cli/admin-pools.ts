@@ -80,6 +80,20 @@ export const poolCommands: readonly Command[] = [
     },
   },
   {
+    words: ['pools', 'alert'],
+    args: ['<CHAIN>', '<N|default>'],
+    flags: [],
+    async run(context, [chain = '', threshold = '']) {
+      checkChain(chain);
+      if (threshold !== 'default' && !/^[0-9]{1,10}$/.test(threshold)) throw new UsageError(`<N|default> must be a whole number or "default", got "${threshold}"`);
+      const lowAt = threshold === 'default' ? null : Number(threshold);
+      printResponse(context, await context.api.send('PUT', `${poolPath(chain)}/alert`, { low_at: lowAt }), (body) => {
+        const pool = asRecord(body);
+        return `${state(pool)}; low below ${cell(pool.low_at)}${pool.low_at_default === true ? ' (the default)' : ''}${pool.low === true ? ': LOW' : ''}`;
+      });
+    },
+  },
+  {
     words: ['pools', 'load'],
     args: ['<CHAIN>', '<file>'],
     flags: [],

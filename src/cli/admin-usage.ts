@@ -76,6 +76,8 @@ Orders
   orders cancel <order-id>             one awaiting its deposit: expired (cancelled)
   orders continue <order-id>           one whose refund is held: exchanged at the float rate
   orders refund <order-id>             one whose refund is held: refunded now
+  orders resume <order-id>             one stuck in exchanging or sending: its exchange or payout
+                                       runs again at the worker's next pass, with a fresh budget
   orders refund-address <order-id> --address A [--tag T]
                                        until its refund is requested
 
@@ -113,6 +115,8 @@ Deposit addresses
 
 Address pools (chains without derived addresses: SOL)
   pools show <CHAIN>                   addresses available and assigned
+  pools alert <CHAIN> <N|default>      the low-pool alert threshold: the pool is low (console,
+                                       DepositAddressPoolLow) below N free addresses; default: 100
   pools load <CHAIN> <file>            one address a line; blank lines and # comments skipped;
                                        sent in batches of up to 1000, known addresses skipped
 

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { findOrder, type MoveActor } from '../db/repositories/orders-repository.js';
 import { findPartner } from '../db/repositories/partners-repository.js';
+import { makeStepDueNow } from '../db/repositories/order-queue-repository.js';
+import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
 import { ACTION_EVENTS, type OrderAction } from '../domain/order-lifecycle.js';
@@ -32,7 +34,26 @@ export class OrderActions {
     private readonly db: Kysely<Database>,
     private readonly lifecycle: OrderLifecycle,
     private readonly catalog: CurrencyCatalog,
+    private readonly clock: Clock,
   ) {}
+
+  /**
+   * The operator continues an order stuck in exchanging or sending (no partner action: the
+   * order's status does not change, only when its step runs): the exchange or payout step is
+   * due at the worker's next pass, with a fresh retry budget, as a new step starts. 404 for no
+   * such order; 409 in another status, or while a worker holds the order (it is on it now).
+   */
+  async resume(orderId: string): Promise<OrderRow> {
+    const now = this.clock.now();
+    const resumed = await makeStepDueNow(this.db, orderId, now);
+    if (resumed !== undefined) return resumed;
+    const order = await findOrder(this.db, orderId);
+    if (order === undefined) throw new ApiError('not_found', 'order not found');
+    if (order.status !== 'exchanging' && order.status !== 'sending') {
+      throw new ApiError('conflict', `continuing is for an order stuck in exchanging or sending; this one is ${order.status}`);
+    }
+    throw new ApiError('conflict', 'a worker is running this order\'s step now: look again in a minute');
+  }
 
   /**
    * Applies the action to the order (which the caller has already found, and for a partner,

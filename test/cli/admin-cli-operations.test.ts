@@ -209,6 +209,24 @@ describe('admin CLI operations: prices, simulator, orders, pools', () => {
     assert.match(rejected.stderr, /not a valid SOL address/);
   });
 
+  it('orders resume continues only an order stuck in exchanging or sending', async () => {
+    const { id } = await placeOrder();
+    const refused = await admin('orders', 'resume', id);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(refused.stderr, /continuing is for an order stuck in exchanging or sending; this one is waiting_deposit/);
+  });
+
+  it('sets and clears the SOL pool\'s low-pool alert threshold', async () => {
+    const { available } = await adminJson<{ available: number }>('pools', 'show', 'SOL');
+    const raised = await adminJson<{ low_at: number; low_at_default: boolean; low: boolean }>('pools', 'alert', 'sol', String(available + 1));
+    assert.deepEqual(raised, { ...raised, low_at: available + 1, low_at_default: false, low: true });
+    const human = await admin('pools', 'alert', 'SOL', 'default');
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, new RegExp(`SOL pool: ${available} available, \\d+ assigned; low below 100 \\(the default\\)`));
+    const refused = await admin('pools', 'alert', 'SOL', '-5');
+    assert.equal(refused.code, 2, refused.stderr);
+  });
+
   it('loads a file longer than one batch in batches of at most 1000', async () => {
     const before = await adminJson<{ available: number }>('pools', 'show', 'SOL');
     const addresses = Array.from({ length: 1500 }, () => base58.encode(randomBytes(32)));
@@ -256,6 +274,7 @@ describe('admin CLI operations: prices, simulator, orders, pools', () => {
       ['orders', 'fail', id, '--reason', ' '],
       ['pools', 'load', 'SOL'],
       ['pools', 'show', 'S-O-L'],
+      ['pools', 'alert', 'SOL', 'ten'],
     ];
     const runs = await Promise.all(mistakes.map((args) => admin(...args)));
     runs.forEach((run, i) => {

@@ -145,5 +145,29 @@ describe('operator console: partners, catalog and operations', () => {
     assert.match(health, /<dt>Database<\/dt><dd>ok/);
     const pools = await page(admin, '/console/pools');
     assert.match(pools, /Address pools/);
+    assert.match(pools, /No pool is under its threshold/);
+  });
+
+  it('an admin sets a pool\'s low-pool threshold: the page lists it as low, the gauge says it, the audit log has it before and after', async () => {
+    const { available } = (await h.t.admin('GET', '/admin/v1/address-pools/SOL')).json<{ available: number }>();
+    const raised = await admin.submit('/console/pools/SOL/alert', { low_at: String(available + 10) });
+    assert.match(raised.body, /The low-pool threshold is saved/);
+    assert.match(raised.body, new RegExp(`Under their threshold <span class="count">\\(1\\)</span>`));
+    assert.match(raised.body, new RegExp(`low below ${available + 10}: <strong>low</strong>`));
+    const metrics = (await h.t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, new RegExp(`^deposit_address_pool_low_at\\{chain="SOL"\\} ${available + 10}$`, 'm'));
+    assert.match((await admin.submit('/console/pools/SOL/alert', { low_at: 'many' })).body, /role="alert">The threshold is a whole number/);
+    assert.equal((await viewer.post('/console/pools/SOL/alert', { low_at: '1' })).statusCode, 403);
+    const reset = await admin.submit('/console/pools/SOL/alert', { low_at: '' });
+    assert.match(reset.body, /low below 100 \(the default\)/);
+    const entries = (await h.t.admin('GET', `/admin/v1/audit?action=${encodeURIComponent('POST /console/pools/:chain/alert')}&limit=10`)).json<{ entries: { before: unknown; after: unknown; status: number }[] }>().entries;
+    const change = entries.find((entry) => (entry.after as { asked?: { low_at?: string } } | null)?.asked?.low_at === String(available + 10));
+    assert.equal((change?.after as { now?: { low_at?: number } } | null)?.now?.low_at, available + 10, JSON.stringify(change));
+    assert.equal((change?.before as { low_at?: number | null } | null)?.low_at, null, JSON.stringify(entries));
+    // Through the operator API too.
+    const put = await h.t.admin('PUT', '/admin/v1/address-pools/sol/alert', { low_at: 0 });
+    assert.equal(put.statusCode, 200, put.body);
+    assert.deepEqual(put.json<{ low_at: number; low: boolean; low_at_default: boolean }>(), { ...put.json<object>(), low_at: 0, low: false, low_at_default: false });
+    assert.equal((await h.t.admin('PUT', '/admin/v1/address-pools/BTC/alert', { low_at: 1 })).statusCode, 404);
   });
 });

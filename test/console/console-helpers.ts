@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { CabinetClient } from '../helpers/cabinet-client.js';
 import type { ManualClock, TestApp } from '../helpers/test-app.js';
+import { BTC_CONFIRMATIONS, createOrder, injectFault, setConfirmations, simulateDeposit, storedOrder, type Harness, type OrderJson } from '../lifecycle/lifecycle-helpers.js';
 
 export const CONSOLE_PASSWORD = 'quartz lantern meadow violin';
 
@@ -37,4 +38,21 @@ export async function consolePerson(
   assert.equal([...on.body.matchAll(/<li>([a-z0-9]{5}-[a-z0-9]{5})<\/li>/g)].length, 10, 'ten recovery codes');
   clock.advance(30_000);
   return { client, secret, id };
+}
+
+/**
+ * An order whose exchange failed once (the simulator's fault) and waits for its retry: in
+ * exchanging with a spent attempt and a backoff, as a stuck order is before an operator looks.
+ */
+export async function orderWithFailedExchange(h: Harness): Promise<OrderJson> {
+  const order = await createOrder(h);
+  await injectFault(h, 'exchange', 1, false);
+  await simulateDeposit(h, order.id);
+  await h.t.runtime.worker.tick();
+  await setConfirmations(h, order.id, BTC_CONFIRMATIONS);
+  await h.t.runtime.worker.tick();
+  const stored = await storedOrder(h, order.id);
+  assert.equal(stored?.status, 'exchanging');
+  assert.equal(stored?.attempts, 1);
+  return order;
 }

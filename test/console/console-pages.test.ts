@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { CabinetClient } from '../helpers/cabinet-client.js';
 import { htmlProblems } from '../helpers/html-check.js';
-import { shortFixedOrder, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
-import { CONSOLE_PASSWORD, consolePerson } from './console-helpers.js';
+import { advance, createOrder, shortFixedOrder, startHarness, storedOrder, type Harness } from '../lifecycle/lifecycle-helpers.js';
+import { CONSOLE_PASSWORD, consolePerson, orderWithFailedExchange } from './console-helpers.js';
 
 /**
  * The operator console over the real HTTP stack (docs/decisions.md, "Operator console"):
@@ -75,6 +75,58 @@ describe('operator console pages', () => {
     const refused = await client.post(`/console/orders/${order.id}/refund`, { back: '/console' });
     assert.equal(refused.statusCode, 403, 'a viewer cannot act');
     assert.match(refused.body, /needs the support role/);
+  });
+
+  it('support continues a stuck order: its step is due now with a fresh budget; refused in another status', async () => {
+    await advance(h, 0);
+    const stuck = await orderWithFailedExchange(h);
+    await advance(h, 31 * 60_000);
+    const { client } = await consolePerson(h.t, h.clock, { email: 'unstick@ops.example', role: 'support', address: '198.51.100.93' });
+    const queue = await client.get('/console');
+    assert.match(queue.body, new RegExp(`Continue ${stuck.short_id}<`));
+    assert.match(queue.body, new RegExp(`Fail ${stuck.short_id}<`));
+    const detail = await client.get(`/console/orders/${stuck.id}`);
+    assert.match(detail.body, new RegExp(`Continue ${stuck.short_id}: run its exchange again now`));
+    const page = await client.submit(`/console/orders/${stuck.id}/resume`, { back: '/console' });
+    assert.match(page.body, /The order continues: its step runs again/);
+    const row = await storedOrder(h, stuck.id);
+    assert.deepEqual({ status: row.status, attempts: row.attempts, next: row.next_attempt_at }, { status: 'exchanging', attempts: 0, next: null });
+    const entries = await audit('person:unstick@ops.example');
+    assert.ok(entries.some((entry) => entry.action === 'POST /console/orders/:id/resume' && entry.target === `orders/${stuck.id}` && entry.status === 303), JSON.stringify(entries));
+    // The operator API's twin, by short id; an order waiting for its deposit is not stuck.
+    assert.equal((await h.t.admin('POST', `/admin/v1/orders/${stuck.short_id.toLowerCase()}/resume`)).statusCode, 200);
+    await advance(h, 0);
+    const waiting = await createOrder(h);
+    const refused = await h.t.admin('POST', `/admin/v1/orders/${waiting.id}/resume`);
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.match(refused.json<{ detail: string }>().detail, /this one is waiting_deposit/);
+    assert.equal((await h.t.admin('POST', '/admin/v1/orders/00000000-0000-4000-8000-000000000000/resume')).statusCode, 404);
+    await h.t.runtime.worker.tick();
+    assert.equal((await storedOrder(h, stuck.id)).status, 'sending', 'the worker ran the exchange at its next pass');
+  });
+
+  it('the console and GET /admin/v1/orders?q= are one search: partner, a cabinet person’s email, an external id; the Link header is declared', async () => {
+    await advance(h, 0);
+    const order = await createOrder(h, { external_id: 'console-pages-ext-1' });
+    const invited = await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/invitations`, { email: 'searchable@partner.example' });
+    const link = new URL(invited.json<{ url: string }>().url).pathname;
+    h.t.secrets.add(link.split('/').pop() ?? '', 'cabinet invitation');
+    const person = new CabinetClient(h.t, '198.51.100.94');
+    await person.get(link);
+    assert.equal((await person.post(link, { password: 'amber harbour quiet lantern', confirm: 'amber harbour quiet lantern' })).statusCode, 303);
+    const { client } = await consolePerson(h.t, h.clock, { email: 'searcher@ops.example', role: 'viewer', address: '198.51.100.95' });
+    for (const term of ['console-pages-ext-1', 'searchable@partner.example', 'SEARCHABLE@partner.example', 'test partn']) {
+      const api = await h.t.admin('GET', `/admin/v1/orders?q=${encodeURIComponent(term)}&limit=500`);
+      assert.equal(api.statusCode, 200, api.body);
+      assert.ok(api.json<{ id: string }[]>().some((row) => row.id === order.id), `API: ${term}`);
+      assert.match((await client.get(`/console/orders?q=${encodeURIComponent(term)}`)).body, new RegExp(`href="/console/orders/${order.id}"`), `console: ${term}`);
+    }
+    const none = await h.t.admin('GET', '/admin/v1/orders?q=nobody%40nowhere.example');
+    assert.deepEqual(none.json<unknown[]>(), []);
+    const paged = await h.t.admin('GET', `/admin/v1/orders?q=${encodeURIComponent('Test Partner')}&limit=1`);
+    assert.match(String(paged.headers.link), /^<\/admin\/v1\/orders\?.*cursor=.*>; rel="next"$/);
+    const document = (await h.t.admin('GET', '/admin/v1/openapi.json')).json<{ paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, unknown> }> } }> }>();
+    assert.ok(document.paths['/admin/v1/orders']?.get.responses['200']?.headers?.link !== undefined, 'Link is declared in the 200 response');
   });
 
   it('an admin invites a person and changes a role; a person makes a token the API accepts, then revokes it', async () => {

@@ -5,10 +5,11 @@ import type { Page } from 'playwright-core';
 import { Decimal } from '../../src/domain/money.js';
 import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { seriousAxeFindings } from '../helpers/axe.js';
+import { CabinetClient } from '../helpers/cabinet-client.js';
 import { chromiumSkip } from '../helpers/requirements.js';
-import { advance, BTC_CONFIRMATIONS, createOrder, fixedQuote, setConfirmations, shortFixedOrder, simulateDeposit, startHarness, type Harness, type OrderJson } from '../lifecycle/lifecycle-helpers.js';
+import { advance, BTC_CONFIRMATIONS, createOrder, depositAndRun, fixedQuote, setConfirmations, shortFixedOrder, simulateDeposit, startHarness, storedOrder, type Harness, type OrderJson } from '../lifecycle/lifecycle-helpers.js';
 import { openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
-import { CONSOLE_PASSWORD } from './console-helpers.js';
+import { CONSOLE_PASSWORD, orderWithFailedExchange } from './console-helpers.js';
 
 const EMAIL = 'newcomer@ops.example';
 const NAME = 'Nadia Newcomer';
@@ -16,9 +17,10 @@ const TOKEN = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 /**
  * A new operator, in the browser only: sets a password, enrols two-factor, onboards a partner
- * (creates it, issues a key, invites a person), adds a token, resolves a held refund and a refund
- * waiting for an address from the attention queue, finds an order by each of
- * its identifiers, and then reads every one of those actions under their name in the audit log.
+ * (creates it, issues a key, invites a person), adds a token, resolves a held refund, a refund
+ * waiting for an address and an order stuck in exchanging (continued) from the attention queue,
+ * finds an order by each of its identifiers (ids, address, txid, external id, partner, a cabinet
+ * person's email), and then reads every one of those actions under their name in the audit log.
  * Every new page passes axe-core (no serious or critical violation) and fits a phone's width.
  */
 describe('a new operator walks through the console in Chromium', { skip: chromiumSkip() }, () => {
@@ -28,6 +30,8 @@ describe('a new operator walks through the console in Chromium', { skip: chromiu
   let page: Page;
   let noAddress: OrderJson;
   let held: OrderJson;
+  let done: OrderJson;
+  let stuck: OrderJson;
 
   before(async () => {
     h = await startHarness({ REFUND_HOLD_MINUTES: '60' });
@@ -40,6 +44,20 @@ describe('a new operator walks through the console in Chromium', { skip: chromiu
     await h.t.runtime.worker.tick();
     await advance(h, 61 * 60_000);
     held = await shortFixedOrder(h);
+    // A completed order with an external id and a payout txid, found by either.
+    done = await createOrder(h, { external_id: 'ticket-4711' });
+    done = await depositAndRun(h, done.id, 'completed');
+    // A cabinet person of the partner, found by their email.
+    const invited = await h.t.admin('POST', `/admin/v1/partners/${h.partner.id}/invitations`, { email: 'desk@testpartner.example' });
+    assert.equal(invited.statusCode, 201, invited.body);
+    const link = new URL(invited.json<{ url: string }>().url).pathname;
+    h.t.secrets.add(link.split('/').pop() ?? '', 'cabinet invitation');
+    const desk = new CabinetClient(h.t, '198.51.100.81');
+    await desk.get(link);
+    assert.equal((await desk.post(link, { password: 'amber harbour quiet lantern', confirm: 'amber harbour quiet lantern' })).statusCode, 303);
+    // An exchange that failed once and has not moved for 31 minutes: stuck (the held refund's hour is not over).
+    stuck = await orderWithFailedExchange(h);
+    await advance(h, 31 * 60_000);
     origin = await h.t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await openConsoleBrowser();
     page = browser.page;
@@ -123,14 +141,41 @@ describe('a new operator walks through the console in Chromium', { skip: chromiu
     assert.match(await notice(), /The refund address is set/);
   });
 
-  it('finds an order by id, short id (any case, with or without prefix), address and partner', async () => {
+  it('continues an order stuck in exchanging from the attention queue, by keyboard alone', async () => {
+    await page.goto(`${origin}/console`);
+    await page.getByRole('heading', { name: /Stuck in exchanging or sending \(1\)/ }).waitFor();
+    await axeClean('attention with a stuck order');
+    // Tab to the button as a keyboard user does, and press it.
+    let focused = false;
+    for (let i = 0; i < 80 && !focused; i++) {
+      await page.keyboard.press('Tab');
+      focused = (await page.evaluate<string>('document.activeElement?.textContent ?? ""')) === `Continue ${stuck.short_id}`;
+    }
+    assert.ok(focused, 'the continue button is reached by Tab');
+    await page.keyboard.press('Enter');
+    assert.match(await notice(), /The order continues: its step runs again/);
+    // The worker's next passes run the exchange and the payout: the order leaves the queue.
+    await h.t.runtime.worker.tick();
+    await h.t.runtime.worker.tick();
+    assert.equal((await storedOrder(h, stuck.id)).status, 'completed');
+    await page.goto(`${origin}/console`);
+    assert.match(await page.locator('main').innerText(), /No order is stuck/);
+  });
+
+  it('finds an order by id, short id (any case, with or without prefix), address, txid, external id, partner and a cabinet person’s email', async () => {
     const bare = held.short_id.split('-')[1]!;
-    for (const term of [held.id, held.short_id, bare.toLowerCase(), bare, held.deposit_address as string, 'Test Partner']) {
+    const searches: [string, OrderJson][] = [
+      ...[held.id, held.short_id, bare.toLowerCase(), bare, held.deposit_address as string, 'Test Partner', 'desk@testpartner.example'].map((term): [string, OrderJson] => [term, held]),
+      [done.payout_txid as string, done],
+      ['ticket-4711', done],
+    ];
+    assert.ok(typeof done.payout_txid === 'string' && done.payout_txid !== '', JSON.stringify(done));
+    for (const [term, order] of searches) {
       await page.goto(`${origin}/console`);
       await page.getByLabel('Find an order').fill(term);
       await page.getByRole('button', { name: 'Search' }).click();
       await page.waitForURL(/\/console\/orders\?q=/);
-      assert.ok((await page.locator(`a[href="/console/orders/${held.id}"]`).count()) > 0, term);
+      assert.ok((await page.locator(`a[href="/console/orders/${order.id}"]`).count()) > 0, term);
     }
   });
 
@@ -145,6 +190,7 @@ describe('a new operator walks through the console in Chromium', { skip: chromiu
       'POST /console/catalog',
       'POST /console/orders/:id/continue',
       'POST /console/orders/:id/refund-address',
+      'POST /console/orders/:id/resume',
     ]) {
       assert.match(text, new RegExp(`${NAME} person:${EMAIL.replace('.', '\\.')}\\s+${action.replace(/\//g, '\\/')}\\s`), action);
     }
@@ -153,7 +199,7 @@ describe('a new operator walks through the console in Chromium', { skip: chromiu
       await axeClean(pathname);
     }
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const pathname of ['/console/partners', '/console/catalog', '/console/prices', '/console/health', '/console/treasury']) {
+    for (const pathname of ['/console', '/console/partners', '/console/catalog', '/console/prices', '/console/pools', '/console/health', '/console/treasury']) {
       await page.goto(`${origin}${pathname}`);
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       assert.ok(overflow <= 1, `${pathname} is ${overflow} px wider than the screen`);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { CabinetClient } from '../helpers/cabinet-client.js';
 import { CHANGE_ROLES } from '../../src/routes/admin/route-roles.js';
 import { BTC_REFUND, createOrder, shortFixedOrder, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
+import { orderWithFailedExchange } from './console-helpers.js';
 
 type Method = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 interface Entry {
@@ -35,6 +36,7 @@ describe('the operator audit log covers every mutating operator route', () => {
 
   it('each route in route-roles.ts: an entry with the actor, and before/after where it changes data', async () => {
     const partner = h.partner.id;
+    const stuck = await orderWithFailedExchange(h);
     const partnerApi = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
       h.t.app.inject({ method, url: `/api/v1/partner${url}`, headers: { authorization: `Bearer ${h.partner.apiKey}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
     const endpoint = await partnerApi('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook' });
@@ -65,6 +67,7 @@ describe('the operator audit log covers every mutating operator route', () => {
       'POST /admin/v1/orders/:id/refund': { url: `/admin/v1/orders/${refunded.id}/refund`, status: 200 },
       'PUT /admin/v1/orders/:id/refund-address': { url: `/admin/v1/orders/${addressed.id}/refund-address`, body: { refund_address: BTC_REFUND }, status: 200 },
       'POST /admin/v1/orders/:id/fail': { url: `/admin/v1/orders/${failed.id}/fail`, body: { reason: 'audit coverage' }, status: 200 },
+      'POST /admin/v1/orders/:id/resume': { url: `/admin/v1/orders/${stuck.id}/resume`, status: 200 },
       'POST /admin/v1/webhooks/:id/disable': { url: `/admin/v1/webhooks/${endpointId}/disable`, status: 200 },
       'POST /admin/v1/webhooks/:id/enable': { url: `/admin/v1/webhooks/${endpointId}/enable`, status: 200 },
       'POST /admin/v1/webhooks/deliveries/:id/retry': { url: `/admin/v1/webhooks/deliveries/${deliveryId}/retry`, status: 202 },
@@ -92,6 +95,7 @@ describe('the operator audit log covers every mutating operator route', () => {
       'PATCH /admin/v1/currencies/:id': { url: `/admin/v1/currencies/${currency}`, body: { min_confirmations: 3 }, status: 200 },
       'PUT /admin/v1/prices/:coin': { url: '/admin/v1/prices/BTC', body: { price_usd: '64000' }, status: 200 },
       'POST /admin/v1/address-pools/:chain': { url: '/admin/v1/address-pools/SOL', body: { addresses: ['4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T'] }, status: 200 },
+      'PUT /admin/v1/address-pools/:chain/alert': { url: '/admin/v1/address-pools/SOL/alert', body: { low_at: 5 }, status: 200 },
       'POST /admin/v1/addresses/resync': { url: '/admin/v1/addresses/resync', body: {}, status: 200 },
       'POST /admin/v1/operators': { url: '/admin/v1/operators', body: { email: 'audited@ops.example', role: 'viewer' }, status: 201 },
       'POST /admin/v1/simulator/orders/:id/deposit': { url: `/admin/v1/simulator/orders/${simulated.id}/deposit`, body: {}, status: 200 },

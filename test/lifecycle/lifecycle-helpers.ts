@@ -68,6 +68,7 @@ export interface OrderFields {
   recipient_address?: string;
   refund_address?: string | null;
   quote_id?: string;
+  external_id?: string;
 }
 
 /** POST /api/v1/partner/orders: BTC → ETH, float, 0.5 BTC, with a refund address unless overridden. */

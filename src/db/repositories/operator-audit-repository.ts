@@ -1,4 +1,5 @@
 import type { Db } from '../schema/index.js';
+import { findPoolAlert } from './address-pool-alerts-repository.js';
 import { countPoolAddresses } from './deposit-addresses-repository.js';
 import { listSignerPauses } from './payout-operations-repository.js';
 import type { OperatorAuditRow } from '../schema/operator-audit.js';
@@ -63,7 +64,7 @@ const TARGET_READERS = {
   orders: (db: Db, { id }: Params) =>
     db
       .selectFrom('orders')
-      .select(['id', 'short_id', 'status', 'status_reason', 'refund_address', 'refund_address_tag', 'refund_hold_until', 'version', 'updated_at'])
+      .select(['id', 'short_id', 'status', 'status_reason', 'refund_address', 'refund_address_tag', 'refund_hold_until', 'attempts', 'next_attempt_at', 'version', 'updated_at'])
       .where('id', '=', id ?? '')
       .executeTakeFirst(),
   payouts: (db: Db, { id }: Params) =>
@@ -90,7 +91,11 @@ const TARGET_READERS = {
       .where('u.id', '=', person_id ?? '')
       .where('u.partner_id', '=', id ?? '')
       .executeTakeFirst(),
-  pools: async (db: Db, { chain }: Params) => ({ chain: (chain ?? '').toUpperCase(), ...(await countPoolAddresses(db, (chain ?? '').toUpperCase())) }),
+  /** A chain's pool: its counts and the low-pool threshold an operator set (null: the default). */
+  pools: async (db: Db, { chain }: Params) => {
+    const name = (chain ?? '').toUpperCase();
+    return { chain: name, ...(await countPoolAddresses(db, name)), low_at: (await findPoolAlert(db, name)) ?? null };
+  },
   /** The signer brakes that are on: the state a pause or resume changes (it names no parameter). */
   signer: (db: Db) => listSignerPauses(db),
 } as const;

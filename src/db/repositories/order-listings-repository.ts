@@ -15,11 +15,15 @@ export interface OrderSearch {
   /** Sandbox orders only (true), live only (false); both when undefined. */
   sandbox?: boolean | undefined;
   /**
-   * What a ticket quotes, matched exactly: the order's UUID, its short id (upper-cased by the
+   * What a ticket quotes: the order's UUID (or its partner's), its short id (upper-cased by the
    * caller, with or without the prefix), an address (deposit, recipient, refund), a transaction id
-   * (deposit, payout, refund) or the partner's external id.
+   * (deposit, payout, refund) or the partner's external id, each matched exactly in any of
+   * `spellings` (domain/order-search.ts); the partner's name (a part of it, any case) or the
+   * email of one of its cabinet people (lower-cased by the caller).
    */
-  identifier?: { text: string; shortId?: string | undefined; shortIdSuffix?: string | undefined; uuid?: string | undefined } | undefined;
+  identifier?:
+    | { spellings: readonly string[]; shortIds: readonly string[]; shortIdSuffix?: string | undefined; uuid?: string | undefined; nameLike: string; email: string }
+    | undefined;
   /** Strictly after this order in the list's order (keyset paging). */
   after?: { createdAt: Date; id: string } | undefined;
   limit: number;
@@ -38,19 +42,22 @@ export async function searchOrders(db: Db, search: OrderSearch): Promise<OrderWi
   if (search.sandbox !== undefined) query = query.where('orders.sandbox', '=', search.sandbox);
   const identifier = search.identifier;
   if (identifier !== undefined) {
-    const text = identifier.text;
+    const spellings = [...identifier.spellings];
+    const like = `%${identifier.nameLike.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
     query = query.where((eb) =>
       eb.or([
-        ...(identifier.uuid === undefined ? [] : [eb('orders.id', '=', identifier.uuid)]),
-        ...(identifier.shortId === undefined ? [] : [eb('orders.short_id', '=', identifier.shortId)]),
+        ...(identifier.uuid === undefined ? [] : [eb('orders.id', '=', identifier.uuid), eb('orders.partner_id', '=', identifier.uuid)]),
+        ...(identifier.shortIds.length === 0 ? [] : [eb('orders.short_id', 'in', [...identifier.shortIds])]),
         ...(identifier.shortIdSuffix === undefined ? [] : [eb(sql<string>`right(orders.short_id, 6)`, '=', identifier.shortIdSuffix)]),
-        eb('orders.deposit_address', '=', text),
-        eb('orders.recipient_address', '=', text),
-        eb('orders.refund_address', '=', text),
-        eb('orders.deposit_txid', '=', text),
-        eb('orders.payout_txid', '=', text),
-        eb('orders.refund_txid', '=', text),
-        eb('orders.external_id', '=', text),
+        eb('orders.deposit_address', 'in', spellings),
+        eb('orders.recipient_address', 'in', spellings),
+        eb('orders.refund_address', 'in', spellings),
+        eb('orders.deposit_txid', 'in', spellings),
+        eb('orders.payout_txid', 'in', spellings),
+        eb('orders.refund_txid', 'in', spellings),
+        eb('orders.external_id', 'in', spellings),
+        eb('partners.name', 'ilike', like),
+        eb('orders.partner_id', 'in', eb.selectFrom('cabinet_users as u').select('u.partner_id').where('u.email', '=', identifier.email)),
       ]),
     );
   }

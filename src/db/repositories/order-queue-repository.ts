@@ -132,3 +132,19 @@ export async function oldestDueSince(db: Db, statuses: readonly OrderStatus[]): 
   const since = oldest?.since ?? null;
   return since === null ? null : new Date(since);
 }
+
+/**
+ * Makes the step of an order in exchanging or sending due now, with a fresh retry budget (the
+ * operator continues a stuck order); only while no worker holds its lease. No status change.
+ * The order as it is now, or undefined when it was not in those statuses or was leased.
+ */
+export async function makeStepDueNow(db: Db, id: string, now: Date): Promise<OrderRow | undefined> {
+  return db
+    .updateTable('orders')
+    .set({ attempts: 0, next_attempt_at: null })
+    .where('id', '=', id)
+    .where('status', 'in', ['exchanging', 'sending'])
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -16,6 +16,14 @@ export interface DepositAddressTable {
   assigned_at: Timestamp | null;
 }
 
+/** An operator's low-pool alert threshold for a chain's deposit address pool (migration 0074). */
+export interface AddressPoolAlertTable {
+  chain: string;
+  /** The pool is low while it has fewer free addresses than this. */
+  low_at: number;
+  updated_at: Timestamp;
+}
+
 /** Idempotency-Key records, kept 24 hours per partner. */
 export interface IdempotencyKeyTable {
   partner_id: string;

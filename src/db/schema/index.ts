@@ -5,7 +5,7 @@ import type { CabinetAccountActionTable, CabinetInvitationTable, CabinetPassword
 import type { ChainTable } from './chains.js';
 import type { ChainCursorTable, ChainDepositTable } from './chain-cursors.js';
 import type { CurrencyTable } from './currencies.js';
-import type { DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
+import type { AddressPoolAlertTable, DepositAddressTable, IdempotencyKeyTable } from './deposit-addresses.js';
 import type { EvmNonceTable } from './evm-nonces.js';
 import type { LedgerEntryTable, LedgerTransactionTable } from './ledger.js';
 import type { MailOutboxTable } from './mail-outbox.js';
@@ -46,6 +46,7 @@ export interface Database {
   order_events: OrderEventTable;
   order_snapshots: OrderSnapshotTable;
   deposit_addresses: DepositAddressTable;
+  address_pool_alerts: AddressPoolAlertTable;
   idempotency_keys: IdempotencyKeyTable;
   payouts: PayoutTable;
   payout_transactions: PayoutTransactionTable;

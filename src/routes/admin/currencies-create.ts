@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { ADDRESS_FORMATS } from '../../domain/address-format.js';
 import { DECIMAL_PATTERN } from '../../domain/money.js';
-import { CatalogEdits } from '../../services/catalog-edits.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { readBodyAmountTexts } from '../amount-input.js';
@@ -53,8 +52,7 @@ const Body = Type.Object(
  * and limits. Every process's catalog reloads (CatalogChanges); a token on a watched EVM chain
  * is watched from its first order (the watcher reads each order's contract).
  */
-export function registerCreateCurrency(app: App, { database, catalog, catalogChanges }: Services): void {
-  const edits = new CatalogEdits(database.db, catalog, catalogChanges);
+export function registerCreateCurrency(app: App, { catalogEdits: edits }: Services): void {
   app.post(
     '/admin/v1/currencies',
     {

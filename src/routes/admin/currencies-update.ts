@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { DECIMAL_PATTERN } from '../../domain/money.js';
-import { CatalogEdits } from '../../services/catalog-edits.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { toJson } from '../../json.js';
 import { readBodyAmountTexts } from '../amount-input.js';
@@ -35,8 +34,7 @@ const Body = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-export function registerUpdateCurrency(app: App, { database, catalog, catalogChanges }: Services): void {
-  const edits = new CatalogEdits(database.db, catalog, catalogChanges);
+export function registerUpdateCurrency(app: App, { catalogEdits: edits }: Services): void {
   app.patch(
     '/admin/v1/currencies/:id',
     {

@@ -32,6 +32,8 @@ import { registerSimulatorDepositSend } from './simulator-deposit-send.js';
 import { registerSimulatorFaultsInject } from './simulator-faults-inject.js';
 import { registerAdminFailOrder } from './orders-fail.js';
 import { registerAdminOrderActions } from './orders-actions.js';
+import { registerAdminResumeOrder } from './orders-resume.js';
+import { registerAddressPoolsAlert } from './address-pools-alert.js';
 import { registerCommissionsReport } from './commissions-report.js';
 import { registerCommissionsPayouts } from './commissions-payouts.js';
 import { registerLedgerEntries } from './ledger-entries.js';
@@ -61,7 +63,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     admin.addHook('onRequest', adminAuthHook(adminToken, services.adminAuthAttempts, (presented) => services.operators.people.authenticateToken(presented)));
     documentAdminAuthErrors(admin);
     installRouteRoles(admin);
-    admin.addHook('preValidation', resolveOrderRefs(services.database.db, services.config.shortIdPrefix));
+    admin.addHook('preValidation', resolveOrderRefs(services.orderLookup));
     installOperatorAudit(admin, services.database.db, services.clock);
     registerAuditList(admin, services);
     registerCreateOperator(admin, services);
@@ -86,6 +88,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerSetPrice(admin, services);
     registerAddressPoolsGet(admin, services);
     registerAddressPoolsLoad(admin, services);
+    registerAddressPoolsAlert(admin, services);
     registerAddressesResync(admin, services);
     registerSimulatorDepositSend(admin, services);
     registerSimulatorConfirmationsSet(admin, services);
@@ -95,6 +98,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerAdminGetOrder(admin, services);
     registerAdminFailOrder(admin, services);
     registerAdminOrderActions(admin, services);
+    registerAdminResumeOrder(admin, services);
     registerCommissionsReport(admin, services);
     registerCommissionsPayouts(admin, services);
     registerLedgerTrialBalance(admin, services);

@@ -1,12 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { preValidationAsyncHookHandler } from 'fastify';
-import { findOrderIdByShortId, findOrderIdsByShortIdSuffix } from '../../db/repositories/orders-repository.js';
-import type { Db } from '../../db/schema/index.js';
-import { SHORT_ID_PATTERN, UUID_PATTERN } from '../../domain/short-id.js';
+import { UUID_PATTERN } from '../../domain/short-id.js';
 import { ApiError } from '../../errors.js';
-
-/** A short id's six characters alone, as people read them out. */
-const SUFFIX_PATTERN = /^[A-Za-z0-9]{6}$/;
+import type { OrderLookup } from '../../services/order-lookup.js';
 
 /** `:id` of the operator's order routes: the UUID, or the short id in any case, with or without its prefix. */
 export const OrderRefParams = Type.Object({
@@ -22,26 +18,14 @@ export const OrderRefParams = Type.Object({
  * the order's UUID, so every handler (and the audit log) sees the UUID. A short id of no order is
  * 404. Without a prefix the current SHORT_ID_PREFIX is tried first, then any earlier prefix.
  */
-export function resolveOrderRefs(db: Db, shortIdPrefix: string): preValidationAsyncHookHandler {
+export function resolveOrderRefs(orders: OrderLookup): preValidationAsyncHookHandler {
   return async (request) => {
     if (!/\/orders\/:id(\/|$)/.test(request.routeOptions.url ?? '')) return;
     const params = request.params as { id?: string };
     const ref = params.id;
     if (ref === undefined || UUID_PATTERN.test(ref)) return;
-    let found: string | undefined;
-    if (SHORT_ID_PATTERN.test(ref)) {
-      found = await findOrderIdByShortId(db, ref.toUpperCase());
-    } else if (SUFFIX_PATTERN.test(ref)) {
-      const suffix = ref.toUpperCase();
-      found = await findOrderIdByShortId(db, `${shortIdPrefix}-${suffix}`);
-      if (found === undefined) {
-        // One under an earlier prefix; two are ambiguous, and not guessed between.
-        const any = await findOrderIdsByShortIdSuffix(db, suffix, 2);
-        if (any.length === 1) found = any[0];
-      }
-    } else {
-      return; // not an order reference: validation answers 400
-    }
+    const found = await orders.resolveShortId(ref);
+    if (found === null) return; // not an order reference: validation answers 400
     if (found === undefined) throw new ApiError('not_found', 'order not found');
     params.id = found;
   };

@@ -1,9 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { listOrderEvents } from '../../db/repositories/order-events-repository.js';
-import { findOrder } from '../../db/repositories/orders-repository.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
-import { listOrderPayouts } from '../../db/repositories/payouts-repository.js';
 import { Decimal } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
@@ -13,8 +9,7 @@ import { adminOrderView, adminSecurity } from './admin-schemas.js';
 import { OrderRefParams } from './order-ref.js';
 
 /** GET /admin/v1/orders/{id}: one order with its audit trail and its payout and refund. */
-export function registerAdminGetOrder(app: App, { database, clock, linkBase }: Services): void {
-  const db = database.db;
+export function registerAdminGetOrder(app: App, { orderLookup, clock, linkBase }: Services): void {
   app.get(
     '/admin/v1/orders/:id',
     {
@@ -27,16 +22,14 @@ export function registerAdminGetOrder(app: App, { database, clock, linkBase }: S
       },
     },
     async (request, reply) => {
-      const order = await findOrder(db, request.params.id);
-      if (order === undefined) throw new ApiError('not_found', 'order not found');
-      const events = await listOrderEvents(db, order.id);
-      const payouts = await listOrderPayouts(db, order.id);
-      const partner = await findPartner(db, order.partner_id);
+      const detail = await orderLookup.detail(request.params.id);
+      if (detail === undefined) throw new ApiError('not_found', 'order not found');
+      const { order, events, payouts, partnerName } = detail;
       return sendJsonText(
         reply,
         toJson({
           ...adminOrderView(order, clock.now(), linkBase),
-          partner_name: partner?.name ?? null,
+          partner_name: partnerName,
           events: events.map((event) => ({ ...event, created_at: event.created_at.toISOString() })),
           payouts: payouts.map((payout) => ({
             ...payout,

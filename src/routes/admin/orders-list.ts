@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { searchOrders } from '../../db/repositories/order-listings-repository.js';
 import { ORDER_STATUSES } from '../../domain/order-status.js';
-import { SHORT_ID_PATTERN, UUID_PATTERN } from '../../domain/short-id.js';
 import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
@@ -13,19 +11,6 @@ import { adminOrderView, adminSecurity } from './admin-schemas.js';
 const Status = Type.Union(ORDER_STATUSES.map((status) => Type.Literal(status)));
 /** The last order of a page: its created_at in milliseconds and its id (the operator is trusted: not signed). */
 const CURSOR = /^(\d{1,15})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
-const SUFFIX_PATTERN = /^[A-Za-z0-9]{6}$/;
-
-/** What `q` may be, read every way a ticket writes it. */
-function identifierOf(q: string): { text: string; shortId?: string; shortIdSuffix?: string; uuid?: string } {
-  const text = q.trim();
-  return {
-    text,
-    ...(UUID_PATTERN.test(text) ? { uuid: text.toLowerCase() } : {}),
-    ...(SHORT_ID_PATTERN.test(text) ? { shortId: text.toUpperCase() } : {}),
-    ...(SUFFIX_PATTERN.test(text) ? { shortIdSuffix: text.toUpperCase() } : {}),
-  };
-}
-
 function readCursor(cursor: string): { createdAt: Date; id: string } {
   const match = CURSOR.exec(cursor);
   if (match?.[1] === undefined || match[2] === undefined) throw ApiError.field('bad_request', { code: 'bad_request', field: 'cursor' }, 'cursor is not one this list gave: start again without it');
@@ -34,12 +19,13 @@ function readCursor(cursor: string): { createdAt: Date; id: string } {
 
 /**
  * GET /admin/v1/orders: orders newest first, each with its partner's name, filtered by status,
- * partner, creation time and an identifier (`q`: id, short id in any case with or without its
- * prefix, address, txid, external id). Pages by `cursor`: when more orders match, the answer's
+ * partner, creation time and `q` (OrderLookup.search, the console's search too: id, short id in
+ * any case with or without its prefix, address, txid, external id, partner, a cabinet person's
+ * email). Pages by `cursor`: when more orders match, the answer's
  * `Link` header (RFC 8288, rel="next") is the next page's URL, so nothing is out of reach
  * (the CLI reached the newest 500 only). `offset` still works, for the callers that use it.
  */
-export function registerAdminListOrders(app: App, { database, clock, linkBase }: Services): void {
+export function registerAdminListOrders(app: App, { orderLookup, clock, linkBase }: Services): void {
   app.get(
     '/admin/v1/orders',
     {
@@ -58,7 +44,8 @@ export function registerAdminListOrders(app: App, { database, clock, linkBase }:
               Type.String({
                 minLength: 1,
                 maxLength: 200,
-                description: 'an identifier, matched exactly: order id, short id (any case, with or without the prefix), deposit/recipient/refund address, deposit/payout/refund txid, external id',
+                description:
+                  "what a ticket quotes: order id, short id (any case, with or without the prefix), deposit/recipient/refund address or deposit/payout/refund txid (hex in any case), external id, matched exactly; the partner's id or a part of its name; the email of one of its cabinet people",
               }),
             ),
             cursor: Type.Optional(Type.String({ maxLength: 60, description: "the next page: from the last answer's Link header (rel=\"next\")" })),
@@ -68,19 +55,25 @@ export function registerAdminListOrders(app: App, { database, clock, linkBase }:
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })), ...errorResponses(400, 401, 500) },
+        response: {
+          200: {
+            ...Type.Array(Type.Object({}, { additionalProperties: true })),
+            headers: { link: Type.String({ description: 'when more orders match: the next page, `</admin/v1/orders?…&cursor=…>; rel="next"` (RFC 8288)' }) },
+          },
+          ...errorResponses(400, 401, 500),
+        },
       },
     },
     async (request, reply) => {
       const q = request.query;
       const after = q.cursor === undefined ? undefined : readCursor(q.cursor);
-      const rows = await searchOrders(database.db, {
+      const rows = await orderLookup.search({
         status: q.status,
         partnerId: q.partner_id,
         createdFrom: q.created_from === undefined ? undefined : timeFilter('created_from', q.created_from),
         createdTo: q.created_to === undefined ? undefined : timeFilter('created_to', q.created_to),
         sandbox: q.sandbox,
-        identifier: q.q === undefined ? undefined : identifierOf(q.q),
+        q: q.q,
         after,
         // One more than the page: whether a next page exists, without a count.
         limit: q.limit + 1,

@@ -16,6 +16,7 @@ export const CHANGE_ROLES: Readonly<Record<string, OperatorRole>> = {
   'POST /admin/v1/orders/:id/refund': 'support',
   'PUT /admin/v1/orders/:id/refund-address': 'support',
   'POST /admin/v1/orders/:id/fail': 'support',
+  'POST /admin/v1/orders/:id/resume': 'support',
   // Webhook endpoints and deliveries: what support does when a partner's endpoint fails.
   'POST /admin/v1/webhooks/:id/disable': 'support',
   'POST /admin/v1/webhooks/:id/enable': 'support',
@@ -41,6 +42,7 @@ export const CHANGE_ROLES: Readonly<Record<string, OperatorRole>> = {
   'PATCH /admin/v1/currencies/:id': 'admin',
   'PUT /admin/v1/prices/:coin': 'admin',
   'POST /admin/v1/address-pools/:chain': 'admin',
+  'PUT /admin/v1/address-pools/:chain/alert': 'admin',
   'POST /admin/v1/addresses/resync': 'admin',
   // The operator's people.
   'POST /admin/v1/operators': 'admin',

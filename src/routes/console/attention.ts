@@ -13,6 +13,7 @@ export const ACTION_NOTICES: Readonly<Record<string, string>> = {
   refunded: 'The refund goes ahead now.',
   'refund-address': 'The refund address is set: the refund goes ahead.',
   failed: 'The order is failed.',
+  resumed: "The order continues: its step runs again at the worker's next pass, with a fresh retry budget.",
   approved: 'The payout is approved: the signer pays it at its next batch.',
   enabled: 'The webhook endpoint is enabled again.',
   disabled: 'The webhook endpoint is disabled.',
@@ -75,7 +76,8 @@ ${rows.length === 0 ? html`<p class="hint">${empty}</p>` : html`<div class="tabl
         order,
         order.updated_at,
         support
-          ? html`<form method="post" action="/console/orders/${order.id}/fail" class="inline">${csrfField(session.csrf)}<input type="hidden" name="back" value="${back}">
+          ? html`${actionButton(session, `/console/orders/${order.id}/resume`, `Continue ${order.short_id}`, back)}
+<form method="post" action="/console/orders/${order.id}/fail" class="inline">${csrfField(session.csrf)}<input type="hidden" name="back" value="${back}">
 <label>Reason for ${order.short_id} <input type="text" name="reason" required maxlength="500"></label>
 <button type="submit" class="danger">Fail ${order.short_id}</button></form>`
           : html`<a href="/console/orders/${order.id}">open</a>`,
@@ -116,7 +118,7 @@ ${rows.length === 0 ? html`<p class="hint">${empty}</p>` : html`<div class="tabl
 </form>
 ${orderTable('Held refunds', 'held', held, 'No refund is held for a choice.')}
 ${orderTable('Refunds waiting for an address', 'no-address', noAddress, 'No refund waits for an address.')}
-${orderTable('Stuck in exchanging or sending', 'stuck', stuck, 'No order is stuck.', html`<p class="hint">Orders that have not moved for ${STUCK_AFTER_MS / 60_000} minutes.</p>`)}
+${orderTable('Stuck in exchanging or sending', 'stuck', stuck, 'No order is stuck.', html`<p class="hint">Orders that have not moved for ${STUCK_AFTER_MS / 60_000} minutes. Continue runs the order's step (its exchange or payout) again now; fail ends it.</p>`)}
 ${payoutTable('Failed payouts', 'failed-payouts', failed, 'No payout failed on an open order.')}
 ${payoutTable('Payouts awaiting approval', 'approval', approval, 'No payout waits for approval.')}
 <section aria-labelledby="endpoints"><h2 id="endpoints">Failing webhook endpoints <span class="count">(${endpoints.length})</span></h2>

@@ -1,6 +1,6 @@
 import type { App, Services } from '../../app-types.js';
-import { listAuditEntries, type AuditFilter } from '../../db/repositories/operator-audit-repository.js';
 import { csvField, csvRecord } from '../../domain/csv.js';
+import type { AuditFilter } from '../../services/operator-audit-log.js';
 import { personActor } from '../../services/operator-people.js';
 import { html } from '../cabinet/html.js';
 import { time } from '../cabinet/layout.js';
@@ -29,13 +29,13 @@ function filterOf(query: unknown, limit: number): { filter: AuditFilter; values:
  * the CLI or the console, newest first, filtered by who, what and on what, paged, and exported
  * as CSV (/console/audit.csv with the same filters).
  */
-export function registerConsoleAudit(app: App, { database, operators }: Services, sessions: ConsoleSessions): void {
+export function registerConsoleAudit(app: App, { auditLog, operators }: Services, sessions: ConsoleSessions): void {
   const viewer = { schema: { hide: true }, preHandler: sessions.required('viewer') };
 
   app.get('/console/audit', viewer, async (request, reply) => {
     const session = consoleSessionOf(request);
     const { filter, values } = filterOf(request.query, PAGE);
-    const [rows, people] = await Promise.all([listAuditEntries(database.db, filter), operators.people.people()]);
+    const [rows, people] = await Promise.all([auditLog.list(filter), operators.people.people()]);
     // A person's actions read with their name beside the email their entries keep.
     const names = new Map(people.filter((person) => person.name !== null).map((person) => [personActor(person.email), person.name]));
     const who = (actor: string) => (names.has(actor) ? html`${names.get(actor) ?? ''} <span class="mono">${actor}</span>` : html`${actor}`);
@@ -64,7 +64,7 @@ ${next === undefined ? '' : html`<p><a href="${next}">Older entries</a></p>`}`,
 
   app.get('/console/audit.csv', viewer, async (request, reply) => {
     const { filter } = filterOf(request.query, EXPORT_MAX);
-    const rows = await listAuditEntries(database.db, filter);
+    const rows = await auditLog.list(filter);
     const json = (value: unknown): string => (value === null || value === undefined ? '' : JSON.stringify(value));
     const text = (value: string | null) => csvField(value, 'text');
     const lines = [

@@ -5,7 +5,6 @@ import { Decimal } from '../../domain/money.js';
 import { roleAtLeast } from '../../domain/operator-roles.js';
 import { UUID_PATTERN } from '../../domain/short-id.js';
 import { ApiError } from '../../errors.js';
-import { CatalogEdits } from '../../services/catalog-edits.js';
 import type { Flash } from '../cabinet/flash.js';
 import { html } from '../cabinet/html.js';
 import { csrfField } from '../cabinet/layout.js';
@@ -53,8 +52,7 @@ const switches = (row?: CurrencyRow) => html`<fieldset><legend>Switches</legend>
  * /admin/v1/currencies (services/catalog-edits.ts): no migration, every process reloads.
  */
 export function registerConsoleCatalog(app: App, services: Services, sessions: ConsoleSessions, flash: Flash): void {
-  const { database, catalog, catalogChanges } = services;
-  const edits = new CatalogEdits(database.db, catalog, catalogChanges);
+  const { catalog, catalogEdits: edits } = services;
   const viewer = { schema: { hide: true }, preHandler: sessions.required('viewer') };
   const admin = { schema: { hide: true }, preHandler: sessions.required('admin') };
 

@@ -3,7 +3,6 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyError, FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { insertAuditEntry } from '../../db/repositories/operator-audit-repository.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { findUnstorableText } from '../../domain/storable-text.js';
 import { WorkGateFull } from '../../services/work-gate.js';
@@ -104,7 +103,7 @@ export async function registerConsole(app: App, services: Services): Promise<voi
       const fields = Object.fromEntries(Object.entries(body).filter(([key]) => !UNLOGGED_FIELD.test(key) && key !== 'back'));
       const problem = /[?&]problem=/.test(String(reply.getHeader('location') ?? ''));
       const after = await loadTarget(request, services.database.db, adminTwin(route));
-      await insertAuditEntry(services.database.db, {
+      await services.auditLog.record({
         at: services.clock.now(),
         actor: session.actor,
         action: `POST ${route}`,

@@ -1,11 +1,8 @@
 import type { App, Services } from '../../app-types.js';
-import { insertPoolAddresses } from '../../db/repositories/deposit-addresses-repository.js';
-import { listStaticPrices, upsertStaticPrice } from '../../db/repositories/static-prices-repository.js';
-import { validateAddress } from '../../domain/addresses/index.js';
-import { isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
+import { parseDecimalInput } from '../../domain/money.js';
 import { roleAtLeast } from '../../domain/operator-roles.js';
 import { ApiError } from '../../errors.js';
-import { poolCurrency, poolState } from '../admin/admin-schemas.js';
+import { DEFAULT_POOL_LOW_AT, MAX_POOL_LOW_AT, type PoolState } from '../../services/address-pools.js';
 import type { Flash } from '../cabinet/flash.js';
 import { html } from '../cabinet/html.js';
 import { csrfField, time } from '../cabinet/layout.js';
@@ -18,6 +15,7 @@ const HTML = 'text/html; charset=utf-8';
 const NOTICES: Readonly<Record<string, string>> = {
   price: 'The static price is set: this process uses it now, the others at their next poll.',
   loaded: 'The addresses are loaded into the pool (known ones are skipped).',
+  alert: 'The low-pool threshold is saved: the pool is low, here and for the alert, below it.',
 };
 
 /** The most addresses one form loads (as POST /admin/v1/address-pools/{chain}). */
@@ -29,13 +27,13 @@ const POOL_LOAD_MAX = 1000;
  * report, the treasury view) and its changes call what that route calls.
  */
 export function registerConsoleOperations(app: App, services: Services, sessions: ConsoleSessions, flash: Flash): void {
-  const { database, catalog, prices, clock, readiness, treasury } = services;
+  const { catalog, prices, readiness, treasury, staticPrices, addressPools, backlogGauges } = services;
   const viewer = { schema: { hide: true }, preHandler: sessions.required('viewer') };
   const admin = { schema: { hide: true }, preHandler: sessions.required('admin') };
 
   app.get('/console/prices', viewer, async (request, reply) => {
     const session = consoleSessionOf(request);
-    const table = new Map((await listStaticPrices(database.db)).map((row) => [row.symbol, row]));
+    const table = new Map((await staticPrices.list()).map((row) => [row.symbol, row]));
     const symbols = [...new Set([...catalog.all().map((row) => row.price_symbol), ...table.keys()])].sort();
     const canAdmin = roleAtLeast(session.role, 'admin');
     const read = flash.read(session, request.query);
@@ -64,20 +62,19 @@ export function registerConsoleOperations(app: App, services: Services, sessions
     return act(reply, flash, consoleSessionOf(request), '/console/prices', 'price', async () => {
       if (!/^[A-Za-z0-9]{1,12}$/.test(coin)) throw new ApiError('not_found', 'There is no such symbol.');
       const price = parseDecimalInput((formField(request, 'price_usd') ?? '').trim());
-      if (price === undefined || price.lte(0) || price.decimalPlaces() > 18 || !isStorableDecimal(price)) {
-        throw new ApiError('bad_request', 'The price is a positive decimal below 1e20 with at most 18 decimals.');
-      }
-      await upsertStaticPrice(database.db, coin.toUpperCase(), price.toFixed(), clock.now());
-      await prices.refresh();
+      if (price === undefined) throw new ApiError('bad_request', 'The price is a positive decimal below 1e20 with at most 18 decimals.');
+      await staticPrices.set(coin, price);
     });
   });
 
   app.get('/console/pools', viewer, async (request, reply) => {
     const session = consoleSessionOf(request);
-    const chains = [...new Set(catalog.all().filter((row) => row.deposit_strategy === 'pool').map((row) => row.chain))].sort();
-    const states = await Promise.all(chains.map((chain) => poolState(database.db, chain)));
+    const states = await addressPools.states();
+    const low = states.filter((state) => state.low);
     const canAdmin = roleAtLeast(session.role, 'admin');
     const read = flash.read(session, request.query);
+    const level = (state: PoolState) =>
+      html`${state.available} addresses left, ${state.assigned} handed to orders; low below ${state.low_at}${state.low_at_default ? ' (the default)' : ''}${state.low ? html`: <strong>low</strong>` : ''}.`;
     return reply.type(HTML).send(
       consolePage({
         title: 'Address pools',
@@ -85,26 +82,43 @@ export function registerConsoleOperations(app: App, services: Services, sessions
         active: '/console/pools',
         notice: read.notice ?? noticeOf(request.query, NOTICES),
         problem: read.problem,
-        body: html`<p class="hint">Chains whose deposit addresses cannot be derived from an extended public key take them from a pool the operator loads; each address goes to one order, ever.</p>
+        body: html`<p class="hint">Chains whose deposit addresses cannot be derived from an extended public key take them from a pool the operator loads; each address goes to one order, ever. A pool is low while it has fewer free addresses than its threshold (${DEFAULT_POOL_LOW_AT} unless one is set); the DepositAddressPoolLow alert says the same.</p>
 ${states.length === 0
   ? html`<p class="hint">No chain of the catalog takes its deposit addresses from a pool.</p>`
-  : states.map(
-      (state) => html`<section aria-labelledby="pool-${state.chain}"><h2 id="pool-${state.chain}">${state.chain}</h2>
-<p>${state.available} addresses left, ${state.assigned} handed to orders.</p>
+  : html`<section aria-labelledby="pools-low"><h2 id="pools-low">Under their threshold <span class="count">(${low.length})</span></h2>
+${low.length === 0
+  ? html`<p class="hint">No pool is under its threshold.</p>`
+  : html`<ul>${low.map((state) => html`<li><a href="#pool-${state.chain}">${state.chain}</a>: ${state.available} left, low below ${state.low_at}</li>`)}</ul>`}</section>
+${states.map(
+  (state) => html`<section aria-labelledby="pool-${state.chain}"><h2 id="pool-${state.chain}">${state.chain}</h2>
+<p>${level(state)}</p>
 ${canAdmin
-  ? html`<form method="post" action="/console/pools/${state.chain}" class="stack">${csrfField(session.csrf)}
+  ? html`<form method="post" action="/console/pools/${state.chain}/alert" class="inline">${csrfField(session.csrf)}
+<label>Low-pool threshold of ${state.chain} (empty: the default) <input type="text" inputmode="numeric" name="low_at" maxlength="10" autocomplete="off" value="${state.low_at_default ? '' : String(state.low_at)}"></label>
+<button type="submit">Save threshold of ${state.chain}</button></form>
+<form method="post" action="/console/pools/${state.chain}" class="stack">${csrfField(session.csrf)}
 <label>Addresses to load into ${state.chain}, one a line (at most ${POOL_LOAD_MAX}) <textarea name="addresses" rows="4" required></textarea></label>
 <button type="submit">Load into ${state.chain}</button></form>`
   : ''}</section>`,
-    )}`,
+)}`}`,
       }),
     );
+  });
+
+  app.post('/console/pools/:chain/alert', admin, async (request, reply) => {
+    const { chain } = request.params as { chain: string };
+    return act(reply, flash, consoleSessionOf(request), '/console/pools', 'alert', async () => {
+      const text = (formField(request, 'low_at') ?? '').trim();
+      if (text !== '' && !/^[0-9]{1,10}$/.test(text)) throw new ApiError('bad_request', `The threshold is a whole number from 0 to ${MAX_POOL_LOW_AT}, or empty for the default.`);
+      await addressPools.setThreshold(chain, text === '' ? null : Number(text));
+      // This process's gauge says it at once; the others at their next count.
+      await backlogGauges.refresh();
+    });
   });
 
   app.post('/console/pools/:chain', admin, async (request, reply) => {
     const { chain } = request.params as { chain: string };
     return act(reply, flash, consoleSessionOf(request), '/console/pools', 'loaded', async () => {
-      const currency = poolCurrency(services, chain);
       const addresses = [
         ...new Set(
           (formField(request, 'addresses') ?? '')
@@ -114,12 +128,7 @@ ${canAdmin
         ),
       ];
       if (addresses.length === 0 || addresses.length > POOL_LOAD_MAX) throw new ApiError('bad_request', `Give 1 to ${POOL_LOAD_MAX} addresses, one a line.`);
-      for (const address of addresses) {
-        const check = validateAddress(currency.address_format, address);
-        if (!check.ok) throw new ApiError('bad_request', `"${address.slice(0, 128)}" is not a valid ${currency.chain} address: ${check.reason}`);
-      }
-      // A chain's first pool makes its deposits configured here at once (other processes: at their next refresh).
-      if ((await insertPoolAddresses(database.db, currency.chain, addresses)) > 0) await catalog.reload();
+      await addressPools.load(chain, addresses);
     });
   });
 

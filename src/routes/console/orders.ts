@@ -1,12 +1,7 @@
 import type { App, Services } from '../../app-types.js';
-import { listOrderEvents } from '../../db/repositories/order-events-repository.js';
-import { findOrder } from '../../db/repositories/orders-repository.js';
-import { approvePayout, findPayout } from '../../db/repositories/payout-operations-repository.js';
-import { listOrderPayouts } from '../../db/repositories/payouts-repository.js';
 import { roleAtLeast } from '../../domain/operator-roles.js';
 import { UUID_PATTERN } from '../../domain/short-id.js';
 import { ApiError } from '../../errors.js';
-import { OrderFinder } from '../../services/order-finder.js';
 import type { Flash } from '../cabinet/flash.js';
 import { html } from '../cabinet/html.js';
 import { csrfField, time } from '../cabinet/layout.js';
@@ -17,6 +12,8 @@ import { consoleErrorPage, consolePage, noticeOf } from './layout.js';
 import { consoleSessionOf, type ConsoleSessions } from './session.js';
 
 const HTML = 'text/html; charset=utf-8';
+/** Results of one search, at most. */
+const FOUND_LIMIT = 50;
 
 /**
  * Orders in the console: the search (/console/orders?q=), one order with its timeline, payouts
@@ -24,8 +21,7 @@ const HTML = 'text/html; charset=utf-8';
  * operator API calls, and comes back with 303).
  */
 export function registerConsoleOrders(app: App, services: Services, sessions: ConsoleSessions, flash: Flash): void {
-  const { database, clock, orderActions, lifecycle, webhooks } = services;
-  const finder = new OrderFinder(database.db, services.config.shortIdPrefix);
+  const { clock, orderActions, orderLookup, lifecycle, webhooks } = services;
   const viewer = { schema: { hide: true }, preHandler: sessions.required('viewer') };
   const support = { schema: { hide: true }, preHandler: sessions.required('support') };
   const finance = { schema: { hide: true }, preHandler: sessions.required('finance') };
@@ -34,7 +30,8 @@ export function registerConsoleOrders(app: App, services: Services, sessions: Co
     const session = consoleSessionOf(request);
     const q = (request.query as Record<string, unknown>).q;
     const term = typeof q === 'string' ? q.slice(0, 200) : '';
-    const found = term.trim() === '' ? [] : await finder.find(term);
+    // The search of GET /admin/v1/orders?q= (OrderLookup.search): one implementation.
+    const found = term.trim() === '' ? [] : await orderLookup.search({ q: term, limit: FOUND_LIMIT, offset: 0 });
     return reply.type(HTML).send(
       consolePage({
         title: 'Orders',
@@ -58,9 +55,9 @@ ${term.trim() === ''
   app.get('/console/orders/:id', viewer, async (request, reply) => {
     const session = consoleSessionOf(request);
     const { id } = request.params as { id: string };
-    const order = UUID_PATTERN.test(id) ? await findOrder(database.db, id.toLowerCase()) : undefined;
-    if (order === undefined) return reply.code(404).type(HTML).send(consoleErrorPage('Order not found', 'There is no order with this id.'));
-    const [events, payouts] = await Promise.all([listOrderEvents(database.db, order.id), listOrderPayouts(database.db, order.id)]);
+    const detail = await orderLookup.detail(id);
+    if (detail === undefined) return reply.code(404).type(HTML).send(consoleErrorPage('Order not found', 'There is no order with this id.'));
+    const { order, events, payouts } = detail;
     const back = `/console/orders/${order.id}`;
     const canSupport = roleAtLeast(session.role, 'support');
     const canFinance = roleAtLeast(session.role, 'finance');
@@ -70,6 +67,9 @@ ${term.trim() === ''
       ? html`<section aria-labelledby="actions"><h2 id="actions">Actions</h2>
 ${order.status === 'refunding' && order.refund_hold_until !== null && order.refund_hold_until > clock.now()
   ? html`<div class="actions">${actionButton(session, `${back}/continue`, 'Continue the order', back)} ${actionButton(session, `${back}/refund`, 'Refund now', back)}</div>`
+  : ''}
+${order.status === 'exchanging' || order.status === 'sending'
+  ? html`<div class="actions">${actionButton(session, `${back}/resume`, `Continue ${order.short_id}: run its ${order.status === 'exchanging' ? 'exchange' : 'payout'} again now`, back)}</div>`
   : ''}
 ${order.status === 'refunding' || (!final && order.status !== 'waiting_deposit')
   ? html`<form method="post" action="${back}/refund-address" class="stack">${csrfField(session.csrf)}<input type="hidden" name="back" value="${back}">
@@ -131,6 +131,11 @@ ${payouts.length === 0 ? html`<p class="hint">None yet.</p>` : html`<div class="
     );
   }
 
+  // An order stuck in exchanging or sending: its step runs again now (POST /admin/v1/orders/{id}/resume).
+  app.post('/console/orders/:id/resume', support, async (request, reply) =>
+    act(reply, flash, consoleSessionOf(request), orderBack(request), 'resumed', () => orderActions.resume(orderId(request))),
+  );
+
   app.post('/console/orders/:id/refund-address', support, async (request, reply) => {
     const address = (formField(request, 'address') ?? '').trim();
     const tag = (formField(request, 'tag') ?? '').trim();
@@ -153,11 +158,7 @@ ${payouts.length === 0 ? html`<p class="hint">None yet.</p>` : html`<div class="
     const session = consoleSessionOf(request);
     const { id } = request.params as { id: string };
     return act(reply, flash, session, backTo(formField(request, 'back'), '/console'), 'approved', async () => {
-      if (!UUID_PATTERN.test(id)) throw new ApiError('not_found', 'There is no such payout.');
-      const approved = await approvePayout(database.db, id.toLowerCase(), session.actor, clock.now());
-      if (approved !== undefined) return;
-      const payout = await findPayout(database.db, id.toLowerCase());
-      throw new ApiError(payout === undefined ? 'not_found' : 'conflict', payout === undefined ? 'There is no such payout.' : `The payout is ${payout.status}: only one awaiting approval can be approved.`);
+      await orderLookup.approvePayout(id, session.actor);
     });
   });
 
