@@ -16,7 +16,9 @@ export interface AxeFinding {
  * the impacts they refuse.
  */
 export async function axeFindings(page: Page): Promise<AxeFinding[]> {
-  await page.evaluate(axe.source);
+  // Evaluated once per document: a page checked again (at another width, in another theme)
+  // already has it, and its 500 kB of source cost Chromium a parse each time.
+  if (!(await page.evaluate<boolean>("typeof window.axe === 'object'"))) await page.evaluate(axe.source);
   // An expression run in the page (this project's types have no DOM).
   const results = await page.evaluate<AxeFinding[]>(`(async () => {
     const found = await axe.run(document, { resultTypes: ['violations'] });
