@@ -1,7 +1,6 @@
 import QRCode from 'qrcode';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { listPartnerCabinetUsers } from '../../db/repositories/cabinet-accounts-repository.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { PASSWORD_MIN_LENGTH } from '../../services/cabinet-passwords.js';
 import { html, trusted } from './html.js';
@@ -37,7 +36,7 @@ interface AccountPageParts {
  * off with the password and a code) and the partner's people. Every password check here spends
  * the sign-in throttles.
  */
-export function registerCabinetAccount(app: App, { cabinet, database }: Services, sessions: CabinetSessions): void {
+export function registerCabinetAccount(app: App, { cabinet }: Services, sessions: CabinetSessions): void {
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 
   /**
@@ -66,7 +65,7 @@ export function registerCabinetAccount(app: App, { cabinet, database }: Services
 
   const accountPage = async (session: CabinetSession, parts: AccountPageParts = {}) => {
     const { notice, totpProblem: problem, passwordProblem } = parts;
-    const people = await listPartnerCabinetUsers(database.db, session.partnerId);
+    const people = await cabinet.team.people(session.partnerId);
     const live = await cabinet.accounts.sessions(session.userId);
     const others = live.filter((entry) => entry.id !== session.found.session.id);
     const twoFactor = session.found.totpEnabled

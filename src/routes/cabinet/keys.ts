@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { listPartnerKeysForCabinet } from '../../db/repositories/api-keys-repository.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { ApiError } from '../../errors.js';
 import { html } from './html.js';
@@ -16,11 +15,11 @@ const LABEL_MAX = 64;
  * shows the key once, with a copy button: a reload (or Back, or any later request) shows no key
  * and never posts the form again. List with last use; revoke (another partner's key id is a 404).
  */
-export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Services, sessions: CabinetSessions): void {
+export function registerCabinetKeys(app: App, { apiKeys, cabinet }: Services, sessions: CabinetSessions): void {
   const keysPage = async (session: CabinetSession, options: { issued?: { key_id: string; api_key: string }; notice?: string; problem?: string } = {}) => {
     // The keys of the cabinet's mode (docs/contract.md §9.1): live keys, or sandbox ones in test mode.
     const sandbox = session.mode === 'sandbox';
-    const keys = (await listPartnerKeysForCabinet(database.db, session.partnerId)).filter((key) => key.sandbox === sandbox);
+    const keys = await apiKeys.listForCabinet(session.partnerId, sandbox);
     const { issued } = options;
     const listed = issued === undefined ? undefined : keys.find((key) => key.key_id === issued.key_id);
     const shown = issued === undefined

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { findAttemptResponses, findPartnerWebhookEvents, type AttemptResponse } from '../../db/repositories/webhook-deliveries-repository.js';
+import type { AttemptResponse } from '../../db/repositories/webhook-deliveries-repository.js';
 import type { WebhookEndpointRow } from '../../db/schema/webhooks.js';
 import { isMode } from '../../domain/modes.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
@@ -89,7 +89,7 @@ function endpointState(endpoint: WebhookEndpointRow): string {
  * new API key does): that page shows the signing secret once; a reload shows none and neither
  * adds another endpoint nor rotates again.
  */
-export function registerCabinetWebhooks(app: App, { webhooks, cabinet, database }: Services, sessions: CabinetSessions): void {
+export function registerCabinetWebhooks(app: App, { webhooks, cabinet }: Services, sessions: CabinetSessions): void {
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
   /**
    * A refusal of the service, after a form: 303 back to `path` with its message (written for the
@@ -156,9 +156,8 @@ ${can(session, 'webhooks')
     const deliveries = matching.slice(0, view.shown);
     const more = matching.length > view.shown && view.shown < DELIVERIES_MAX;
     // Each delivery's request body (the event as sent) and its order, the partner's own events only.
-    const events = await findPartnerWebhookEvents(database.db, session.partnerId, [...new Set(deliveries.map((delivery) => delivery.event_id))]);
+    const { events, responses } = await webhooks.deliveryDetails(session.partnerId, endpoint.id, deliveries);
     const eventOf = new Map(events.map((event) => [event.id, event]));
-    const responses = await findAttemptResponses(database.db, endpoint.id, [...new Set(deliveries.map((delivery) => delivery.id))]);
     const responseOf = new Map(responses.map((response) => [`${response.delivery_id}:${response.attempt}`, response]));
     const viewQuery = (shown: number) => {
       const params = new URLSearchParams();
