@@ -93,7 +93,7 @@ ${keys.length === 0
     const { done, created } = request.query as Record<string, unknown>;
     if (typeof created === 'string') {
       // The page a new key's form redirected to: the key once, then never again.
-      const keyId = CANONICAL_UUID_PATTERN.test(created) ? await cabinet.accounts.takeReveal(session.found.session.id, created, 'api_key') : undefined;
+      const keyId = CANONICAL_UUID_PATTERN.test(created) ? await cabinet.reveals.take(session.found.session.id, created, 'api_key') : undefined;
       const apiKey = keyId === undefined ? undefined : await apiKeys.openOwn(session.partnerId, keyId);
       if (keyId !== undefined && apiKey !== undefined) return send(reply, await keysPage(session, { issued: { key_id: keyId, api_key: apiKey } }));
       return send(reply, await keysPage(session, { notice: 'A new key is shown only once, on the page right after it is created: it is not shown again. If you did not copy it, revoke it and create another.' }));
@@ -120,7 +120,7 @@ ${keys.length === 0
       return sessions.flash.redirect(reply, session, '/cabinet/keys', 'problem', `You already have as many ${kind}${scope === 'client' ? ' app' : ''} keys as a partner may have: revoke one you no longer use, then create the new one.`);
     }
     await cabinet.mail.keyCreated(session.partnerId, { id: session.userId, email: session.found.email }, { keyId: issued.key_id, label, sandbox: kind === 'sandbox', scope });
-    const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'api_key', issued.key_id);
+    const reveal = await cabinet.reveals.offer(session.found.session.id, 'api_key', issued.key_id);
     // The page of the new key's mode, whichever mode the form was on.
     return reply.redirect(`/cabinet/keys?created=${reveal}${kind === 'sandbox' ? '&mode=test' : '&mode=live'}`, 303);
   });

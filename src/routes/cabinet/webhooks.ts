@@ -258,7 +258,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
         events: picked.length === 0 ? null : picked,
         description: description === '' ? null : description.slice(0, 200),
       });
-      const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'webhook_secret', created.endpoint.id);
+      const reveal = await cabinet.reveals.offer(session.found.session.id, 'webhook_secret', created.endpoint.id);
       return reply.redirect(`/cabinet/webhooks/${created.endpoint.id}?created=${reveal}`, 303);
     } catch (error) {
       return refusal(reply, session, error, '/cabinet/webhooks');
@@ -274,7 +274,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
     for (const [name, words] of Object.entries(REVEALS)) {
       const reveal = query[name];
       if (typeof reveal !== 'string') continue;
-      const subject = CANONICAL_UUID_PATTERN.test(reveal) ? await cabinet.accounts.takeReveal(session.found.session.id, reveal, 'webhook_secret') : undefined;
+      const subject = CANONICAL_UUID_PATTERN.test(reveal) ? await cabinet.reveals.take(session.found.session.id, reveal, 'webhook_secret') : undefined;
       if (subject === id) return { secret: { title: words.title, value: await webhooks.openSecret(id, session.partnerId) }, notice: words.notice };
       return { notice: 'A signing secret is shown only once, on the page right after it is made: it is not shown again. If you did not copy it, rotate it.' };
     }
@@ -312,7 +312,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
     } catch (error) {
       return refusal(reply, session, error, `/cabinet/webhooks/${id}`);
     }
-    const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'webhook_secret', id);
+    const reveal = await cabinet.reveals.offer(session.found.session.id, 'webhook_secret', id);
     return reply.redirect(`/cabinet/webhooks/${id}?rotated=${reveal}`, 303);
   });
 

@@ -1,13 +1,11 @@
-import { createHash } from 'node:crypto';
 import QRCode from 'qrcode';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import type { AttemptDecision } from '../../plugins/rate-limit.js';
-import { normalEmail } from '../../services/account-secrets.js';
 import { PASSWORD_MIN_LENGTH } from '../../services/cabinet-passwords.js';
 import { html, trusted } from '../cabinet/html.js';
 import { csrfField } from '../cabinet/layout.js';
 import { formField } from '../cabinet/session.js';
+import { signInAccountKey, throttled } from '../sign-in-throttle.js';
 import { consoleErrorPage, consolePage, noticeOf } from './layout.js';
 import type { ConsoleSession, ConsoleSessions } from './session.js';
 
@@ -16,17 +14,10 @@ const NOTICES: Readonly<Record<string, string>> = {
   'signed-out': 'You are signed out.',
 };
 
-const accountKey = (email: string): string => createHash('sha256').update(`console:${normalEmail(email)}`).digest('hex').slice(0, 32);
+const accountKey = (email: string): string => signInAccountKey('console', email);
 
 const HTML = 'text/html; charset=utf-8';
 const formExpired = () => consoleErrorPage('Form expired', 'This form could not be accepted: it expired or did not come from this console. Go back, reload the page and try again.');
-
-function throttled(reply: FastifyReply, decisions: AttemptDecision[], render: (problem: string) => string | Promise<string>): Promise<FastifyReply> | undefined {
-  const refused = decisions.filter((decision) => !decision.allowed);
-  if (refused.length === 0) return undefined;
-  const retry = Math.max(...refused.map((decision) => (decision.allowed ? 0 : decision.retryAfterSeconds)));
-  return Promise.resolve(render(`Too many sign-in attempts. Wait ${retry} seconds, then try again.`)).then((body) => reply.code(429).header('retry-after', String(retry)).type(HTML).send(body));
-}
 
 /**
  * Sign-in (/console/login), the second step (/console/login/code: a code, or the enrolment of
@@ -61,7 +52,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
       loginPage(request, reply, { email, problem }),
     );
     if (limited !== undefined) return limited;
-    const result = await operators.people.signIn(email, password, request.headers['user-agent']);
+    const result = await operators.sessions.signIn(email, password, request.headers['user-agent']);
     if (!result.ok) return reply.code(401).type(HTML).send(loginPage(request, reply, { email, problem: 'Wrong email or password.' }));
     operators.signInPerAddress.succeeded(request.ip);
     operators.signInPerAccount.succeeded(account);
@@ -85,7 +76,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
 </form>`,
       });
     }
-    const enrolment = await operators.people.enrolment(session.personId);
+    const enrolment = await operators.twoFactor.enrolment(session.personId);
     if (enrolment === undefined) return consoleErrorPage('Two-factor', 'Two-factor sign-in could not be set up. Sign in again.');
     const qr = await QRCode.toString(enrolment.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     return consolePage({
@@ -136,7 +127,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     if (limited !== undefined) return limited;
     const code = formField(request, 'code') ?? '';
     if (!session.found.totpEnabled) {
-      const confirmed = await operators.people.confirmEnrolment(session.token, session.found, code);
+      const confirmed = await operators.sessions.completeEnrolment(session.token, session.found, code);
       if (!confirmed.ok) return reply.code(401).type(HTML).send(await codePage(session, 'That code is not right. Check the app shows this key, and type its current code.'));
       operators.signInPerAddress.succeeded(request.ip);
       operators.signInPerAccount.succeeded(account);
@@ -150,7 +141,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
         }),
       );
     }
-    if (!(await operators.people.completeSecondFactor(session.token, session.found, code))) {
+    if (!(await operators.sessions.completeSecondFactor(session.token, session.found, code))) {
       return reply.code(401).type(HTML).send(await codePage(session, 'That code is not right, or was used already.'));
     }
     operators.signInPerAddress.succeeded(request.ip);
@@ -162,7 +153,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     const session = await sessions.read(request);
     if (session !== undefined) {
       if (!sessions.changeAllowed(request, session)) return reply.code(403).type(HTML).send(formExpired());
-      await operators.people.signOut(session.token);
+      await operators.sessions.signOut(session.token);
     }
     sessions.end(request, reply);
     return reply.redirect('/console/login?done=signed-out', 303);
