@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
+import { codeForm, signInForm } from '../account-forms.js';
 import { signInAccountKey, throttled } from '../sign-in-throttle.js';
 import { html } from './html.js';
-import { csrfField, page } from './layout.js';
+import { page } from './layout.js';
 import { crossSiteAllowed, csrfRefusal, formField, type CabinetSessions } from './session.js';
 
 /** Notices a redirect to the sign-in page may ask for (a fixed set: nothing from the URL is shown). */
@@ -27,13 +28,7 @@ export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: 
     page({
       title: 'Sign in',
       notice: options.notice,
-      body: html`<form method="post" action="/cabinet/login" class="stack">
-  ${csrfField(sessions.preSessionCsrf(request, reply))}
-  ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
-  <label>Email <input type="email" name="email" autocomplete="username" required maxlength="254" value="${options.email ?? ''}"></label>
-  <label>Password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
-  <button type="submit">Sign in</button>
-</form>
+      body: html`${signInForm({ action: '/cabinet/login', csrf: sessions.preSessionCsrf(request, reply), email: options.email, problem: options.problem })}
 <p><a href="/cabinet/forgot-password">Forgot password?</a></p>
 <p class="hint">No account yet? The operator sends your invitation link.</p>`,
     });
@@ -68,14 +63,7 @@ export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: 
   const codePage = (csrf: string, problem?: string) =>
     page({
       title: 'Two-factor code',
-      body: html`<form method="post" action="/cabinet/login/code" class="stack">
-  ${csrfField(csrf)}
-  ${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
-  <label>Code from your authenticator app, or a recovery code
-    <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="32" autofocus>
-  </label>
-  <button type="submit">Continue</button>
-</form>`,
+      body: codeForm({ action: '/cabinet/login/code', csrf, problem }),
     });
 
   app.get('/cabinet/login/code', { schema: { hide: true } }, async (request, reply) => {

@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { PASSWORD_MIN_LENGTH } from '../../services/cabinet-passwords.js';
+import { codeForm, newPasswordForm, signInForm } from '../account-forms.js';
 import { html, trusted } from '../cabinet/html.js';
 import { csrfField } from '../cabinet/layout.js';
 import { formField } from '../cabinet/session.js';
@@ -32,13 +32,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     consolePage({
       title: 'Sign in',
       notice: parts.notice,
-      body: html`<form method="post" action="/console/login" class="stack">
-  ${csrfField(sessions.preSessionCsrf(request, reply))}
-  ${parts.problem === undefined ? '' : html`<p role="alert">${parts.problem}</p>`}
-  <label>Email <input type="email" name="email" autocomplete="username" required maxlength="254" value="${parts.email ?? ''}"></label>
-  <label>Password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
-  <button type="submit">Sign in</button>
-</form>`,
+      body: signInForm({ action: '/console/login', csrf: sessions.preSessionCsrf(request, reply), email: parts.email, problem: parts.problem }),
     });
 
   app.get('/console/login', options, async (request, reply) => reply.type(HTML).send(loginPage(request, reply, { notice: noticeOf(request.query, NOTICES) })));
@@ -62,20 +56,8 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
 
   /** The second step: a code, or (no second factor yet) the enrolment with its QR code. */
   const codePage = async (session: ConsoleSession, problem?: string): Promise<string> => {
+    if (session.found.totpEnabled) return consolePage({ title: 'Two-factor code', body: codeForm({ action: '/console/login/code', csrf: session.csrf, problem }) });
     const alert = problem === undefined ? '' : html`<p role="alert">${problem}</p>`;
-    if (session.found.totpEnabled) {
-      return consolePage({
-        title: 'Two-factor code',
-        body: html`<form method="post" action="/console/login/code" class="stack">
-  ${csrfField(session.csrf)}
-  ${alert}
-  <label>Code from your authenticator app, or a recovery code
-    <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="32" autofocus>
-  </label>
-  <button type="submit">Continue</button>
-</form>`,
-      });
-    }
     const enrolment = await operators.twoFactor.enrolment(session.personId);
     if (enrolment === undefined) return consoleErrorPage('Two-factor', 'Two-factor sign-in could not be set up. Sign in again.');
     const qr = await QRCode.toString(enrolment.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
@@ -164,17 +146,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     consolePage({
       title: 'Set your password',
       body: html`<p>You were invited to the operator console as <strong>${email}</strong>.</p>
-<form method="post" action="/console/invitation/${token}" class="stack">
-  ${csrfField(sessions.preSessionCsrf(request, reply))}
-  ${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
-  <input type="email" name="email" autocomplete="username" value="${email}" hidden readonly>
-  <label>New password
-    <input type="password" name="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="128" aria-describedby="password-hint">
-  </label>
-  <p class="hint" id="password-hint">At least ${PASSWORD_MIN_LENGTH} characters and hard to guess: a few unrelated words work well.</p>
-  <label>The same password again <input type="password" name="confirm" autocomplete="new-password" required maxlength="128"></label>
-  <button type="submit">Set password</button>
-</form>`,
+${newPasswordForm({ action: `/console/invitation/${token}`, csrf: sessions.preSessionCsrf(request, reply), email, problem, submit: 'Set password' })}`,
     });
 
   app.get('/console/invitation/:token', options, async (request, reply) => {
