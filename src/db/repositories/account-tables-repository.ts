@@ -229,6 +229,19 @@ export class AccountTables {
   }
 }
 
+/** Uses a one-time link (an invitation, a password reset) if it is still unused and unexpired: false when it was used, voided or expired meanwhile. */
+export async function useOneTimeLink(db: Db, table: 'cabinet_invitations' | 'cabinet_password_resets' | 'operator_invitations', id: string, at: Date): Promise<boolean> {
+  const used = await db
+    .updateTable(table)
+    .set({ used_at: at })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at)
+    .returning('id')
+    .executeTakeFirst();
+  return used !== undefined;
+}
+
 /** A session as the account page lists it: never its token's hash. */
 export interface ListedSession {
   id: string;

@@ -1,5 +1,6 @@
 import type { CabinetAccountActionRow, CabinetInvitationRow, CabinetPasswordResetRow, CabinetUserRow, NewCabinetAccountAction, NewCabinetUser } from '../schema/cabinet-accounts.js';
 import type { Db } from '../schema/index.js';
+import { useOneTimeLink } from './account-tables-repository.js';
 import type { CabinetRole } from '../../domain/cabinet-roles.js';
 
 /** The cabinet's people, the operator's invitations and the two-factor recovery codes (docs/contract.md §9). */
@@ -18,7 +19,7 @@ export async function findInvitation(db: Db, tokenHash: Buffer): Promise<Cabinet
 
 /** Marks the invitation used, once: false when it was used (or expired) meanwhile. Its sealed token goes too. */
 export async function useInvitation(db: Db, id: string, at: Date): Promise<boolean> {
-  if (!(await useLink(db, 'cabinet_invitations', id, at))) return false;
+  if (!(await useOneTimeLink(db, 'cabinet_invitations', id, at))) return false;
   await db.updateTable('cabinet_invitations').set({ token_sealed: null }).where('id', '=', id).execute();
   return true;
 }
@@ -46,19 +47,6 @@ export async function lockPartnerOwners(db: Db, partnerId: string): Promise<stri
 export async function setPersonRole(db: Db, partnerId: string, id: string, role: CabinetRole, at: Date): Promise<boolean> {
   const updated = await db.updateTable('cabinet_users').set({ role, updated_at: at }).where('id', '=', id).where('partner_id', '=', partnerId).returning('id').executeTakeFirst();
   return updated !== undefined;
-}
-
-/** Uses a one-time link (invitation or password reset) if it is still unused and unexpired. */
-async function useLink(db: Db, table: 'cabinet_invitations' | 'cabinet_password_resets', id: string, at: Date): Promise<boolean> {
-  const used = await db
-    .updateTable(table)
-    .set({ used_at: at })
-    .where('id', '=', id)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', at)
-    .returning('id')
-    .executeTakeFirst();
-  return used !== undefined;
 }
 
 export async function insertCabinetUser(db: Db, user: NewCabinetUser): Promise<CabinetUserRow> {
@@ -103,7 +91,7 @@ export async function findPasswordReset(db: Db, tokenHash: Buffer): Promise<(Cab
 
 /** Uses the link, once: false when it was used, voided or expired meanwhile. */
 export function usePasswordReset(db: Db, id: string, at: Date): Promise<boolean> {
-  return useLink(db, 'cabinet_password_resets', id, at);
+  return useOneTimeLink(db, 'cabinet_password_resets', id, at);
 }
 
 /** Voids every unused reset link of the user (a newer link, a reset done, or a password change supersedes them). */

@@ -1,5 +1,6 @@
 import type { OperatorRole } from '../../domain/operator-roles.js';
 import type { Db } from '../schema/index.js';
+import { useOneTimeLink } from './account-tables-repository.js';
 import type { NewOperatorPerson, NewOperatorSession, OperatorPersonRow, OperatorSessionRow, OperatorTokenRow } from '../schema/operator-people.js';
 
 /** The operator's people, their invitations, sessions, recovery codes and API tokens (migration 0062). */
@@ -104,16 +105,8 @@ export async function findOperatorInvitation(db: Db, tokenHash: Buffer): Promise
 }
 
 /** Uses the link once: false when it was used, voided or expired meanwhile. */
-export async function useOperatorInvitation(db: Db, id: string, at: Date): Promise<boolean> {
-  const used = await db
-    .updateTable('operator_invitations')
-    .set({ used_at: at })
-    .where('id', '=', id)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', at)
-    .returning('id')
-    .executeTakeFirst();
-  return used !== undefined;
+export function useOperatorInvitation(db: Db, id: string, at: Date): Promise<boolean> {
+  return useOneTimeLink(db, 'operator_invitations', id, at);
 }
 
 export async function insertOperatorSession(db: Db, session: NewOperatorSession): Promise<void> {
