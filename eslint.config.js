@@ -70,15 +70,6 @@ const routesStillReadingRepositories = [
   'src/routes/admin/prices-list.ts',
   'src/routes/admin/prices-set.ts',
   'src/routes/admin/signer-brakes.ts',
-  'src/routes/cabinet/account.ts',
-  'src/routes/cabinet/keys.ts',
-  'src/routes/cabinet/order-detail.ts',
-  'src/routes/cabinet/orders-export.ts',
-  'src/routes/cabinet/orders.ts',
-  'src/routes/cabinet/overview.ts',
-  'src/routes/cabinet/requests.ts',
-  'src/routes/cabinet/settings.ts',
-  'src/routes/cabinet/webhooks.ts',
 ];
 
 export default tseslint.config(

@@ -9,9 +9,9 @@ import type { Drain } from './plugins/drain.js';
 import type { PartnerAuthHooks } from './plugins/partner-auth.js';
 import type { AttemptDecision, AttemptLimit } from './plugins/rate-limit.js';
 import type { Runtime } from './runtime.js';
-import type { CabinetAccounts } from './services/cabinet-accounts.js';
+import type { CabinetAccountServices } from './services/cabinet-accounts.js';
 import type { CabinetTeam } from './services/cabinet-team.js';
-import type { OperatorPeople } from './services/operator-people.js';
+import type { OperatorAccountServices } from './services/operator-people.js';
 import type { CabinetMail } from './services/cabinet-mail.js';
 import type { Readiness } from './services/readiness.js';
 import type { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
@@ -49,8 +49,8 @@ export interface Services extends Runtime {
   readonly drain: Drain;
 }
 
-export interface CabinetServices {
-  readonly accounts: CabinetAccounts;
+/** The cabinet's account services (sessions, two-factor, forms, invitations, passwords, reveals, the operator's view of its people) and the rest of what its pages need. */
+export interface CabinetServices extends CabinetAccountServices {
   /** The partner's own team: owners' invitations, roles, removals. */
   readonly team: CabinetTeam;
   /** Failed sign-ins (password or second factor) per client address. */
@@ -67,8 +67,8 @@ export interface CabinetServices {
   readonly partnerBudget: (partnerId: string, perKeyLimit: number) => AttemptDecision | Promise<AttemptDecision>;
 }
 
-export interface OperatorServices {
-  readonly people: OperatorPeople;
+/** The console's people, sessions, two-factor and forms, and its sign-in throttles. */
+export interface OperatorServices extends OperatorAccountServices {
   /** Failed console sign-ins (password or second factor) per client address. */
   readonly signInPerAddress: AttemptLimit;
   /** Failed console sign-ins per account (the email typed, or the person at the code step). */

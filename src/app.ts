@@ -37,11 +37,11 @@ import { createSignatureNonces } from './services/signature-nonces.js';
 import { installSurfaceSplit } from './operator-listener.js';
 import { installResponseHeaders } from './plugins/security-headers.js';
 import { CABINET_RESET_REQUESTS_PER_ACCOUNT, CABINET_RESET_REQUESTS_PER_ADDRESS, CABINET_SIGN_IN_FAILURES_PER_ACCOUNT, CABINET_SIGN_IN_FAILURES_PER_ADDRESS, cabinetNotFound, registerCabinet } from './routes/cabinet/index.js';
-import { CabinetAccounts } from './services/cabinet-accounts.js';
+import { cabinetAccountServices } from './services/cabinet-accounts.js';
 import { CabinetMail } from './services/cabinet-mail.js';
 import { CabinetTeam } from './services/cabinet-team.js';
 import { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
-import { OperatorPeople } from './services/operator-people.js';
+import { operatorAccountServices } from './services/operator-people.js';
 import { consoleNotFound, registerConsole } from './routes/console/index.js';
 import { arrivedOnOperatorListener } from './operator-listener.js';
 import { Readiness } from './services/readiness.js';
@@ -147,7 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     runtime.orderStreams.endAll();
     done();
   });
-  const cabinetAccounts = new CabinetAccounts(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey);
+  const cabinetAccounts = cabinetAccountServices(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey);
   const cabinetMail = new CabinetMail(database.db, clock, runtime.mailer);
   const services: Services = {
     config,
@@ -158,9 +158,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     partnerAuth: partnerAuthHooks(apiKeys, { nonces: signatureNonces, clock }),
     adminAuthAttempts: rateLimits.attempts('admin-auth', config.limits.adminAuthFailuresPerMinute),
     readiness: new Readiness({ database, chainRpcUrls: config.chainRpcUrls, signerChains: config.payoutSignerChains, clock, pingRedis: rateLimits.pingStore }),
-    payoutAddresses: new PartnerPayoutAddresses(database.db, clock, runtime.catalog, cabinetAccounts, runtime.mailer),
+    payoutAddresses: new PartnerPayoutAddresses(database.db, clock, runtime.catalog, cabinetAccounts.twoFactor, runtime.mailer),
     cabinet: {
-      accounts: cabinetAccounts,
+      ...cabinetAccounts,
       team: new CabinetTeam(database.db, clock, new SecretBox(config.secretsKey), cabinetMail),
       signInPerAddress: rateLimits.attempts('cabinet-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
       signInPerAccount: rateLimits.attempts('cabinet-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
@@ -170,7 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       partnerBudget: (partnerId, perKeyLimit) => rateLimits.partnerRequest(partnerId, perKeyLimit),
     },
     operators: {
-      people: new OperatorPeople(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
+      ...operatorAccountServices(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
       signInPerAddress: rateLimits.attempts('console-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
       signInPerAccount: rateLimits.attempts('console-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
     },

@@ -4,9 +4,11 @@ import {
   findKeyWithPartner,
   insertApiKeyCapped,
   listApiKeys,
+  listPartnerKeysForCabinet,
   recordKeyUses,
   revokeApiKey,
   revokePartnerApiKey,
+  type CabinetKeyListing,
   type KeyListing,
   type KeyWithPartner,
 } from '../db/repositories/api-keys-repository.js';
@@ -127,6 +129,11 @@ export class ApiKeyService {
 
   list(partnerId: string): Promise<KeyListing[]> {
     return listApiKeys(this.db, partnerId);
+  }
+
+  /** The partner's keys of one mode as the cabinet lists them: label, scope and last use. */
+  async listForCabinet(partnerId: string, sandbox: boolean): Promise<CabinetKeyListing[]> {
+    return (await listPartnerKeysForCabinet(this.db, partnerId)).filter((key) => key.sandbox === sandbox);
   }
 
   async revoke(keyId: string): Promise<KeyListing | undefined> {

@@ -5,7 +5,7 @@ import { recordSignInDevice } from '../db/repositories/cabinet-sign-in-devices-r
 import type { Database, Db } from '../db/schema/index.js';
 import { ROLE_WORDS, type CabinetRole } from '../domain/cabinet-roles.js';
 import { normalEmail, randomSecret, sha256 } from './account-secrets.js';
-import { PASSWORD_RESET_TTL_MS } from './cabinet-accounts.js';
+import { PASSWORD_RESET_TTL_MS } from './cabinet-password-changes.js';
 import type { Mailer } from './mailer.js';
 
 /** A device not seen for this long is forgotten: signing in from it again is told as new. */

@@ -12,11 +12,14 @@ import {
   setPersonRole,
   takeInvitationToken,
 } from '../db/repositories/cabinet-accounts-repository.js';
-import { deleteAllUserSessions, insertReveal, takeReveal } from '../db/repositories/cabinet-sessions-repository.js';
+import { insertReveal, takeReveal } from '../db/repositories/cabinet-sessions-repository.js';
+import { CABINET_AUDIENCE } from './cabinet-audience.js';
 import type { CabinetUserRow } from '../db/schema/cabinet-accounts.js';
 import type { Database } from '../db/schema/index.js';
 import type { CabinetRole } from '../domain/cabinet-roles.js';
-import { EMAIL_PATTERN, INVITATION_TTL_MS, normalEmail, REVEAL_TTL_MS } from './cabinet-accounts.js';
+import { INVITATION_TTL_MS } from './account-audience.js';
+import { EMAIL_PATTERN, normalEmail } from './account-secrets.js';
+import { REVEAL_TTL_MS } from './secret-reveals.js';
 import type { CabinetMail } from './cabinet-mail.js';
 import type { SecretBox } from '../infrastructure/secret-box.js';
 
@@ -107,7 +110,7 @@ export class CabinetTeam {
       const person = await findPartnerPerson(tx, partnerId, personId);
       if (person === undefined) return { ok: false, problem: 'No such person in your team.' };
       if (person.role === 'owner' && owners.length <= 1) return { ok: false, problem: `${person.email} is the only owner.` };
-      const ended = await deleteAllUserSessions(tx, person.id);
+      const ended = await CABINET_AUDIENCE.tables.deleteSessions(tx, person.id);
       await deleteCabinetUser(tx, person.id);
       await insertAccountAction(tx, {
         partner_id: partnerId, person_id: person.id, email: person.email, action: 'remove_person', actor: 'person',

@@ -19,6 +19,7 @@ import {
   type OrderOwner,
   type PartnerOrderRow,
 } from '../db/repositories/orders-repository.js';
+import { listOrderEvents, type OrderEventListing } from '../db/repositories/order-events-repository.js';
 import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { OrderMetadata } from '../db/schema/orders.js';
@@ -195,6 +196,11 @@ export class OrderService {
     const order = await findPartnerOrderView(this.db, owner, by);
     if (order === undefined) throw new ApiError('not_found', 'order not found');
     return order;
+  }
+
+  /** An order's recorded moves, oldest first (the timeline of an order read with `get`). */
+  timeline(orderId: string): Promise<OrderEventListing[]> {
+    return listOrderEvents(this.db, orderId);
   }
 
   /**

@@ -6,7 +6,8 @@ import type { CurrencyRow } from '../db/schema/currencies.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { PartnerPayoutAddressRow } from '../db/schema/payouts.js';
 import { checkRecipient } from '../domain/addresses/recipient-check.js';
-import type { CabinetAccounts } from './cabinet-accounts.js';
+import type { TwoFactor } from './two-factor.js';
+import type { CabinetUserRow } from '../db/schema/cabinet-accounts.js';
 import type { CurrencyCatalog } from './currency-catalog.js';
 import type { Mailer } from './mailer.js';
 
@@ -42,7 +43,7 @@ export class PartnerPayoutAddresses {
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly catalog: Pick<CurrencyCatalog, 'all' | 'byId'>,
-    private readonly accounts: Pick<CabinetAccounts, 'confirmWithPasswordAndCode'>,
+    private readonly twoFactor: Pick<TwoFactor<CabinetUserRow>, 'confirmWithPasswordAndCode'>,
     private readonly mailer: Mailer,
   ) {}
 
@@ -67,7 +68,7 @@ export class PartnerPayoutAddresses {
       const reason = checked.problem === 'invalid_address' ? checked.reason : checked.problem === 'memo_required' ? `${currency.network} needs a memo (tag)` : checked.problem === 'memo_not_used' ? `${currency.network} uses no memo (tag)` : checked.reason;
       return { ok: false, problem: 'invalid-address', reason };
     }
-    const confirmed = await this.accounts.confirmWithPasswordAndCode(person.id, input.password, input.code);
+    const confirmed = await this.twoFactor.confirmWithPasswordAndCode(person.id, input.password, input.code);
     if (confirmed !== 'ok') return { ok: false, problem: confirmed };
     const now = this.clock.now();
     const effectiveAt = new Date(now.getTime() + PAYOUT_ADDRESS_DELAY_MS);

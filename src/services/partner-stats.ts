@@ -1,6 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import { commissionByPartnerAndCoin, countOrdersByStatus, type CommissionRow } from '../db/repositories/partner-stats-repository.js';
+import {
+  countOrdersByStatus as countOverviewStatuses,
+  countOrdersPerDay,
+  ordersNeedingAction,
+  periodTotals,
+  sumCompletedVolume,
+  type OverviewWindows,
+} from '../db/repositories/cabinet-overview-repository.js';
 import { findPartner } from '../db/repositories/partners-repository.js';
 import type { Database } from '../db/schema/index.js';
 import { Decimal } from '../domain/money.js';
@@ -65,6 +73,23 @@ export class PartnerStats {
   /** The partner's commission over [from, to) in one mode: what the stats answer, and what the cabinet's overview shows. */
   async commission(partnerId: string, from: Date, to: Date, sandbox = false): Promise<CommissionSummary> {
     return summarize(await this.reads.read(partnerId, (db) => commissionByPartnerAndCoin(db, from, to, partnerId, sandbox)));
+  }
+
+  /**
+   * What the cabinet's overview shows of the partner's orders in one mode: the orders waiting for
+   * the partner (at most `actionMax`), counts by status and completed volume in the day, week and
+   * month windows, orders per day since `chartSince`, and the totals of the chosen period. Read
+   * from the primary, as the overview has always been.
+   */
+  async overview(partnerId: string, sandbox: boolean, parts: { now: Date; windows: OverviewWindows; chartSince: Date; actionMax: number; period: { from: Date; to: Date } }) {
+    const [waiting, counts, volume, perDay, inPeriod] = await Promise.all([
+      ordersNeedingAction(this.db, partnerId, sandbox, parts.now, parts.actionMax),
+      countOverviewStatuses(this.db, partnerId, parts.windows, sandbox),
+      sumCompletedVolume(this.db, partnerId, parts.windows, sandbox),
+      countOrdersPerDay(this.db, partnerId, parts.chartSince, sandbox),
+      periodTotals(this.db, partnerId, parts.period.from, parts.period.to, sandbox),
+    ]);
+    return { waiting, counts, volume, perDay, inPeriod };
   }
 
   /** Every partner with commission in the period, with its name: what the operator pays out. */

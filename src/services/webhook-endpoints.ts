@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import {
+  findAttemptResponses,
   findDelivery,
+  findPartnerWebhookEvents,
   listEndpointDeliveries,
   retryDelivery,
   type DeliveryLogRow,
@@ -225,6 +227,19 @@ export class WebhookEndpoints {
   async deliveries(id: string, owner: EndpointOwner | undefined, filter: { status?: WebhookDeliveryStatus; limit: number }) {
     await this.get(id, owner);
     return listEndpointDeliveries(this.db, id, filter);
+  }
+
+  /**
+   * What the cabinet's delivery log shows beside the deliveries of the partner's endpoint `endpointId`: each
+   * one's request body (the event as sent, the partner's own events only) and each attempt's
+   * response.
+   */
+  async deliveryDetails(partnerId: string, endpointId: string, deliveries: ReadonlyArray<{ id: string; event_id: string }>) {
+    const [events, responses] = await Promise.all([
+      findPartnerWebhookEvents(this.db, partnerId, [...new Set(deliveries.map((delivery) => delivery.event_id))]),
+      findAttemptResponses(this.db, endpointId, [...new Set(deliveries.map((delivery) => delivery.id))]),
+    ]);
+    return { events, responses };
   }
 
   /** Redelivers now, with the same webhook-id (a partner's own deliveries only, of the key's mode, unless the operator asks). */

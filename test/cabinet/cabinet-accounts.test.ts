@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { base32nopad } from '@scure/base';
 import { totpCode, totpStep } from '../../src/domain/totp.js';
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../src/services/cabinet-accounts.js';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../src/services/account-audience.js';
 import { runAdminCli } from '../helpers/admin-cli.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import { CabinetClient, cabinetPerson, invitationPath } from '../helpers/cabinet-client.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { SESSION_IDLE_MS } from '../../src/services/cabinet-accounts.js';
+import { SESSION_IDLE_MS } from '../../src/services/account-audience.js';
 import { CHROMIUM_ARGS, chromiumExecutable, chromiumSkip } from '../helpers/requirements.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PASSWORD_RESET_TTL_MS } from '../../src/services/cabinet-accounts.js';
+import { PASSWORD_RESET_TTL_MS } from '../../src/services/cabinet-password-changes.js';
 import { CabinetClient } from '../helpers/cabinet-client.js';
 import { htmlProblems } from '../helpers/html-check.js';
 import { linkIn, startSmtpInbox } from '../helpers/smtp-inbox.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import { Decimal } from '../../src/domain/money.js';
-import { REVEAL_TTL_MS } from '../../src/services/cabinet-accounts.js';
+import { REVEAL_TTL_MS } from '../../src/services/secret-reveals.js';
 import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
 import { htmlProblems } from '../helpers/html-check.js';
 import { advance, createOrder, depositAndRun, exactJson, getOrder, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { totpCode, totpStep } from '../../src/domain/totp.js';
-import { PASSWORD_RESET_TTL_MS } from '../../src/services/cabinet-accounts.js';
+import { PASSWORD_RESET_TTL_MS } from '../../src/services/cabinet-password-changes.js';
 import { runAdminCli } from '../helpers/admin-cli.js';
 import { CabinetClient, cabinetPerson } from '../helpers/cabinet-client.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';

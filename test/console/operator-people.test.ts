@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { OPERATOR_ROLES, type OperatorRole } from '../../src/domain/operator-roles.js';
 import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { CHANGE_ROLES } from '../../src/routes/admin/route-roles.js';
-import { OperatorPeople } from '../../src/services/operator-people.js';
+import { operatorAccountServices, type OperatorAccountServices } from '../../src/services/operator-people.js';
 import { SecretBox } from '../../src/infrastructure/secret-box.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,12 +22,12 @@ const PASSWORD = 'quartz lantern meadow violin';
 describe('operator people, personal tokens and roles', () => {
   const clock = new ManualClock(new Date('2026-05-04T08:00:00.000Z'));
   let t: TestApp;
-  let people: OperatorPeople;
+  let accounts: OperatorAccountServices;
   before(async () => {
     t = await buildTestApp({ clock, env: { WORKER: 'off' } });
     const key = t.config.secretsKey;
     assert.ok(key !== undefined);
-    people = new OperatorPeople(t.db.handle.db, clock, new SecretBox(key), key);
+    accounts = operatorAccountServices(t.db.handle.db, clock, new SecretBox(key), key);
   });
   after(() => t.close());
 
@@ -37,23 +37,23 @@ describe('operator people, personal tokens and roles', () => {
     assert.equal(invited.statusCode, 201, invited.body);
     const { id, url } = invited.json<{ id: string; url: string }>();
     const secret = new URL(url).pathname.split('/').pop() ?? '';
-    assert.deepEqual(await people.acceptInvitation(secret, PASSWORD), { ok: true, email });
-    const signIn = await people.signIn(email, PASSWORD);
+    assert.deepEqual(await accounts.people.acceptInvitation(secret, PASSWORD), { ok: true, email });
+    const signIn = await accounts.sessions.signIn(email, PASSWORD);
     assert.ok(signIn.ok && !signIn.enrolled, 'the first sign-in enrols');
-    const session = await people.session(signIn.token);
+    const session = await accounts.sessions.session(signIn.token);
     assert.ok(session !== undefined && session.session.second_factor_pending, 'nothing opens before the second factor');
-    const enrolment = await people.enrolment(id);
+    const enrolment = await accounts.twoFactor.enrolment(id);
     assert.ok(enrolment !== undefined);
-    const confirmed = await people.confirmEnrolment(signIn.token, session, totpCode(enrolment.secret, totpStep(clock.now())));
+    const confirmed = await accounts.sessions.completeEnrolment(signIn.token, session, totpCode(enrolment.secret, totpStep(clock.now())));
     assert.ok(confirmed.ok);
     assert.equal(confirmed.codes.length, 10);
-    assert.equal((await people.session(signIn.token))?.session.second_factor_pending, false);
+    assert.equal((await accounts.sessions.session(signIn.token))?.session.second_factor_pending, false);
     clock.advance(30_000);
     return { id, secret: enrolment.secret };
   }
 
   async function tokenOf(personId: string, role: OperatorRole): Promise<string> {
-    const made = await people.createToken(personId, `${role} token`, role);
+    const made = await accounts.people.createToken(personId, `${role} token`, role);
     assert.ok(made.ok);
     t.secrets.add(made.token, `${role} personal token`);
     return made.token;
@@ -69,10 +69,10 @@ describe('operator people, personal tokens and roles', () => {
     assert.equal(body.email, 'first.admin@ops.example');
     assert.match(body.url, /\/console\/invitation\/[A-Za-z0-9_-]{43}$/);
     const secret = new URL(body.url).pathname.split('/').pop() ?? '';
-    const weak = await people.acceptInvitation(secret, 'short');
+    const weak = await accounts.people.acceptInvitation(secret, 'short');
     assert.equal(weak.ok, false);
-    assert.deepEqual(await people.acceptInvitation(secret, PASSWORD), { ok: true, email: 'first.admin@ops.example' });
-    assert.equal((await people.acceptInvitation(secret, PASSWORD)).ok, false, 'once');
+    assert.deepEqual(await accounts.people.acceptInvitation(secret, PASSWORD), { ok: true, email: 'first.admin@ops.example' });
+    assert.equal((await accounts.people.acceptInvitation(secret, PASSWORD)).ok, false, 'once');
     const again = await t.admin('POST', '/admin/v1/operators', { email: 'first.admin@ops.example', role: 'viewer' });
     assert.equal(again.statusCode, 409, 'an email that signs in already');
     const audit = await t.admin('GET', '/admin/v1/audit?action=POST%20/admin/v1/operators');
@@ -92,7 +92,7 @@ describe('operator people, personal tokens and roles', () => {
       assert.match(run.stdout, /console invitation for cli@ops\.example as admin/);
       const link = /(http\S+\/console\/invitation\/\S+)/.exec(run.stdout)?.[1] ?? '';
       t.secrets.add(new URL(link).pathname.split('/').pop() ?? '', 'cli invitation');
-      assert.equal((await people.openInvitation(new URL(link).pathname.split('/').pop() ?? '')).ok, true);
+      assert.equal((await accounts.people.openInvitation(new URL(link).pathname.split('/').pop() ?? '')).ok, true);
       const usage = await runAdminCli(['operators', 'create', '--email', 'cli2@ops.example'], env);
       assert.notEqual(usage.code, 0);
       assert.match(usage.stderr, /needs --email <address> --role/);
@@ -103,26 +103,26 @@ describe('operator people, personal tokens and roles', () => {
 
   it('a wrong password, an unknown email and a person who never set a password all fail the same way', async () => {
     await t.admin('POST', '/admin/v1/operators', { email: 'pending@ops.example', role: 'viewer' });
-    assert.deepEqual(await people.signIn('pending@ops.example', PASSWORD), { ok: false });
-    assert.deepEqual(await people.signIn('nobody@ops.example', PASSWORD), { ok: false });
+    assert.deepEqual(await accounts.sessions.signIn('pending@ops.example', PASSWORD), { ok: false });
+    assert.deepEqual(await accounts.sessions.signIn('nobody@ops.example', PASSWORD), { ok: false });
     await person('wrong@ops.example', 'viewer');
-    assert.deepEqual(await people.signIn('wrong@ops.example', 'not the password'), { ok: false });
+    assert.deepEqual(await accounts.sessions.signIn('wrong@ops.example', 'not the password'), { ok: false });
   });
 
   it('a second sign-in asks for a code, used once; a recovery code also opens it', async () => {
     const { secret } = await person('codes@ops.example', 'support');
-    const signIn = await people.signIn('codes@ops.example', PASSWORD);
+    const signIn = await accounts.sessions.signIn('codes@ops.example', PASSWORD);
     assert.ok(signIn.ok && signIn.enrolled);
-    const session = await people.session(signIn.token);
+    const session = await accounts.sessions.session(signIn.token);
     assert.ok(session !== undefined);
-    assert.equal(await people.completeSecondFactor(signIn.token, session, '000000'), false);
+    assert.equal(await accounts.sessions.completeSecondFactor(signIn.token, session, '000000'), false);
     const code = totpCode(secret, totpStep(clock.now()));
-    assert.equal(await people.completeSecondFactor(signIn.token, session, code), true);
-    const other = await people.signIn('codes@ops.example', PASSWORD);
+    assert.equal(await accounts.sessions.completeSecondFactor(signIn.token, session, code), true);
+    const other = await accounts.sessions.signIn('codes@ops.example', PASSWORD);
     assert.ok(other.ok);
-    const otherSession = await people.session(other.token);
+    const otherSession = await accounts.sessions.session(other.token);
     assert.ok(otherSession !== undefined);
-    assert.equal(await people.completeSecondFactor(other.token, otherSession, code), false, 'a code works once');
+    assert.equal(await accounts.sessions.completeSecondFactor(other.token, otherSession, code), false, 'a code works once');
   });
 
   it('a personal token acts as its person, audited by name; revoked, it is refused', async () => {
@@ -140,29 +140,29 @@ describe('operator people, personal tokens and roles', () => {
     assert.ok(actions.includes('POST /admin/v1/partners 403'), actions.join(', '));
     assert.ok(actions.some((action) => action.startsWith('POST /admin/v1/payouts/:id/approve')), actions.join(', '));
 
-    assert.equal(await people.revokeToken(id, (await people.tokens(id))[0]!.id), true);
+    assert.equal(await accounts.people.revokeToken(id, (await accounts.people.tokens(id))[0]!.id), true);
     assert.equal((await call(token, 'GET', '/admin/v1/partners')).statusCode, 401);
   });
 
   it('a token never does more than its person: its own role, or the person\'s lowered one', async () => {
     const { id } = await person('lowered@ops.example', 'admin');
-    assert.equal((await people.createToken(id, 'x', 'admin')).ok, true);
+    assert.equal((await accounts.people.createToken(id, 'x', 'admin')).ok, true);
     const viewerToken = await tokenOf(id, 'viewer');
     assert.equal((await call(viewerToken, 'POST', `/admin/v1/orders/${crypto.randomUUID()}/refund`)).statusCode, 403);
     const adminToken = await tokenOf(id, 'admin');
-    assert.equal((await people.changeRole(id, 'support')).ok, true);
+    assert.equal((await accounts.people.changeRole(id, 'support')).ok, true);
     assert.equal((await call(adminToken, 'POST', '/admin/v1/partners', { name: 'x' })).statusCode, 403, 'the person is support now');
     const { id: supportId } = await person('support@ops.example', 'support');
-    assert.deepEqual(await people.createToken(supportId, 'too much', 'admin'), { ok: false, problem: 'A token cannot do more than your role (support).' });
+    assert.deepEqual(await accounts.people.createToken(supportId, 'too much', 'admin'), { ok: false, problem: 'A token cannot do more than your role (support).' });
   });
 
   it('clearing two-factor suspends the person\'s tokens and ends their sessions until they enrol again', async () => {
     const { id } = await person('cleared@ops.example', 'viewer');
     const token = await tokenOf(id, 'viewer');
     assert.equal((await call(token, 'GET', '/admin/v1/health')).statusCode, 200);
-    assert.equal(await people.clearTwoFactor(id), true);
+    assert.equal(await accounts.people.clearTwoFactor(id), true);
     assert.equal((await call(token, 'GET', '/admin/v1/health')).statusCode, 401);
-    const signIn = await people.signIn('cleared@ops.example', PASSWORD);
+    const signIn = await accounts.sessions.signIn('cleared@ops.example', PASSWORD);
     assert.ok(signIn.ok && !signIn.enrolled, 'the next sign-in enrols again');
   });
 
@@ -171,7 +171,7 @@ describe('operator people, personal tokens and roles', () => {
     try {
       const key = fresh.config.secretsKey;
       assert.ok(key !== undefined);
-      const own = new OperatorPeople(fresh.db.handle.db, clock, new SecretBox(key), key);
+      const own = operatorAccountServices(fresh.db.handle.db, clock, new SecretBox(key), key).people;
       const invited = await fresh.admin('POST', '/admin/v1/operators', { email: 'only@ops.example', role: 'admin' });
       const { id, url } = invited.json<{ id: string; url: string }>();
       await own.acceptInvitation(new URL(url).pathname.split('/').pop() ?? '', PASSWORD);

@@ -1,5 +1,6 @@
 import type { CabinetAccountActionRow, CabinetInvitationRow, CabinetPasswordResetRow, CabinetUserRow, NewCabinetAccountAction, NewCabinetUser } from '../schema/cabinet-accounts.js';
 import type { Db } from '../schema/index.js';
+import { useOneTimeLink } from './account-tables-repository.js';
 import type { CabinetRole } from '../../domain/cabinet-roles.js';
 
 /** The cabinet's people, the operator's invitations and the two-factor recovery codes (docs/contract.md §9). */
@@ -18,7 +19,7 @@ export async function findInvitation(db: Db, tokenHash: Buffer): Promise<Cabinet
 
 /** Marks the invitation used, once: false when it was used (or expired) meanwhile. Its sealed token goes too. */
 export async function useInvitation(db: Db, id: string, at: Date): Promise<boolean> {
-  if (!(await useLink(db, 'cabinet_invitations', id, at))) return false;
+  if (!(await useOneTimeLink(db, 'cabinet_invitations', id, at))) return false;
   await db.updateTable('cabinet_invitations').set({ token_sealed: null }).where('id', '=', id).execute();
   return true;
 }
@@ -48,19 +49,6 @@ export async function setPersonRole(db: Db, partnerId: string, id: string, role:
   return updated !== undefined;
 }
 
-/** Uses a one-time link (invitation or password reset) if it is still unused and unexpired. */
-async function useLink(db: Db, table: 'cabinet_invitations' | 'cabinet_password_resets', id: string, at: Date): Promise<boolean> {
-  const used = await db
-    .updateTable(table)
-    .set({ used_at: at })
-    .where('id', '=', id)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', at)
-    .returning('id')
-    .executeTakeFirst();
-  return used !== undefined;
-}
-
 export async function insertCabinetUser(db: Db, user: NewCabinetUser): Promise<CabinetUserRow> {
   return db.insertInto('cabinet_users').values(user).returningAll().executeTakeFirstOrThrow();
 }
@@ -84,77 +72,6 @@ export async function listPartnerCabinetUsers(db: Db, partnerId: string): Promis
     .execute();
 }
 
-/** A new TOTP secret awaiting its first code (two-factor stays off until it is confirmed). */
-export async function setPendingTotpSecret(db: Db, userId: string, sealed: Buffer, at: Date): Promise<void> {
-  await db
-    .updateTable('cabinet_users')
-    .set({ totp_secret_sealed: sealed, totp_enabled_at: null, totp_last_step: null, updated_at: at })
-    .where('id', '=', userId)
-    .execute();
-}
-
-/** Two-factor on, from the step of the confirming code; the recovery codes replace any earlier ones. */
-export async function enableTotp(db: Db, userId: string, step: number, recoveryCodeHashes: readonly Buffer[], at: Date): Promise<void> {
-  await db.updateTable('cabinet_users').set({ totp_enabled_at: at, totp_last_step: step, updated_at: at }).where('id', '=', userId).execute();
-  await db.deleteFrom('cabinet_recovery_codes').where('user_id', '=', userId).execute();
-  await db
-    .insertInto('cabinet_recovery_codes')
-    .values(recoveryCodeHashes.map((code_hash) => ({ user_id: userId, code_hash, used_at: null })))
-    .execute();
-}
-
-export async function disableTotp(db: Db, userId: string, at: Date): Promise<void> {
-  await db
-    .updateTable('cabinet_users')
-    .set({ totp_secret_sealed: null, totp_enabled_at: null, totp_last_step: null, updated_at: at })
-    .where('id', '=', userId)
-    .execute();
-  await db.deleteFrom('cabinet_recovery_codes').where('user_id', '=', userId).execute();
-}
-
-/**
- * Records the step of an accepted code, only if it is later than the last one: false when a
- * concurrent sign-in used this step (or a later one) first, so a code works once.
- */
-export async function advanceTotpStep(db: Db, userId: string, step: number): Promise<boolean> {
-  const moved = await db
-    .updateTable('cabinet_users')
-    .set({ totp_last_step: step })
-    .where('id', '=', userId)
-    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
-    .returning('id')
-    .executeTakeFirst();
-  return moved !== undefined;
-}
-
-/** Uses a recovery code once: false when it is not one of the user's unused codes. */
-export async function useRecoveryCode(db: Db, userId: string, codeHash: Buffer, at: Date): Promise<boolean> {
-  const used = await db
-    .updateTable('cabinet_recovery_codes')
-    .set({ used_at: at })
-    .where('user_id', '=', userId)
-    .where('code_hash', '=', codeHash)
-    .where('used_at', 'is', null)
-    .returning('user_id')
-    .executeTakeFirst();
-  return used !== undefined;
-}
-
-export async function countUnusedRecoveryCodes(db: Db, userId: string): Promise<number> {
-  const row = await db
-    .selectFrom('cabinet_recovery_codes')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('user_id', '=', userId)
-    .where('used_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
-/** A new password hash (a change by the person, or a reset link used). */
-export async function setPasswordHash(db: Db, userId: string, passwordHash: string, at: Date): Promise<void> {
-  await db.updateTable('cabinet_users').set({ password_hash: passwordHash, updated_at: at }).where('id', '=', userId).execute();
-}
-
 export async function insertPasswordReset(
   db: Db,
   reset: { user_id: string; token_hash: Buffer; expires_at: Date; created_at: Date; clear_totp?: boolean },
@@ -174,7 +91,7 @@ export async function findPasswordReset(db: Db, tokenHash: Buffer): Promise<(Cab
 
 /** Uses the link, once: false when it was used, voided or expired meanwhile. */
 export function usePasswordReset(db: Db, id: string, at: Date): Promise<boolean> {
-  return useLink(db, 'cabinet_password_resets', id, at);
+  return useOneTimeLink(db, 'cabinet_password_resets', id, at);
 }
 
 /** Voids every unused reset link of the user (a newer link, a reset done, or a password change supersedes them). */

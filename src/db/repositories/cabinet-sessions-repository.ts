@@ -38,69 +38,6 @@ export async function findSession(db: Db, tokenHash: Buffer): Promise<SessionWit
   return { session, email, role, totpEnabled: totp_enabled_at !== null, partnerName: name, partnerStatus: status, partnerRateLimit: rate_limit_per_minute };
 }
 
-export async function touchSession(db: Db, tokenHash: Buffer, at: Date): Promise<void> {
-  await db.updateTable('cabinet_sessions').set({ last_seen_at: at }).where('token_hash', '=', tokenHash).execute();
-}
-
-/** The second factor was given: the session opens the cabinet. */
-export async function completeSecondFactor(db: Db, tokenHash: Buffer, at: Date, expiresAt: Date): Promise<void> {
-  await db
-    .updateTable('cabinet_sessions')
-    .set({ second_factor_pending: false, last_seen_at: at, expires_at: expiresAt })
-    .where('token_hash', '=', tokenHash)
-    .execute();
-}
-
-export async function deleteSession(db: Db, tokenHash: Buffer): Promise<void> {
-  await db.deleteFrom('cabinet_sessions').where('token_hash', '=', tokenHash).execute();
-}
-
-/** Every session of the user but `keep` (a password or two-factor change signs the others out). */
-export async function deleteOtherSessions(db: Db, userId: string, keep: Buffer | undefined): Promise<void> {
-  let query = db.deleteFrom('cabinet_sessions').where('user_id', '=', userId);
-  if (keep !== undefined) query = query.where('token_hash', '!=', keep);
-  await query.execute();
-}
-
-/** Every session of the user (the operator ends them): how many there were. */
-export async function deleteAllUserSessions(db: Db, userId: string): Promise<number> {
-  const deleted = await db.deleteFrom('cabinet_sessions').where('user_id', '=', userId).returning('id').execute();
-  return deleted.length;
-}
-
-/** Sessions past their absolute end (the idle ones are refused when read, and go here later). */
-export async function deleteExpiredSessions(db: Db, before: Date): Promise<void> {
-  await db.deleteFrom('cabinet_sessions').where('expires_at', '<=', before).execute();
-}
-
-/** A session as the account page lists it: never its token's hash. */
-export type ListedSession = Pick<CabinetSessionRow, 'id' | 'user_agent' | 'second_factor_pending' | 'created_at' | 'last_seen_at'>;
-
-/** The person's sessions still alive at `now` (before their absolute end, seen since `seenSince`), newest first. */
-export async function listUserSessions(db: Db, userId: string, now: Date, seenSince: Date): Promise<ListedSession[]> {
-  return db
-    .selectFrom('cabinet_sessions')
-    .select(['id', 'user_agent', 'second_factor_pending', 'created_at', 'last_seen_at'])
-    .where('user_id', '=', userId)
-    .where('expires_at', '>', now)
-    .where('last_seen_at', '>', seenSince)
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .execute();
-}
-
-/** Ends one session of the user, never `keep` (the asking one): false when there is no such other session. */
-export async function deleteUserSession(db: Db, userId: string, id: string, keep: Buffer): Promise<boolean> {
-  const deleted = await db
-    .deleteFrom('cabinet_sessions')
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .where('token_hash', '!=', keep)
-    .returning('id')
-    .executeTakeFirst();
-  return deleted !== undefined;
-}
-
 /**
  * A one-use reveal of `subject` for the session (migration 0032); the session's reveals past
  * their time go at the same moment. Returns the reveal's id, which the redirect names.

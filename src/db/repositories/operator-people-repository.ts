@@ -1,5 +1,6 @@
 import type { OperatorRole } from '../../domain/operator-roles.js';
 import type { Db } from '../schema/index.js';
+import { useOneTimeLink } from './account-tables-repository.js';
 import type { NewOperatorPerson, NewOperatorSession, OperatorPersonRow, OperatorSessionRow, OperatorTokenRow } from '../schema/operator-people.js';
 
 /** The operator's people, their invitations, sessions, recovery codes and API tokens (migration 0062). */
@@ -80,10 +81,6 @@ export async function deleteOperatorPerson(db: Db, id: string): Promise<boolean>
   return row !== undefined;
 }
 
-export async function setOperatorPassword(db: Db, id: string, passwordHash: string, at: Date): Promise<void> {
-  await db.updateTable('operator_people').set({ password_hash: passwordHash, updated_at: at }).where('id', '=', id).execute();
-}
-
 /** A new link for the person; their earlier unused links are voided (only the newest works). */
 export async function insertOperatorInvitation(db: Db, invitation: { person_id: string; token_hash: Buffer; expires_at: Date; created_at: Date }): Promise<void> {
   await db.updateTable('operator_invitations').set({ used_at: invitation.created_at }).where('person_id', '=', invitation.person_id).where('used_at', 'is', null).execute();
@@ -108,68 +105,8 @@ export async function findOperatorInvitation(db: Db, tokenHash: Buffer): Promise
 }
 
 /** Uses the link once: false when it was used, voided or expired meanwhile. */
-export async function useOperatorInvitation(db: Db, id: string, at: Date): Promise<boolean> {
-  const used = await db
-    .updateTable('operator_invitations')
-    .set({ used_at: at })
-    .where('id', '=', id)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', at)
-    .returning('id')
-    .executeTakeFirst();
-  return used !== undefined;
-}
-
-export async function setOperatorPendingTotp(db: Db, id: string, sealed: Buffer, at: Date): Promise<void> {
-  await db
-    .updateTable('operator_people')
-    .set({ totp_secret_sealed: sealed, totp_enabled_at: null, totp_last_step: null, updated_at: at })
-    .where('id', '=', id)
-    .execute();
-}
-
-/** Two-factor on from the confirming code's step; the recovery codes replace any earlier ones. */
-export async function enableOperatorTotp(db: Db, id: string, step: number, recoveryCodeHashes: readonly Buffer[], at: Date): Promise<void> {
-  await db.updateTable('operator_people').set({ totp_enabled_at: at, totp_last_step: step, updated_at: at }).where('id', '=', id).execute();
-  await db.deleteFrom('operator_recovery_codes').where('person_id', '=', id).execute();
-  await db
-    .insertInto('operator_recovery_codes')
-    .values(recoveryCodeHashes.map((code_hash) => ({ person_id: id, code_hash, used_at: null })))
-    .execute();
-}
-
-/** Clears two-factor: the next sign-in enrols again (it is required). */
-export async function clearOperatorTotp(db: Db, id: string, at: Date): Promise<void> {
-  await db
-    .updateTable('operator_people')
-    .set({ totp_secret_sealed: null, totp_enabled_at: null, totp_last_step: null, updated_at: at })
-    .where('id', '=', id)
-    .execute();
-  await db.deleteFrom('operator_recovery_codes').where('person_id', '=', id).execute();
-}
-
-/** Records an accepted code's step only if later than the last: false when a concurrent sign-in used it first. */
-export async function advanceOperatorTotpStep(db: Db, id: string, step: number): Promise<boolean> {
-  const moved = await db
-    .updateTable('operator_people')
-    .set({ totp_last_step: step })
-    .where('id', '=', id)
-    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
-    .returning('id')
-    .executeTakeFirst();
-  return moved !== undefined;
-}
-
-export async function useOperatorRecoveryCode(db: Db, id: string, codeHash: Buffer, at: Date): Promise<boolean> {
-  const used = await db
-    .updateTable('operator_recovery_codes')
-    .set({ used_at: at })
-    .where('person_id', '=', id)
-    .where('code_hash', '=', codeHash)
-    .where('used_at', 'is', null)
-    .returning('person_id')
-    .executeTakeFirst();
-  return used !== undefined;
+export function useOperatorInvitation(db: Db, id: string, at: Date): Promise<boolean> {
+  return useOneTimeLink(db, 'operator_invitations', id, at);
 }
 
 export async function insertOperatorSession(db: Db, session: NewOperatorSession): Promise<void> {
@@ -195,29 +132,6 @@ export async function findOperatorSession(db: Db, tokenHash: Buffer): Promise<Op
   if (row === undefined) return undefined;
   const { email, name, role, totp_enabled_at, ...session } = row;
   return { session, email, name, role, totpEnabled: totp_enabled_at !== null };
-}
-
-export async function touchOperatorSession(db: Db, tokenHash: Buffer, at: Date): Promise<void> {
-  await db.updateTable('operator_sessions').set({ last_seen_at: at }).where('token_hash', '=', tokenHash).execute();
-}
-
-export async function completeOperatorSecondFactor(db: Db, tokenHash: Buffer, at: Date, expiresAt: Date): Promise<void> {
-  await db.updateTable('operator_sessions').set({ second_factor_pending: false, last_seen_at: at, expires_at: expiresAt }).where('token_hash', '=', tokenHash).execute();
-}
-
-export async function deleteOperatorSession(db: Db, tokenHash: Buffer): Promise<void> {
-  await db.deleteFrom('operator_sessions').where('token_hash', '=', tokenHash).execute();
-}
-
-/** Every session of the person but `keep` (when given): how many ended. */
-export async function deleteOperatorSessions(db: Db, personId: string, keep?: Buffer): Promise<number> {
-  let query = db.deleteFrom('operator_sessions').where('person_id', '=', personId);
-  if (keep !== undefined) query = query.where('token_hash', '!=', keep);
-  return (await query.returning('id').execute()).length;
-}
-
-export async function deleteExpiredOperatorSessions(db: Db, before: Date): Promise<void> {
-  await db.deleteFrom('operator_sessions').where('expires_at', '<=', before).execute();
 }
 
 export async function insertOperatorToken(db: Db, token: { person_id: string; label: string; role: OperatorRole; token_hash: Buffer; created_at: Date }): Promise<string> {

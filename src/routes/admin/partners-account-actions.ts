@@ -41,7 +41,7 @@ export function registerListAccountActions(app: App, { database, cabinet }: Serv
     async (request) => {
       const partner = await findPartner(database.db, request.params.id);
       if (partner === undefined) throw new ApiError('not_found', 'partner not found');
-      const rows = await cabinet.accounts.accountActions(partner.id, request.query.limit);
+      const rows = await cabinet.people.actions(partner.id, request.query.limit);
       return rows.map((row) => ({
         id: row.id,
         person_id: row.person_id,

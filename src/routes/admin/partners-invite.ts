@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { findPartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
-import { EMAIL_PATTERN, normalEmail } from '../../services/cabinet-accounts.js';
+import { EMAIL_PATTERN, normalEmail } from '../../services/account-secrets.js';
 import { errorResponses } from '../schemas.js';
 import { cabinetLinkBase } from './cabinet-link-base.js';
 import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
@@ -39,9 +39,9 @@ export function registerInvitePartnerUser(app: App, { database, cabinet, config 
     async (request, reply) => {
       const partner = await findPartner(database.db, request.params.id);
       if (partner === undefined) throw new ApiError('not_found', 'partner not found');
-      if (await cabinet.accounts.emailTaken(request.body.email)) throw new ApiError('conflict', 'a cabinet account with this email exists already');
+      if (await cabinet.invitations.emailTaken(request.body.email)) throw new ApiError('conflict', 'a cabinet account with this email exists already');
       const base = cabinetLinkBase(config, request);
-      const invitation = await cabinet.accounts.invite(partner.id, request.body.email, base);
+      const invitation = await cabinet.invitations.invite(partner.id, request.body.email, base);
       // Mailed too (the operator's invitations make owners); the answer still carries the link for
       // an operator who passes it on another way.
       await cabinet.mail.invitation({ to: normalEmail(request.body.email), url: invitation.url, expiresAt: invitation.expiresAt, role: 'owner' });

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { findPartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
-import { EMAIL_PATTERN } from '../../services/cabinet-accounts.js';
+import { EMAIL_PATTERN } from '../../services/account-secrets.js';
 import { errorResponses } from '../schemas.js';
 import { cabinetLinkBase } from './cabinet-link-base.js';
 import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
@@ -52,7 +52,7 @@ export function registerPartnerUserPasswordReset(app: App, { database, cabinet, 
       const partner = await findPartner(database.db, request.params.id);
       if (partner === undefined) throw new ApiError('not_found', 'partner not found');
       const base = cabinetLinkBase(config, request);
-      const reset = await cabinet.accounts.issuePasswordReset(partner.id, request.body.email, base, { clearTwoFactor: request.body.clear_2fa === true, ip: request.ip });
+      const reset = await cabinet.passwords.issueReset(partner.id, request.body.email, base, { clearTwoFactor: request.body.clear_2fa === true, ip: request.ip });
       if (reset === undefined) throw new ApiError('not_found', 'this partner has no cabinet account with this email');
       // The link is a credential until used: no cache keeps it.
       return reply.code(201).header('cache-control', 'no-store').send({ url: reset.url, expires_at: reset.expiresAt.toISOString() });

@@ -25,7 +25,7 @@ export function registerClearPersonTwoFactor(app: App, { cabinet }: Services): v
       },
     },
     async (request) => {
-      const person = await cabinet.accounts.clearTwoFactor(request.params.id, request.params.person_id, request.ip);
+      const person = await cabinet.people.clearTwoFactor(request.params.id, request.params.person_id, request.ip);
       if (person === undefined) throw new ApiError('not_found', 'this partner has no cabinet person with this id');
       return cabinetPersonView(person);
     },

@@ -24,7 +24,7 @@ export function registerEndPersonSessions(app: App, { cabinet }: Services): void
       },
     },
     async (request) => {
-      const person = await cabinet.accounts.endSessionsOf(request.params.id, request.params.person_id, request.ip);
+      const person = await cabinet.people.endSessions(request.params.id, request.params.person_id, request.ip);
       if (person === undefined) throw new ApiError('not_found', 'this partner has no cabinet person with this id');
       return cabinetPersonView(person);
     },

@@ -25,7 +25,7 @@ export function registerListPartnerPeople(app: App, { database, cabinet }: Servi
     async (request) => {
       const partner = await findPartner(database.db, request.params.id);
       if (partner === undefined) throw new ApiError('not_found', 'partner not found');
-      return (await cabinet.accounts.people(partner.id)).map(cabinetPersonView);
+      return (await cabinet.people.list(partner.id)).map(cabinetPersonView);
     },
   );
 }

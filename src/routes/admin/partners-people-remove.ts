@@ -24,7 +24,7 @@ export function registerRemovePartnerPerson(app: App, { cabinet }: Services): vo
       },
     },
     async (request, reply) => {
-      if (!(await cabinet.accounts.removePerson(request.params.id, request.params.person_id, request.ip))) {
+      if (!(await cabinet.people.remove(request.params.id, request.params.person_id, request.ip))) {
         throw new ApiError('not_found', 'this partner has no cabinet person with this id');
       }
       return reply.code(204).send(null);

@@ -1,7 +1,6 @@
 import QRCode from 'qrcode';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { listPartnerCabinetUsers } from '../../db/repositories/cabinet-accounts-repository.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { PASSWORD_MIN_LENGTH } from '../../services/cabinet-passwords.js';
 import { html, trusted } from './html.js';
@@ -37,7 +36,7 @@ interface AccountPageParts {
  * off with the password and a code) and the partner's people. Every password check here spends
  * the sign-in throttles.
  */
-export function registerCabinetAccount(app: App, { cabinet, database }: Services, sessions: CabinetSessions): void {
+export function registerCabinetAccount(app: App, { cabinet }: Services, sessions: CabinetSessions): void {
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 
   /**
@@ -66,11 +65,11 @@ export function registerCabinetAccount(app: App, { cabinet, database }: Services
 
   const accountPage = async (session: CabinetSession, parts: AccountPageParts = {}) => {
     const { notice, totpProblem: problem, passwordProblem } = parts;
-    const people = await listPartnerCabinetUsers(database.db, session.partnerId);
-    const live = await cabinet.accounts.sessions(session.userId);
+    const people = await cabinet.team.people(session.partnerId);
+    const live = await cabinet.sessions.list(session.userId);
     const others = live.filter((entry) => entry.id !== session.found.session.id);
     const twoFactor = session.found.totpEnabled
-      ? html`<p>Two-factor sign-in is <strong>on</strong>: ${await cabinet.accounts.unusedRecoveryCodes(session.userId)} recovery codes left.</p>
+      ? html`<p>Two-factor sign-in is <strong>on</strong>: ${await cabinet.twoFactor.unusedRecoveryCodes(session.userId)} recovery codes left.</p>
 <form method="post" action="/cabinet/account/totp/disable" class="stack">
   ${csrfField(session.csrf)}
   ${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
@@ -166,7 +165,7 @@ ${twoFactor}
   /** The enrolment under way (after "Set up two-factor sign-in" answered 303 here), or the account page. */
   app.get('/cabinet/account/totp', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    const pending = session.found.totpEnabled ? undefined : await cabinet.accounts.pendingTotp(session.userId, session.found.email);
+    const pending = session.found.totpEnabled ? undefined : await cabinet.twoFactor.pending(session.userId);
     if (pending === undefined) return reply.redirect('/cabinet/account', 303);
     return send(reply, await enrolPage(session, pending, sessions.flash.read(session, request.query).problem));
   });
@@ -175,7 +174,7 @@ ${twoFactor}
     const session = sessionOf(request);
     const { id } = request.params as { id: string };
     // Only the person's own other sessions: anyone else's id (another person, another partner) is 404.
-    if (!CANONICAL_UUID_PATTERN.test(id) || !(await cabinet.accounts.endSession(session.userId, id, session.token))) {
+    if (!CANONICAL_UUID_PATTERN.test(id) || !(await cabinet.sessions.endOne(session.userId, id, session.token))) {
       return sessions.flash.redirect(reply, session, '/cabinet/account', 'problem', 'No such session of yours: it may have ended already.');
     }
     return reply.redirect('/cabinet/account?done=session-ended', 303);
@@ -183,7 +182,7 @@ ${twoFactor}
 
   app.post('/cabinet/account/sessions/revoke-others', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    await cabinet.accounts.endOtherSessions(session.userId, session.token);
+    await cabinet.sessions.endOthers(session.userId, session.token);
     return reply.redirect('/cabinet/account?done=others-ended', 303);
   });
 
@@ -194,7 +193,7 @@ ${twoFactor}
     if (next !== formField(request, 'confirm')) return problem('The two new passwords differ.');
     const guess = await spendGuess(request, reply, session);
     if ('retry' in guess) return problem(tooMany(guess.retry));
-    const changed = await cabinet.accounts.changePassword(session.userId, formField(request, 'current') ?? '', next, session.token);
+    const changed = await cabinet.passwords.change(session.userId, formField(request, 'current') ?? '', next, session.token);
     // A weak new password is no wrong guess: the attempt is given back.
     if (changed.ok || !changed.wrongPassword) guess.giveBack();
     if (!changed.ok) return problem(changed.problem);
@@ -204,7 +203,7 @@ ${twoFactor}
   app.post('/cabinet/account/totp', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
     if (session.found.totpEnabled) return reply.redirect('/cabinet/account?done=totp-already-on', 303);
-    await cabinet.accounts.beginTotp(session.userId, session.found.email);
+    await cabinet.twoFactor.begin(session.userId, session.found.email);
     return reply.redirect('/cabinet/account/totp', 303);
   });
 
@@ -213,7 +212,7 @@ ${twoFactor}
     const again = (problem: string) => sessions.flash.redirect(reply, session, '/cabinet/account/totp', 'problem', problem);
     const guess = await spendGuess(request, reply, session);
     if ('retry' in guess) return again(tooMany(guess.retry));
-    const confirmed = await cabinet.accounts.confirmTotp(session.userId, formField(request, 'code') ?? '', formField(request, 'password') ?? '', session.token);
+    const confirmed = await cabinet.twoFactor.confirm(session.userId, formField(request, 'code') ?? '', formField(request, 'password') ?? '', session.token);
     // Only a wrong password was a guess.
     if (confirmed.ok || confirmed.problem !== 'wrong-password') guess.giveBack();
     if (!confirmed.ok) {
@@ -242,7 +241,7 @@ ${twoFactor}
     const guess = await spendGuess(request, reply, session);
     const refused = (problem: string) => sessions.flash.redirect(reply, session, '/cabinet/account?done=totp-refused', 'problem', problem);
     if ('retry' in guess) return refused(tooMany(guess.retry));
-    if (!(await cabinet.accounts.disableTotp(session.userId, formField(request, 'password') ?? '', formField(request, 'code') ?? ''))) return refused('Wrong password or code.');
+    if (!(await cabinet.twoFactor.disable(session.userId, formField(request, 'password') ?? '', formField(request, 'code') ?? ''))) return refused('Wrong password or code.');
     guess.giveBack();
     return reply.redirect('/cabinet/account?done=totp-off', 303);
   });

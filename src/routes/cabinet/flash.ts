@@ -1,9 +1,5 @@
 import type { FastifyReply } from 'fastify';
-
-/** What signs a message: the surface's CSRF keys (the cabinet's accounts, the console's people). */
-interface FlashKeys {
-  accounts: { csrfToken(anchor: string): string; csrfMatches(anchor: string, presented: unknown): boolean };
-}
+import type { FormTokens } from '../../services/account-secrets.js';
 
 /** The session a message is signed for: only its token is used. */
 type CabinetSession = { readonly token: string };
@@ -18,10 +14,11 @@ const FLASH_MAX = 600;
  * server said to this session: a link someone else made cannot put words into the cabinet.
  */
 export class Flash {
-  constructor(private readonly cabinet: FlashKeys) {}
+  /** `forms`: the surface's CSRF keys (the cabinet's, or the console's), which sign its messages. */
+  constructor(private readonly forms: Pick<FormTokens, 'token' | 'matches'>) {}
 
   private mac(session: CabinetSession, kind: FlashKind, payload: string): string {
-    return this.cabinet.accounts.csrfToken(`flash:${kind}:${session.token}:${payload}`);
+    return this.forms.token(`flash:${kind}:${session.token}:${payload}`);
   }
 
   /** The query parameter of a message (to append to the page's path). */
@@ -42,7 +39,7 @@ export class Flash {
       const value = (query as Record<string, unknown> | undefined)?.[kind];
       if (typeof value !== 'string') continue;
       const [payload = '', mac] = value.split('.');
-      if (!/^[A-Za-z0-9_-]{1,1000}$/.test(payload) || !this.cabinet.accounts.csrfMatches(`flash:${kind}:${session.token}:${payload}`, mac)) continue;
+      if (!/^[A-Za-z0-9_-]{1,1000}$/.test(payload) || !this.forms.matches(`flash:${kind}:${session.token}:${payload}`, mac)) continue;
       found[kind] = Buffer.from(payload, 'base64url').toString('utf8');
     }
     return found;

@@ -16,10 +16,10 @@ export function registerCabinetInvitation(app: App, { cabinet }: Services, sessi
     invalidTitle: 'Invitation not valid',
     invalidProblem: 'This invitation link is not valid.',
     open: async (token) => {
-      const state = await cabinet.accounts.openInvitation(token);
+      const state = await cabinet.invitations.open(token);
       return state.ok ? { ok: true, email: state.invitation.email } : state;
     },
-    complete: (token, password) => cabinet.accounts.acceptInvitation(token, password),
+    complete: (token, password) => cabinet.invitations.accept(token, password),
     done: '/cabinet/login?done=password-set',
   });
 }

@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { listPartnerKeysForCabinet } from '../../db/repositories/api-keys-repository.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
 import { ApiError } from '../../errors.js';
 import { html } from './html.js';
@@ -16,11 +15,11 @@ const LABEL_MAX = 64;
  * shows the key once, with a copy button: a reload (or Back, or any later request) shows no key
  * and never posts the form again. List with last use; revoke (another partner's key id is a 404).
  */
-export function registerCabinetKeys(app: App, { database, apiKeys, cabinet }: Services, sessions: CabinetSessions): void {
+export function registerCabinetKeys(app: App, { apiKeys, cabinet }: Services, sessions: CabinetSessions): void {
   const keysPage = async (session: CabinetSession, options: { issued?: { key_id: string; api_key: string }; notice?: string; problem?: string } = {}) => {
     // The keys of the cabinet's mode (docs/contract.md §9.1): live keys, or sandbox ones in test mode.
     const sandbox = session.mode === 'sandbox';
-    const keys = (await listPartnerKeysForCabinet(database.db, session.partnerId)).filter((key) => key.sandbox === sandbox);
+    const keys = await apiKeys.listForCabinet(session.partnerId, sandbox);
     const { issued } = options;
     const listed = issued === undefined ? undefined : keys.find((key) => key.key_id === issued.key_id);
     const shown = issued === undefined
@@ -94,7 +93,7 @@ ${keys.length === 0
     const { done, created } = request.query as Record<string, unknown>;
     if (typeof created === 'string') {
       // The page a new key's form redirected to: the key once, then never again.
-      const keyId = CANONICAL_UUID_PATTERN.test(created) ? await cabinet.accounts.takeReveal(session.found.session.id, created, 'api_key') : undefined;
+      const keyId = CANONICAL_UUID_PATTERN.test(created) ? await cabinet.reveals.take(session.found.session.id, created, 'api_key') : undefined;
       const apiKey = keyId === undefined ? undefined : await apiKeys.openOwn(session.partnerId, keyId);
       if (keyId !== undefined && apiKey !== undefined) return send(reply, await keysPage(session, { issued: { key_id: keyId, api_key: apiKey } }));
       return send(reply, await keysPage(session, { notice: 'A new key is shown only once, on the page right after it is created: it is not shown again. If you did not copy it, revoke it and create another.' }));
@@ -121,7 +120,7 @@ ${keys.length === 0
       return sessions.flash.redirect(reply, session, '/cabinet/keys', 'problem', `You already have as many ${kind}${scope === 'client' ? ' app' : ''} keys as a partner may have: revoke one you no longer use, then create the new one.`);
     }
     await cabinet.mail.keyCreated(session.partnerId, { id: session.userId, email: session.found.email }, { keyId: issued.key_id, label, sandbox: kind === 'sandbox', scope });
-    const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'api_key', issued.key_id);
+    const reveal = await cabinet.reveals.offer(session.found.session.id, 'api_key', issued.key_id);
     // The page of the new key's mode, whichever mode the form was on.
     return reply.redirect(`/cabinet/keys?created=${reveal}${kind === 'sandbox' ? '&mode=test' : '&mode=live'}`, 303);
   });

@@ -1,4 +1,5 @@
 import { html, type Html } from './html.js';
+import { pageShell, type Surface } from '../page-shell.js';
 import { roleAllows, ROLE_WORDS, type CabinetPermission } from '../../domain/cabinet-roles.js';
 import type { CabinetSession } from './session.js';
 
@@ -30,55 +31,34 @@ interface PageParts {
   problem?: string;
 }
 
-/**
- * One page: plain HTML, one stylesheet and one small script of this origin (the CSP allows
- * nothing else), readable with JavaScript off and at phone width.
- */
+const CABINET: Surface = {
+  name: 'Partner cabinet',
+  assets: '/cabinet/assets',
+  stylesheet: 'cabinet.css',
+  script: 'cabinet.js',
+  head: html`<meta name="color-scheme" content="light dark">`,
+};
+
+/** One cabinet page (routes/page-shell.ts): signed in, the partner's name, the mode switch and the test-mode banner. */
 export function page(parts: PageParts): string {
   const { session } = parts;
-  const header =
-    session === undefined
-      ? html`<header class="top"><span class="brand">Partner cabinet</span></header>`
-      : html`<header class="top">
-  <span class="brand">Partner cabinet</span>
-  <span class="who">${session.found.partnerName} · ${session.found.email}</span>
-  ${modeSwitch(session)}
-  <form method="post" action="/cabinet/logout" class="inline">
-    <input type="hidden" name="_csrf" value="${session.csrf}">
-    <button type="submit">Sign out</button>
-  </form>
-</header>
-<nav aria-label="Cabinet">
-  <ul>${NAVIGATION.map(
-    (item) => html`<li><a href="${item.path}"${item.path === parts.active ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
-  )}</ul>
-</nav>`;
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>${parts.title} · Partner cabinet</title>
-<link rel="icon" href="/cabinet/assets/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/cabinet/assets/cabinet.css">
-<script src="/cabinet/assets/cabinet.js" defer></script>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-${header}
-${session?.mode === 'sandbox'
-  ? html`<section class="test-banner" aria-label="Test mode"><div role="note"><strong>Test mode</strong>: you see sandbox keys, orders, webhook endpoints and figures. Nothing here moves real funds.</div></section>`
-  : ''}
-<main id="main">
-<h1>${parts.title}</h1>
-${parts.notice === undefined ? '' : html`<p class="notice" role="status">${parts.notice}</p>`}
-${parts.problem === undefined ? '' : html`<p class="problem" role="alert">${parts.problem}</p>`}
-${parts.body}
-</main>
-</body>
-</html>
-`.text;
+  return pageShell(CABINET, {
+    ...parts,
+    signedIn:
+      session === undefined
+        ? undefined
+        : {
+            who: html`${session.found.partnerName} · ${session.found.email}`,
+            controls: modeSwitch(session),
+            logout: '/cabinet/logout',
+            csrf: session.csrf,
+            navigation: { label: 'Cabinet', items: NAVIGATION, active: parts.active },
+          },
+    banner:
+      session?.mode === 'sandbox'
+        ? html`<section class="test-banner" aria-label="Test mode"><div role="note"><strong>Test mode</strong>: you see sandbox keys, orders, webhook endpoints and figures. Nothing here moves real funds.</div></section>`
+        : undefined,
+  });
 }
 
 /** The test/live switch (docs/contract.md §9.1): one button to the other mode, back to this page. */

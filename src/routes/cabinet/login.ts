@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import type { AttemptDecision } from '../../plugins/rate-limit.js';
-import { normalEmail } from '../../services/cabinet-accounts.js';
+import { codeForm, signInForm } from '../account-forms.js';
+import { signInAccountKey, throttled } from '../sign-in-throttle.js';
 import { html } from './html.js';
-import { csrfField, page } from './layout.js';
+import { page } from './layout.js';
 import { crossSiteAllowed, csrfRefusal, formField, type CabinetSessions } from './session.js';
 
 /** Notices a redirect to the sign-in page may ask for (a fixed set: nothing from the URL is shown). */
@@ -14,19 +13,8 @@ const NOTICES: Readonly<Record<string, string>> = {
   'signed-out': 'You are signed out.',
 };
 
-/** The per-account throttle's key: a hash, so no email sits in the limiter's store. */
-export const accountKey = (email: string): string => createHash('sha256').update(`cabinet:${normalEmail(email)}`).digest('hex').slice(0, 32);
-
-function throttled(reply: FastifyReply, decisions: AttemptDecision[], render: (problem: string) => string): FastifyReply | undefined {
-  const refused = decisions.filter((decision) => !decision.allowed);
-  if (refused.length === 0) return undefined;
-  const retry = Math.max(...refused.map((decision) => (decision.allowed ? 0 : decision.retryAfterSeconds)));
-  return reply
-    .code(429)
-    .header('retry-after', String(retry))
-    .type('text/html; charset=utf-8')
-    .send(render(`Too many sign-in attempts. Wait ${retry} seconds, then try again.`));
-}
+/** The cabinet's per-account throttle key (sign-in, and every password check of the account page). */
+export const accountKey = (email: string): string => signInAccountKey('cabinet', email);
 
 /**
  * Sign-in (/cabinet/login), its second step when the person enrolled TOTP (/cabinet/login/code),
@@ -40,13 +28,7 @@ export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: 
     page({
       title: 'Sign in',
       notice: options.notice,
-      body: html`<form method="post" action="/cabinet/login" class="stack">
-  ${csrfField(sessions.preSessionCsrf(request, reply))}
-  ${options.problem === undefined ? '' : html`<p role="alert">${options.problem}</p>`}
-  <label>Email <input type="email" name="email" autocomplete="username" required maxlength="254" value="${options.email ?? ''}"></label>
-  <label>Password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
-  <button type="submit">Sign in</button>
-</form>
+      body: html`${signInForm({ action: '/cabinet/login', csrf: sessions.preSessionCsrf(request, reply), email: options.email, problem: options.problem })}
 <p><a href="/cabinet/forgot-password">Forgot password?</a></p>
 <p class="hint">No account yet? The operator sends your invitation link.</p>`,
     });
@@ -67,7 +49,7 @@ export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: 
     const account = accountKey(email);
     const limited = throttled(reply, [await cabinet.signInPerAddress.attempt(request.ip), await cabinet.signInPerAccount.attempt(account)], render);
     if (limited !== undefined) return limited;
-    const result = await cabinet.accounts.signIn(email, password, request.headers['user-agent']);
+    const result = await cabinet.sessions.signIn(email, password, request.headers['user-agent']);
     if (!result.ok) return reply.code(401).type('text/html; charset=utf-8').send(render('Wrong email or password.'));
     cabinet.signInPerAddress.succeeded(request.ip);
     cabinet.signInPerAccount.succeeded(account);
@@ -81,14 +63,7 @@ export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: 
   const codePage = (csrf: string, problem?: string) =>
     page({
       title: 'Two-factor code',
-      body: html`<form method="post" action="/cabinet/login/code" class="stack">
-  ${csrfField(csrf)}
-  ${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
-  <label>Code from your authenticator app, or a recovery code
-    <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="32" autofocus>
-  </label>
-  <button type="submit">Continue</button>
-</form>`,
+      body: codeForm({ action: '/cabinet/login/code', csrf, problem }),
     });
 
   app.get('/cabinet/login/code', { schema: { hide: true } }, async (request, reply) => {
@@ -107,7 +82,7 @@ export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: 
     const render = (problem: string) => codePage(session.csrf, problem);
     const limited = throttled(reply, [await cabinet.signInPerAddress.attempt(request.ip), await cabinet.signInPerAccount.attempt(account)], render);
     if (limited !== undefined) return limited;
-    if (!(await cabinet.accounts.completeSecondFactor(session.token, session.found, formField(request, 'code') ?? ''))) {
+    if (!(await cabinet.sessions.completeSecondFactor(session.token, session.found, formField(request, 'code') ?? ''))) {
       return reply.code(401).type('text/html; charset=utf-8').send(render('That code is not right, or was used already.'));
     }
     cabinet.signInPerAddress.succeeded(request.ip);
@@ -119,7 +94,7 @@ export function registerCabinetLogin(app: App, { cabinet }: Services, sessions: 
     const session = await sessions.read(request);
     if (session !== undefined) {
       if (!sessions.changeAllowed(request, session)) return reply.code(403).type('text/html; charset=utf-8').send(csrfRefusal());
-      await cabinet.accounts.signOut(session.token);
+      await cabinet.sessions.signOut(session.token);
     }
     sessions.end(request, reply);
     return reply.redirect('/cabinet/login?done=signed-out', 303);

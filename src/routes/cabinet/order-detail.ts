@@ -1,8 +1,7 @@
 import QRCode from 'qrcode';
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { listOrderEvents, type OrderEventListing } from '../../db/repositories/order-events-repository.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
+import type { OrderEventListing } from '../../db/repositories/order-events-repository.js';
 import { statusAt } from '../../domain/order-status.js';
 import type { PartnerOrderRow } from '../../views/partner-order-view.js';
 import { ApiError } from '../../errors.js';
@@ -73,10 +72,10 @@ function explorerLink(template: string | null | undefined, placeholder: '{txid}'
  * (OrderService.get: another partner's order is not found, 404), its event timeline, the
  * deposit QR code and explorer links (live orders: a sandbox order is on no public chain).
  */
-export function registerCabinetOrderDetail(app: App, { database, clock, orders, orderActions, catalog, linkBase, quotes }: Services, sessions: CabinetSessions): void {
+export function registerCabinetOrderDetail(app: App, { clock, orders, orderActions, catalog, linkBase, quotes, partners }: Services, sessions: CabinetSessions): void {
   /** The session's partner's order, or undefined (another partner's order is not found either). */
   const ownOrder = async (session: CabinetSession, orderId: string): Promise<PartnerOrderRow | undefined> => {
-    const partner = await findPartner(database.db, session.partnerId);
+    const partner = await partners.find(session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     try {
       // A person reaches both modes' orders (docs/contract.md §10.2: only a key is held to its own).
@@ -115,7 +114,7 @@ export function registerCabinetOrderDetail(app: App, { database, clock, orders, 
   };
 
   const render = async (session: CabinetSession, order: PartnerOrderRow, options: { notice?: string; problem?: string } = {}) => {
-    const events = await listOrderEvents(database.db, order.id);
+    const events = await orders.timeline(order.id);
     const now = clock.now();
     const status = statusAt(order.status, order.expires_at, now);
     // A sandbox order lives on the simulator: its transactions and deposit address are on no
@@ -125,7 +124,7 @@ export function registerCabinetOrderDetail(app: App, { database, clock, orders, 
     const to = catalogRow(order.coin_to, order.network_to);
     const badge = orderBadge(order, now);
     // Continue re-prices with the partner's markup now (OrderActions.markupNow).
-    const partner = await findPartner(database.db, session.partnerId);
+    const partner = await partners.find(session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     // The QR code invites a payment: only while the order waits for its deposit (a second
     // payment to a completed or refunding order would be a second refund to chase).

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
 import type { PartnerRow } from '../../db/schema/partners.js';
 import type { PartnerOrderRow } from '../../views/partner-order-view.js';
 import { statusAt } from '../../domain/order-status.js';
@@ -49,7 +48,7 @@ export function csvField(value: string | null): string {
 interface ExportParts {
   list: OrderList;
   sessions: CabinetSessions;
-  database: Services['database'];
+  partners: Services['partners'];
   clock: Services['clock'];
   filtersOf: (request: FastifyRequest, session: CabinetSession, partner: PartnerRow) => Promise<Filters>;
   listQuery: (filters: Filters) => OrderListQuery;
@@ -61,10 +60,10 @@ interface ExportParts {
  * list's keyset pages and written as it is read, so memory stays one page whatever the size.
  */
 export function registerOrdersExport(app: App, parts: ExportParts): void {
-  const { list, sessions, database } = parts;
+  const { list, sessions, partners } = parts;
   app.get('/cabinet/orders.csv', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    const partner = await findPartner(database.db, session.partnerId);
+    const partner = await partners.find(session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     const filters = await parts.filtersOf(request, session, partner);
     const impossible = filters.from !== undefined && filters.to !== undefined && filters.from > filters.to;

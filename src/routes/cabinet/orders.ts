@@ -1,5 +1,4 @@
 import type { App, Services } from '../../app-types.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
 import { isOrderStatus, ORDER_STATUSES, statusAt, type OrderStatus } from '../../domain/order-status.js';
 import { ApiError } from '../../errors.js';
 import { OrderList, type OrderListQuery } from '../../services/order-list.js';
@@ -116,7 +115,7 @@ function filterQuery(filters: Filters, cursor: string | undefined): string {
  * the partner), with filters in a form that works without JavaScript. Live and sandbox orders
  * are listed apart, as in the API.
  */
-export function registerCabinetOrders(app: App, { database, clock, config, catalog, reads }: Services, sessions: CabinetSessions): void {
+export function registerCabinetOrders(app: App, { database, clock, config, catalog, reads, partners }: Services, sessions: CabinetSessions): void {
   if (config.secretsKey === undefined) throw new Error('SECRETS_KEY must be resolved before the routes are registered');
   const list = new OrderList(database.db, clock, config.secretsKey, reads);
   /** A coin's decimals (the most of its networks), for amounts as people read them. */
@@ -139,7 +138,7 @@ export function registerCabinetOrders(app: App, { database, clock, config, catal
 
   app.get('/cabinet/orders', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    const partner = await findPartner(database.db, session.partnerId);
+    const partner = await partners.find(session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     const filters = await filtersOf(request, session, partner);
     let problem = filters.badDates.length === 0 ? undefined : `${filters.badDates.join(' and ')}: this is not a date (YYYY-MM-DD, e.g. 2024-05-31); it was left out.`;
@@ -199,5 +198,5 @@ ${totals.length === 0
       .type('text/html; charset=utf-8')
       .send(page({ title: 'Orders', session, active: '/cabinet/orders', problem: sessions.flash.read(session, request.query).problem, body }));
   });
-  registerOrdersExport(app, { list, sessions, filtersOf, listQuery, database, clock });
+  registerOrdersExport(app, { list, sessions, filtersOf, listQuery, partners, clock });
 }

@@ -1,12 +1,5 @@
 import type { App, Services } from '../../app-types.js';
-import {
-  countOrdersByStatus,
-  countOrdersPerDay,
-  ordersNeedingAction,
-  periodTotals,
-  sumCompletedVolume,
-  type DailyOrders,
-} from '../../db/repositories/cabinet-overview-repository.js';
+import type { DailyOrders } from '../../db/repositories/cabinet-overview-repository.js';
 import { Decimal } from '../../domain/money.js';
 import { ORDER_STATUSES } from '../../domain/order-status.js';
 import type { CommissionSummary } from '../../services/partner-stats.js';
@@ -165,7 +158,7 @@ ${series.map((day, i) => {
  * test mode) of the last 1, 7 and 30 days: by status, the volume received by completed orders
  * per coin, the commission (docs/contract.md §7.8) and a chart of orders per day.
  */
-export function registerCabinetOverview(app: App, { database, clock, partnerStats, catalog, prices }: Services, sessions: CabinetSessions): void {
+export function registerCabinetOverview(app: App, { clock, partnerStats, catalog, prices }: Services, sessions: CabinetSessions): void {
   /**
    * A coin's amount in USD at the price service's current price (what the treasury's USD view
    * uses: the coin's price symbol), to the cent; undefined without a fresh price.
@@ -197,15 +190,12 @@ export function registerCabinetOverview(app: App, { database, clock, partnerStat
     const to = new Date(now.getTime() + 1);
     const commissionIn = (days: number) => partnerStats.commission(session.partnerId, new Date(to.getTime() - days * DAY_MS), to, sandbox);
     const period = periodOf(request.query as Record<string, unknown>, now);
-    const [waiting, counts, volume, perDay, day, week, month, inPeriod, periodCommission] = await Promise.all([
-      ordersNeedingAction(database.db, session.partnerId, sandbox, now, ACTION_LIST_MAX),
-      countOrdersByStatus(database.db, session.partnerId, windows, sandbox),
-      sumCompletedVolume(database.db, session.partnerId, windows, sandbox),
-      countOrdersPerDay(database.db, session.partnerId, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (CHART_DAYS - 1) * DAY_MS), sandbox),
+    const chartSince = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (CHART_DAYS - 1) * DAY_MS);
+    const [{ waiting, counts, volume, perDay, inPeriod }, day, week, month, periodCommission] = await Promise.all([
+      partnerStats.overview(session.partnerId, sandbox, { now, windows, chartSince, actionMax: ACTION_LIST_MAX, period }),
       commissionIn(1),
       commissionIn(7),
       commissionIn(30),
-      periodTotals(database.db, session.partnerId, period.from, period.to, sandbox),
       partnerStats.commission(session.partnerId, period.from, period.to, sandbox),
     ]);
     const periodUsd = usdTotal(inPeriod.volume);

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app-types.js';
-import { PASSWORD_MIN_LENGTH } from '../../services/cabinet-passwords.js';
+import { newPasswordForm } from '../account-forms.js';
 import { html, type Html } from './html.js';
-import { csrfField, errorPage, page } from './layout.js';
+import { errorPage, page } from './layout.js';
 import { crossSiteAllowed, csrfRefusal, formField, type CabinetSessions } from './session.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -42,19 +42,7 @@ export function registerPasswordLink(app: App, sessions: CabinetSessions, link: 
     page({
       title: link.title,
       body: html`${link.intro(email)}
-<form method="post" action="/cabinet/${link.path}/${token}" class="stack">
-  ${csrfField(sessions.preSessionCsrf(request, reply))}
-  ${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
-  <input type="email" name="email" autocomplete="username" value="${email}" hidden readonly>
-  <label>New password
-    <input type="password" name="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="128" aria-describedby="password-hint">
-  </label>
-  <p class="hint" id="password-hint">At least ${PASSWORD_MIN_LENGTH} characters and hard to guess: a few unrelated words work well.</p>
-  <label>The same password again
-    <input type="password" name="confirm" autocomplete="new-password" required maxlength="128">
-  </label>
-  <button type="submit">${link.submit}</button>
-</form>`,
+${newPasswordForm({ action: `/cabinet/${link.path}/${token}`, csrf: sessions.preSessionCsrf(request, reply), email, problem, submit: link.submit })}`,
     });
   const opened = async (request: FastifyRequest, reply: FastifyReply): Promise<{ token: string; email: string } | undefined> => {
     const { token } = request.params as { token: string };

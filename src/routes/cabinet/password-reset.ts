@@ -51,11 +51,11 @@ export function registerCabinetPasswordReset(app: App, { cabinet, config }: Serv
     invalidTitle: 'Reset link not valid',
     invalidProblem: 'This password reset link is not valid.',
     open: async (token) => {
-      const state = await cabinet.accounts.openPasswordReset(token);
+      const state = await cabinet.passwords.openReset(token);
       if (state.ok) return state;
       return { ok: false, problem: 'This password reset link is not valid: it was used already, has expired, was replaced by a newer one, or was mistyped. Ask for a new one under “Forgot password” on the sign-in page.' };
     },
-    complete: (token, password, ip) => cabinet.accounts.resetPassword(token, password, ip),
+    complete: (token, password, ip) => cabinet.passwords.reset(token, password, ip),
     done: '/cabinet/login?done=password-reset',
     endSession: true,
   });

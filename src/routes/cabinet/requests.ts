@@ -1,5 +1,4 @@
 import type { App, Services } from '../../app-types.js';
-import { listPartnerKeysForCabinet } from '../../db/repositories/api-keys-repository.js';
 import { html } from './html.js';
 import { page, time } from './layout.js';
 import { sessionOf, type CabinetSessions } from './session.js';
@@ -14,13 +13,13 @@ const STATUS = /^(?:[1-5]xx|[1-5][0-9]{2})$/;
  * Filtered by key, status (class or exact), method and path prefix; 100 at a time, older ones
  * through a keyset link.
  */
-export function registerCabinetRequests(app: App, { database, requestLog }: Services, sessions: CabinetSessions): void {
+export function registerCabinetRequests(app: App, { apiKeys, requestLog }: Services, sessions: CabinetSessions): void {
   app.get('/cabinet/requests', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
     const query = request.query as Record<string, unknown>;
     const text = (name: string) => (typeof query[name] === 'string' && query[name] !== '' ? (query[name]) : undefined);
     const sandbox = session.mode === 'sandbox';
-    const keys = (await listPartnerKeysForCabinet(database.db, session.partnerId)).filter((key) => key.sandbox === sandbox);
+    const keys = await apiKeys.listForCabinet(session.partnerId, sandbox);
     const keyId = keys.some((key) => key.key_id === text('key')) ? text('key') : undefined;
     const status = STATUS.test(text('status') ?? '') ? text('status') : undefined;
     const method = (METHODS as readonly string[]).includes(text('method') ?? '') ? text('method') : undefined;

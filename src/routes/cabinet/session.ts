@@ -1,18 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CabinetServices } from '../../app-types.js';
 import type { SessionWithUser } from '../../db/repositories/cabinet-sessions-repository.js';
 import { roleAllows, ROLE_WORDS, type CabinetPermission } from '../../domain/cabinet-roles.js';
 import type { Mode } from '../../domain/modes.js';
+import { BrowserSessions, crossSiteAllowed, formField } from '../browser-sessions.js';
 import { Flash } from './flash.js';
 import { errorPage } from './layout.js';
 
 /**
- * Cabinet sessions in the browser (ASVS V3): the session token in an HttpOnly, SameSite=Strict
- * cookie, Secure and `__Host-` prefixed behind TLS (PUBLIC_URL https or a request that came
- * over https through a trusted proxy); no Max-Age, so it ends with the browser as well as on
- * the server's idle and absolute timeouts. Before sign-in a pre-session cookie anchors the
- * login form's CSRF token.
+ * Cabinet sessions in the browser (routes/browser-sessions.ts): `cabinet_*` cookies, Secure and
+ * `__Host-` prefixed when PUBLIC_URL is https (or, without PUBLIC_URL, the request came over
+ * https through a trusted proxy); a mode cookie beside them; a suspended partner's session opens nothing.
  */
 
 /** Who may make a change of each kind, as the 403 page says it. */
@@ -61,89 +59,38 @@ export function requestedMode(request: FastifyRequest, cookie: string): Mode {
   return request.cookies[cookie] === 'sandbox' ? 'sandbox' : 'live';
 }
 
-export interface CookieNames {
-  session: string;
-  pre: string;
-  /** The cabinet's mode (live or test), set by the switch: a preference, no secret. */
-  mode: string;
-  path: string;
-  secure: boolean;
-}
-
-export function cookieNames(request: FastifyRequest, publicUrl: string | undefined): CookieNames {
-  const secure = publicUrl === undefined ? request.protocol === 'https' : publicUrl.startsWith('https:');
-  // __Host- cookies must be Secure with Path=/; over plain HTTP (a local start) the path keeps
-  // the cookie to the cabinet.
-  return secure
-    ? { session: '__Host-cabinet_session', pre: '__Host-cabinet_pre', mode: '__Host-cabinet_mode', path: '/', secure }
-    : { session: 'cabinet_session', pre: 'cabinet_pre', mode: 'cabinet_mode', path: '/cabinet', secure };
-}
-
-const cookieOptions = (names: CookieNames) => ({ path: names.path, httpOnly: true, sameSite: 'strict' as const, secure: names.secure });
-
-export class CabinetSessions {
+export class CabinetSessions extends BrowserSessions<SessionWithUser> {
   /** A form's outcome across its 303 (flash.ts). */
   readonly flash: Flash;
 
   constructor(
     private readonly cabinet: CabinetServices,
-    private readonly publicUrl: string | undefined,
+    publicUrl: string | undefined,
   ) {
-    this.flash = new Flash(cabinet);
-  }
-
-  names(request: FastifyRequest): CookieNames {
-    return cookieNames(request, this.publicUrl);
+    super(cabinet, publicUrl, { surface: 'cabinet', httpsRequestSuffices: false });
+    this.flash = new Flash(cabinet.forms);
   }
 
   /** The live session the request's cookie names, pending second factor or not. */
   async read(request: FastifyRequest): Promise<CabinetSession | undefined> {
-    const token = request.cookies[this.names(request).session];
-    if (token === undefined || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
-    const found = await this.cabinet.accounts.session(token);
-    if (found === undefined) return undefined;
+    const live = await this.found(request);
+    if (live === undefined) return undefined;
+    const { token, found } = live;
     return {
       token,
       found,
       partnerId: found.session.partner_id,
       userId: found.session.user_id,
-      csrf: this.cabinet.accounts.csrfToken(token),
+      csrf: this.csrfOf(token),
       mode: requestedMode(request, this.names(request).mode),
       path: request.url.split('?')[0] ?? '/cabinet',
     };
   }
 
-  start(request: FastifyRequest, reply: FastifyReply, token: string): void {
-    const names = this.names(request);
-    reply.setCookie(names.session, token, cookieOptions(names));
-    reply.clearCookie(names.pre, cookieOptions(names));
-  }
-
   /** Remembers the mode the switch chose (for the browser's session: no Max-Age). */
   setMode(request: FastifyRequest, reply: FastifyReply, mode: Mode): void {
     const names = this.names(request);
-    reply.setCookie(names.mode, mode, cookieOptions(names));
-  }
-
-  end(request: FastifyRequest, reply: FastifyReply): void {
-    reply.clearCookie(this.names(request).session, cookieOptions(this.names(request)));
-  }
-
-  /** The pre-session anchor of the login and invitation forms, made on first sight. */
-  preSessionCsrf(request: FastifyRequest, reply: FastifyReply): string {
-    const names = this.names(request);
-    let anchor = request.cookies[names.pre];
-    if (anchor === undefined || !/^[A-Za-z0-9_-]{43}$/.test(anchor)) {
-      anchor = randomBytes(32).toString('base64url');
-      reply.setCookie(names.pre, anchor, cookieOptions(names));
-    }
-    return this.cabinet.accounts.csrfToken(`pre:${anchor}`);
-  }
-
-  /** Whether a form posted before sign-in carries the token of its pre-session cookie. */
-  preSessionCsrfMatches(request: FastifyRequest): boolean {
-    const anchor = request.cookies[this.names(request).pre];
-    return anchor !== undefined && this.cabinet.accounts.csrfMatches(`pre:${anchor}`, formField(request, '_csrf'));
+    reply.setCookie(names.mode, mode, this.cookieOptions(names));
   }
 
   /**
@@ -213,24 +160,6 @@ export class CabinetSessions {
         .send(errorPage('Not allowed for your role', `Your role is ${ROLE_WORDS[session.found.role].name.toLowerCase()}: this change needs ${PERMISSION_NEEDS[permission]}. Nothing was changed.`));
     };
   }
-
-  /** CSRF: the session's token in the form, and no cross-site fetch metadata. */
-  changeAllowed(request: FastifyRequest, session: CabinetSession): boolean {
-    return crossSiteAllowed(request) && this.cabinet.accounts.csrfMatches(session.token, formField(request, '_csrf'));
-  }
-}
-
-/** Fetch metadata (sent by every current browser): a form posted from another site is refused outright. */
-export function crossSiteAllowed(request: FastifyRequest): boolean {
-  const site = request.headers['sec-fetch-site'];
-  return site === undefined || site === 'same-origin' || site === 'none';
-}
-
-export function formField(request: FastifyRequest, name: string): string | undefined {
-  const body = request.body;
-  if (typeof body !== 'object' || body === null) return undefined;
-  const value = (body as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : undefined;
 }
 
 export function csrfRefusal() {
@@ -243,3 +172,6 @@ export function sessionOf(request: FastifyRequest): CabinetSession {
   if (session === undefined) throw new Error('cabinet route without the session preHandler');
   return session;
 }
+
+// Many cabinet and console pages import these from here.
+export { crossSiteAllowed, formField };

@@ -1,5 +1,4 @@
 import type { App, Services } from '../../app-types.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
 import type { PartnerRow } from '../../db/schema/partners.js';
 import { CORS_ORIGINS_MAX } from '../../domain/web-origin.js';
 import { ApiError } from '../../errors.js';
@@ -16,7 +15,7 @@ const percent = (bps: number): string => `${(bps / 100).toFixed(2)} %`;
  * A change reaches the partner's keys at once in every process,
  * as an operator's change does (ApiKeyService.forgetPartner).
  */
-export function registerCabinetSettings(app: App, { database, partners, config }: Services, sessions: CabinetSessions): void {
+export function registerCabinetSettings(app: App, { partners, config }: Services, sessions: CabinetSessions): void {
   const cap = config.cabinet.partnerMarkupMaxBps;
   const settingsPage = (
     session: CabinetSession,
@@ -67,7 +66,7 @@ ${can(session, 'integration_settings')
 
   app.get('/cabinet/settings', { schema: { hide: true }, preHandler: sessions.required }, async (request, reply) => {
     const session = sessionOf(request);
-    const partner = await findPartner(database.db, session.partnerId);
+    const partner = await partners.find(session.partnerId);
     if (partner === undefined) throw new Error('session of a partner that does not exist');
     const flash = sessions.flash.read(session, request.query);
     const done = (request.query as Record<string, unknown>).done;

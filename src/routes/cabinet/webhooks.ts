@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import { findAttemptResponses, findPartnerWebhookEvents, type AttemptResponse } from '../../db/repositories/webhook-deliveries-repository.js';
+import type { AttemptResponse } from '../../db/repositories/webhook-deliveries-repository.js';
 import type { WebhookEndpointRow } from '../../db/schema/webhooks.js';
 import { isMode } from '../../domain/modes.js';
 import { CANONICAL_UUID_PATTERN } from '../../domain/short-id.js';
@@ -89,7 +89,7 @@ function endpointState(endpoint: WebhookEndpointRow): string {
  * new API key does): that page shows the signing secret once; a reload shows none and neither
  * adds another endpoint nor rotates again.
  */
-export function registerCabinetWebhooks(app: App, { webhooks, cabinet, database }: Services, sessions: CabinetSessions): void {
+export function registerCabinetWebhooks(app: App, { webhooks, cabinet }: Services, sessions: CabinetSessions): void {
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
   /**
    * A refusal of the service, after a form: 303 back to `path` with its message (written for the
@@ -156,9 +156,8 @@ ${can(session, 'webhooks')
     const deliveries = matching.slice(0, view.shown);
     const more = matching.length > view.shown && view.shown < DELIVERIES_MAX;
     // Each delivery's request body (the event as sent) and its order, the partner's own events only.
-    const events = await findPartnerWebhookEvents(database.db, session.partnerId, [...new Set(deliveries.map((delivery) => delivery.event_id))]);
+    const { events, responses } = await webhooks.deliveryDetails(session.partnerId, endpoint.id, deliveries);
     const eventOf = new Map(events.map((event) => [event.id, event]));
-    const responses = await findAttemptResponses(database.db, endpoint.id, [...new Set(deliveries.map((delivery) => delivery.id))]);
     const responseOf = new Map(responses.map((response) => [`${response.delivery_id}:${response.attempt}`, response]));
     const viewQuery = (shown: number) => {
       const params = new URLSearchParams();
@@ -259,7 +258,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
         events: picked.length === 0 ? null : picked,
         description: description === '' ? null : description.slice(0, 200),
       });
-      const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'webhook_secret', created.endpoint.id);
+      const reveal = await cabinet.reveals.offer(session.found.session.id, 'webhook_secret', created.endpoint.id);
       return reply.redirect(`/cabinet/webhooks/${created.endpoint.id}?created=${reveal}`, 303);
     } catch (error) {
       return refusal(reply, session, error, '/cabinet/webhooks');
@@ -275,7 +274,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
     for (const [name, words] of Object.entries(REVEALS)) {
       const reveal = query[name];
       if (typeof reveal !== 'string') continue;
-      const subject = CANONICAL_UUID_PATTERN.test(reveal) ? await cabinet.accounts.takeReveal(session.found.session.id, reveal, 'webhook_secret') : undefined;
+      const subject = CANONICAL_UUID_PATTERN.test(reveal) ? await cabinet.reveals.take(session.found.session.id, reveal, 'webhook_secret') : undefined;
       if (subject === id) return { secret: { title: words.title, value: await webhooks.openSecret(id, session.partnerId) }, notice: words.notice };
       return { notice: 'A signing secret is shown only once, on the page right after it is made: it is not shown again. If you did not copy it, rotate it.' };
     }
@@ -313,7 +312,7 @@ ${more ? html`<p class="pager"><a href="/cabinet/webhooks/${endpoint.id}?${viewQ
     } catch (error) {
       return refusal(reply, session, error, `/cabinet/webhooks/${id}`);
     }
-    const reveal = await cabinet.accounts.offerReveal(session.found.session.id, 'webhook_secret', id);
+    const reveal = await cabinet.reveals.offer(session.found.session.id, 'webhook_secret', id);
     return reply.redirect(`/cabinet/webhooks/${id}?rotated=${reveal}`, 303);
   });
 

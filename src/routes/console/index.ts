@@ -123,7 +123,7 @@ export async function registerConsole(app: App, services: Services): Promise<voi
       console.get(`/console/assets/${name}`, { schema: { hide: true } }, (_request, reply) => reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(asset.body));
     }
     const sessions = new ConsoleSessions(services.operators, services.config.cabinet.publicUrl);
-    const flash = new Flash({ accounts: services.operators.people });
+    const flash = new Flash(services.operators.forms);
     registerConsoleLogin(console, services, sessions);
     registerConsoleAttention(console, services, sessions, flash);
     registerConsoleOrders(console, services, sessions, flash);

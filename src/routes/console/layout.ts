@@ -1,5 +1,6 @@
 import { roleAtLeast, type OperatorRole } from '../../domain/operator-roles.js';
 import { html, type Html } from '../cabinet/html.js';
+import { pageShell, type Surface } from '../page-shell.js';
 import type { ConsoleSession } from './session.js';
 
 /** The console's pages in the navigation, each with the least role that sees it. */
@@ -28,50 +29,27 @@ interface PageParts {
   problem?: string | undefined;
 }
 
+const CONSOLE: Surface = { name: 'Operator console', assets: '/console/assets', stylesheet: 'console.css', script: 'console.js' };
+
 /**
- * One console page: the cabinet's plain, accessible HTML and its one stylesheet and script
- * (served again under /console/assets, so the console needs nothing of the partner surface).
+ * One console page (routes/page-shell.ts): the cabinet's plain, accessible HTML and its one
+ * stylesheet and script (served again under /console/assets, so the console needs nothing of
+ * the partner surface); signed in, the navigation shows the pages the person's role sees.
  */
 export function consolePage(parts: PageParts): string {
   const { session } = parts;
-  const header =
-    session === undefined
-      ? html`<header class="top"><span class="brand">Operator console</span></header>`
-      : html`<header class="top">
-  <span class="brand">Operator console</span>
-  <span class="who">${session.found.name ?? session.found.email} · ${session.found.email} · ${session.role}</span>
-  <form method="post" action="/console/logout" class="inline">
-    <input type="hidden" name="_csrf" value="${session.csrf}">
-    <button type="submit">Sign out</button>
-  </form>
-</header>
-<nav aria-label="Console">
-  <ul>${CONSOLE_NAVIGATION.filter((item) => roleAtLeast(session.role, item.role)).map(
-    (item) => html`<li><a href="${item.path}"${item.path === parts.active ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
-  )}</ul>
-</nav>`;
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${parts.title} · Operator console</title>
-<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/console/assets/console.css">
-<script src="/console/assets/console.js" defer></script>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-${header}
-<main id="main">
-<h1>${parts.title}</h1>
-${parts.notice === undefined ? '' : html`<p class="notice" role="status">${parts.notice}</p>`}
-${parts.problem === undefined ? '' : html`<p class="problem" role="alert">${parts.problem}</p>`}
-${parts.body}
-</main>
-</body>
-</html>
-`.text;
+  return pageShell(CONSOLE, {
+    ...parts,
+    signedIn:
+      session === undefined
+        ? undefined
+        : {
+            who: html`${session.found.name ?? session.found.email} · ${session.found.email} · ${session.role}`,
+            logout: '/console/logout',
+            csrf: session.csrf,
+            navigation: { label: 'Console', items: CONSOLE_NAVIGATION.filter((item) => roleAtLeast(session.role, item.role)), active: parts.active },
+          },
+  });
 }
 
 export function consoleErrorPage(title: string, message: string): string {

@@ -1,13 +1,11 @@
-import { createHash } from 'node:crypto';
 import QRCode from 'qrcode';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Services } from '../../app-types.js';
-import type { AttemptDecision } from '../../plugins/rate-limit.js';
-import { normalEmail } from '../../services/account-secrets.js';
-import { PASSWORD_MIN_LENGTH } from '../../services/cabinet-passwords.js';
+import { codeForm, newPasswordForm, signInForm } from '../account-forms.js';
 import { html, trusted } from '../cabinet/html.js';
 import { csrfField } from '../cabinet/layout.js';
 import { formField } from '../cabinet/session.js';
+import { signInAccountKey, throttled } from '../sign-in-throttle.js';
 import { consoleErrorPage, consolePage, noticeOf } from './layout.js';
 import type { ConsoleSession, ConsoleSessions } from './session.js';
 
@@ -16,17 +14,10 @@ const NOTICES: Readonly<Record<string, string>> = {
   'signed-out': 'You are signed out.',
 };
 
-const accountKey = (email: string): string => createHash('sha256').update(`console:${normalEmail(email)}`).digest('hex').slice(0, 32);
+const accountKey = (email: string): string => signInAccountKey('console', email);
 
 const HTML = 'text/html; charset=utf-8';
 const formExpired = () => consoleErrorPage('Form expired', 'This form could not be accepted: it expired or did not come from this console. Go back, reload the page and try again.');
-
-function throttled(reply: FastifyReply, decisions: AttemptDecision[], render: (problem: string) => string | Promise<string>): Promise<FastifyReply> | undefined {
-  const refused = decisions.filter((decision) => !decision.allowed);
-  if (refused.length === 0) return undefined;
-  const retry = Math.max(...refused.map((decision) => (decision.allowed ? 0 : decision.retryAfterSeconds)));
-  return Promise.resolve(render(`Too many sign-in attempts. Wait ${retry} seconds, then try again.`)).then((body) => reply.code(429).header('retry-after', String(retry)).type(HTML).send(body));
-}
 
 /**
  * Sign-in (/console/login), the second step (/console/login/code: a code, or the enrolment of
@@ -41,13 +32,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     consolePage({
       title: 'Sign in',
       notice: parts.notice,
-      body: html`<form method="post" action="/console/login" class="stack">
-  ${csrfField(sessions.preSessionCsrf(request, reply))}
-  ${parts.problem === undefined ? '' : html`<p role="alert">${parts.problem}</p>`}
-  <label>Email <input type="email" name="email" autocomplete="username" required maxlength="254" value="${parts.email ?? ''}"></label>
-  <label>Password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
-  <button type="submit">Sign in</button>
-</form>`,
+      body: signInForm({ action: '/console/login', csrf: sessions.preSessionCsrf(request, reply), email: parts.email, problem: parts.problem }),
     });
 
   app.get('/console/login', options, async (request, reply) => reply.type(HTML).send(loginPage(request, reply, { notice: noticeOf(request.query, NOTICES) })));
@@ -61,7 +46,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
       loginPage(request, reply, { email, problem }),
     );
     if (limited !== undefined) return limited;
-    const result = await operators.people.signIn(email, password, request.headers['user-agent']);
+    const result = await operators.sessions.signIn(email, password, request.headers['user-agent']);
     if (!result.ok) return reply.code(401).type(HTML).send(loginPage(request, reply, { email, problem: 'Wrong email or password.' }));
     operators.signInPerAddress.succeeded(request.ip);
     operators.signInPerAccount.succeeded(account);
@@ -71,21 +56,9 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
 
   /** The second step: a code, or (no second factor yet) the enrolment with its QR code. */
   const codePage = async (session: ConsoleSession, problem?: string): Promise<string> => {
+    if (session.found.totpEnabled) return consolePage({ title: 'Two-factor code', body: codeForm({ action: '/console/login/code', csrf: session.csrf, problem }) });
     const alert = problem === undefined ? '' : html`<p role="alert">${problem}</p>`;
-    if (session.found.totpEnabled) {
-      return consolePage({
-        title: 'Two-factor code',
-        body: html`<form method="post" action="/console/login/code" class="stack">
-  ${csrfField(session.csrf)}
-  ${alert}
-  <label>Code from your authenticator app, or a recovery code
-    <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="32" autofocus>
-  </label>
-  <button type="submit">Continue</button>
-</form>`,
-      });
-    }
-    const enrolment = await operators.people.enrolment(session.personId);
+    const enrolment = await operators.twoFactor.enrolment(session.personId);
     if (enrolment === undefined) return consoleErrorPage('Two-factor', 'Two-factor sign-in could not be set up. Sign in again.');
     const qr = await QRCode.toString(enrolment.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     return consolePage({
@@ -136,7 +109,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     if (limited !== undefined) return limited;
     const code = formField(request, 'code') ?? '';
     if (!session.found.totpEnabled) {
-      const confirmed = await operators.people.confirmEnrolment(session.token, session.found, code);
+      const confirmed = await operators.sessions.completeEnrolment(session.token, session.found, code);
       if (!confirmed.ok) return reply.code(401).type(HTML).send(await codePage(session, 'That code is not right. Check the app shows this key, and type its current code.'));
       operators.signInPerAddress.succeeded(request.ip);
       operators.signInPerAccount.succeeded(account);
@@ -150,7 +123,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
         }),
       );
     }
-    if (!(await operators.people.completeSecondFactor(session.token, session.found, code))) {
+    if (!(await operators.sessions.completeSecondFactor(session.token, session.found, code))) {
       return reply.code(401).type(HTML).send(await codePage(session, 'That code is not right, or was used already.'));
     }
     operators.signInPerAddress.succeeded(request.ip);
@@ -162,7 +135,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     const session = await sessions.read(request);
     if (session !== undefined) {
       if (!sessions.changeAllowed(request, session)) return reply.code(403).type(HTML).send(formExpired());
-      await operators.people.signOut(session.token);
+      await operators.sessions.signOut(session.token);
     }
     sessions.end(request, reply);
     return reply.redirect('/console/login?done=signed-out', 303);
@@ -173,17 +146,7 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     consolePage({
       title: 'Set your password',
       body: html`<p>You were invited to the operator console as <strong>${email}</strong>.</p>
-<form method="post" action="/console/invitation/${token}" class="stack">
-  ${csrfField(sessions.preSessionCsrf(request, reply))}
-  ${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
-  <input type="email" name="email" autocomplete="username" value="${email}" hidden readonly>
-  <label>New password
-    <input type="password" name="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="128" aria-describedby="password-hint">
-  </label>
-  <p class="hint" id="password-hint">At least ${PASSWORD_MIN_LENGTH} characters and hard to guess: a few unrelated words work well.</p>
-  <label>The same password again <input type="password" name="confirm" autocomplete="new-password" required maxlength="128"></label>
-  <button type="submit">Set password</button>
-</form>`,
+${newPasswordForm({ action: `/console/invitation/${token}`, csrf: sessions.preSessionCsrf(request, reply), email, problem, submit: 'Set password' })}`,
     });
 
   app.get('/console/invitation/:token', options, async (request, reply) => {

@@ -117,7 +117,7 @@ ${partners.length === 0
     const back = `/console/partners/${partner.id}`;
     const canAdmin = roleAtLeast(session.role, 'admin');
     const canSupport = roleAtLeast(session.role, 'support');
-    const [keys, people, endpoints, lines] = await Promise.all([apiKeys.list(partner.id), cabinet.accounts.people(partner.id), webhooks.list(partner.id, 100), statements.lines(partner.id)]);
+    const [keys, people, endpoints, lines] = await Promise.all([apiKeys.list(partner.id), cabinet.people.list(partner.id), webhooks.list(partner.id, 100), statements.lines(partner.id)]);
     const deliveries = await Promise.all(endpoints.map((endpoint) => webhooks.deliveries(endpoint.id, partner.id, { limit: 5 })));
     const live = keys.filter((key) => key.revoked_at === null);
     return consolePage({
@@ -262,8 +262,8 @@ ${lines.length === 0
     try {
       const partner = await partnerOf(request);
       if (!EMAIL_PATTERN.test(email) || email.length > 254) throw new ApiError('bad_request', 'Give the email address of the person to invite.');
-      if (await cabinet.accounts.emailTaken(email)) throw new ApiError('conflict', 'A cabinet account with this email exists already.');
-      const invitation = await cabinet.accounts.invite(partner.id, email, cabinetLinkBase(config, request));
+      if (await cabinet.invitations.emailTaken(email)) throw new ApiError('conflict', 'A cabinet account with this email exists already.');
+      const invitation = await cabinet.invitations.invite(partner.id, email, cabinetLinkBase(config, request));
       const reveal = html`<section class="reveal" aria-labelledby="invited"><h2 id="invited">Invitation for ${email}</h2>
 <p>Send this one-use link to the person: it sets their password for the cabinet. It is shown only now and works until ${time(invitation.expiresAt)}.</p>
 <p><input id="invitation-link" class="mono" readonly value="${invitation.url}" aria-label="Invitation link"> <button type="button" data-copy="invitation-link" hidden>Copy</button> <span id="invitation-link-status" role="status"></span></p></section>`;
@@ -285,19 +285,19 @@ ${lines.length === 0
   app.post('/console/partners/:id/people/:person_id/remove', admin, async (request, reply) =>
     act(reply, flash, consoleSessionOf(request), back(request), 'person-removed', async () => {
       const { partnerId, personId } = personOf(request);
-      found(await cabinet.accounts.removePerson(partnerId, personId, request.ip));
+      found(await cabinet.people.remove(partnerId, personId, request.ip));
     }),
   );
   app.post('/console/partners/:id/people/:person_id/clear-2fa', admin, async (request, reply) =>
     act(reply, flash, consoleSessionOf(request), back(request), 'two-factor-cleared', async () => {
       const { partnerId, personId } = personOf(request);
-      found(await cabinet.accounts.clearTwoFactor(partnerId, personId, request.ip));
+      found(await cabinet.people.clearTwoFactor(partnerId, personId, request.ip));
     }),
   );
   app.post('/console/partners/:id/people/:person_id/end-sessions', admin, async (request, reply) =>
     act(reply, flash, consoleSessionOf(request), back(request), 'sessions-ended', async () => {
       const { partnerId, personId } = personOf(request);
-      found(await cabinet.accounts.endSessionsOf(partnerId, personId, request.ip));
+      found(await cabinet.people.endSessions(partnerId, personId, request.ip));
     }),
   );
 

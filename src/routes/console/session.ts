@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperatorServices } from '../../app-types.js';
 import type { OperatorSessionWithPerson } from '../../db/repositories/operator-people-repository.js';
 import { roleAtLeast, type OperatorRole } from '../../domain/operator-roles.js';
-import { SECRET_SHAPE } from '../../services/account-secrets.js';
 import { personActor } from '../../services/operator-people.js';
-import { crossSiteAllowed, formField } from '../cabinet/session.js';
+import { BrowserSessions } from '../browser-sessions.js';
 import { consoleErrorPage } from './layout.js';
 
 declare module 'fastify' {
@@ -26,72 +24,20 @@ export interface ConsoleSession {
   csrf: string;
 }
 
-interface CookieNames {
-  session: string;
-  pre: string;
-  path: string;
-  secure: boolean;
-}
-
 /**
- * Console sessions in the browser, as the cabinet's (routes/cabinet/session.ts): the token in an
- * HttpOnly, SameSite=Strict cookie, Secure and `__Host-` prefixed behind TLS; a pre-session
- * cookie anchors the sign-in form's CSRF token. Cookies of their own names, so a browser signed
- * in to both keeps both.
+ * Console sessions in the browser, as the cabinet's (routes/browser-sessions.ts): `console_*`
+ * cookies, Secure and `__Host-` prefixed when PUBLIC_URL is https or the request came over https.
  */
-export class ConsoleSessions {
-  constructor(
-    private readonly operators: OperatorServices,
-    private readonly publicUrl: string | undefined,
-  ) {}
-
-  private names(request: FastifyRequest): CookieNames {
-    const secure = this.publicUrl === undefined ? request.protocol === 'https' : request.protocol === 'https' || this.publicUrl.startsWith('https:');
-    return secure
-      ? { session: '__Host-console_session', pre: '__Host-console_pre', path: '/', secure }
-      : { session: 'console_session', pre: 'console_pre', path: '/console', secure };
-  }
-
-  private options(names: CookieNames) {
-    return { path: names.path, httpOnly: true, sameSite: 'strict' as const, secure: names.secure };
+export class ConsoleSessions extends BrowserSessions<OperatorSessionWithPerson> {
+  constructor(operators: OperatorServices, publicUrl: string | undefined) {
+    super(operators, publicUrl, { surface: 'console', httpsRequestSuffices: true });
   }
 
   async read(request: FastifyRequest): Promise<ConsoleSession | undefined> {
-    const token = request.cookies[this.names(request).session];
-    if (token === undefined || !SECRET_SHAPE.test(token)) return undefined;
-    const found = await this.operators.people.session(token);
-    if (found === undefined) return undefined;
-    return { token, found, personId: found.session.person_id, role: found.role, actor: personActor(found.email), csrf: this.operators.people.csrfToken(token) };
-  }
-
-  start(request: FastifyRequest, reply: FastifyReply, token: string): void {
-    const names = this.names(request);
-    reply.setCookie(names.session, token, this.options(names));
-    reply.clearCookie(names.pre, this.options(names));
-  }
-
-  end(request: FastifyRequest, reply: FastifyReply): void {
-    const names = this.names(request);
-    reply.clearCookie(names.session, this.options(names));
-  }
-
-  preSessionCsrf(request: FastifyRequest, reply: FastifyReply): string {
-    const names = this.names(request);
-    let anchor = request.cookies[names.pre];
-    if (anchor === undefined || !SECRET_SHAPE.test(anchor)) {
-      anchor = randomBytes(32).toString('base64url');
-      reply.setCookie(names.pre, anchor, this.options(names));
-    }
-    return this.operators.people.csrfToken(`pre:${anchor}`);
-  }
-
-  preSessionCsrfMatches(request: FastifyRequest): boolean {
-    const anchor = request.cookies[this.names(request).pre];
-    return crossSiteAllowed(request) && anchor !== undefined && this.operators.people.csrfMatches(`pre:${anchor}`, formField(request, '_csrf'));
-  }
-
-  changeAllowed(request: FastifyRequest, session: ConsoleSession): boolean {
-    return crossSiteAllowed(request) && this.operators.people.csrfMatches(session.token, formField(request, '_csrf'));
+    const live = await this.found(request);
+    if (live === undefined) return undefined;
+    const { token, found } = live;
+    return { token, found, personId: found.session.person_id, role: found.role, actor: personActor(found.email), csrf: this.csrfOf(token) };
   }
 
   /**
