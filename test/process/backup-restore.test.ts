@@ -139,6 +139,18 @@ describe(`backup under load, restore into a fresh store (${engine})`, { timeout:
     await load.stop();
     await server.stop(10_000);
 
+    // With no server on it, the CLI reads DATA_DIR itself; restored over a store that is not in
+    // use, the store there is moved aside, not deleted.
+    const offline = path.join(workDir, 'offline.tar.gz');
+    const stopped = await runAdminCli(['backup', offline], { DATA_DIR: dataDir });
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.match(stopped.stdout, /\(no server was running on it\) written to .*offline\.tar\.gz/);
+    const over = await runAdminCli(['restore', offline], { DATA_DIR: dataDir, SECRETS_KEY: secretsKey });
+    assert.equal(over.code, 0, over.stderr);
+    assert.match(over.stdout, /the store that was there is kept in .*pglite\.replaced-/);
+    assert.doesNotMatch(over.stdout, /warning/);
+    assert.equal(readdirSync(dataDir).filter((name) => name.startsWith('pglite.replaced-')).length, 1);
+
     // A fresh DATA_DIR: the restore says the secrets key must come from the original.
     const freshDir = mkdtempSync(path.join(tmpdir(), 'epa-backup-fresh-'));
     cleanups.push(async () => rmSync(freshDir, { recursive: true, force: true }));
