@@ -22,10 +22,8 @@ export function parseCounts(flag: string, raw: string | undefined, fallback: rea
 export interface MeasuredCosts {
   /** CPU of the API processes per request of the mix, µs (from one process: no cluster primary, least contention). */
   apiCpuUsPerRequest: number;
-  /** CPU of PostgreSQL's backends per request of the mix, µs (every statement on the primary). */
+  /** CPU of PostgreSQL's backends per request of the mix, µs: all of it on the primary. */
   pgCpuUsPerRequest: number;
-  /** CPU of PostgreSQL's backends per order created (orders only), µs: what must stay on the primary. */
-  pgCpuUsPerOrder: number;
   /** Share of the mix's requests that create an order. */
   orderShare: number;
 }
@@ -42,17 +40,12 @@ export interface FleetRow {
   machines: number;
   /** What the API machines can answer, mix requests/s. */
   apiCapacity: number;
-  /** What the primary can carry with every statement on it, mix requests/s. */
+  /** What the primary can carry, mix requests/s. */
   primaryCapacity: number;
-  /** What the primary can carry with reads on replicas (DATABASE_READ_URL): orders only on it. */
-  primaryWritesCapacity: number;
-  /** min(API, primary): mix requests/s served with every statement on the primary. */
+  /** min(API, primary): mix requests/s served. */
   served: number;
-  /** The same with reads on replicas. */
-  servedWithReplicas: number;
   /** Orders created per second at `served`. */
   ordersPerSecond: number;
-  ordersPerSecondWithReplicas: number;
   /** Which side limits `served`. */
   bound: 'api' | 'primary';
 }
@@ -69,6 +62,15 @@ function checkFleet(fleet: Fleet, costs: MeasuredCosts): void {
 }
 
 /**
+ * PostgreSQL's CPU per order: the mix's per request over the share of orders in it. In the mix
+ * the reads barely reach PostgreSQL (catalog and quotes from memory, order reads from the
+ * order read cache), so all of it is put on the orders.
+ */
+export function pgCpuUsPerOrder(costs: MeasuredCosts): number {
+  return costs.pgCpuUsPerRequest / costs.orderShare;
+}
+
+/**
  * N API machines in front of one primary. The API tier scales linearly (its processes share
  * nothing but the database and Redis); the primary does not: every order is a write there.
  */
@@ -76,39 +78,26 @@ export function fleetRow(machines: number, fleet: Fleet, costs: MeasuredCosts): 
   checkFleet(fleet, costs);
   const apiCapacity = machines * capacity(fleet.apiCores, fleet.utilisation, costs.apiCpuUsPerRequest);
   const primaryCapacity = capacity(fleet.pgCores, fleet.utilisation, costs.pgCpuUsPerRequest);
-  // With replicas the primary sees the orders only: orderShare of the mix at pgCpuUsPerOrder each.
-  const primaryWritesCapacity = capacity(fleet.pgCores, fleet.utilisation, costs.pgCpuUsPerOrder * costs.orderShare);
   const served = Math.min(apiCapacity, primaryCapacity);
-  const servedWithReplicas = Math.min(apiCapacity, primaryWritesCapacity);
-  return {
-    machines,
-    apiCapacity,
-    primaryCapacity,
-    primaryWritesCapacity,
-    served,
-    servedWithReplicas,
-    ordersPerSecond: served * costs.orderShare,
-    ordersPerSecondWithReplicas: servedWithReplicas * costs.orderShare,
-    bound: apiCapacity <= primaryCapacity ? 'api' : 'primary',
-  };
+  return { machines, apiCapacity, primaryCapacity, served, ordersPerSecond: served * costs.orderShare, bound: apiCapacity <= primaryCapacity ? 'api' : 'primary' };
 }
 
 /** The number of API machines (fractional) at which the primary saturates: more add nothing. */
-export function saturatingMachines(fleet: Fleet, costs: MeasuredCosts, withReplicas: boolean): number {
+export function saturatingMachines(fleet: Fleet, costs: MeasuredCosts): number {
   const row = fleetRow(1, fleet, costs);
-  return (withReplicas ? row.primaryWritesCapacity : row.primaryCapacity) / row.apiCapacity;
+  return row.primaryCapacity / row.apiCapacity;
 }
 
 /**
  * Shards (each its own primary of `pgCores`, partners assigned by partner id) needed for
- * `ordersPerSecond`, reads on replicas: the orders split by partner, so the busiest partner's
- * share must fit one shard too (`largestPartnerShare` of the orders); returns how many, or
- * undefined when one partner alone is more than a primary carries (sharding by partner cannot help).
+ * `ordersPerSecond`: the orders split by partner, so the busiest partner's share must fit one
+ * shard too (`largestPartnerShare` of the orders); returns how many, or undefined when one
+ * partner alone is more than a primary carries (sharding by partner cannot help).
  */
 export function shardsFor(ordersPerSecond: number, fleet: Fleet, costs: MeasuredCosts, largestPartnerShare: number): number | undefined {
   checkFleet(fleet, costs);
   if (!(largestPartnerShare > 0 && largestPartnerShare <= 1)) throw new Error(`the largest partner's share must be in (0, 1], got ${largestPartnerShare}`);
-  const perShard = capacity(fleet.pgCores, fleet.utilisation, costs.pgCpuUsPerOrder);
+  const perShard = capacity(fleet.pgCores, fleet.utilisation, pgCpuUsPerOrder(costs));
   if (ordersPerSecond * largestPartnerShare > perShard) return undefined;
   return Math.max(1, Math.ceil(ordersPerSecond / perShard));
 }

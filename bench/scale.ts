@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,7 +10,7 @@ import { createPartner } from '../test/helpers/process/http-client.js';
 import { DIST_DIR, startWorker } from '../test/helpers/process/app-server.js';
 import type { ManagedProcess } from '../test/helpers/process/managed-process.js';
 import { runLoad, type LoadResult } from './load.js';
-import { fleetRow, parseCounts, saturatingMachines, shardsFor, type Fleet, type MeasuredCosts } from './scale-model.js';
+import { fleetRow, parseCounts, pgCpuUsPerOrder, saturatingMachines, shardsFor, type Fleet, type MeasuredCosts } from './scale-model.js';
 import { readCpuSeconds, startServer, TEST_ZPUB, type CpuPlan, type RunningServer } from './server.js';
 
 /**
@@ -45,6 +47,8 @@ export interface ScaleRun {
   workerCores: number;
   /** PostgreSQL backends of this database, µs of CPU per answered request. */
   pgCpuUsPerRequest: number;
+  /** Cores used with no traffic (taken off the two costs per request above). */
+  idle: { api: number; workers: number; pg: number };
   /** /proc/loadavg (1, 5, 15 min) at the end of the run. */
   load: string;
 }
@@ -122,19 +126,50 @@ function answered(result: LoadResult): number {
 interface Measured {
   result: LoadResult;
   ok: number;
+  /** CPU seconds over the loaded run, each less what the same processes used idle for as long. */
   apiCpu: number;
   workerCpu: number;
   pgCpu: number;
+  /** Cores used with no traffic: the API processes, the workers, PostgreSQL's backends. */
+  idle: { api: number; workers: number; pg: number };
 }
 
-/** `overallRate`: requests per second over all connections (open loop); unset, as fast as answered. */
+interface CpuSample {
+  api: number;
+  workers: number;
+  pg: Map<number, number>;
+}
+
+async function sample(server: RunningServer, workers: readonly ManagedProcess[], database: pg.Client): Promise<CpuSample> {
+  return { api: server.cpuSeconds(), workers: workers.reduce((sum, worker) => sum + readCpuSeconds(worker.pid), 0), pg: await backendCpu(database) };
+}
+
+/**
+ * A loaded run, after a window of the same length with no traffic: what the processes use
+ * anyway (worker passes, the API's gauges, their queries) is taken off the loaded run's CPU, so
+ * the costs per request are what a request adds; a fixed cost spread over a slow run would
+ * otherwise inflate them. `overallRate`: requests per second over all connections (open loop);
+ * unset, as fast as answered.
+ */
 async function measure(server: RunningServer, workers: readonly ManagedProcess[], database: pg.Client, requests: RequestSpec[], options: ScaleOptions, overallRate?: number): Promise<Measured> {
   if (options.warmup > 0) await runLoad({ url: server.url, connections: options.connections, duration: options.warmup, requests, overallRate });
-  const workerCpu = () => workers.reduce((sum, worker) => sum + readCpuSeconds(worker.pid), 0);
-  const [apiBefore, workersBefore, pgBefore] = [server.cpuSeconds(), workerCpu(), await backendCpu(database)];
+  const idleFrom = await sample(server, workers, database);
+  const idleStarted = performance.now();
+  await sleep(options.seconds * 1000);
+  const idleTo = await sample(server, workers, database);
+  const idleSeconds = (performance.now() - idleStarted) / 1000;
+  const idle = { api: (idleTo.api - idleFrom.api) / idleSeconds, workers: (idleTo.workers - idleFrom.workers) / idleSeconds, pg: cpuBetween(idleFrom.pg, idleTo.pg) / idleSeconds };
+  const before = await sample(server, workers, database);
   const result = await runLoad({ url: server.url, connections: options.connections, duration: options.seconds, requests, overallRate });
-  const [apiAfter, workersAfter, pgAfter] = [server.cpuSeconds(), workerCpu(), await backendCpu(database)];
-  return { result, ok: answered(result), apiCpu: apiAfter - apiBefore, workerCpu: workersAfter - workersBefore, pgCpu: cpuBetween(pgBefore, pgAfter) };
+  const after = await sample(server, workers, database);
+  return {
+    result,
+    ok: answered(result),
+    apiCpu: after.api - before.api - idle.api * result.seconds,
+    workerCpu: after.workers - before.workers,
+    pgCpu: cpuBetween(before.pg, after.pg) - idle.pg * result.seconds,
+    idle,
+  };
 }
 
 const perRequestUs = (cpu: number, ok: number) => (ok > 0 ? (cpu * 1e6) / ok : Number.NaN);
@@ -182,6 +217,7 @@ export async function scaleBench(plan: CpuPlan, options: ScaleOptions, log: (mes
           apiCores: m.apiCpu / m.result.seconds,
           workerCores: m.workerCpu / m.result.seconds,
           pgCpuUsPerRequest: perRequestUs(m.pgCpu, m.ok),
+          idle: m.idle,
           load: loadAverage(),
         });
       }
@@ -212,7 +248,7 @@ const MODEL_MACHINES = [1, 2, 4, 8, 16, 32];
 export function modelCosts(bench: ScaleBench): MeasuredCosts {
   const base = [...bench.runs].sort((a, b) => a.api - b.api || a.workers - b.workers)[0];
   if (base === undefined) throw new Error('scale: no run to model from');
-  return { apiCpuUsPerRequest: base.apiCpuUsPerRequest, pgCpuUsPerRequest: base.pgCpuUsPerRequest, pgCpuUsPerOrder: bench.orders.pgCpuUsPerOrder, orderShare: bench.orderShare };
+  return { apiCpuUsPerRequest: base.apiCpuUsPerRequest, pgCpuUsPerRequest: base.pgCpuUsPerRequest, orderShare: bench.orderShare };
 }
 
 const f0 = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
@@ -230,40 +266,41 @@ export function scaleSection(bench: ScaleBench): string {
       'PostgreSQL, nothing pinned (the API processes, the workers, PostgreSQL and the load generator share the cores). ' +
       'Load average (1, 5, 15 min) at the end of each run: the machine is shared.',
     '',
-    '| API processes | workers | req/s | req/s per API process | API CPU µs/req | API cores | worker cores | PostgreSQL CPU µs/req | failed | load average |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| API processes | workers | req/s | req/s per API process | API CPU µs/req | API cores | worker cores | PostgreSQL CPU µs/req | idle cores: API, workers, PostgreSQL | failed | load average |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|',
     ...runs.map(
       (run) =>
         `| ${run.api} | ${run.workers} | ${f0(run.rps)} | ${f0(run.perProcessRps)} | ${f0(run.apiCpuUsPerRequest)} | ${f2(run.apiCores)} | ${f2(run.workerCores)} | ` +
-        `${f0(run.pgCpuUsPerRequest)} | ${run.failed} | ${run.load} |`,
+        `${f0(run.pgCpuUsPerRequest)} | ${f2(run.idle.api)}, ${f2(run.idle.workers)}, ${f2(run.idle.pg)} | ${run.failed} | ${run.load} |`,
     ),
     '',
+    'CPU µs/req: CPU of the API processes (the cluster primary included) and of the PostgreSQL backends serving this database ' +
+      '(not its WAL writer and checkpointer, which the machine\'s other databases share), from /proc, over the loaded run, less what ' +
+      'the same processes used in an idle window of the same length just before (the idle cores column): what a request adds.',
+    '',
     `Orders only (POST /partner/orders) at the mix's order rate (${orders.rate}/s asked): ${f0(orders.rps)} orders/s, API CPU ${f0(orders.apiCpuUsPerOrder)} µs and PostgreSQL backends' CPU ` +
-      `${f0(orders.pgCpuUsPerOrder)} µs per order (load average ${orders.load}).`,
+      `${f0(orders.pgCpuUsPerOrder)} µs per order (load average ${orders.load}): a cross-check of PostgreSQL's cost per order; the model takes the mix's.`,
     '',
   ];
   if (busy) lines.push('**Load average above 2 during these runs: the figures are from a busy machine; the quiet-machine run remains to be done.**', '');
   const costs = modelCosts(bench);
   lines.push(
-    `Model (bench/README.md, "Scale-out"), from the ${runs[0]?.api ?? 1}-process row and the orders-only run: API machines of ${MODEL_FLEET.apiCores} cores, ` +
+    `Model (bench/README.md, "Scale-out"), from the ${runs[0]?.api ?? 1}-process row: API ${f0(costs.apiCpuUsPerRequest)} µs and PostgreSQL ` +
+      `${f0(costs.pgCpuUsPerRequest)} µs per request, so ${f0(pgCpuUsPerOrder(costs))} µs of PostgreSQL per order; API machines of ${MODEL_FLEET.apiCores} cores, ` +
       `one primary of ${MODEL_FLEET.pgCores} cores, both planned to ${f0(MODEL_FLEET.utilisation * 100)} %.`,
     '',
-    '| API machines | API capacity req/s | primary limit req/s (all on it / reads on replicas) | served req/s (all / replicas) | orders/s (all / replicas) | bound |',
+    '| API machines | API capacity req/s | primary limit req/s | served req/s | orders/s | bound |',
     '|---:|---:|---:|---:|---:|---|',
   );
   for (const machines of MODEL_MACHINES) {
     const row = fleetRow(machines, MODEL_FLEET, costs);
-    lines.push(
-      `| ${machines} | ${f0(row.apiCapacity)} | ${f0(row.primaryCapacity)} / ${f0(row.primaryWritesCapacity)} | ${f0(row.served)} / ${f0(row.servedWithReplicas)} | ` +
-        `${f0(row.ordersPerSecond)} / ${f0(row.ordersPerSecondWithReplicas)} | ${row.bound} |`,
-    );
+    lines.push(`| ${machines} | ${f0(row.apiCapacity)} | ${f0(row.primaryCapacity)} | ${f0(row.served)} | ${f0(row.ordersPerSecond)} | ${row.bound} |`);
   }
   const target = 10_000;
   const shards = shardsFor(target, MODEL_FLEET, costs, 0.1);
   lines.push(
     '',
-    `The primary saturates at ${f2(saturatingMachines(MODEL_FLEET, costs, false))} API machines with every statement on it, ` +
-      `${f2(saturatingMachines(MODEL_FLEET, costs, true))} with reads on replicas. ` +
+    `The primary saturates at ${f2(saturatingMachines(MODEL_FLEET, costs))} API machines (${f0(fleetRow(1, MODEL_FLEET, costs).primaryCapacity * bench.orderShare)} orders/s). ` +
       `${f0(target)} orders/s would take ${shards === undefined ? 'more than sharding by partner gives' : `${shards} primaries sharded by partner`} ` +
       '(the busiest partner at most 10 % of the orders).',
     '',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { capacity, fleetRow, parseCounts, saturatingMachines, shardsFor, type Fleet, type MeasuredCosts } from '../../bench/scale-model.js';
+import { capacity, fleetRow, parseCounts, pgCpuUsPerOrder, saturatingMachines, shardsFor, type Fleet, type MeasuredCosts } from '../../bench/scale-model.js';
 
 /** `npm run bench -- --only scale`'s own logic: its process counts and the model's arithmetic. */
 describe('scale-out bench: counts and model', () => {
@@ -16,7 +16,7 @@ describe('scale-out bench: counts and model', () => {
 
   // Round figures so each expectation can be checked by hand.
   const fleet: Fleet = { apiCores: 2, pgCores: 8, utilisation: 0.5 };
-  const costs: MeasuredCosts = { apiCpuUsPerRequest: 1000, pgCpuUsPerRequest: 400, pgCpuUsPerOrder: 1000, orderShare: 0.2 };
+  const costs: MeasuredCosts = { apiCpuUsPerRequest: 1000, pgCpuUsPerRequest: 200, orderShare: 0.2 };
 
   it('capacity: cores × utilisation × 1e6 / µs per request; refuses a cost of 0', () => {
     assert.equal(capacity(2, 0.5, 1000), 1000);
@@ -26,29 +26,27 @@ describe('scale-out bench: counts and model', () => {
   });
 
   it('N API machines scale linearly until the primary bounds them', () => {
-    // One machine: 1,000 req/s of API; the primary carries 10,000 (all on it) or 20,000 (orders only: 8 × 0.5 × 1e6 / (1000 × 0.2)).
+    // One machine: 2 × 0.5 × 1e6 / 1000 = 1,000 req/s of API; the primary 8 × 0.5 × 1e6 / 200 = 20,000.
     const one = fleetRow(1, fleet, costs);
     assert.equal(one.apiCapacity, 1000);
-    assert.equal(one.primaryCapacity, 10_000);
-    assert.equal(one.primaryWritesCapacity, 20_000);
+    assert.equal(one.primaryCapacity, 20_000);
     assert.equal(one.served, 1000);
     assert.equal(one.ordersPerSecond, 200);
     assert.equal(one.bound, 'api');
-    const many = fleetRow(16, fleet, costs);
-    assert.equal(many.apiCapacity, 16_000);
-    assert.equal(many.served, 10_000);
-    assert.equal(many.servedWithReplicas, 16_000);
-    assert.equal(many.ordersPerSecond, 2000);
-    assert.equal(many.ordersPerSecondWithReplicas, 3200);
+    const many = fleetRow(32, fleet, costs);
+    assert.equal(many.apiCapacity, 32_000);
+    assert.equal(many.served, 20_000);
+    assert.equal(many.ordersPerSecond, 4000);
     assert.equal(many.bound, 'primary');
-    assert.equal(saturatingMachines(fleet, costs, false), 10);
-    assert.equal(saturatingMachines(fleet, costs, true), 20);
+    assert.equal(fleetRow(20, fleet, costs).bound, 'api', 'exactly at the limit the API side still bounds');
+    assert.equal(saturatingMachines(fleet, costs), 20);
     assert.throws(() => fleetRow(1, { ...fleet, utilisation: 0 }, costs), /utilisation/);
     assert.throws(() => fleetRow(1, fleet, { ...costs, orderShare: 1.5 }), /order share/);
   });
 
   it('shards by partner: orders/s over what one primary carries, unless one partner alone is more than a shard', () => {
-    // One shard carries 8 × 0.5 × 1e6 / 1000 = 4,000 orders/s.
+    // PostgreSQL's CPU per order: 200 µs / 0.2 = 1,000 µs; one shard carries 8 × 0.5 × 1e6 / 1000 = 4,000 orders/s.
+    assert.equal(pgCpuUsPerOrder(costs), 1000);
     assert.equal(shardsFor(1000, fleet, costs, 0.5), 1);
     assert.equal(shardsFor(4000, fleet, costs, 0.1), 1);
     assert.equal(shardsFor(4001, fleet, costs, 0.1), 2);
