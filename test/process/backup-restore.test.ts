@@ -110,7 +110,7 @@ describe(`backup under load, restore into a fresh store (${engine})`, { timeout:
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('embedded: `admin backup` of the running server, `admin restore` refused while it runs, then into a new DATA_DIR', { skip: engine !== 'pglite' }, async () => {
+  it('embedded: `admin backup` of the running server, `admin restore` refused while it runs, then into a new DATA_DIR', { skip: engine !== 'pglite' && 'the embedded store: runs on the PGlite pass' }, async () => {
     const env = { SECRETS_KEY: secretsKey, ADMIN_TOKEN: adminToken, WORKER: 'off', LOG_LEVEL: 'warn' };
     const dataDir = newDataDir('epa-backup-live-');
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
@@ -166,7 +166,7 @@ describe(`backup under load, restore into a fresh store (${engine})`, { timeout:
     console.log(`# pglite: ${before.size} orders acknowledged before the backup (${inFlightAtStart} in flight as it began, ${duringBackup} acknowledged while it ran, ${load.acknowledged.size} in all): every one served after the restore, and a new order taken`);
   });
 
-  it('PostgreSQL: pg_dump of the database the app uses, under load; pg_restore into a new database', { skip: engine !== 'postgres' || skipUnless(onPath('pg_dump') && onPath('pg_restore'), 'pg_dump and pg_restore', "install Debian's `postgresql-client` package") }, async () => {
+  it('PostgreSQL: pg_dump of the database the app uses, under load; pg_restore into a new database', { skip: (engine !== 'postgres' && 'pg_dump and pg_restore: runs on the PostgreSQL pass') || skipUnless(onPath('pg_dump') && onPath('pg_restore'), 'pg_dump and pg_restore', "install Debian's `postgresql-client` package") }, async () => {
     const source = await createTestDatabase('postgres');
     databases.push(source);
     const env = { SECRETS_KEY: secretsKey, ADMIN_TOKEN: adminToken, WORKER: 'off', LOG_LEVEL: 'warn', ...depositWalletEnv() };
