@@ -24,7 +24,7 @@ export function registerBackup(app: App, { database }: Services): void {
             description: "the store's data directory as PGlite's dumpDataDir writes it (tar, gzip)",
             content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
           },
-          ...errorResponses(401, 409, 500),
+          ...errorResponses(400, 401, 409, 500),
         },
       },
     },
