@@ -6,8 +6,10 @@
  * or raw node:http, bare Fastify and service ABC CBA for the public GETs; default 2), --connections
  * <n> (default 50), --warmup <s> (per side, default 2), --soak <s> (default 15; 0 skips),
  * --only <name,...> (currencies, rates-float, rates-fixed, orders-post-pg, orders-get-pg,
- * orders-post-pglite, orders-list-pg, soak, webhooks, payouts, stream, tracing), --streams <n> (open status
- * streams, default 10000), --stream-orders <n> (default 1000), --moves <n/s> (default 200), --payouts <n> (payouts per side, default 50), --profile (servers run with --cpu-prof and the report adds the
+ * orders-post-pglite, orders-list-pg, soak, webhooks, payouts, stream, tracing, scale), --streams <n> (open status
+ * streams, default 10000), --stream-orders <n> (default 1000), --moves <n/s> (default 200), --payouts <n> (payouts per side, default 50),
+ * --scale-api <n,...> (API processes per scale configuration, default 1,2,4), --scale-workers <n,...> (default 1,2),
+ * --profile (servers run with --cpu-prof and the report adds the
  * top self-time frames of the measured windows; profiled numbers are slower, and written to
  * latest-profile.md instead of latest.md). See bench/README.md.
  */
@@ -27,6 +29,7 @@ import { runPgbench } from './pgbench.js';
 import { payoutBench, payoutSection, type PayoutSide } from './payouts.js';
 import { webhookBench, webhookSection } from './webhooks.js';
 import { tracingBench, tracingSection } from './tracing.js';
+import { scaleRun } from './scale.js';
 import { streamBench, streamSection } from './stream.js';
 import { runPgliteLoop } from './pglite-loop.js';
 import { formatSummary, summariseProfile, type Window } from './profile-summary.js';
@@ -44,6 +47,8 @@ const { values: flags } = parseArgs({
     'stream-orders': { type: 'string', default: '1000' },
     moves: { type: 'string', default: '200' },
     payouts: { type: 'string', default: '50' },
+    'scale-api': { type: 'string' },
+    'scale-workers': { type: 'string' },
     profile: { type: 'boolean', default: false },
   },
 });
@@ -690,6 +695,12 @@ async function main(): Promise<void> {
     console.log(text);
     await writeFile(path.join(RESULTS_DIR, 'latest-tracing.md'), `# Tracing bench, ${started.toISOString()}\n${text}`);
     log('written bench/results/latest-tracing.md');
+    return;
+  }
+
+  // Scale-out alone: its own servers, workers and report (bench/scale.ts).
+  if (ONLY !== undefined && [...ONLY].every((name) => name === 'scale')) {
+    await scaleRun(plan, { flags, duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, resultsDir: RESULTS_DIR, started, log });
     return;
   }
 

@@ -26,11 +26,23 @@ export class AdminClient {
 
   /** `accept`: what to ask for (the ledger's entries come as CSV too); JSON by default. */
   async send(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, accept = 'application/json'): Promise<ApiResponse> {
+    const { response, bytes } = await this.exchange(method, path, body, accept, TIMEOUT_MS);
+    const text = bytes.toString('utf8');
+    if (response.ok) return { status: response.status, text, nextCursor: nextCursorOf(response.headers.get('link')) };
+    throw this.failure(response, text);
+  }
+
+  /** A binary answer (a backup), as bytes; `timeoutMs` bounds the whole transfer. */
+  async download(method: 'GET' | 'POST', path: string, body: unknown, accept: string, timeoutMs: number): Promise<Buffer> {
+    const { response, bytes } = await this.exchange(method, path, body, accept, timeoutMs);
+    if (response.ok) return bytes;
+    throw this.failure(response, bytes.toString('utf8'));
+  }
+
+  private async exchange(method: string, path: string, body: unknown, accept: string, timeoutMs: number): Promise<{ response: Response; bytes: Buffer }> {
     const url = `${this.target.url}${path}`;
-    let response: Response;
-    let text: string;
     try {
-      response = await fetch(url, {
+      const response = await fetch(url, {
         method,
         headers: {
           authorization: `Bearer ${this.target.token}`,
@@ -40,17 +52,15 @@ export class AdminClient {
         body: body === undefined ? undefined : JSON.stringify(body),
         // Never follow a redirect: it would carry the admin token somewhere the operator did not name.
         redirect: 'manual',
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.timeout(timeoutMs),
       });
-      text = await response.text();
+      return { response, bytes: Buffer.from(await response.arrayBuffer()) };
     } catch (error) {
       throw new CliError(
-        `cannot reach the API at ${this.target.url} (${reason(error)}; URL from ${this.target.urlSource}): ` +
+        `cannot reach the API at ${this.target.url} (${reason(error, timeoutMs)}; URL from ${this.target.urlSource}): ` +
           'is the server running? start it with npm start',
       );
     }
-    if (response.ok) return { status: response.status, text, nextCursor: nextCursorOf(response.headers.get('link')) };
-    throw this.failure(response, text);
   }
 
   private failure(response: Response, text: string): ApiFailure {
@@ -96,8 +106,8 @@ const NETWORK_ERRORS: Readonly<Record<string, string>> = {
   EHOSTUNREACH: 'host unreachable',
 };
 
-function reason(error: unknown): string {
-  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000}s`;
+function reason(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000}s`;
   const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
   if (typeof cause?.code === 'string') return NETWORK_ERRORS[cause.code] ?? cause.code;
   if (typeof cause?.message === 'string') return cause.message;

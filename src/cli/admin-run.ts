@@ -1,4 +1,5 @@
 import { parseCommandLine } from './admin-args.js';
+import { STORE_COMMANDS, runStoreCommand } from './admin-backup.js';
 import { AdminClient } from './admin-client.js';
 import { findCommand } from './admin-commands.js';
 import { CliError, UsageError } from './admin-errors.js';
@@ -26,6 +27,11 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     const line = parseCommandLine(argv);
     if (line.help || line.positionals[0] === 'help') {
       io.stdout(USAGE);
+      return 0;
+    }
+    // Backup and restore work on DATA_DIR's files too, with no server (or no token) needed.
+    if (STORE_COMMANDS.has(line.positionals[0] ?? '')) {
+      await runStoreCommand(line, io);
       return 0;
     }
     // Usage is checked before the token is looked for, so a typo never needs a running server.

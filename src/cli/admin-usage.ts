@@ -113,6 +113,13 @@ Deposit addresses
   addresses resync                     after a restore: every chain's next deposit index past the
                                        known ones plus ADDRESS_RESYNC_GAP (also done at start)
 
+Backups (the embedded store in DATA_DIR; PostgreSQL: pg_dump, docs/operations.md)
+  backup <file>                        a consistent copy of the store, taken by the running
+                                       server while it serves (or from DATA_DIR when none runs)
+  restore <file>                       loads a backup as DATA_DIR's store; refused while a
+                                       server runs on DATA_DIR; the store there is kept aside.
+                                       Neither holds DATA_DIR/secrets-key: keep it apart
+
 Address pools (chains without derived addresses: SOL)
   pools show <CHAIN>                   addresses available and assigned
   pools alert <CHAIN> <N|default>      the low-pool alert threshold: the pool is low (console,

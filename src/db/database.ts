@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { dumpPglite } from './pglite-backup.js';
 import { preparedName } from './prepared-statements.js';
 import type { Database } from './schema/index.js';
 import type { PoolStats } from '../metrics.js';
@@ -63,6 +64,11 @@ export interface DatabaseHandle {
    * (services/replica-reads.ts decides which go there); undefined without one.
    */
   readonly replica?: Kysely<Database>;
+  /**
+   * A consistent copy of the embedded store while it serves (PGlite only; PostgreSQL is backed
+   * up by its own tools): a gzipped tar of the data directory (src/db/pglite-backup.ts).
+   */
+  backup?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -158,6 +164,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
       db,
       engine: 'pglite',
       ping: (timeoutMs) => ping(db, timeoutMs),
+      backup: () => dumpPglite(db, client),
       async close() {
         try {
           await db.destroy();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CabinetClient } from '../helpers/cabinet-client.js';
 import { CHANGE_ROLES } from '../../src/routes/admin/route-roles.js';
+import { testEngine } from '../helpers/test-database.js';
 import { BTC_REFUND, createOrder, shortFixedOrder, startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 import { orderWithFailedExchange } from './console-helpers.js';
 
@@ -97,6 +98,8 @@ describe('the operator audit log covers every mutating operator route', () => {
       'POST /admin/v1/address-pools/:chain': { url: '/admin/v1/address-pools/SOL', body: { addresses: ['4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T'] }, status: 200 },
       'PUT /admin/v1/address-pools/:chain/alert': { url: '/admin/v1/address-pools/SOL/alert', body: { low_at: 5 }, status: 200 },
       'POST /admin/v1/addresses/resync': { url: '/admin/v1/addresses/resync', body: {}, status: 200 },
+      // The embedded store's backup; on PostgreSQL the refusal that names pg_dump.
+      'POST /admin/v1/backup': { url: '/admin/v1/backup', body: {}, status: testEngine() === 'pglite' ? 200 : 409 },
       'POST /admin/v1/operators': { url: '/admin/v1/operators', body: { email: 'audited@ops.example', role: 'viewer' }, status: 201 },
       'POST /admin/v1/simulator/orders/:id/deposit': { url: `/admin/v1/simulator/orders/${simulated.id}/deposit`, body: {}, status: 200 },
       'POST /admin/v1/simulator/orders/:id/confirmations': { url: `/admin/v1/simulator/orders/${simulated.id}/confirmations`, body: { count: 1 }, status: 200 },

@@ -4,6 +4,7 @@ import { registerAddressPoolsGet } from './address-pools-get.js';
 import { registerAddressPoolsLoad } from './address-pools-load.js';
 import { registerAddressesResync } from './addresses-resync.js';
 import { registerAdminListCurrencies } from './currencies-list.js';
+import { registerBackup } from './backup.js';
 import { registerAuditList } from './audit-list.js';
 import { registerCreateCurrency } from './currencies-create.js';
 import { installOperatorAudit } from './operator-audit.js';
@@ -90,6 +91,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     registerAddressPoolsLoad(admin, services);
     registerAddressPoolsAlert(admin, services);
     registerAddressesResync(admin, services);
+    registerBackup(admin, services);
     registerSimulatorDepositSend(admin, services);
     registerSimulatorConfirmationsSet(admin, services);
     registerSimulatorDepositDrop(admin, services);

@@ -44,6 +44,8 @@ export const CHANGE_ROLES: Readonly<Record<string, OperatorRole>> = {
   'POST /admin/v1/address-pools/:chain': 'admin',
   'PUT /admin/v1/address-pools/:chain/alert': 'admin',
   'POST /admin/v1/addresses/resync': 'admin',
+  // A backup of the embedded store: every partner's data leaves the process.
+  'POST /admin/v1/backup': 'admin',
   // The operator's people.
   'POST /admin/v1/operators': 'admin',
   // The simulator (development and tests).
