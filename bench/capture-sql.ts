@@ -227,6 +227,8 @@ export function createParameters(
   Object.assign(row, {
     id: order.id,
     short_id: order.shortId,
+    // Unique per order (migration 0050): the id without its hyphens, 32 characters as the service's.
+    status_token: order.id.replaceAll('-', ''),
     deposit_address: order.address,
     partner_id: order.partnerId,
     currency_from_id: order.currencyFromId,
