@@ -175,7 +175,7 @@ const CREATE = /^(select .*) from create_partner_order\(\$1::jsonb, \$2::jsonb, 
 /**
  * The order's statement for pgbench: the service's select of create_partner_order with the
  * captured rows as literals, and what must differ per order made by the server: a new uuid for
- * the order and its event, a short id and an address from `n` (pgbench's \set, 52 random bits:
+ * the order and its event (and its status token, from that uuid), a short id and an address from `n` (pgbench's \set, 52 random bits:
  * no collision in any run), the database's ids, times and the bench partner's open-order cap from -D. The extra work (a uuid, a
  * few jsonb concatenations) is the ceiling's, so it can only lower the ceiling's rate.
  */
@@ -187,6 +187,8 @@ function createStatement(select: string, parameters: unknown[]): string[] {
     '\\set n random(1, 4503599627370495)',
     `${select} from (select gen_random_uuid() as new_id) o, create_partner_order(` +
       `${json(order)} || jsonb_build_object('id', o.new_id, 'short_id', ${shortId}, 'deposit_address', 'bc1qpgbench' || :n, ` +
+      // The status token is unique too (migration 0050): 32 characters, as the service's.
+      `'status_token', replace(o.new_id::text, '-', ''), ` +
       `'partner_id', :partner_id::text, 'currency_from_id', :currency_from_id::text, 'currency_to_id', :currency_to_id::text, ` +
       `'created_at', :now::text, 'updated_at', :now::text, 'expires_at', :expires_at::text), ` +
       `${json(deposit)} || jsonb_build_object('derivation_index', :n::bigint), ` +
@@ -225,6 +227,8 @@ export function createParameters(
   Object.assign(row, {
     id: order.id,
     short_id: order.shortId,
+    // Unique per order (migration 0050): the id without its hyphens, 32 characters as the service's.
+    status_token: order.id.replaceAll('-', ''),
     deposit_address: order.address,
     partner_id: order.partnerId,
     currency_from_id: order.currencyFromId,

@@ -5,7 +5,7 @@
  * split into n runs per side, the sides' order reversed every round: ceiling and service ABBA,
  * or raw node:http, bare Fastify and service ABC CBA for the public GETs; default 2), --connections
  * <n> (default 50), --warmup <s> (per side, default 2), --soak <s> (default 15; 0 skips),
- * --only <name,...> (currencies, rates-float, rates-fixed, orders-post-pg, orders-get-pg,
+ * --only <name,...> (currencies, rates-float, rates-fixed, orders-post-pg, orders-get-pg, rates-float-2p,
  * orders-post-pglite, orders-list-pg, soak, webhooks, payouts, stream, tracing, scale), --streams <n> (open status
  * streams, default 10000), --stream-orders <n> (default 1000), --moves <n/s> (default 200), --payouts <n> (payouts per side, default 50),
  * --scale-api <n,...> (API processes per scale configuration, default 1,2,4), --scale-workers <n,...> (default 1,2),
@@ -224,6 +224,7 @@ async function publicMeasure(
   goal: number,
   pathAndQuery: string,
   ceilingBody: (appBody: Buffer) => Buffer,
+  processes = 1,
 ): Promise<Measure> {
   return withServer(plan, 'postgres', name, async (server, partner, loaded) => {
     const headers = { authorization: `Bearer ${partner.apiKey}` };
@@ -277,7 +278,7 @@ async function publicMeasure(
         serviceCpuRatio: (fastify.cpuUsPerRequest ?? Number.NaN) / (app.cpuUsPerRequest ?? Number.NaN),
       },
     };
-  });
+  }, processes);
 }
 
 async function currencyIds(server: RunningServer): Promise<{ BTC: string; ETH: string }> {
@@ -726,6 +727,12 @@ async function main(): Promise<void> {
       await publicMeasure(plan, 'rates-fixed', 'GET /partner/rates (fixed)', 'raw node:http, same-size body', 0.8, `${rates}&rate_type=fixed`, (body) =>
         sameSizeBody(body.length),
       ),
+    );
+  }
+  if (wanted('rates-float-2p')) {
+    // WEB_CONCURRENCY=2 against the same ceiling: what a second API process buys the quote path.
+    measures.push(
+      await publicMeasure(plan, 'rates-float-2p', 'GET /partner/rates (float), 2 processes', 'raw node:http, same-size body', 0.8, rates, (body) => sameSizeBody(body.length), 2),
     );
   }
   if (wanted('orders-post-pg') || wanted('orders-get-pg')) measures.push(...(await ordersPostgres(plan, capture, createScript, getScript)));

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
@@ -58,6 +57,7 @@ import { AdminCurrency } from './routes/admin/currency-view.js';
 import { CabinetPerson, KeyListing, Partner } from './routes/admin/admin-schemas.js';
 import { installWriteMarks } from './plugins/write-marks.js';
 import { WEBHOOK_SCHEMAS } from './routes/webhook-views.js';
+import { RequestIds } from './request-id.js';
 
 export interface AppDeps {
   /** Fully resolved: secretsKey and adminToken set (see embedded-secrets.ts). */
@@ -83,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   if (config.secretsKey === undefined) throw new Error('SECRETS_KEY must be resolved before building the app');
 
   const logger: FastifyBaseLogger = pino(loggerOptions(config.logLevel), deps.logDestination ?? pino.destination(1));
+  const requestIds = new RequestIds();
   const app: App = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -90,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
     genReqId: (request) => {
       const sent = request.headers['x-request-id'];
-      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : requestIds.id();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,

@@ -259,7 +259,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     orderMoves,
   );
   // Each API process's copy of the orders it was asked for, kept right by the same feed (docs/adr/0057-order-read-cache.md).
-  const orderReads = new OrderReads(db, orders, orderMoves, clock, base, config.orderCacheSize, config.databaseUrl === undefined);
+  const orderReads = new OrderReads(db, orders, orderMoves, clock, base, config.orderCacheSize, config.databaseUrl === undefined, metrics);
   const orderStreams = new OrderStreams({
     db,
     feed: orderMoves,

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, onResponseHookHandler } from 'fastify';
 import type { Metrics } from '../metrics.js';
 
 /** The labelled series of one (method, route, status): prom-client hashes a label set per call otherwise. */
@@ -7,29 +7,57 @@ interface Series {
   duration: { observe(seconds: number): void };
 }
 
-/** Distinct (method, route, status) series kept at most; past it the map starts afresh (the series stay registered). */
-const SERIES_LIMIT = 5_000;
+/**
+ * One route's series, bound when first answered with each (method, status) and kept: a request
+ * costs two map lookups, an increment and an observation, no label-set hash and no key string.
+ * A route has a handful of methods and statuses, so its maps stay small.
+ */
+class RouteSeries {
+  private readonly byMethod = new Map<string, Map<number, Series>>();
+
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly route: string,
+  ) {}
+
+  observe(method: string, reply: FastifyReply): void {
+    let byStatus = this.byMethod.get(method);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      this.byMethod.set(method, byStatus);
+    }
+    const status = reply.statusCode;
+    let series = byStatus.get(status);
+    if (series === undefined) {
+      const labels = { method, route: this.route, status: String(status) };
+      series = { requests: this.metrics.httpRequests.labels(labels), duration: this.metrics.httpDuration.labels(labels) };
+      byStatus.set(status, series);
+    }
+    series.requests.inc();
+    series.duration.observe(reply.elapsedTime / 1000);
+  }
+}
 
 /**
  * Counts every answered request under its route template (`/api/v1/partner/orders/:order_id`),
- * never the raw URL, so label cardinality stays bounded whatever clients send. The labelled
- * children are looked up once per (method, route, status) and kept, so a request costs an
- * increment and an observation, not two label-set hashes.
+ * never the raw URL, so label cardinality stays bounded whatever clients send: each route gets
+ * its own onResponse hook holding its series (bound once per route, when it is added), and a
+ * request no route matched counts as `unmatched`. Methods are those Fastify routes (a bounded
+ * set), statuses are three digits.
  */
 export function installRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
-  const series = new Map<string, Series>();
+  app.addHook('onRoute', (route) => {
+    const series = new RouteSeries(metrics, route.url);
+    const hook: onResponseHookHandler = (request, reply, done) => {
+      series.observe(request.method, reply);
+      done();
+    };
+    route.onResponse = [...(route.onResponse === undefined ? [] : [route.onResponse].flat()), hook];
+  });
+  const unmatched = new RouteSeries(metrics, 'unmatched');
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${request.method} ${reply.statusCode} ${route}`;
-    let found = series.get(key);
-    if (found === undefined) {
-      const labels = { method: request.method, route, status: String(reply.statusCode) };
-      found = { requests: metrics.httpRequests.labels(labels), duration: metrics.httpDuration.labels(labels) };
-      if (series.size >= SERIES_LIMIT) series.clear();
-      series.set(key, found);
-    }
-    found.requests.inc();
-    found.duration.observe(reply.elapsedTime / 1000);
+    // Matched requests are counted by their route's own hook.
+    if (request.is404) unmatched.observe(request.method, reply);
     done();
   });
 }

@@ -3,7 +3,9 @@ import { Counter } from 'prom-client';
 import type { Clock } from '../clock.js';
 import { createRateLimiter } from '../services/rate-limiter/factory.js';
 import type { RedisTarget } from '../services/redis-client.js';
+import { LeasedRateLimiter } from '../services/rate-limiter/leased-store.js';
 import { MemoryRateLimiter } from '../services/rate-limiter/memory-store.js';
+import { RedisRateLimiter } from '../services/rate-limiter/redis-store.js';
 import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter, type StoreFailure } from '../services/rate-limiter/rate-limiter.js';
 import { sendError } from './error-handler.js';
 import type { Metrics } from '../metrics.js';
@@ -138,6 +140,9 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
   const publicLimit = options.publicLimit ?? PUBLIC_RATE_LIMIT_PER_MINUTE;
   const limiter =
     options.limiter ?? createRateLimiter({ redis: options.redis, timeoutMs: options.redisTimeoutMs, clock: options.clock, log: app.log });
+  // Request budgets in Redis are taken a block at a time (docs/adr/0062-rate-limit-leases.md): no
+  // round trip per request. The security throttles below count every attempt in the store.
+  const requests: RateLimiter = limiter instanceof RedisRateLimiter ? new LeasedRateLimiter(limiter) : limiter;
   const failures = new Counter<'reason'>({
     name: 'rate_limiter_failures_total',
     help: 'Requests let through unchecked because the rate limiter store (Redis) failed or was slow, by reason.',
@@ -200,7 +205,7 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     app.addHook('onRequest', (request, reply, done) => {
       if (isExempt(request)) return done();
       const buckets = bucketsOf(request);
-      const decisions = buckets.map((bucket) => limiter.consume(bucket.id, bucket.limit));
+      const decisions = buckets.map((bucket) => requests.consume(bucket.id, bucket.limit));
       if (!decisions.some((decision) => decision instanceof Promise)) {
         const checks = buckets.map((bucket, i) => ({ bucket, decision: decisions[i] as RateLimitDecision }));
         if (apply(reply, checks)) done();
@@ -213,7 +218,10 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     // A process starting next to a healthy Redis counts from its first request; a dead Redis
     // delays the start by at most this bound (then requests pass unchecked until it answers).
     app.addHook('onReady', () => limiter.connected(STARTUP_CONNECT_MS));
-    app.addHook('onClose', () => limiter.close());
+    app.addHook('onClose', async () => {
+      await requests.close();
+      await limiter.close();
+    });
   }
 
   /**
@@ -266,7 +274,7 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     attempts,
     partnerRequest(partnerId, perKeyLimit) {
       const bucket = partnerBucket(partnerId, perKeyLimit);
-      const decision = limiter.consume(bucket.id, bucket.limit);
+      const decision = requests.consume(bucket.id, bucket.limit);
       return decision instanceof Promise ? decision.then(decide) : decide(decision);
     },
     keyChecks: attempts('key-checks', publicLimit),

@@ -9,7 +9,7 @@ import {
   type OrderListPosition,
   type PartnerOrderFilter,
 } from '../db/repositories/partner-order-list-repository.js';
-import type { PartnerOrderRow, PartnerOrderWireRow } from '../views/partner-order-view.js';
+import type { PartnerOrderListRow, PartnerOrderRow } from '../views/partner-order-view.js';
 import type { Db } from '../db/schema/index.js';
 import { SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
 import { ApiError } from '../errors.js';
@@ -75,8 +75,8 @@ export class OrderList {
     return this.page(access, query, listPartnerOrders, (row) => row.created_at);
   }
 
-  /** A page read as the API writes it (GET /partner/orders: partnerOrderWireJson). */
-  listWire(access: OrderReader, query: OrderListQuery): Promise<OrderPage<PartnerOrderWireRow>> {
+  /** A page as the API writes it (GET /partner/orders: the Order's bytes mostly made by PostgreSQL, partnerOrderListJson). */
+  listWire(access: OrderReader, query: OrderListQuery): Promise<OrderPage<PartnerOrderListRow>> {
     // The wire row's created_at is to_char's ISO text, to the millisecond stored.
     return this.page(access, query, listPartnerOrdersWire, (row) => new Date(row.created_at));
   }

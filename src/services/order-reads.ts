@@ -1,4 +1,6 @@
+import { Counter, Gauge } from 'prom-client';
 import type { Clock } from '../clock.js';
+import type { Metrics } from '../metrics.js';
 import { findPartnerOrderWire } from '../db/repositories/orders-repository.js';
 import type { Db } from '../db/schema/index.js';
 import { partnerOrderWireJson, type LinkBase } from '../views/partner-order-view.js';
@@ -21,6 +23,9 @@ const NO_WAIT_MS = 0;
 export class OrderReads {
   private readonly cache: OrderReadCache;
   private feedStarted = false;
+  /** The lookups' children, bound once (prom-client hashes a label set per call otherwise). */
+  private readonly hits: { inc(): void };
+  private readonly misses: { inc(): void };
 
   constructor(
     private readonly db: Db,
@@ -32,9 +37,30 @@ export class OrderReads {
     limit: number,
     /** Whether the feed tells moves in-process (PGlite): then it is listening from the start. */
     inProcess: boolean,
+    metrics: Metrics,
   ) {
     this.cache = new OrderReadCache(limit, inProcess, () => this.clock.now().toISOString());
     feed.subscribe(this.cache);
+    const lookups = new Counter<'result'>({
+      name: 'order_read_cache_lookups_total',
+      help: 'Order reads (GET /partner/orders/{id}, the public status read) by whether this process\'s order read cache held the order: hit or miss (read from the database).',
+      labelNames: ['result'],
+      registers: [metrics.registry],
+    });
+    // Both series from the start (a rate over a series that appears later misses its first step).
+    lookups.inc({ result: 'hit' }, 0);
+    lookups.inc({ result: 'miss' }, 0);
+    this.hits = lookups.labels('hit');
+    this.misses = lookups.labels('miss');
+    const cache = this.cache;
+    new Gauge({
+      name: 'order_read_cache_orders',
+      help: 'Orders this process\'s order read cache holds now (at most ORDER_CACHE_SIZE).',
+      registers: [metrics.registry],
+      collect() {
+        this.set(cache.size);
+      },
+    });
   }
 
   /** Orders kept now (tests, metrics). */
@@ -49,7 +75,11 @@ export class OrderReads {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     const kept = this.cache.get(owner, by, nowIso);
-    if (kept !== undefined) return kept;
+    if (kept !== undefined) {
+      this.hits.inc();
+      return kept;
+    }
+    this.misses.inc();
     const started = this.cache.begin();
     const row = await findPartnerOrderWire(this.db, owner, by);
     if (row === undefined) throw new ApiError('not_found', 'order not found');
@@ -61,7 +91,11 @@ export class OrderReads {
     this.startFeed();
     const now = this.clock.now();
     const kept = this.cache.getPublic(token, now.toISOString());
-    if (kept !== undefined) return kept;
+    if (kept !== undefined) {
+      this.hits.inc();
+      return kept;
+    }
+    this.misses.inc();
     // Not kept: read as before (the public read alone does not fill the cache: its row is not the
     // partner's Order the cache keeps).
     const json = publicOrderJson(await this.orders.findByStatusToken(token), now);

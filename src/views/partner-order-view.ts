@@ -527,3 +527,121 @@ export function partnerOrderWireJson(order: PartnerOrderWireRow, now: Date, base
   for (const [key, write] of WIRE_WRITERS) text += key + write(order, nowIso, base);
   return `${text}}`;
 }
+
+/**
+ * The list's Order made by PostgreSQL (GET /partner/orders): each field's JSON text as an SQL
+ * expression of its columns, the same text the field's writers make, so a page row arrives as a
+ * few ready runs of the Order's bytes instead of one value per column. Four fields are left to
+ * their writers here: `status` and `actions` read the clock's now through the lifecycle table
+ * (domain/order-lifecycle.ts, never a second copy of its rules in SQL), `status_url` the link
+ * base, and `metadata` its keys in JavaScript's order (docs: stringMap above), which no SQL
+ * collation gives. test/orders/order-list-json.test.ts compares the bytes with
+ * partnerOrderWireJson over varied orders on both engines.
+ */
+const WRITTEN_HERE: ReadonlySet<string> = new Set(['status', 'actions', 'status_url', 'metadata']);
+
+const sqlText = (c: string): string => `to_json("${c}")::text`;
+const sqlTime = (c: string): string => `'"' || to_char("${c}" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`;
+const sqlDecimal = (c: string): string => `trim_scale("${c}")::text`;
+const sqlInteger = (c: string): string => `"${c}"::text`;
+const orNull = (c: string, expression: string): string => `case when "${c}" is null then 'null' else ${expression} end`;
+const sqlPaidOut = (c: string): string => `case when "payout_txid" is not null and "${c}" is not null then ${sqlDecimal(c)} else 'null' end`;
+const sqlFee = (amount: string, usd: string, condition: string): string =>
+  `case when ${condition}"${amount}" is not null and "${usd}" is not null then ` +
+  `'{"amount":' || ${sqlDecimal(amount)} || ',"coin":' || ${sqlText('coin_to')} || ',"usd":' || ${sqlDecimal(usd)} || '}' else 'null' end`;
+
+/** Per field PostgreSQL writes, its JSON text as SQL (the field's `wire` writer, in SQL). */
+const FIELD_SQL: Readonly<Record<string, string>> = {
+  id: sqlText('id'),
+  short_id: sqlText('short_id'),
+  created_at: sqlTime('created_at'),
+  expires_at: sqlTime('expires_at'),
+  updated_at: sqlTime('updated_at'),
+  coin_from: sqlText('coin_from'),
+  network_from: sqlText('network_from'),
+  coin_to: sqlText('coin_to'),
+  network_to: sqlText('network_to'),
+  amount_from_expected: sqlDecimal('amount_from_expected'),
+  amount_to_expected: sqlDecimal('amount_to_expected'),
+  rate_type: sqlText('rate_type'),
+  rate_quoted: sqlDecimal('rate_quoted'),
+  amount_to_final: sqlPaidOut('amount_to_final'),
+  rate_final: sqlPaidOut('rate_final'),
+  network_fee: sqlFee('network_fee', 'network_fee_usd', ''),
+  eta_seconds: orNull('eta_seconds', sqlInteger('eta_seconds')),
+  deposit_address: sqlText('deposit_address'),
+  deposit_address_tag: orNull('deposit_address_tag', sqlText('deposit_address_tag')),
+  deposit_uri: orNull('deposit_uri', sqlText('deposit_uri')),
+  recipient_address: sqlText('recipient_address'),
+  recipient_address_tag: orNull('recipient_address_tag', sqlText('recipient_address_tag')),
+  refund_address: orNull('refund_address', sqlText('refund_address')),
+  refund_address_tag: orNull('refund_address_tag', sqlText('refund_address_tag')),
+  deposit_txid: orNull('deposit_txid', sqlText('deposit_txid')),
+  deposit_confirmations: orNull('deposit_confirmations', sqlInteger('deposit_confirmations')),
+  deposit_confirmations_required: sqlInteger('deposit_confirmations_required'),
+  payout_txid: orNull('payout_txid', sqlText('payout_txid')),
+  amount_from_received: orNull('amount_from_received', sqlDecimal('amount_from_received')),
+  refund_txid: orNull('refund_txid', sqlText('refund_txid')),
+  amount_refunded: orNull('amount_refunded', sqlDecimal('amount_refunded')),
+  status_reason: orNull('status_reason', sqlText('status_reason')),
+  sandbox: `case when "sandbox" then 'true' else 'false' end`,
+  refund_hold_until: orNull('refund_hold_until', sqlTime('refund_hold_until')),
+  partner_fee: sqlFee('partner_fee', 'partner_fee_usd', `"status" <> 'failed' and `),
+  external_id: orNull('external_id', sqlText('external_id')),
+  version: sqlInteger('version'),
+};
+
+/** A run of the Order's bytes PostgreSQL writes (`j0`, `j1`, …), or a field written here. */
+type ListPart = { sql: string; alias: string } | { key: string; write: ViewField<PartnerOrderRow>['wire'] };
+
+const LIST_PARTS: readonly ListPart[] = (() => {
+  const parts: ListPart[] = [];
+  let run: string[] = [];
+  const close = () => {
+    if (run.length === 0) return;
+    parts.push({ sql: run.join(' || '), alias: `j${parts.filter((part) => 'sql' in part).length}` });
+    run = [];
+  };
+  for (const [i, [name, field]] of PARTNER_ORDER_FIELDS.entries()) {
+    const key = `${i === 0 ? '{' : ','}${writeString(name)}:`;
+    if (WRITTEN_HERE.has(name)) {
+      close();
+      parts.push({ key, write: field.wire });
+      continue;
+    }
+    const expression = FIELD_SQL[name];
+    if (expression === undefined) throw new Error(`the Order's field ${name} has no SQL text for the list (views/partner-order-view.ts FIELD_SQL)`);
+    // Keys are plain ASCII names: nothing to escape in an SQL string literal.
+    run.push(`'${key}'`, `(${expression})`);
+  }
+  close();
+  return parts;
+})();
+
+/** The columns the fields written here read (in the wire row's form), and the cursor's id and created_at. */
+const LIST_COLUMNS: ReadonlySet<PartnerOrderColumn> = new Set<PartnerOrderColumn>([
+  'id',
+  'created_at',
+  ...PARTNER_ORDER_FIELDS.filter(([name]) => WRITTEN_HERE.has(name)).flatMap(([, field]) => field.columns),
+]);
+
+/**
+ * The list's select: the runs of bytes PostgreSQL writes (`j0`…) and the wire columns the fields
+ * written here and the cursor read (PARTNER_ORDER_WIRE_SELECT's expressions).
+ */
+export const PARTNER_ORDER_LIST_SELECT: ReadonlyArray<readonly [alias: string, expression: string]> = [
+  ...LIST_PARTS.flatMap((part) => ('sql' in part ? [[part.alias, part.sql] as const] : [])),
+  ...PARTNER_ORDER_WIRE_SELECT.filter(([column]) => LIST_COLUMNS.has(column)),
+];
+
+/** A list row: the Order's runs of bytes by alias, and the columns read here (wire form). */
+export type PartnerOrderListRow = Pick<PartnerOrderWireRow, 'id' | 'created_at'> & Record<string, unknown>;
+
+/** partnerOrderWireJson's bytes from a list row: PostgreSQL's runs with the four fields written here between them. */
+export function partnerOrderListJson(row: PartnerOrderListRow, now: Date, base: LinkBase): string {
+  const nowIso = now.toISOString();
+  const wire = row as unknown as PartnerOrderWireRow;
+  let text = '';
+  for (const part of LIST_PARTS) text += 'sql' in part ? (row[part.alias] as string) : part.key + part.write(wire, nowIso, base);
+  return `${text}}`;
+}

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -124,6 +124,27 @@ describe('order read cache, one process (the embedded default on PGlite; Postgre
     const changed = await getOrder(inject, acme.apiKey, order.id, '"something else"');
     assert.equal(changed.statusCode, 200);
     assert.equal(changed.body, body);
+  });
+
+  it('counts its hits and misses and the orders it holds in /metrics', async () => {
+    const scrape = async () => {
+      const text = (await t.operator({ method: 'GET', url: '/metrics' })).body;
+      const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
+      return {
+        hits: value(/^order_read_cache_lookups_total\{result="hit"\} (\d+)$/m),
+        misses: value(/^order_read_cache_lookups_total\{result="miss"\} (\d+)$/m),
+        orders: value(/^order_read_cache_orders (\d+)$/m),
+      };
+    };
+    const order = await createOrder(inject, acme.apiKey);
+    await readKept(order.id);
+    const before = await scrape();
+    assert.equal(before.orders, t.runtime.orderReads.kept);
+    assert.ok(before.orders >= 1 && before.misses >= 1, JSON.stringify(before));
+    for (let i = 0; i < 3; i += 1) assert.equal((await getOrder(inject, acme.apiKey, order.id)).statusCode, 200);
+    assert.equal((await getOrder(inject, acme.apiKey, randomUUID())).statusCode, 404);
+    const after = await scrape();
+    assert.deepEqual({ hits: after.hits - before.hits, misses: after.misses - before.misses }, { hits: 3, misses: 1 });
   });
 
   it('never serves a kept order to another partner, the other mode or another client key', async () => {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { isOrderStatus, ORDER_STATUSES, type OrderStatus } from '../../domain/order-status.js';
-import { partnerOrderWireJson } from '../../views/partner-order-view.js';
+import { partnerOrderListJson } from '../../views/partner-order-view.js';
 import { ApiError } from '../../errors.js';
 import { writeString } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
@@ -88,7 +88,7 @@ export function registerListOrders(app: App, { partnerAuth, database, clock, con
     },
     async (request, reply) => {
       const query = request.query;
-      // Wire rows: the orders' timestamps and amounts are already the response's text.
+      // List rows: PostgreSQL wrote the Orders' bytes but for the fields that read the clock and the link base.
       const page = await list.listWire(partnerAccess(request), {
         statuses: query.status === undefined ? undefined : parseStatuses(query.status),
         coinFrom: query.coin_from,
@@ -101,7 +101,7 @@ export function registerListOrders(app: App, { partnerAuth, database, clock, con
         cursor: query.cursor,
       });
       const now = clock.now();
-      const orders = page.orders.map((order) => partnerOrderWireJson(order, now, linkBase)).join(',');
+      const orders = page.orders.map((order) => partnerOrderListJson(order, now, linkBase)).join(',');
       const next = page.nextCursor === null ? 'null' : writeString(page.nextCursor);
       return sendJsonText(reply, `{"orders":[${orders}],"next_cursor":${next}}`);
     },

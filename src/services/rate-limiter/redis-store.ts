@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { connectRedis, type RedisTarget } from '../redis-client.js';
 import { redisReady } from '../redis-ready.js';
@@ -31,6 +31,47 @@ const REFUND_TIMEOUT_MS = 1000;
 
 /** Key names inside Redis: `<ioredis keyPrefix><KEY_PREFIX>:<bucket>`. */
 const KEY_PREFIX = 'epa:rl';
+
+/**
+ * A lease of a window's budget (RedisRateLimiter.lease): how many requests were granted (0: the
+ * window's budget is spent, and this request was counted as refused), what Redis has left after
+ * it, and when the window ends on this process's performance.now() clock.
+ */
+export interface LeaseGrant {
+  granted: number;
+  remaining: number;
+  endsAt: number;
+}
+
+/**
+ * KEYS[1] the bucket's counter; ARGV limit, block, window in ms. The same counter and window as
+ * rate-limiter-flexible's (a key set to 0 with the window's expiry when absent, then INCRBY), so
+ * both may count one bucket. Grants min(block, what is left); with nothing left it counts one
+ * refused request, as a refused `consume` is counted. Returns {granted, counted, ms to the end}.
+ */
+const LEASE_SCRIPT = `
+redis.call('SET', KEYS[1], 0, 'PX', ARGV[3], 'NX')
+local used = tonumber(redis.call('GET', KEYS[1]))
+local granted = math.min(tonumber(ARGV[2]), tonumber(ARGV[1]) - used)
+if granted < 1 then
+  granted = 0
+  used = redis.call('INCR', KEYS[1])
+else
+  used = redis.call('INCRBY', KEYS[1], granted)
+end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  ttl = tonumber(ARGV[3])
+end
+return {granted, used, ttl}
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    rateLimitLease(key: string, limit: number, block: number, windowMs: number): Result<[number, number, number], Context>;
+  }
+}
 
 /** Counting in Redis (rate-limiter-flexible's atomic Lua script): one budget for all processes. */
 export class RedisRateLimiter implements RateLimiter {
@@ -66,6 +107,7 @@ export class RedisRateLimiter implements RateLimiter {
       retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
       lazyConnect: false,
     });
+    this.client.defineCommand('rateLimitLease', { numberOfKeys: 1, lua: LEASE_SCRIPT });
     // Without a listener ioredis prints every connection error; these go to the throttled log.
     this.client.on('error', (error: Error) => this.log.connectionError(error));
     this.client.on('ready', () => {
@@ -79,6 +121,48 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async consume(bucket: string, limit: number): Promise<RateLimitDecision> {
+    const attempt = this.bounded(() =>
+      this.limiter(limit)
+        .consume(bucket)
+        .then(
+          (res) => ({ res, limited: false }),
+          (rejection: unknown) => {
+            if (rejection instanceof RateLimiterRes) return { res: rejection, limited: true };
+            throw rejection;
+          },
+        ),
+    );
+    const outcome = await attempt;
+    if ('status' in outcome) return outcome;
+    return {
+      status: outcome.limited ? 'limited' : 'allowed',
+      limit,
+      remaining: outcome.res.remainingPoints,
+      resetMs: Math.max(outcome.res.msBeforeNext, 0),
+    };
+  }
+
+  /**
+   * Takes up to `block` requests of `bucket`'s window at once (docs/adr/0062-rate-limit-leases.md):
+   * the same counter `consume` counts in, never past `limit`; when nothing is left, one request
+   * is counted (refused, as `consume` counts a refused one). Bounded and failing open like
+   * `consume`. `startedAt` is performance.now() before the call, so the caller's end of the
+   * window is never later than Redis's.
+   */
+  async lease(bucket: string, limit: number, block: number): Promise<LeaseGrant | Extract<RateLimitDecision, { status: 'unchecked' }>> {
+    const startedAt = performance.now();
+    const key = `${KEY_PREFIX}:${bucket}`;
+    const outcome = await this.bounded(() => this.client.rateLimitLease(key, limit, block, this.windowSeconds * 1000));
+    if (!Array.isArray(outcome)) return outcome;
+    const [granted, used, ttl] = outcome;
+    return { granted, remaining: Math.max(limit - used, 0), endsAt: startedAt + Math.max(ttl, 0) };
+  }
+
+  /**
+   * `call` within `timeoutMs`, or the reason it was not answered: a timeout opens the circuit for
+   * `retryAfterFailureMs` (and enough of them in a row make the connection anew).
+   */
+  private async bounded<T extends object>(call: () => Promise<T>): Promise<T | Extract<RateLimitDecision, { status: 'unchecked' }>> {
     if (this.closed) return { status: 'unchecked', reason: 'not_connected' };
     if (performance.now() < this.skipUntil) {
       this.log.failure('circuit_open');
@@ -88,15 +172,7 @@ export class RedisRateLimiter implements RateLimiter {
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
     });
-    const attempt = this.limiter(limit)
-      .consume(bucket)
-      .then(
-        (res) => ({ res, limited: false }),
-        (rejection: unknown) => {
-          if (rejection instanceof RateLimiterRes) return { res: rejection, limited: true };
-          throw rejection;
-        },
-      );
+    const attempt = call();
     try {
       const outcome = await Promise.race([attempt, timeout]);
       if (outcome === 'timeout') {
@@ -105,12 +181,7 @@ export class RedisRateLimiter implements RateLimiter {
       }
       this.consecutiveTimeouts = 0;
       this.log.recovered();
-      return {
-        status: outcome.limited ? 'limited' : 'allowed',
-        limit,
-        remaining: outcome.res.remainingPoints,
-        resetMs: Math.max(outcome.res.msBeforeNext, 0),
-      };
+      return outcome;
     } catch (error) {
       const notReady = error instanceof Error && /not ready|writeable|closed/i.test(error.message);
       const timedOut = error instanceof Error && /timed out/i.test(error.message);
@@ -166,7 +237,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.client.disconnect();
   }
 
-  private failed(reason: StoreFailure, error?: unknown): RateLimitDecision {
+  private failed(reason: StoreFailure, error?: unknown): Extract<RateLimitDecision, { status: 'unchecked' }> {
     this.log.failure(reason, error);
     if (reason !== 'timeout') return { status: 'unchecked', reason };
     this.skipUntil = performance.now() + this.retryAfterFailureMs;
