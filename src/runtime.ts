@@ -1,4 +1,8 @@
 import { PartnerSettings } from './services/partner-settings.js';
+import { AddressPools } from './services/address-pools.js';
+import { OperatorAuditLog } from './services/operator-audit-log.js';
+import { PayoutOperations } from './services/payout-operations.js';
+import { StaticPrices } from './services/static-prices.js';
 import { SimulatedDeposits } from './services/simulated-deposits.js';
 import { Decimal } from './domain/money.js';
 import { linkBase, type LinkBase } from './views/partner-order-view.js';
@@ -79,6 +83,14 @@ export interface Runtime {
   readonly partnerStats: PartnerStats;
   /** A partner's settings changed by the operator or its cabinet, its keys' cache with them. */
   readonly partners: PartnerSettings;
+  /** The deposit-address pools the operator loads (chains of deposit_strategy `pool`). */
+  readonly addressPools: AddressPools;
+  /** The operator audit log: written as operator actions are answered, read back by the operator. */
+  readonly operatorAudit: OperatorAuditLog;
+  /** Payout approvals and the signer's brakes (docs/contract.md §11.3, §11.7). */
+  readonly payoutOperations: PayoutOperations;
+  /** The operator's price table, the `static` price source. */
+  readonly staticPrices: StaticPrices;
   /** Deposits on the simulated chain: the simulator routes and sandbox deposits (docs/contract.md §7.6). */
   readonly simulatedDeposits: SimulatedDeposits;
   /** The ledger's trial balance and entries (docs/contract.md §11.5). */
@@ -364,6 +376,10 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     orderActions: new OrderActions(db, lifecycle, catalog),
     partnerStats: new PartnerStats(db, clock, reads),
     partners: new PartnerSettings(db, apiKeys),
+    addressPools: new AddressPools(db, catalog),
+    operatorAudit: new OperatorAuditLog(db, clock),
+    payoutOperations: new PayoutOperations(db, clock),
+    staticPrices: new StaticPrices(db, clock, prices),
     simulatedDeposits: new SimulatedDeposits(db, clock),
     ledger: new LedgerReports(db, clock),
     worker,

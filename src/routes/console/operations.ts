@@ -5,7 +5,6 @@ import { validateAddress } from '../../domain/addresses/index.js';
 import { isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
 import { roleAtLeast } from '../../domain/operator-roles.js';
 import { ApiError } from '../../errors.js';
-import { poolCurrency, poolState } from '../admin/admin-schemas.js';
 import type { Flash } from '../cabinet/flash.js';
 import { html } from '../cabinet/html.js';
 import { csrfField, time } from '../cabinet/layout.js';
@@ -75,7 +74,7 @@ export function registerConsoleOperations(app: App, services: Services, sessions
   app.get('/console/pools', viewer, async (request, reply) => {
     const session = consoleSessionOf(request);
     const chains = [...new Set(catalog.all().filter((row) => row.deposit_strategy === 'pool').map((row) => row.chain))].sort();
-    const states = await Promise.all(chains.map((chain) => poolState(database.db, chain)));
+    const states = await Promise.all(chains.map((chain) => services.addressPools.levels(chain)));
     const canAdmin = roleAtLeast(session.role, 'admin');
     const read = flash.read(session, request.query);
     return reply.type(HTML).send(
@@ -104,7 +103,7 @@ ${canAdmin
   app.post('/console/pools/:chain', admin, async (request, reply) => {
     const { chain } = request.params as { chain: string };
     return act(reply, flash, consoleSessionOf(request), '/console/pools', 'loaded', async () => {
-      const currency = poolCurrency(services, chain);
+      const currency = services.addressPools.currency(chain);
       const addresses = [
         ...new Set(
           (formField(request, 'addresses') ?? '')
