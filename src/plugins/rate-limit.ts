@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import type { Clock } from '../clock.js';
 import { createRateLimiter } from '../services/rate-limiter/factory.js';
-import type { RedisTarget } from '../services/redis-client.js';
+import type { RedisTarget } from '../infrastructure/redis-client.js';
 import { MemoryRateLimiter } from '../services/rate-limiter/memory-store.js';
 import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter, type StoreFailure } from '../services/rate-limiter/rate-limiter.js';
 import { sendError } from './error-handler.js';

@@ -19,7 +19,7 @@ export interface PartnerChanges {
  * origins are read through its keys' cache, so every change also makes every process read its
  * keys again: one place, so no caller can write the row and forget the cache. A change drops this process's cached key
  * rows at once; other API processes drop theirs through the authentication change feed
- * (services/auth-changes.ts) within milliseconds, so a suspension takes effect everywhere.
+ * (infrastructure/auth-changes.ts) within milliseconds, so a suspension takes effect everywhere.
  */
 export class PartnerSettings {
   constructor(
