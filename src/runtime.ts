@@ -313,10 +313,10 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     logger,
     settings: {
       fixedTolerancePct: new Decimal(config.lifecycle.fixedTolerancePct),
-      leaseMs: 30_000,
-      maxAttempts: 5,
-      baseBackoffMs: 2000,
-      batchSize: 20,
+      leaseMs: config.lifecycle.leaseMs,
+      maxAttempts: config.lifecycle.maxAttempts,
+      baseBackoffMs: config.lifecycle.baseBackoffMs,
+      batchSize: config.lifecycle.batchSize,
       intervalMs: config.lifecycle.workerIntervalMs,
       refundHoldMinutes: config.lifecycle.refundHoldMinutes,
     },
@@ -331,7 +331,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     secrets: webhookSecrets,
     metrics,
     logger,
-    settings: { concurrency: 32, perEndpoint: 8, timeoutMs: config.webhooks.timeoutMs, pollMs: 250 },
+    settings: { concurrency: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint, timeoutMs: config.webhooks.timeoutMs, pollMs: 250 },
   });
 
   const mailer = new Mailer(db, clock);
