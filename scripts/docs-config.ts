@@ -5,13 +5,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { withConfigurationTable } from '../src/config/table.js';
+import { withConfigurationTables } from '../src/config/table.js';
 
 const readmePath = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'README.md');
 const before = readFileSync(readmePath, 'utf8');
-const after = withConfigurationTable(before);
-if (after === before) console.log('README.md: the configuration table is the schema\'s already');
+const after = withConfigurationTables(before);
+if (after === before) console.log('README.md: the configuration tables are the schema\'s already');
 else {
   writeFileSync(readmePath, after);
-  console.log('README.md: configuration table written from src/config/schema.ts');
+  console.log('README.md: configuration tables written from src/config/schema.ts');
 }

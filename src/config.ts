@@ -29,7 +29,7 @@ import {
 } from './config/read.js';
 import { variableSchema } from './config/schema.js';
 
-export { ConfigError, integerWithin, optional, parseKey32, parseLogLevel, parseSecretsKey } from './config/read.js';
+export { ConfigError, defaulted, integer, integerWithin, optional, parseKey32, parseLogLevel, parseSecretsKey } from './config/read.js';
 export type { BlockedSubnet, Env, LogLevel, PriceSourceName } from './config/read.js';
 
 /**

@@ -124,8 +124,39 @@ export const ENVIRONMENT = Type.Object(
   { additionalProperties: true, description: 'The environment of the API, the worker and the admin CLI.' },
 );
 
-/** A variable of the schema. */
-export type Variable = keyof typeof ENVIRONMENT.properties;
+/**
+ * The signer's own environment (`npm run signer`): apart, because the API and the worker refuse
+ * its key file and passphrase, and the signer reads nothing of theirs but DATABASE_URL, LOG_LEVEL
+ * and the chains' nodes (CHAIN_<CHAIN>_RPC_URL).
+ */
+export const SIGNER_ENVIRONMENT = Type.Object(
+  {
+    SIGNER_KEY_FILE: text('the sealed key file (`npm run signer -- init` writes it): one BIP-39 mnemonic per chain family'),
+    SIGNER_PASSPHRASE: text('the key file\'s passphrase, at least 16 characters; removed from the process\'s environment once the file is read'),
+    SIGNER_INTERVAL_MS: int(2000, 50, 60_000, 'pause between the signer\'s passes, ms'),
+    PAYOUT_BATCH_MAX: int(50, 1, 500, 'payouts of a chain signed into one transaction at most'),
+    PAYOUT_BATCH_SECONDS: int(30, 0, 3600, 'a chain\'s batch is signed at most this often, seconds'),
+    PAYOUT_CONFIRMATIONS: int(1, 1, 1000, 'confirmations a payout transaction needs before its payout is confirmed'),
+    SIGNER_WALLET_BIRTHDAY: int(0, 0, 4_102_444_800, 'unix seconds the node\'s watch-only wallet rescans from (0: the whole chain, once)'),
+    SIGNER_FEE_TARGET_BLOCKS: int(6, 1, 1008, 'blocks the Bitcoin-family fee estimate (`estimatesmartfee`) aims at'),
+    'SIGNER_FEE_RATE_MIN_<CHAIN>': text('the lowest fee rate used on a Bitcoin-family chain, sat/vB', { shown: '1' }),
+    'SIGNER_FEE_RATE_MAX_<CHAIN>': text('the highest, sat/vB; not below the minimum', { shown: '500' }),
+    'SIGNER_CHAIN_ID_<CHAIN>': text('the chain id an EVM chain\'s node must report, else the signer does not start'),
+    'SIGNER_MIN_PRIORITY_FEE_GWEI_<CHAIN>': text('the lowest tip on an EVM chain, gwei per gas', { shown: '0.01 ETH, 0.05 BSC' }),
+    'SIGNER_MAX_FEE_GWEI_<CHAIN>': text('the highest fee cap on an EVM chain, gwei per gas', { shown: '500 ETH, 50 BSC' }),
+    EVM_REPLACE_AFTER_BLOCKS: int(12, 1, 10_000, 'an EVM transaction not mined this many blocks after it was sent is replaced'),
+    SIGNER_FEE_MAX_BLOCK_LAG: int(2, 0, 1000, 'no fee estimate is taken from a node this many blocks behind the headers it knows'),
+    'SIGNER_FEE_MAX_AGE_SECONDS_<CHAIN>': text('nor from one whose newest block is older than this, seconds (60–604800)', { shown: '7200; 600 on EVM chains' }),
+    SIGNER_FEE_MAX_JUMP: text('an estimate is used at most this many times the last one used (a number above 1)', { default: '3' }),
+    'SIGNER_MAX_PAYOUT_<ASSET>': text('the largest payout of an asset (`BTC`, `ETH`, a token as `USDT_ERC20`); required, with the daily maximum, for the asset to be paid'),
+    'SIGNER_MAX_DAILY_<ASSET>': text('what the signer pays of an asset in a day at most'),
+    'SIGNER_APPROVAL_ABOVE_<ASSET>': text('a larger payout waits in `awaiting_approval` for the operator'),
+  },
+  { additionalProperties: true, description: "The signer's environment." },
+);
+
+/** A variable of either schema. */
+export type Variable = keyof typeof ENVIRONMENT.properties | keyof typeof SIGNER_ENVIRONMENT.properties;
 
 /** What the readers and the README table need of one variable's schema. */
 export interface VariableSchema {
@@ -139,5 +170,6 @@ export interface VariableSchema {
 }
 
 export function variableSchema(name: Variable): VariableSchema {
-  return (ENVIRONMENT.properties as Record<string, TSchema>)[name] as VariableSchema;
+  const properties: Record<string, TSchema> = { ...ENVIRONMENT.properties, ...SIGNER_ENVIRONMENT.properties };
+  return properties[name] as VariableSchema;
 }

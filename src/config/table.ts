@@ -1,8 +1,11 @@
-import { ENVIRONMENT, variableSchema, type Variable } from './schema.js';
+import type { TObject } from '@sinclair/typebox';
+import { ENVIRONMENT, SIGNER_ENVIRONMENT, variableSchema, type Variable } from './schema.js';
 
-/** Where the generated table stands in the README, between these two lines. */
-export const TABLE_BEGIN = '<!-- configuration table: generated from src/config/schema.ts by `npm run docs:config` -->';
-export const TABLE_END = '<!-- end of the configuration table -->';
+/** The README's generated tables: each between its two marker lines. */
+const TABLES: readonly { schema: TObject; begin: string; end: string }[] = [
+  { schema: ENVIRONMENT, begin: '<!-- configuration table: generated from src/config/schema.ts by `npm run docs:config` -->', end: '<!-- end of the configuration table -->' },
+  { schema: SIGNER_ENVIRONMENT, begin: "<!-- the signer's configuration table: generated from src/config/schema.ts by `npm run docs:config` -->", end: "<!-- end of the signer's configuration table -->" },
+];
 
 /** A number as the README writes it: 3000, 60000 (no separators: it is what one types). */
 const shownNumber = (value: number): string => String(value);
@@ -23,16 +26,20 @@ function meaning(name: Variable): string {
   return `${text}${range}`;
 }
 
-/** The README's configuration table: one row a variable of the schema, in its order. */
-export function configurationTable(): string {
-  const rows = (Object.keys(ENVIRONMENT.properties) as Variable[]).map((name) => `| \`${name}\` | ${shownDefault(name)} | ${meaning(name)} |`);
-  return [TABLE_BEGIN, '| variable | default | meaning |', '|---|---|---|', ...rows, TABLE_END].join('\n');
+/** One table: a row a variable of the schema, in its order. */
+function table(schema: TObject): string[] {
+  const rows = (Object.keys(schema.properties) as Variable[]).map((name) => `| \`${name}\` | ${shownDefault(name)} | ${meaning(name)} |`);
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows];
 }
 
-/** `readme` with its table (between TABLE_BEGIN and TABLE_END) replaced by the schema's. */
-export function withConfigurationTable(readme: string): string {
-  const begin = readme.indexOf(TABLE_BEGIN);
-  const end = readme.indexOf(TABLE_END);
-  if (begin === -1 || end < begin) throw new Error(`the README has no configuration table between "${TABLE_BEGIN}" and "${TABLE_END}"`);
-  return readme.slice(0, begin) + configurationTable() + readme.slice(end + TABLE_END.length);
+/** `readme` with each generated table (between its marker lines) replaced by its schema's. */
+export function withConfigurationTables(readme: string): string {
+  let text = readme;
+  for (const { schema, begin, end } of TABLES) {
+    const from = text.indexOf(begin);
+    const to = text.indexOf(end);
+    if (from === -1 || to < from) throw new Error(`the README has no table between "${begin}" and "${end}"`);
+    text = text.slice(0, from) + [begin, ...table(schema), end].join('\n') + text.slice(to + end.length);
+  }
+  return text;
 }

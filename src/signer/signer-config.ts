@@ -1,4 +1,4 @@
-import { ConfigError, integerWithin, optional, parseLogLevel, type Env, type LogLevel } from '../config.js';
+import { ConfigError, defaulted, integer, integerWithin, optional, parseLogLevel, type Env, type LogLevel } from '../config.js';
 import { Decimal, DECIMAL_PATTERN, toBaseUnits } from '../domain/money.js';
 import type { FeeBounds } from './bitcoin/bitcoin-payer.js';
 import type { EvmFeeBounds } from './evm/evm-fees.js';
@@ -68,7 +68,7 @@ export function loadSignerConfig(env: Env): SignerConfig {
   const chainIds: Record<string, number> = {};
   const feeGuards: Record<string, FeeGuardSettings> = {};
   const maxJump = jump(env);
-  const maxBlockLag = integerWithin(env, 'SIGNER_FEE_MAX_BLOCK_LAG', DEFAULT_FEE_GUARD.maxBlockLag, 0, 1000);
+  const maxBlockLag = integer(env, 'SIGNER_FEE_MAX_BLOCK_LAG');
   for (const chain of Object.keys(HOT_WALLET_CHAINS)) {
     const url = optional(env, `CHAIN_${chain}_RPC_URL`);
     if (url === undefined) continue;
@@ -90,29 +90,29 @@ export function loadSignerConfig(env: Env): SignerConfig {
     const min = feeRate(env, `SIGNER_FEE_RATE_MIN_${chain}`, DEFAULT_FEE_RATE.min);
     const max = feeRate(env, `SIGNER_FEE_RATE_MAX_${chain}`, DEFAULT_FEE_RATE.max);
     if (max.lt(min)) throw new ConfigError(`SIGNER_FEE_RATE_MAX_${chain}`, `below SIGNER_FEE_RATE_MIN_${chain}`);
-    fees[chain] = { min, max, targetBlocks: integerWithin(env, 'SIGNER_FEE_TARGET_BLOCKS', 6, 1, 1008) };
+    fees[chain] = { min, max, targetBlocks: integer(env, 'SIGNER_FEE_TARGET_BLOCKS') };
   }
   return {
     databaseUrl,
     logLevel: parseLogLevel(env),
     rpcUrls,
     policy: parseSignerPolicy(env),
-    batchMax: integerWithin(env, 'PAYOUT_BATCH_MAX', 50, 1, 500),
-    batchIntervalMs: integerWithin(env, 'PAYOUT_BATCH_SECONDS', 30, 0, 3600) * 1000,
-    confirmations: integerWithin(env, 'PAYOUT_CONFIRMATIONS', 1, 1, 1000),
-    intervalMs: integerWithin(env, 'SIGNER_INTERVAL_MS', 2000, 50, 60_000),
+    batchMax: integer(env, 'PAYOUT_BATCH_MAX'),
+    batchIntervalMs: integer(env, 'PAYOUT_BATCH_SECONDS') * 1000,
+    confirmations: integer(env, 'PAYOUT_CONFIRMATIONS'),
+    intervalMs: integer(env, 'SIGNER_INTERVAL_MS'),
     fees,
     evmFees,
     feeGuards,
     chainIds,
-    replaceAfterBlocks: integerWithin(env, 'EVM_REPLACE_AFTER_BLOCKS', 12, 1, 10_000),
-    walletBirthday: integerWithin(env, 'SIGNER_WALLET_BIRTHDAY', 0, 0, 4_102_444_800),
+    replaceAfterBlocks: integer(env, 'EVM_REPLACE_AFTER_BLOCKS'),
+    walletBirthday: integer(env, 'SIGNER_WALLET_BIRTHDAY'),
   };
 }
 
 /** SIGNER_FEE_MAX_JUMP: a multiple above 1, like 3 or 2.5. */
 function jump(env: Env): Decimal {
-  const raw = optional(env, 'SIGNER_FEE_MAX_JUMP') ?? DEFAULT_FEE_GUARD.maxJump.toFixed();
+  const raw = defaulted(env, 'SIGNER_FEE_MAX_JUMP');
   if (!new RegExp(DECIMAL_PATTERN).test(raw) || new Decimal(raw).lte(1)) throw new ConfigError('SIGNER_FEE_MAX_JUMP', 'must be a number above 1, like 3: how many times the last fee used an estimate may be');
   return new Decimal(raw);
 }
