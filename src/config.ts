@@ -22,6 +22,7 @@ import {
   prefixed,
   surrounded,
   text,
+  urlWithin,
   type BlockedSubnet,
   type Env,
   type LogLevel,
@@ -619,15 +620,7 @@ export interface MailConfig {
 
 function parseMail(env: Env): MailConfig {
   const smtpUrl = optional(env, 'SMTP_URL');
-  if (smtpUrl !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(smtpUrl);
-    } catch {
-      throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
-    }
-    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
-  }
+  if (smtpUrl !== undefined) urlWithin('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
   const from = defaulted(env, 'MAIL_FROM');
   if (/[\r\n]/.test(from) || !/@/.test(from) || from.length > 320) throw new ConfigError('MAIL_FROM', 'must be one mail address, optionally with a name: Name <address>');
   return Object.freeze({

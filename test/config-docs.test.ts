@@ -47,4 +47,15 @@ describe('the configuration schema', () => {
     assert.deepEqual([set.lifecycle.leaseMs, set.lifecycle.maxAttempts, set.webhooks.concurrency, set.webhooks.perEndpoint], [45_000, 7, 4, 2]);
     assert.throws(() => loadConfig({ WEBHOOK_CONCURRENCY: '0' }), /WEBHOOK_CONCURRENCY: must be between 1 and 1000/);
   });
+
+  it('a URL variable names itself and the schemes it takes', () => {
+    const problems: [Record<string, string>, string][] = [
+      [{ SMTP_URL: 'http://mail.example' }, 'SMTP_URL: must be an smtp:// or smtps:// URL'],
+      [{ SMTP_URL: 'not a url' }, 'SMTP_URL: must be an smtp:// or smtps:// URL'],
+      [{ PUBLIC_URL: 'ftp://exchange.example' }, 'PUBLIC_URL: must be an http:// or https:// URL'],
+      [{ PUBLIC_URL: 'exchange.example' }, 'PUBLIC_URL: must be an absolute http:// or https:// URL'],
+      [{ CHAIN_LTC_RPC_URL: 'ws://127.0.0.1:9332' }, 'CHAIN_LTC_RPC_URL: must be an http:// or https:// URL'],
+    ];
+    for (const [env, message] of problems) assert.throws(() => loadConfig(env), { name: 'ConfigError', message });
+  });
 });

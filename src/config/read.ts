@@ -151,18 +151,21 @@ export function surrounded(env: Env, prefix: string, suffix: string): Record<str
 
 /** Node URLs must be http(s); credentials may ride in the URL (never logged). */
 export function parseRpcUrls(urls: Record<string, string>): Record<string, string> {
-  for (const [chain, url] of Object.entries(urls)) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === undefined || !/^https?:$/.test(parsed.protocol)) {
-      throw new ConfigError(`CHAIN_${chain}_RPC_URL`, 'must be an http:// or https:// URL');
-    }
-  }
+  for (const [chain, url] of Object.entries(urls)) urlWithin(`CHAIN_${chain}_RPC_URL`, url, ['http:', 'https:']);
   return urls;
+}
+
+/** `raw` as a URL of one of `protocols` (`'https:'`), else a ConfigError naming `name`. */
+export function urlWithin(name: string, raw: string, protocols: readonly string[], unparsable?: string): URL {
+  const problem = `must be an ${protocols.map((protocol) => `${protocol}//`).join(' or ')} URL`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, unparsable ?? problem);
+  }
+  if (!protocols.includes(url.protocol)) throw new ConfigError(name, problem);
+  return url;
 }
 
 export function parsePriceSources(raw: string | undefined): PriceSourceName[] {
@@ -246,13 +249,7 @@ export function parseRedisSentinels(value: string | undefined): { host: string; 
 
 export function parsePublicUrl(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('PUBLIC_URL', 'must be an absolute http:// or https:// URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('PUBLIC_URL', 'must be an http:// or https:// URL');
+  const url = urlWithin('PUBLIC_URL', raw, ['http:', 'https:'], 'must be an absolute http:// or https:// URL');
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
     throw new ConfigError('PUBLIC_URL', 'must have no query, fragment or credentials');
   }
