@@ -53,23 +53,6 @@ const layers = [
  * leaves this list when its reads move into a service, and nothing joins it.
  */
 const routesStillReadingRepositories = [
-  'src/routes/admin/address-pools-load.ts',
-  'src/routes/admin/admin-schemas.ts',
-  'src/routes/admin/audit-list.ts',
-  'src/routes/admin/keys-create.ts',
-  'src/routes/admin/keys-list.ts',
-  'src/routes/admin/operator-audit.ts',
-  'src/routes/admin/partners-account-actions.ts',
-  'src/routes/admin/partners-create.ts',
-  'src/routes/admin/partners-get.ts',
-  'src/routes/admin/partners-invite.ts',
-  'src/routes/admin/partners-list.ts',
-  'src/routes/admin/partners-password-reset.ts',
-  'src/routes/admin/partners-people-list.ts',
-  'src/routes/admin/payouts.ts',
-  'src/routes/admin/prices-list.ts',
-  'src/routes/admin/prices-set.ts',
-  'src/routes/admin/signer-brakes.ts',
 ];
 
 export default tseslint.config(

@@ -31,7 +31,7 @@ import { OrderSchema } from './routes/v1/order-view.js';
 import { PublicOrderSchema } from './views/public-order-view.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
-import { redisTarget } from './services/redis-client.js';
+import { redisTarget } from './infrastructure/redis-client.js';
 import { createSignatureNonces } from './services/signature-nonces.js';
 import { installSurfaceSplit } from './operator-listener.js';
 import { installResponseHeaders } from './plugins/security-headers.js';

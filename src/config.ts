@@ -1,7 +1,37 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { Decimal, DECIMAL_PATTERN } from './domain/money.js';
-import { SIGNED_CHAINS } from './signer/hot-wallet.js';
+import {
+  ConfigError,
+  decimalText,
+  defaulted,
+  integer,
+  oneOf,
+  optional,
+  parseCidrs,
+  parseCountries,
+  parseHotWalletThresholds,
+  parseKey32,
+  parseLogLevel,
+  parsePriceSources,
+  parsePublicUrl,
+  parseRedisSentinels,
+  parseRpcUrls,
+  parseSecretsKey,
+  parseSignerChains,
+  parseTrustProxy,
+  prefixed,
+  surrounded,
+  text,
+  urlWithin,
+  type BlockedSubnet,
+  type Env,
+  type LogLevel,
+  type PriceSourceName,
+} from './config/read.js';
+import { variableSchema } from './config/schema.js';
+
+export { ConfigError, defaulted, integer, integerWithin, optional, parseKey32, parseLogLevel, parseSecretsKey } from './config/read.js';
+export type { BlockedSubnet, Env, LogLevel, PriceSourceName } from './config/read.js';
 
 /**
  * Validated, frozen configuration read once from the environment at start.
@@ -82,7 +112,7 @@ export interface Config {
   readonly otlpEndpoint: string | undefined;
   /** `OTEL_SERVICE_NAME`: the traces' service name; unset, the process's role (`exchange-api`, `exchange-worker`). */
   readonly otelServiceName: string | undefined;
-  /** `WEB_CONCURRENCY` (parseWebConcurrency): API processes serving the one port, default 1. */
+  /** `WEB_CONCURRENCY`: API processes serving the one port, default 1 (server.ts: only with DATABASE_URL). */
   readonly webConcurrency: number;
   /** How long a request waits on the Redis rate limiter before it passes unchecked (fail open), ms. */
   readonly rateLimitRedisTimeoutMs: number;
@@ -196,13 +226,6 @@ export interface EndUserBlocklistConfig {
   readonly cidrs: readonly BlockedSubnet[];
 }
 
-export interface BlockedSubnet {
-  readonly address: string;
-  /** Prefix length in bits: 0–32 (ipv4), 0–128 (ipv6). */
-  readonly prefix: number;
-  readonly family: 'ipv4' | 'ipv6';
-}
-
 /** The partner cabinet (docs/contract.md §9, src/routes/cabinet). */
 export interface CabinetConfig {
   /**
@@ -279,6 +302,14 @@ export interface LifecycleConfig {
    * for the partner's choice, continue or refund (docs/contract.md §7.5); 0 disables holds. Default 30.
    */
   readonly refundHoldMinutes: number;
+  /** `WORKER_BATCH_SIZE`: orders the lifecycle worker claims per pass. Default 20. */
+  readonly batchSize: number;
+  /** `WORKER_LEASE_MS`: how long a claimed order stays with one worker before another may take it. Default 30000. */
+  readonly leaseMs: number;
+  /** `WORKER_MAX_ATTEMPTS`: failed attempts of the exchange or payout step before giving up on it. Default 5. */
+  readonly maxAttempts: number;
+  /** `WORKER_BACKOFF_MS`: the first retry delay, doubled per failure up to 10 minutes. Default 2000. */
+  readonly baseBackoffMs: number;
 }
 
 /** Operator pricing settings (docs/contract.md §3). Basis points: 100 bps = 1 %. */
@@ -301,34 +332,39 @@ export interface PricingConfig {
   readonly maxDeviationPct: number;
 }
 
-export const PRICE_SOURCE_NAMES = ['static', 'binance', 'coinbase'] as const;
-export type PriceSourceName = (typeof PRICE_SOURCE_NAMES)[number];
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** LOG_LEVEL (default info): every process of the service reads it the same way. */
-export function parseLogLevel(env: Env): LogLevel {
-  const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
-  }
-  return logLevel as LogLevel;
+/**
+ * The process's environment: the one place it is read. Entry points (the CLI, the signer) hand it
+ * on to what they run, so their tests hand another.
+ */
+export function processEnvironment(): NodeJS.ProcessEnv {
+  return process.env;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`${variable}: ${problem}`);
-    this.name = 'ConfigError';
-  }
+/** What the admin CLI takes from the environment (cli/admin-target.ts): where the server is and its files. */
+export interface AdminCliEnvironment {
+  /** DATA_DIR, resolved: the server's api-url and admin-token files are there. */
+  readonly dataDir: string;
+  readonly adminApiUrl: string | undefined;
+  readonly adminPort: string | undefined;
+  /** PORT, or its default: the last place the CLI looks for the API. */
+  readonly port: string;
+  readonly adminToken: string | undefined;
 }
 
-export type Env = Readonly<Record<string, string | undefined>>;
+/** Unchecked beyond presence: the CLI reports what it could not reach, naming where the URL came from. */
+export function adminCliEnvironment(env: Env): AdminCliEnvironment {
+  return {
+    dataDir: path.resolve(defaulted(env, 'DATA_DIR')),
+    adminApiUrl: optional(env, 'ADMIN_API_URL'),
+    adminPort: optional(env, 'ADMIN_PORT'),
+    port: optional(env, 'PORT') ?? String(variableSchema('PORT').default),
+    adminToken: optional(env, 'ADMIN_TOKEN'),
+  };
+}
 
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = processEnvironment()): Config {
   const databaseUrl = optional(env, 'DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
@@ -380,75 +416,79 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl !== undefined && adminToken === undefined) {
     throw new ConfigError('ADMIN_TOKEN', 'is required when DATABASE_URL is set');
   }
-  const shortIdPrefix = optional(env, 'SHORT_ID_PREFIX') ?? 'EX';
+  const shortIdPrefix = defaulted(env, 'SHORT_ID_PREFIX');
   if (!/^[A-Z0-9]{1,8}$/.test(shortIdPrefix)) {
     throw new ConfigError('SHORT_ID_PREFIX', 'must be 1 to 8 characters of A-Z 0-9');
   }
   const logLevel = parseLogLevel(env);
-  const host = optional(env, 'HOST') ?? '127.0.0.1';
+  const host = defaulted(env, 'HOST');
   if (isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
     throw new ConfigError('HOST', 'must be an IP address or a host name');
   }
   return Object.freeze({
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port: integer(env, 'PORT'),
     host,
     databaseUrl,
     databaseDirectUrl,
     databaseListenUrl: databaseDirectUrl ?? databaseUrl,
     databaseReadUrl,
-    databasePreparedStatements: oneOf(env, 'DATABASE_PREPARED_STATEMENTS', ['on', 'off'], databaseDirectUrl === undefined ? 'on' : 'off') === 'on',
-    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
-    dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
-    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
-    databaseStartTimeoutMs: integer(env, 'DATABASE_START_TIMEOUT_MS', 60_000, 0, 3_600_000),
-    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 5000, 0, 300_000),
-    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 600_000),
+    databasePreparedStatements: oneOf(env, 'DATABASE_PREPARED_STATEMENTS', databaseDirectUrl === undefined ? 'on' : 'off') === 'on',
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX'),
+    dataDir: path.resolve(defaulted(env, 'DATA_DIR')),
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS'),
+    databaseStartTimeoutMs: integer(env, 'DATABASE_START_TIMEOUT_MS'),
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS'),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS'),
     redisUrl,
     redisSentinels,
     redisSentinelName,
     otlpEndpoint,
     otelServiceName: optional(env, 'OTEL_SERVICE_NAME'),
-    webConcurrency: parseWebConcurrency(env),
-    rateLimitRedisTimeoutMs: integer(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 100, 10, 10_000),
-    signatureNonceRedisTimeoutMs: integer(env, 'SIGNATURE_NONCE_REDIS_TIMEOUT_MS', 200, 10, 10_000),
+    webConcurrency: integer(env, 'WEB_CONCURRENCY'),
+    rateLimitRedisTimeoutMs: integer(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS'),
+    signatureNonceRedisTimeoutMs: integer(env, 'SIGNATURE_NONCE_REDIS_TIMEOUT_MS'),
     secretsKey,
     adminToken,
     quoteSigningKey,
     quoteSigningKeyPrevious,
-    trustProxy: parseTrustProxy(optional(env, 'TRUST_PROXY')),
+    trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
     logLevel,
-    logRequests: oneOf(env, 'LOG_REQUESTS', ['true', 'false'], 'true') === 'true',
+    logRequests: oneOf(env, 'LOG_REQUESTS') === 'true',
     shortIdPrefix,
-    cacheRefreshMs: integer(env, 'CACHE_REFRESH_MS', 5000, 100, 3_600_000),
+    cacheRefreshMs: integer(env, 'CACHE_REFRESH_MS'),
     depositXpubs: Object.freeze(prefixed(env, 'DEPOSIT_XPUB_')),
     depositAddresses: Object.freeze(prefixed(env, 'DEPOSIT_ADDRESS_')),
     chainRpcUrls: Object.freeze(parseRpcUrls(surrounded(env, 'CHAIN_', '_RPC_URL'))),
-    simulateLivePayouts: oneOf(env, 'SIMULATE_LIVE_PAYOUTS', ['true', 'false'], 'false') === 'true',
+    simulateLivePayouts: oneOf(env, 'SIMULATE_LIVE_PAYOUTS') === 'true',
     payoutSignerChains: Object.freeze(parseSignerChains(optional(env, 'PAYOUT_SIGNER_CHAINS'), databaseUrl)),
     hotWalletThresholds: Object.freeze(parseHotWalletThresholds(env)),
-    addressResyncGap: integer(env, 'ADDRESS_RESYNC_GAP', 100, 0, 1_000_000),
+    addressResyncGap: integer(env, 'ADDRESS_RESYNC_GAP'),
     operator: parseOperator(env),
     webhooks: parseWebhooks(env, databaseUrl),
     mail: parseMail(env),
     streams: parseStreams(env),
-    orderCacheSize: integer(env, 'ORDER_CACHE_SIZE', 10_000, 0, 1_000_000),
-    maxOpenOrdersPerPartner: integer(env, 'MAX_OPEN_ORDERS_PER_PARTNER', 100, 1, 1_000_000),
+    orderCacheSize: integer(env, 'ORDER_CACHE_SIZE'),
+    maxOpenOrdersPerPartner: integer(env, 'MAX_OPEN_ORDERS_PER_PARTNER'),
     lifecycle: Object.freeze({
-      workerInProcess: oneOf(env, 'WORKER', ['in-process', 'off'], 'in-process') === 'in-process',
-      workerIntervalMs: integer(env, 'WORKER_INTERVAL_MS', 1000, 50, 60_000),
+      workerInProcess: oneOf(env, 'WORKER') === 'in-process',
+      workerIntervalMs: integer(env, 'WORKER_INTERVAL_MS'),
       // SIMULATOR_AUTO=1 is the embedded default: a demo order completes after one simulated deposit.
       simulatorAutoConfirmMs:
-        oneOf(env, 'SIMULATOR_AUTO', ['0', '1'], databaseUrl === undefined ? '1' : '0') === '1'
-          ? integer(env, 'SIMULATOR_CONFIRM_SECONDS', 3, 1, 3600) * 1000
+        oneOf(env, 'SIMULATOR_AUTO', databaseUrl === undefined ? '1' : '0') === '1'
+          ? integer(env, 'SIMULATOR_CONFIRM_SECONDS') * 1000
           : 0,
-      fixedTolerancePct: decimalText(env, 'FIXED_RATE_TOLERANCE_PCT', '0.5'),
-      refundHoldMinutes: integer(env, 'REFUND_HOLD_MINUTES', 30, 0, 10_080),
+      fixedTolerancePct: decimalText(env, 'FIXED_RATE_TOLERANCE_PCT'),
+      refundHoldMinutes: integer(env, 'REFUND_HOLD_MINUTES'),
+      batchSize: integer(env, 'WORKER_BATCH_SIZE'),
+      leaseMs: integer(env, 'WORKER_LEASE_MS'),
+      maxAttempts: integer(env, 'WORKER_MAX_ATTEMPTS'),
+      baseBackoffMs: integer(env, 'WORKER_BACKOFF_MS'),
     }),
     limits: Object.freeze({
-      partnerKeysBudget: integer(env, 'PARTNER_RATE_LIMIT_KEYS', 2, 1, 100),
-      adminAuthFailuresPerMinute: integer(env, 'ADMIN_AUTH_FAILURES_PER_MINUTE', 10, 1, 10_000),
-      apiKeysPerPartner: integer(env, 'MAX_API_KEYS_PER_PARTNER', 20, 1, 10_000),
-      poolSharePct: integer(env, 'POOL_SHARE_PCT', 20, 1, 100),
+      partnerKeysBudget: integer(env, 'PARTNER_RATE_LIMIT_KEYS'),
+      adminAuthFailuresPerMinute: integer(env, 'ADMIN_AUTH_FAILURES_PER_MINUTE'),
+      apiKeysPerPartner: integer(env, 'MAX_API_KEYS_PER_PARTNER'),
+      poolSharePct: integer(env, 'POOL_SHARE_PCT'),
     }),
     endUserBlocklist: Object.freeze({
       countries: Object.freeze(parseCountries(optional(env, 'REGION_BLOCKLIST'))),
@@ -456,17 +496,17 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     cabinet: Object.freeze({
       publicUrl: parsePublicUrl(optional(env, 'PUBLIC_URL')),
-      partnerMarkupMaxBps: integer(env, 'PARTNER_MARKUP_MAX_BPS', 300, 0, 1000),
+      partnerMarkupMaxBps: integer(env, 'PARTNER_MARKUP_MAX_BPS'),
     }),
     pricing: Object.freeze({
       sources: parsePriceSources(optional(env, 'PRICE_SOURCES')),
-      spreadBps: integer(env, 'SPREAD_BPS', 50, 0, 2000),
-      fixedPremiumBps: integer(env, 'FIXED_PREMIUM_BPS', 100, 0, 2000),
-      defaultMarkupBps: integer(env, 'DEFAULT_MARKUP_BPS', 50, 0, 1000),
-      fixedQuoteTtlSeconds: integer(env, 'FIXED_QUOTE_TTL_SECONDS', 300, 10, 3600),
-      pollIntervalMs: integer(env, 'PRICE_POLL_SECONDS', 15, 1, 3600) * 1000,
-      maxAgeMs: integer(env, 'PRICE_MAX_AGE_SECONDS', 60, 5, 86_400) * 1000,
-      maxDeviationPct: integer(env, 'PRICE_MAX_DEVIATION_PCT', 5, 1, 50),
+      spreadBps: integer(env, 'SPREAD_BPS'),
+      fixedPremiumBps: integer(env, 'FIXED_PREMIUM_BPS'),
+      defaultMarkupBps: integer(env, 'DEFAULT_MARKUP_BPS'),
+      fixedQuoteTtlSeconds: integer(env, 'FIXED_QUOTE_TTL_SECONDS'),
+      pollIntervalMs: integer(env, 'PRICE_POLL_SECONDS') * 1000,
+      maxAgeMs: integer(env, 'PRICE_MAX_AGE_SECONDS') * 1000,
+      maxDeviationPct: integer(env, 'PRICE_MAX_DEVIATION_PCT'),
     }),
   });
 }
@@ -483,32 +523,14 @@ function parseOperator(env: Env): OperatorConfig {
     if (host !== undefined) throw new ConfigError('ADMIN_HOST', 'needs ADMIN_PORT (the operator listener)');
     return Object.freeze({ listener: undefined, metricsToken, workerMetrics });
   }
-  const port = integer(env, 'ADMIN_PORT', 0, 0, 65535);
-  if (port !== 0 && port === integer(env, 'PORT', 3000, 0, 65535)) {
+  const port = integer(env, 'ADMIN_PORT');
+  if (port !== 0 && port === integer(env, 'PORT')) {
     throw new ConfigError('ADMIN_PORT', 'must differ from PORT (it is the operator API\'s own listener)');
   }
   if (host !== undefined && isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
     throw new ConfigError('ADMIN_HOST', 'must be an IP address or a host name');
   }
-  return Object.freeze({ listener: Object.freeze({ host: host ?? '127.0.0.1', port }), metricsToken, workerMetrics });
-}
-
-/** Most API processes WEB_CONCURRENCY may ask for. */
-const MAX_PROCESSES = 64;
-
-/**
- * `WEB_CONCURRENCY`: how many API processes serve the one port (node:cluster), default 1. Only
- * with DATABASE_URL: the embedded PGlite store belongs to one process (its data directory is
- * locked), so there the setting is ignored with a warning rather than refused, because some
- * platforms set it by themselves.
- */
-function parseWebConcurrency(env: Env): number {
-  const raw = env.WEB_CONCURRENCY;
-  if (raw === undefined || raw === '') return 1;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PROCESSES) {
-    throw new ConfigError('WEB_CONCURRENCY', `must be an integer from 1 to ${MAX_PROCESSES}`);
-  }
-  return Number(raw);
+  return Object.freeze({ listener: Object.freeze({ host: host ?? defaulted(env, 'ADMIN_HOST'), port }), metricsToken, workerMetrics });
 }
 
 function parseWorkerMetrics(env: Env): OperatorConfig['workerMetrics'] {
@@ -520,196 +542,24 @@ function parseWorkerMetrics(env: Env): OperatorConfig['workerMetrics'] {
   if (host !== undefined && isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
     throw new ConfigError('WORKER_METRICS_HOST', 'must be an IP address or a host name');
   }
-  return Object.freeze({ host: host ?? '127.0.0.1', port: integer(env, 'WORKER_METRICS_PORT', 0, 0, 65535) });
+  return Object.freeze({ host: host ?? defaulted(env, 'WORKER_METRICS_HOST'), port: integer(env, 'WORKER_METRICS_PORT') });
 }
 
-function parsePublicUrl(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('PUBLIC_URL', 'must be an absolute http:// or https:// URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('PUBLIC_URL', 'must be an http:// or https:// URL');
-  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new ConfigError('PUBLIC_URL', 'must have no query, fragment or credentials');
-  }
-  // A path prefix is kept (a proxy may serve the service under one); no trailing slash.
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
 
-export function optional(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
 
-export function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = optional(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
-  return value;
-}
 
-/** Accepts 64 hex characters or the base64/base64url spelling of 32 bytes. */
-export function parseSecretsKey(raw: string | undefined): Buffer | undefined {
-  return parseKey32('SECRETS_KEY', raw);
-}
 
-/** A 32-byte key named `variable`: 64 hex characters or the base64/base64url spelling. */
-export function parseKey32(variable: string, raw: string | undefined): Buffer | undefined {
-  if (raw === undefined) return undefined;
-  const key = /^[0-9a-fA-F]{64}$/.test(raw)
-    ? Buffer.from(raw, 'hex')
-    : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw)
-      ? Buffer.from(raw, 'base64url')
-      : undefined;
-  if (key?.length !== 32) {
-    throw new ConfigError(variable, 'must be 32 bytes as 64 hex characters or base64');
-  }
-  return key;
-}
 
-function oneOf(env: Env, name: string, allowed: readonly string[], fallback: string): string {
-  const value = optional(env, name) ?? fallback;
-  if (!allowed.includes(value)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}`);
-  return value;
-}
 
-function decimalText(env: Env, name: string, fallback: string): string {
-  const value = optional(env, name) ?? fallback;
-  if (!/^\d{1,3}(\.\d{1,6})?$/.test(value)) throw new ConfigError(name, 'must be a decimal number such as 0.5');
-  return value;
-}
 
-/** HOT_WALLET_MIN_<ASSET> and HOT_WALLET_MAX_<ASSET>: non-negative decimals, the maximum not below the minimum. */
-function parseHotWalletThresholds(env: Env): Record<string, { min?: string; max?: string }> {
-  const found: Record<string, { min?: string; max?: string }> = {};
-  for (const name of Object.keys(env)) {
-    const match = /^HOT_WALLET_(MIN|MAX)_([A-Z0-9_]+)$/.exec(name);
-    const value = optional(env, name);
-    if (match === null || value === undefined) continue;
-    if (!new RegExp(DECIMAL_PATTERN).test(value)) throw new ConfigError(name, 'must be an amount of the asset, a decimal such as 2.5');
-    const asset = match[2] as string;
-    found[asset] = { ...found[asset], [match[1] === 'MIN' ? 'min' : 'max']: new Decimal(value).toFixed() };
-  }
-  for (const [asset, { min, max }] of Object.entries(found)) {
-    if (min !== undefined && max !== undefined && new Decimal(max).lt(min)) throw new ConfigError(`HOT_WALLET_MAX_${asset}`, `below HOT_WALLET_MIN_${asset}`);
-  }
-  return found;
-}
 
-/** `{ BTC: value }` for every set `<prefix>BTC` variable. */
-function prefixed(env: Env, prefix: string): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const name of Object.keys(env)) {
-    if (!name.startsWith(prefix)) continue;
-    const chain = name.slice(prefix.length);
-    const value = optional(env, name);
-    if (!/^[A-Z0-9]{1,12}$/.test(chain)) throw new ConfigError(name, 'the chain part must be upper-case A-Z 0-9');
-    if (value !== undefined) found[chain] = value;
-  }
-  return found;
-}
 
-/** `{ LTC: value }` for every set `<prefix>LTC<suffix>` variable. */
-function surrounded(env: Env, prefix: string, suffix: string): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const name of Object.keys(env)) {
-    if (!name.startsWith(prefix) || !name.endsWith(suffix) || name.length <= prefix.length + suffix.length) continue;
-    const chain = name.slice(prefix.length, -suffix.length);
-    const value = optional(env, name);
-    if (!/^[A-Z0-9]{1,12}$/.test(chain)) throw new ConfigError(name, 'the chain part must be upper-case A-Z 0-9');
-    if (value !== undefined) found[chain] = value;
-  }
-  return found;
-}
 
-/** Node URLs must be http(s); credentials may ride in the URL (never logged). */
-function parseRpcUrls(urls: Record<string, string>): Record<string, string> {
-  for (const [chain, url] of Object.entries(urls)) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === undefined || !/^https?:$/.test(parsed.protocol)) {
-      throw new ConfigError(`CHAIN_${chain}_RPC_URL`, 'must be an http:// or https:// URL');
-    }
-  }
-  return urls;
-}
 
-function parsePriceSources(raw: string | undefined): PriceSourceName[] {
-  if (raw === undefined) return ['static'];
-  const names = [...new Set(raw.split(',').map((name) => name.trim().toLowerCase()))];
-  for (const name of names) {
-    if (!(PRICE_SOURCE_NAMES as readonly string[]).includes(name)) {
-      throw new ConfigError('PRICE_SOURCES', `"${name}" is not one of ${PRICE_SOURCE_NAMES.join(', ')}`);
-    }
-  }
-  return names as PriceSourceName[];
-}
 
-/** PAYOUT_SIGNER_CHAINS: chain codes the signer holds a hot wallet for, upper case, each once. */
-function parseSignerChains(raw: string | undefined, databaseUrl: string | undefined): string[] {
-  if (raw === undefined || raw.trim() === '') return [];
-  const chains = [...new Set(raw.split(',').map((chain) => chain.trim().toUpperCase()))];
-  for (const chain of chains) {
-    // DOGE has hot-wallet keys but no payer yet: its payouts would wait for ever.
-    if (!SIGNED_CHAINS.includes(chain)) throw new ConfigError('PAYOUT_SIGNER_CHAINS', `the signer pays no chain "${chain}" (it pays ${SIGNED_CHAINS.join(', ')})`);
-  }
-  if (databaseUrl === undefined) throw new ConfigError('PAYOUT_SIGNER_CHAINS', 'needs DATABASE_URL: the signer is its own process and reaches payouts through PostgreSQL');
-  return chains;
-}
 
-/** REGION_BLOCKLIST's countries, upper case, each once. */
-function parseCountries(raw: string | undefined): string[] {
-  if (raw === undefined) return [];
-  const codes = [...new Set(raw.split(',').map((code) => code.trim().toUpperCase()))];
-  for (const code of codes) {
-    if (!/^[A-Z]{2}$/.test(code)) {
-      throw new ConfigError('REGION_BLOCKLIST', `"${code}" is not an ISO 3166-1 alpha-2 country code (two letters, e.g. CU,IR,KP)`);
-    }
-    // The one common slip: the United Kingdom's code is GB; UK would silently match nobody.
-    if (code === 'UK') throw new ConfigError('REGION_BLOCKLIST', '"UK" is not an ISO 3166-1 alpha-2 code: the United Kingdom is GB');
-  }
-  return codes;
-}
 
-/** IP_BLOCKLIST's subnets: `address/prefix`, or a bare address (a /32 or /128). */
-function parseCidrs(raw: string | undefined): BlockedSubnet[] {
-  if (raw === undefined) return [];
-  return raw.split(',').map((entry) => {
-    const text = entry.trim();
-    const [address = '', bits, extra] = text.split('/');
-    const family = isIP(address) === 4 ? 'ipv4' : isIP(address) === 6 && !address.includes('%') ? 'ipv6' : undefined;
-    const maxBits = family === 'ipv4' ? 32 : 128;
-    if (family === undefined || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new ConfigError('IP_BLOCKLIST', `"${text}" is not an IPv4 or IPv6 CIDR (e.g. 203.0.113.0/24 or 2001:db8::/32)`);
-    }
-    return Object.freeze({ address, prefix: bits === undefined ? maxBits : Number(bits), family });
-  });
-}
 
-function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
-  if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  const entries = raw.split(',').map((entry) => entry.trim());
-  for (const entry of entries) {
-    const [address, bits] = entry.split('/');
-    const family = isIP(address ?? '');
-    const maxBits = family === 6 ? 128 : 32;
-    if (family === 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new ConfigError('TRUST_PROXY', `"${entry}" is not true, false, a hop count or an address/CIDR`);
-    }
-  }
-  return entries;
-}
 
 /** Webhook delivery (docs/contract.md §8, src/worker/webhook-worker.ts). */
 /**
@@ -742,12 +592,12 @@ export interface StreamConfig {
 
 function parseStreams(env: Env): StreamConfig {
   return Object.freeze({
-    pingMs: integer(env, 'STREAM_PING_SECONDS', 15, 1, 300) * 1000,
-    maxPerKey: integer(env, 'STREAM_MAX_PER_KEY', 1000, 1, 1_000_000),
-    maxPerAddress: integer(env, 'STREAM_MAX_PER_ADDRESS', 20, 1, 1_000_000),
-    maxPerProcess: integer(env, 'STREAM_MAX_PER_PROCESS', 20_000, 1, 1_000_000),
-    maxBufferBytes: integer(env, 'STREAM_BUFFER_BYTES', 262_144, 4096, 67_108_864),
-    snapshotHours: integer(env, 'ORDER_SNAPSHOT_HOURS', 24, 1, 8760),
+    pingMs: integer(env, 'STREAM_PING_SECONDS') * 1000,
+    maxPerKey: integer(env, 'STREAM_MAX_PER_KEY'),
+    maxPerAddress: integer(env, 'STREAM_MAX_PER_ADDRESS'),
+    maxPerProcess: integer(env, 'STREAM_MAX_PER_PROCESS'),
+    maxBufferBytes: integer(env, 'STREAM_BUFFER_BYTES'),
+    snapshotHours: integer(env, 'ORDER_SNAPSHOT_HOURS'),
   });
 }
 
@@ -770,23 +620,15 @@ export interface MailConfig {
 
 function parseMail(env: Env): MailConfig {
   const smtpUrl = optional(env, 'SMTP_URL');
-  if (smtpUrl !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(smtpUrl);
-    } catch {
-      throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
-    }
-    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
-  }
-  const from = optional(env, 'MAIL_FROM') ?? 'Exchange <no-reply@localhost>';
+  if (smtpUrl !== undefined) urlWithin('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
+  const from = defaulted(env, 'MAIL_FROM');
   if (/[\r\n]/.test(from) || !/@/.test(from) || from.length > 320) throw new ConfigError('MAIL_FROM', 'must be one mail address, optionally with a name: Name <address>');
   return Object.freeze({
     smtpUrl,
     from,
-    batchSize: integer(env, 'MAIL_BATCH_SIZE', 20, 1, 1000),
-    maxAttempts: integer(env, 'MAIL_MAX_ATTEMPTS', 8, 1, 100),
-    leaseMs: integer(env, 'MAIL_LEASE_MS', 120_000, 1000, 3_600_000),
+    batchSize: integer(env, 'MAIL_BATCH_SIZE'),
+    maxAttempts: integer(env, 'MAIL_MAX_ATTEMPTS'),
+    leaseMs: integer(env, 'MAIL_LEASE_MS'),
   });
 }
 
@@ -799,22 +641,18 @@ export interface WebhookConfig {
   readonly allowPrivate: boolean;
   /** `WEBHOOK_TIMEOUT_MS`: one delivery attempt's bound, connection to answer, ms. Default 10000. */
   readonly timeoutMs: number;
+  /** `WEBHOOK_CONCURRENCY`: deliveries one worker has in flight at once. Default 32. */
+  readonly concurrency: number;
+  /** `WEBHOOK_PER_ENDPOINT`: of them, to one endpoint at most. Default 8. */
+  readonly perEndpoint: number;
 }
 
 function parseWebhooks(env: Env, databaseUrl: string | undefined): WebhookConfig {
   return Object.freeze({
-    allowPrivate: oneOf(env, 'WEBHOOK_ALLOW_PRIVATE', ['true', 'false'], databaseUrl === undefined ? 'true' : 'false') === 'true',
-    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    allowPrivate: oneOf(env, 'WEBHOOK_ALLOW_PRIVATE', databaseUrl === undefined ? 'true' : 'false') === 'true',
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS'),
+    concurrency: integer(env, 'WEBHOOK_CONCURRENCY'),
+    perEndpoint: integer(env, 'WEBHOOK_PER_ENDPOINT'),
   });
 }
 
-/** `host:port,host:port` (spaces around entries allowed); at least one entry. */
-function parseRedisSentinels(value: string | undefined): { host: string; port: number }[] | undefined {
-  if (value === undefined) return undefined;
-  return value.split(',').map((entry) => {
-    const match = /^\s*([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):([0-9]{1,5})\s*$/.exec(entry);
-    const port = Number(match?.[2]);
-    if (match?.[1] === undefined || port < 1 || port > 65_535) throw new ConfigError('REDIS_SENTINELS', `must be host:port entries separated by commas, got "${entry.trim()}"`);
-    return { host: match[1].replace(/^\[|\]$/g, ''), port };
-  });
-}

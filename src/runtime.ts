@@ -1,4 +1,8 @@
 import { PartnerSettings } from './services/partner-settings.js';
+import { AddressPools } from './services/address-pools.js';
+import { OperatorAuditLog } from './services/operator-audit-log.js';
+import { PayoutOperations } from './services/payout-operations.js';
+import { StaticPrices } from './services/static-prices.js';
 import { SimulatedDeposits } from './services/simulated-deposits.js';
 import { Decimal } from './domain/money.js';
 import { linkBase, type LinkBase } from './views/partner-order-view.js';
@@ -20,10 +24,7 @@ import { ApiKeyService } from './services/api-keys.js';
 import { InProcessAuthChanges, PostgresAuthChanges, type AuthChangeFeed } from './infrastructure/auth-changes.js';
 import { CatalogChanges } from './services/catalog-changes.js';
 import { CatalogEdits } from './services/catalog-edits.js';
-import { AddressPools } from './services/address-pools.js';
 import { OrderLookup } from './services/order-lookup.js';
-import { OperatorAuditLog } from './services/operator-audit-log.js';
-import { StaticPrices } from './services/static-prices.js';
 import { CurrencyCatalog } from './services/currency-catalog.js';
 import { seedDemoAddressPools } from './services/demo-address-pools.js';
 import { DepositAddressAllocator } from './services/deposit-address-allocator.js';
@@ -75,10 +76,6 @@ export interface Runtime {
   readonly addressPools: AddressPools;
   /** The operator's order search, order detail, short ids and payout approvals (operator API, CLI, console). */
   readonly orderLookup: OrderLookup;
-  /** The operator audit log, as the console writes and reads it. */
-  readonly auditLog: OperatorAuditLog;
-  /** The operator's static prices. */
-  readonly staticPrices: StaticPrices;
   readonly apiKeys: ApiKeyService;
   readonly prices: PriceBook;
   readonly quotes: QuoteService;
@@ -94,6 +91,12 @@ export interface Runtime {
   readonly partnerStats: PartnerStats;
   /** A partner's settings changed by the operator or its cabinet, its keys' cache with them. */
   readonly partners: PartnerSettings;
+  /** The operator audit log: written as operator actions are answered, read back by the operator. */
+  readonly operatorAudit: OperatorAuditLog;
+  /** Payout approvals and the signer's brakes (docs/contract.md §11.3, §11.7). */
+  readonly payoutOperations: PayoutOperations;
+  /** The operator's price table, the `static` price source. */
+  readonly staticPrices: StaticPrices;
   /** Deposits on the simulated chain: the simulator routes and sandbox deposits (docs/contract.md §7.6). */
   readonly simulatedDeposits: SimulatedDeposits;
   /** The ledger's trial balance and entries (docs/contract.md §11.5). */
@@ -316,10 +319,10 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     logger,
     settings: {
       fixedTolerancePct: new Decimal(config.lifecycle.fixedTolerancePct),
-      leaseMs: 30_000,
-      maxAttempts: 5,
-      baseBackoffMs: 2000,
-      batchSize: 20,
+      leaseMs: config.lifecycle.leaseMs,
+      maxAttempts: config.lifecycle.maxAttempts,
+      baseBackoffMs: config.lifecycle.baseBackoffMs,
+      batchSize: config.lifecycle.batchSize,
       intervalMs: config.lifecycle.workerIntervalMs,
       refundHoldMinutes: config.lifecycle.refundHoldMinutes,
     },
@@ -334,7 +337,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     secrets: webhookSecrets,
     metrics,
     logger,
-    settings: { concurrency: 32, perEndpoint: 8, timeoutMs: config.webhooks.timeoutMs, pollMs: 250 },
+    settings: { concurrency: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint, timeoutMs: config.webhooks.timeoutMs, pollMs: 250 },
   });
 
   const mailer = new Mailer(db, clock);
@@ -372,8 +375,6 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     catalogEdits: new CatalogEdits(db, catalog, catalogChanges),
     addressPools: new AddressPools(db, catalog, clock),
     orderLookup: new OrderLookup(db, clock, config.shortIdPrefix),
-    auditLog: new OperatorAuditLog(db),
-    staticPrices: new StaticPrices(db, prices, clock),
     apiKeys,
     prices,
     quotes,
@@ -384,6 +385,9 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     orderActions: new OrderActions(db, lifecycle, catalog, clock),
     partnerStats: new PartnerStats(db, clock, reads),
     partners: new PartnerSettings(db, apiKeys),
+    operatorAudit: new OperatorAuditLog(db, clock),
+    payoutOperations: new PayoutOperations(db, clock),
+    staticPrices: new StaticPrices(db, prices, clock),
     simulatedDeposits: new SimulatedDeposits(db, clock),
     ledger: new LedgerReports(db, clock),
     worker,

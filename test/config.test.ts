@@ -79,8 +79,8 @@ describe('loadConfig: defaults', () => {
 
   it('WEBHOOK_ALLOW_PRIVATE: true embedded (local receivers work), false with DATABASE_URL (production), and as set', () => {
     const production = { DATABASE_URL: 'postgres://db/x', SECRETS_KEY: HEX_KEY, ADMIN_TOKEN: TOKEN };
-    assert.deepEqual(loadConfig({}).webhooks, { allowPrivate: true, timeoutMs: 10_000 });
-    assert.deepEqual(loadConfig(production).webhooks, { allowPrivate: false, timeoutMs: 10_000 });
+    assert.deepEqual(loadConfig({}).webhooks, { allowPrivate: true, timeoutMs: 10_000, concurrency: 32, perEndpoint: 8 });
+    assert.deepEqual(loadConfig(production).webhooks, { allowPrivate: false, timeoutMs: 10_000, concurrency: 32, perEndpoint: 8 });
     assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhooks.allowPrivate, false);
     assert.equal(loadConfig({ ...production, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks.allowPrivate, true);
     for (const value of ['yes', '1', 'TRUE']) rejects({ WEBHOOK_ALLOW_PRIVATE: value }, 'WEBHOOK_ALLOW_PRIVATE');

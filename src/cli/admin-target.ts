@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { adminCliEnvironment, type Env } from '../config.js';
 import { ADMIN_TOKEN_FILE, API_URL_FILE } from '../embedded-secrets.js';
 import { CliError, UsageError } from './admin-errors.js';
 
@@ -12,8 +13,6 @@ export interface AdminTarget {
   tokenSource: string;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /**
  * URL: --url > ADMIN_API_URL > DATA_DIR/api-url (written by the server when it listens)
  * > http://127.0.0.1:$ADMIN_PORT when ADMIN_PORT is set (the operator listener: the public port
@@ -22,24 +21,24 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export async function resolveTarget(
   given: { url: string | undefined; token: string | undefined },
-  env: Env = process.env,
+  env: Env,
 ): Promise<AdminTarget> {
-  const dataDir = path.resolve(nonEmpty(env.DATA_DIR) ?? './data');
+  const { dataDir, adminApiUrl, adminPort, port, adminToken } = adminCliEnvironment(env);
   const urlFile = path.join(dataDir, API_URL_FILE);
   const tokenFile = path.join(dataDir, ADMIN_TOKEN_FILE);
 
   let url: { value: string; source: string };
   const flagUrl = nonEmpty(given.url);
-  const envUrl = nonEmpty(env.ADMIN_API_URL);
+  const envUrl = adminApiUrl;
   const fileUrl = (flagUrl ?? envUrl) === undefined ? await readIfPresent(urlFile) : undefined;
   if (flagUrl !== undefined) url = { value: flagUrl, source: '--url' };
   else if (envUrl !== undefined) url = { value: envUrl, source: 'ADMIN_API_URL' };
   else if (fileUrl !== undefined) url = { value: fileUrl, source: urlFile };
-  else if (nonEmpty(env.ADMIN_PORT) !== undefined) url = { value: `http://127.0.0.1:${nonEmpty(env.ADMIN_PORT)}`, source: `ADMIN_PORT, as ${urlFile} is missing` };
-  else url = { value: `http://127.0.0.1:${nonEmpty(env.PORT) ?? '3000'}`, source: `the PORT default, as ${urlFile} is missing` };
+  else if (adminPort !== undefined) url = { value: `http://127.0.0.1:${adminPort}`, source: `ADMIN_PORT, as ${urlFile} is missing` };
+  else url = { value: `http://127.0.0.1:${port}`, source: `PORT or its default, as ${urlFile} is missing` };
 
   const flagToken = nonEmpty(given.token);
-  const envToken = nonEmpty(env.ADMIN_TOKEN);
+  const envToken = adminToken;
   let token: { value: string; source: string } | undefined;
   if (flagToken !== undefined) token = { value: flagToken, source: '--token' };
   else if (envToken !== undefined) token = { value: envToken, source: 'ADMIN_TOKEN' };

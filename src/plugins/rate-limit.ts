@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import type { Clock } from '../clock.js';
 import { createRateLimiter } from '../services/rate-limiter/factory.js';
-import type { RedisTarget } from '../services/redis-client.js';
+import type { RedisTarget } from '../infrastructure/redis-client.js';
 import { LeasedRateLimiter } from '../services/rate-limiter/leased-store.js';
 import { MemoryRateLimiter } from '../services/rate-limiter/memory-store.js';
 import { RedisRateLimiter } from '../services/rate-limiter/redis-store.js';

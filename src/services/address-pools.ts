@@ -16,6 +16,13 @@ export const DEFAULT_POOL_LOW_AT = 100;
 /** The largest threshold accepted (the column's check). */
 export const MAX_POOL_LOW_AT = 1_000_000_000;
 
+/** A pool's levels: addresses not yet handed to an order, and those handed out. */
+export interface PoolLevels {
+  chain: string;
+  available: number;
+  assigned: number;
+}
+
 export interface PoolState {
   chain: string;
   available: number;
@@ -36,12 +43,12 @@ export interface PoolState {
 export class AddressPools {
   constructor(
     private readonly db: Db,
-    private readonly catalog: CurrencyCatalog,
+    private readonly catalog: Pick<CurrencyCatalog, 'all' | 'reload'>,
     private readonly clock: Clock,
   ) {}
 
   /** The catalog row that makes `rawChain` a pool chain (any case); 404 when it is not one. */
-  currencyOf(rawChain: string): CurrencyRow {
+  currency(rawChain: string): CurrencyRow {
     const chain = rawChain.toUpperCase();
     const row = this.catalog.all().find((currency) => currency.chain === chain && currency.deposit_strategy === 'pool');
     if (row === undefined) throw new ApiError('not_found', `${chain} is not a chain with an address pool`);
@@ -55,8 +62,13 @@ export class AddressPools {
     return Promise.all(chains.map(async (chain) => stateOf(chain, await countPoolAddresses(this.db, chain), alerts.get(chain))));
   }
 
+  /** A pool's levels: addresses not yet handed to an order, and those handed out. */
+  async levels(chain: string): Promise<PoolLevels> {
+    return { chain, ...(await countPoolAddresses(this.db, chain)) };
+  }
+
   async state(rawChain: string): Promise<PoolState> {
-    const { chain } = this.currencyOf(rawChain);
+    const { chain } = this.currency(rawChain);
     const alerts = await listPoolAlerts(this.db);
     return stateOf(chain, await countPoolAddresses(this.db, chain), alerts.get(chain));
   }
@@ -69,7 +81,7 @@ export class AddressPools {
 
   /** Sets the chain's low-pool threshold; null returns it to the default. 400 outside 0..MAX_POOL_LOW_AT. */
   async setThreshold(rawChain: string, lowAt: number | null): Promise<PoolState> {
-    const { chain } = this.currencyOf(rawChain);
+    const { chain } = this.currency(rawChain);
     if (lowAt !== null && (!Number.isSafeInteger(lowAt) || lowAt < 0 || lowAt > MAX_POOL_LOW_AT)) {
       throw new ApiError('bad_request', `The threshold is a whole number from 0 to ${MAX_POOL_LOW_AT}.`);
     }
@@ -78,19 +90,21 @@ export class AddressPools {
   }
 
   /**
-   * Loads addresses into the chain's pool, each checked against the chain's address format (400
-   * naming the first bad one); known ones are skipped. A chain's first pool makes its deposits
-   * configured here at once (other processes: at their next catalog refresh). How many were added.
+   * Loads addresses into a chain's pool, each checked against the chain's format first (one bad
+   * address refuses the whole load, 400, naming it). Each is handed to one order, ever; a known
+   * one is skipped. A chain's first pool makes its deposits configured here at once (other
+   * processes: at their next catalog refresh).
    */
-  async load(rawChain: string, addresses: readonly string[]): Promise<number> {
-    const currency = this.currencyOf(rawChain);
-    for (const address of addresses) {
+  async load(rawChain: string, addresses: readonly string[]): Promise<PoolLevels & { added: number; skipped: number }> {
+    const currency = this.currency(rawChain);
+    const unique = [...new Set(addresses)];
+    for (const address of unique) {
       const check = validateAddress(currency.address_format, address);
       if (!check.ok) throw new ApiError('bad_request', `"${address.slice(0, 128)}" is not a valid ${currency.chain} address: ${check.reason}`);
     }
-    const added = await insertPoolAddresses(this.db, currency.chain, addresses);
+    const added = await insertPoolAddresses(this.db, currency.chain, unique);
     if (added > 0) await this.catalog.reload();
-    return added;
+    return { ...(await this.levels(currency.chain)), added, skipped: addresses.length - added };
   }
 }
 

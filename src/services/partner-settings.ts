@@ -19,7 +19,7 @@ export interface PartnerChanges {
  * origins are read through its keys' cache, so every change also makes every process read its
  * keys again: one place, so no caller can write the row and forget the cache. A change drops this process's cached key
  * rows at once; other API processes drop theirs through the authentication change feed
- * (services/auth-changes.ts) within milliseconds, so a suspension takes effect everywhere.
+ * (infrastructure/auth-changes.ts) within milliseconds, so a suspension takes effect everywhere.
  */
 export class PartnerSettings {
   constructor(
@@ -31,9 +31,16 @@ export class PartnerSettings {
     return findPartner(this.db, id);
   }
 
-  /** The newest partners first, as GET /admin/v1/partners lists them. */
-  list(limit: number): Promise<PartnerRow[]> {
-    return listPartners(this.db, { limit, offset: 0 });
+  /** The partner an operator route names; 404 `not_found` when there is none. */
+  async existing(id: string): Promise<PartnerRow> {
+    const row = await findPartner(this.db, id);
+    if (row === undefined) throw new ApiError('not_found', 'partner not found');
+    return row;
+  }
+
+  /** Partners, oldest first, a page at a time (GET /admin/v1/partners, the console's list). */
+  list(limit: number, offset = 0): Promise<PartnerRow[]> {
+    return listPartners(this.db, { limit, offset });
   }
 
   create(input: { name: string; markup_bps?: number | undefined; rate_limit_per_minute?: number | undefined; max_open_orders?: number | null | undefined }): Promise<PartnerRow> {

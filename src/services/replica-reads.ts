@@ -4,7 +4,7 @@ import { Counter, Gauge } from 'prom-client';
 import { currentWalPosition, replayedWalPosition } from '../db/repositories/replication-repository.js';
 import type { Db } from '../db/schema/index.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { redisReady } from './redis-ready.js';
+import { redisReady } from '../infrastructure/redis-ready.js';
 import type { Metrics } from '../metrics.js';
 
 /**

@@ -3,8 +3,8 @@ import type { Clock } from '../clock.js';
 import { claimSignatureNonce, purgeSignatureNonces } from '../db/repositories/signature-nonces-repository.js';
 import type { Db } from '../db/schema/index.js';
 import { ApiError } from '../errors.js';
-import { connectRedis, type RedisTarget } from './redis-client.js';
-import { redisReady } from './redis-ready.js';
+import { connectRedis, type RedisTarget } from '../infrastructure/redis-client.js';
+import { redisReady } from '../infrastructure/redis-ready.js';
 
 /**
  * Which timestamped signatures (docs/contract.md §7.7) have been accepted already, so that each is

@@ -9,7 +9,7 @@ import type { PriceBook } from '../pricing/price-book.js';
 export class StaticPrices {
   constructor(
     private readonly db: Db,
-    private readonly prices: PriceBook,
+    private readonly prices: Pick<PriceBook, 'refresh'>,
     private readonly clock: Clock,
   ) {}
 

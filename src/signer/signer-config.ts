@@ -1,4 +1,4 @@
-import { ConfigError, integer, optional, parseLogLevel, type Env, type LogLevel } from '../config.js';
+import { ConfigError, defaulted, integer, integerWithin, optional, parseLogLevel, type Env, type LogLevel } from '../config.js';
 import { Decimal, DECIMAL_PATTERN, toBaseUnits } from '../domain/money.js';
 import type { FeeBounds } from './bitcoin/bitcoin-payer.js';
 import type { EvmFeeBounds } from './evm/evm-fees.js';
@@ -68,7 +68,7 @@ export function loadSignerConfig(env: Env): SignerConfig {
   const chainIds: Record<string, number> = {};
   const feeGuards: Record<string, FeeGuardSettings> = {};
   const maxJump = jump(env);
-  const maxBlockLag = integer(env, 'SIGNER_FEE_MAX_BLOCK_LAG', DEFAULT_FEE_GUARD.maxBlockLag, 0, 1000);
+  const maxBlockLag = integer(env, 'SIGNER_FEE_MAX_BLOCK_LAG');
   for (const chain of Object.keys(HOT_WALLET_CHAINS)) {
     const url = optional(env, `CHAIN_${chain}_RPC_URL`);
     if (url === undefined) continue;
@@ -77,42 +77,42 @@ export function loadSignerConfig(env: Env): SignerConfig {
     rpcUrls[chain] = url;
     // An EVM chain makes a block every few seconds; a Bitcoin-family one may wait an hour or more.
     const ageDefault = EVM_CHAINS.includes(chain) ? 600 : DEFAULT_FEE_GUARD.maxAgeSeconds;
-    feeGuards[chain] = { maxJump, maxBlockLag, maxAgeSeconds: integer(env, `SIGNER_FEE_MAX_AGE_SECONDS_${chain}`, ageDefault, 60, 7 * 24 * 3600) };
+    feeGuards[chain] = { maxJump, maxBlockLag, maxAgeSeconds: integerWithin(env, `SIGNER_FEE_MAX_AGE_SECONDS_${chain}`, ageDefault, 60, 7 * 24 * 3600) };
     const evmDefaults = DEFAULT_EVM_FEES[chain];
     if (EVM_CHAINS.includes(chain) && evmDefaults !== undefined) {
       const minPriorityFee = gwei(env, `SIGNER_MIN_PRIORITY_FEE_GWEI_${chain}`, evmDefaults.minPriority, true);
       const maxFee = gwei(env, `SIGNER_MAX_FEE_GWEI_${chain}`, evmDefaults.max, false);
       if (maxFee < minPriorityFee) throw new ConfigError(`SIGNER_MAX_FEE_GWEI_${chain}`, `below SIGNER_MIN_PRIORITY_FEE_GWEI_${chain}`);
       evmFees[chain] = { minPriorityFee, maxFee };
-      if (optional(env, `SIGNER_CHAIN_ID_${chain}`) !== undefined) chainIds[chain] = integer(env, `SIGNER_CHAIN_ID_${chain}`, 0, 1, Number.MAX_SAFE_INTEGER);
+      if (optional(env, `SIGNER_CHAIN_ID_${chain}`) !== undefined) chainIds[chain] = integerWithin(env, `SIGNER_CHAIN_ID_${chain}`, 0, 1, Number.MAX_SAFE_INTEGER);
       continue;
     }
     const min = feeRate(env, `SIGNER_FEE_RATE_MIN_${chain}`, DEFAULT_FEE_RATE.min);
     const max = feeRate(env, `SIGNER_FEE_RATE_MAX_${chain}`, DEFAULT_FEE_RATE.max);
     if (max.lt(min)) throw new ConfigError(`SIGNER_FEE_RATE_MAX_${chain}`, `below SIGNER_FEE_RATE_MIN_${chain}`);
-    fees[chain] = { min, max, targetBlocks: integer(env, 'SIGNER_FEE_TARGET_BLOCKS', 6, 1, 1008) };
+    fees[chain] = { min, max, targetBlocks: integer(env, 'SIGNER_FEE_TARGET_BLOCKS') };
   }
   return {
     databaseUrl,
     logLevel: parseLogLevel(env),
     rpcUrls,
     policy: parseSignerPolicy(env),
-    batchMax: integer(env, 'PAYOUT_BATCH_MAX', 50, 1, 500),
-    batchIntervalMs: integer(env, 'PAYOUT_BATCH_SECONDS', 30, 0, 3600) * 1000,
-    confirmations: integer(env, 'PAYOUT_CONFIRMATIONS', 1, 1, 1000),
-    intervalMs: integer(env, 'SIGNER_INTERVAL_MS', 2000, 50, 60_000),
+    batchMax: integer(env, 'PAYOUT_BATCH_MAX'),
+    batchIntervalMs: integer(env, 'PAYOUT_BATCH_SECONDS') * 1000,
+    confirmations: integer(env, 'PAYOUT_CONFIRMATIONS'),
+    intervalMs: integer(env, 'SIGNER_INTERVAL_MS'),
     fees,
     evmFees,
     feeGuards,
     chainIds,
-    replaceAfterBlocks: integer(env, 'EVM_REPLACE_AFTER_BLOCKS', 12, 1, 10_000),
-    walletBirthday: integer(env, 'SIGNER_WALLET_BIRTHDAY', 0, 0, 4_102_444_800),
+    replaceAfterBlocks: integer(env, 'EVM_REPLACE_AFTER_BLOCKS'),
+    walletBirthday: integer(env, 'SIGNER_WALLET_BIRTHDAY'),
   };
 }
 
 /** SIGNER_FEE_MAX_JUMP: a multiple above 1, like 3 or 2.5. */
 function jump(env: Env): Decimal {
-  const raw = optional(env, 'SIGNER_FEE_MAX_JUMP') ?? DEFAULT_FEE_GUARD.maxJump.toFixed();
+  const raw = defaulted(env, 'SIGNER_FEE_MAX_JUMP');
   if (!new RegExp(DECIMAL_PATTERN).test(raw) || new Decimal(raw).lte(1)) throw new ConfigError('SIGNER_FEE_MAX_JUMP', 'must be a number above 1, like 3: how many times the last fee used an estimate may be');
   return new Decimal(raw);
 }

@@ -3,6 +3,8 @@ import { SMTPServer } from 'smtp-server';
 
 /** One message as a real SMTP server received it: the envelope and the decoded subject and text. */
 export interface ReceivedMail {
+  /** The envelope's MAIL FROM ('' for the null sender). */
+  from: string;
   to: string[];
   subject: string;
   text: string;
@@ -35,9 +37,19 @@ function decoded(raw: string): { subject: string; text: string } {
   return { subject, text: text.replace(/\r\n/g, '\n') };
 }
 
+export interface SmtpInbox {
+  url: string;
+  received: ReceivedMail[];
+  /** Set to refuse the next `count` messages with a 451 (try again later), as a busy server does. */
+  refuse: { count: number };
+  to(address: string): ReceivedMail[];
+  close(): Promise<void>;
+}
+
 /** A local SMTP server (npm smtp-server) that keeps what it receives, for tests to read. */
-export async function startSmtpInbox(): Promise<{ url: string; received: ReceivedMail[]; to(address: string): ReceivedMail[]; close(): Promise<void> }> {
+export async function startSmtpInbox(): Promise<SmtpInbox> {
   const received: ReceivedMail[] = [];
+  const refuse = { count: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -46,8 +58,18 @@ export async function startSmtpInbox(): Promise<{ url: string; received: Receive
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        if (refuse.count > 0) {
+          refuse.count--;
+          callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
+          return;
+        }
         const raw = Buffer.concat(chunks).toString('utf8');
-        received.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), ...decoded(raw), raw });
+        received.push({
+          from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          ...decoded(raw),
+          raw,
+        });
         callback();
       });
     },
@@ -57,6 +79,7 @@ export async function startSmtpInbox(): Promise<{ url: string; received: Receive
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,
+    refuse,
     to: (address) => received.filter((mail) => mail.to.includes(address)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SMTPServer } from 'smtp-server';
 import { claimDueMail, mailTo } from '../../src/db/repositories/mail-outbox-repository.js';
 import { createMetrics } from '../../src/metrics.js';
 import { SmtpMailTransport } from '../../src/services/mailer.js';
 import { MailWorker, mailRetryDelayMs } from '../../src/worker/mail-worker.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
+import { startSmtpInbox, type SmtpInbox } from '../helpers/smtp-inbox.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -18,51 +17,13 @@ import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js'
  * under DATA_DIR/mail.
  */
 
-interface Received {
-  from: string;
-  to: string[];
-  raw: string;
-}
-
-/** A local SMTP server that keeps what it receives, and refuses the next `refuse` messages with a 451. */
-async function startSmtp(): Promise<{ url: string; received: Received[]; refuse: { count: number }; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const refuse = { count: 0 };
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        if (refuse.count > 0) {
-          refuse.count--;
-          const error = Object.assign(new Error('try again later'), { responseCode: 451 });
-          callback(error);
-          return;
-        }
-        received.push({
-          from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, received, refuse, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 describe('the mail outbox', () => {
   const clock = new ManualClock();
   let t: TestApp;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: SmtpInbox;
 
   before(async () => {
-    smtp = await startSmtp();
+    smtp = await startSmtpInbox();
     t = await buildTestApp({ clock, env: { WORKER: 'off', SMTP_URL: smtp.url, MAIL_FROM: 'Exchange <ops@exchange.test>' } });
   });
   after(async () => {

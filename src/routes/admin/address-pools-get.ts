@@ -1,6 +1,6 @@
 import type { App, Services } from '../../app-types.js';
 import { errorResponses } from '../schemas.js';
-import { PoolChainParams, PoolState, adminSecurity, poolCurrency, poolState } from './admin-schemas.js';
+import { PoolChainParams, PoolState, adminSecurity } from './admin-schemas.js';
 
 /**
  * GET /admin/v1/address-pools/{chain}: how many addresses are left in the pool of a chain whose
@@ -18,6 +18,6 @@ export function registerAddressPoolsGet(app: App, services: Services): void {
         response: { 200: PoolState, ...errorResponses(400, 401, 404, 500) },
       },
     },
-    async (request) => poolState(services.database.db, poolCurrency(services, request.params.chain).chain),
+    async (request) => services.addressPools.levels(services.addressPools.currency(request.params.chain).chain),
   );
 }

@@ -1,10 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { Services } from '../../app-types.js';
-import { countPoolAddresses } from '../../db/repositories/deposit-addresses-repository.js';
 import type { SimulatedDepositRow } from '../../db/repositories/simulator-repository.js';
-import type { CurrencyRow } from '../../db/schema/currencies.js';
-import type { Db } from '../../db/schema/index.js';
 import type { OrderRow } from '../../db/schema/orders.js';
 import type { PartnerRow } from '../../db/schema/partners.js';
 import { Decimal } from '../../domain/money.js';
@@ -152,15 +148,3 @@ export const PoolState = Type.Object({
   added: Type.Optional(Type.Integer()),
   skipped: Type.Optional(Type.Integer({ description: 'already known addresses, never loaded twice' })),
 });
-
-/** The catalog row of a chain whose deposits come from an address pool; 404 for any other chain. */
-export function poolCurrency(services: Services, rawChain: string): CurrencyRow {
-  const chain = rawChain.toUpperCase();
-  const row = services.catalog.all().find((currency) => currency.chain === chain && currency.deposit_strategy === 'pool');
-  if (row === undefined) throw new ApiError('not_found', `${chain} is not a chain with an address pool`);
-  return row;
-}
-
-export async function poolState(db: Db, chain: string): Promise<{ chain: string; available: number; assigned: number }> {
-  return { chain, ...(await countPoolAddresses(db, chain)) };
-}

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { listAuditEntries } from '../../db/repositories/operator-audit-repository.js';
 import type { OperatorAuditRow } from '../../db/schema/operator-audit.js';
 import { csvField, csvRecord } from '../../domain/csv.js';
 import { ApiError } from '../../errors.js';
@@ -37,7 +36,7 @@ function view(row: OperatorAuditRow): Record<string, unknown> {
  * action or target prefix and time; paged by `cursor` (the last page's `next_cursor`); JSON, or
  * CSV when Accept prefers text/csv (before and after as JSON text).
  */
-export function registerAuditList(app: App, { database }: Services): void {
+export function registerAuditList(app: App, { operatorAudit }: Services): void {
   app.get(
     '/admin/v1/audit',
     {
@@ -74,7 +73,7 @@ export function registerAuditList(app: App, { database }: Services): void {
       const from = query.from === undefined ? undefined : timeFilter('from', query.from);
       const to = query.to === undefined ? undefined : timeFilter('to', query.to);
       if (from !== undefined && to !== undefined && from >= to) throw ApiError.field('bad_request', { code: 'bad_request', field: 'to' }, 'to must be after from');
-      const rows = await listAuditEntries(database.db, { actor: query.actor, action: query.action, target: query.target, from, to, beforeId: query.cursor, limit: query.limit });
+      const rows = await operatorAudit.list({ actor: query.actor, action: query.action, target: query.target, from, to, beforeId: query.cursor, limit: query.limit });
       if (prefersCsv(request.headers.accept)) {
         const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
         const lines = rows.map((row) =>

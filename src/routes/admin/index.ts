@@ -65,7 +65,7 @@ export async function registerAdminRoutes(app: App, services: Services, document
     documentAdminAuthErrors(admin);
     installRouteRoles(admin);
     admin.addHook('preValidation', resolveOrderRefs(services.orderLookup));
-    installOperatorAudit(admin, services.database.db, services.clock);
+    installOperatorAudit(admin, services.operatorAudit);
     registerAuditList(admin, services);
     registerCreateOperator(admin, services);
     registerCreatePartner(admin, services);

@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
-import { ApiError } from '../../errors.js';
 import { absentBodyAsEmpty, errorResponses } from '../schemas.js';
 import { KeyScopeSchema, PartnerIdParams, adminSecurity } from './admin-schemas.js';
 
@@ -16,7 +14,7 @@ const IssuedKey = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerCreateKey(app: App, { database, apiKeys }: Services): void {
+export function registerCreateKey(app: App, { partners, apiKeys }: Services): void {
   app.post(
     '/admin/v1/partners/:id/keys',
     {
@@ -43,8 +41,7 @@ export function registerCreateKey(app: App, { database, apiKeys }: Services): vo
       },
     },
     async (request, reply) => {
-      const partner = await findPartner(database.db, request.params.id);
-      if (partner === undefined) throw new ApiError('not_found', 'partner not found');
+      const partner = await partners.existing(request.params.id);
       const issued = await apiKeys.issue(partner.id, { sandbox: request.body?.sandbox === true, scope: request.body?.scope ?? 'full' });
       // The full key must not sit in any cache between here and the operator.
       return reply

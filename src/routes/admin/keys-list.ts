@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
-import { ApiError } from '../../errors.js';
 import { errorResponses } from '../schemas.js';
 import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
 
-export function registerListKeys(app: App, { database, apiKeys }: Services): void {
+export function registerListKeys(app: App, { partners, apiKeys }: Services): void {
   app.get(
     '/admin/v1/partners/:id/keys',
     {
@@ -18,8 +16,7 @@ export function registerListKeys(app: App, { database, apiKeys }: Services): voi
       },
     },
     async (request) => {
-      const partner = await findPartner(database.db, request.params.id);
-      if (partner === undefined) throw new ApiError('not_found', 'partner not found');
+      const partner = await partners.existing(request.params.id);
       const keys = await apiKeys.list(partner.id);
       return keys.map((key) => ({
         key_id: key.key_id,

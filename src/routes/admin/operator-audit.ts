@@ -1,9 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app-types.js';
-import type { Clock } from '../../clock.js';
-import { insertAuditEntry, isAuditedObject, readAuditTarget, type AuditedObject } from '../../db/repositories/operator-audit-repository.js';
-import type { Db } from '../../db/schema/index.js';
 import { UUID_PATTERN } from '../../domain/short-id.js';
+import type { AuditedObject, OperatorAuditLog } from '../../services/operator-audit-log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,14 +27,14 @@ type Params = Record<string, string>;
  * written as the answer is sent (onSend, awaited): an answered action is in the log by the time
  * its answer arrives; a write that fails is logged as an error and the answer still goes.
  */
-export function installOperatorAudit(admin: App, db: Db, clock: Clock): void {
+export function installOperatorAudit(admin: App, audit: OperatorAuditLog): void {
   admin.addHook('preHandler', async (request) => {
     if (!MUTATING.has(request.method) || request.operatorActor === undefined) return;
-    request.auditBefore = await loadTarget(request, db);
+    request.auditBefore = await loadTarget(request, audit);
   });
   admin.addHook('onSend', async (request, reply, payload) => {
     if (!MUTATING.has(request.method) || request.operatorActor === undefined) return payload;
-    await record(request, reply, payload, db, clock).catch((error: unknown) => {
+    await record(request, reply, payload, audit).catch((error: unknown) => {
       // The message and code only: the query's parameters hold what the operator sent.
       const { message, code } = error as { message?: string; code?: string };
       request.log.error({ err: { message, code } }, 'operator audit entry not written');
@@ -45,12 +43,12 @@ export function installOperatorAudit(admin: App, db: Db, clock: Clock): void {
   });
 }
 
-async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown, db: Db, clock: Clock): Promise<void> {
+async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown, audit: OperatorAuditLog): Promise<void> {
   const route = request.routeOptions.url ?? request.url.split('?')[0] ?? '';
   const params = (request.params ?? {}) as Params;
   let target = targetOf(route, params);
   // A refused action changed nothing (`before` holds the state): what it asked for is what is worth keeping.
-  let after = reply.statusCode >= 400 ? undefined : await loadTarget(request, db);
+  let after = reply.statusCode >= 400 ? undefined : await loadTarget(request, audit);
   if (after === undefined) {
     const answer = parseJson(payload);
     const created = request.method === 'POST' && Object.keys(params).length === 0 && reply.statusCode === 201 ? answer : undefined;
@@ -59,8 +57,7 @@ async function record(request: FastifyRequest, reply: FastifyReply, payload: unk
     if (typeof id === 'string' && target !== null) target = `${target}/${id}`;
     after = created ?? request.body;
   }
-  await insertAuditEntry(db, {
-    at: clock.now(),
+  await audit.record({
     actor: request.operatorActor ?? 'unknown',
     action: `${request.method} ${route}`,
     target,
@@ -71,25 +68,6 @@ async function record(request: FastifyRequest, reply: FastifyReply, payload: unk
   });
 }
 
-/**
- * The audited object a route acts on, by its shape: a partner's person, a webhook delivery, the
- * simulator's order, a chain's address pool, the signer's brakes; else the route's first segment
- * under /admin/v1 (`orders/:id/refund` → orders). Undefined when nothing is read for it.
- */
-export function auditedObjectOf(route: string): AuditedObject | undefined {
-  const path = route.split('/').slice(3).join('/');
-  const object = /^partners\/:id\/people\/:person_id/.test(path)
-    ? 'people'
-    : path.startsWith('webhooks/deliveries/')
-      ? 'deliveries'
-      : path.startsWith('simulator/orders/')
-        ? 'orders'
-        : path.startsWith('address-pools/')
-          ? 'pools'
-          : (path.split('/')[0] ?? '');
-  return isAuditedObject(object) ? object : undefined;
-}
-
 /** Objects read whatever the route's parameters: their state is one for the whole exchange. */
 const WHOLE_STATE = new Set<AuditedObject>(['signer']);
 
@@ -97,14 +75,14 @@ const WHOLE_STATE = new Set<AuditedObject>(['signer']);
  * The target as the route's loader reads it now; undefined when the route has none. `route`: the
  * /admin/v1 route whose object it is (the console's actions name theirs: console/index.ts).
  */
-export async function loadTarget(request: FastifyRequest, db: Db, route = request.routeOptions.url ?? ''): Promise<unknown> {
-  const object = auditedObjectOf(route);
+export async function loadTarget(request: FastifyRequest, audit: Pick<OperatorAuditLog, 'objectOf' | 'target'>, route = request.routeOptions.url ?? ''): Promise<unknown> {
+  const object = audit.objectOf(route);
   const params = (request.params ?? {}) as Params;
   if (object === undefined || (Object.keys(params).length === 0 && !WHOLE_STATE.has(object))) return undefined;
   // A malformed id (not a uuid where one is stored) reads nothing rather than failing the query.
   if ((params.id !== undefined && !UUID_PATTERN.test(params.id)) || (params.person_id !== undefined && !UUID_PATTERN.test(params.person_id))) return null;
   try {
-    return (await readAuditTarget(db, object, params)) ?? null;
+    return (await audit.target(object, params)) ?? null;
   } catch (error) {
     request.log.warn({ err: error }, 'operator audit could not read the target');
     return null;

@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
-import { ApiError } from '../../errors.js';
 import { errorResponses } from '../schemas.js';
 import { PartnerIdParams, adminSecurity } from './admin-schemas.js';
 
@@ -25,7 +23,7 @@ const AccountAction = Type.Object(
  * cabinet people, newest first: the operator's clear-2fa, end-sessions, removals and reset
  * links (with or without clear_2fa), and each reset link's use.
  */
-export function registerListAccountActions(app: App, { database, cabinet }: Services): void {
+export function registerListAccountActions(app: App, { partners, cabinet }: Services): void {
   app.get(
     '/admin/v1/partners/:id/account-actions',
     {
@@ -39,8 +37,7 @@ export function registerListAccountActions(app: App, { database, cabinet }: Serv
       },
     },
     async (request) => {
-      const partner = await findPartner(database.db, request.params.id);
-      if (partner === undefined) throw new ApiError('not_found', 'partner not found');
+      const partner = await partners.existing(request.params.id);
       const rows = await cabinet.people.actions(partner.id, request.query.limit);
       return rows.map((row) => ({
         id: row.id,

@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
-import { ApiError } from '../../errors.js';
 import { errorResponses } from '../schemas.js';
 import { PartnerIdParams, adminSecurity, partnerView } from './admin-schemas.js';
 
-export function registerGetPartner(app: App, { database }: Services): void {
+export function registerGetPartner(app: App, { partners }: Services): void {
   app.get(
     '/admin/v1/partners/:id',
     {
@@ -18,9 +16,7 @@ export function registerGetPartner(app: App, { database }: Services): void {
       },
     },
     async (request) => {
-      const row = await findPartner(database.db, request.params.id);
-      if (row === undefined) throw new ApiError('not_found', 'partner not found');
-      return partnerView(row);
+      return partnerView(await partners.existing(request.params.id));
     },
   );
 }

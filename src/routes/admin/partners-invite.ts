@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
 import { EMAIL_PATTERN, normalEmail } from '../../services/account-secrets.js';
 import { errorResponses } from '../schemas.js';
@@ -20,7 +19,7 @@ const Invitation = Type.Object(
  * cabinet. The link is built on cabinetLinkBase: PUBLIC_URL, or this request's own origin when one
  * listener serves both surfaces; with ADMIN_PORT and no PUBLIC_URL it is refused (409).
  */
-export function registerInvitePartnerUser(app: App, { database, cabinet, config }: Services): void {
+export function registerInvitePartnerUser(app: App, { partners, cabinet, config }: Services): void {
   app.post(
     '/admin/v1/partners/:id/invitations',
     {
@@ -37,8 +36,7 @@ export function registerInvitePartnerUser(app: App, { database, cabinet, config 
       },
     },
     async (request, reply) => {
-      const partner = await findPartner(database.db, request.params.id);
-      if (partner === undefined) throw new ApiError('not_found', 'partner not found');
+      const partner = await partners.existing(request.params.id);
       if (await cabinet.invitations.emailTaken(request.body.email)) throw new ApiError('conflict', 'a cabinet account with this email exists already');
       const base = cabinetLinkBase(config, request);
       const invitation = await cabinet.invitations.invite(partner.id, request.body.email, base);

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { listPartners } from '../../db/repositories/partners-repository.js';
 import { errorResponses } from '../schemas.js';
 import { adminSecurity, partnerView } from './admin-schemas.js';
 
@@ -13,7 +12,7 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerListPartners(app: App, { database }: Services): void {
+export function registerListPartners(app: App, { partners }: Services): void {
   app.get(
     '/admin/v1/partners',
     {
@@ -25,6 +24,6 @@ export function registerListPartners(app: App, { database }: Services): void {
         response: { 200: Type.Array(Type.Ref('AdminPartner')), ...errorResponses(400, 401, 500) },
       },
     },
-    async (request) => (await listPartners(database.db, request.query)).map(partnerView),
+    async (request) => (await partners.list(request.query.limit, request.query.offset)).map(partnerView),
   );
 }

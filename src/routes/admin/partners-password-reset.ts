@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
 import { ApiError } from '../../errors.js';
 import { EMAIL_PATTERN } from '../../services/account-secrets.js';
 import { errorResponses } from '../schemas.js';
@@ -24,7 +23,7 @@ const PasswordReset = Type.Object(
  * (GET …/account-actions). Built on cabinetLinkBase (PUBLIC_URL;
  * refused with ADMIN_PORT and no PUBLIC_URL).
  */
-export function registerPartnerUserPasswordReset(app: App, { database, cabinet, config }: Services): void {
+export function registerPartnerUserPasswordReset(app: App, { partners, cabinet, config }: Services): void {
   app.post(
     '/admin/v1/partners/:id/password-resets',
     {
@@ -49,8 +48,7 @@ export function registerPartnerUserPasswordReset(app: App, { database, cabinet, 
       },
     },
     async (request, reply) => {
-      const partner = await findPartner(database.db, request.params.id);
-      if (partner === undefined) throw new ApiError('not_found', 'partner not found');
+      const partner = await partners.existing(request.params.id);
       const base = cabinetLinkBase(config, request);
       const reset = await cabinet.passwords.issueReset(partner.id, request.body.email, base, { clearTwoFactor: request.body.clear_2fa === true, ip: request.ip });
       if (reset === undefined) throw new ApiError('not_found', 'this partner has no cabinet account with this email');

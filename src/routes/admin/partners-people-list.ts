@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { findPartner } from '../../db/repositories/partners-repository.js';
-import { ApiError } from '../../errors.js';
 import { errorResponses } from '../schemas.js';
 import { PartnerIdParams, adminSecurity, cabinetPersonView } from './admin-schemas.js';
 
@@ -10,7 +8,7 @@ import { PartnerIdParams, adminSecurity, cabinetPersonView } from './admin-schem
  * first, each with its id (what the routes under /people/{person_id} take), two-factor and live
  * sessions; never a password hash or a secret.
  */
-export function registerListPartnerPeople(app: App, { database, cabinet }: Services): void {
+export function registerListPartnerPeople(app: App, { partners, cabinet }: Services): void {
   app.get(
     '/admin/v1/partners/:id/people',
     {
@@ -23,8 +21,7 @@ export function registerListPartnerPeople(app: App, { database, cabinet }: Servi
       },
     },
     async (request) => {
-      const partner = await findPartner(database.db, request.params.id);
-      if (partner === undefined) throw new ApiError('not_found', 'partner not found');
+      const partner = await partners.existing(request.params.id);
       return (await cabinet.people.list(partner.id)).map(cabinetPersonView);
     },
   );

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { approvePayout, findPayout, listPayouts } from '../../db/repositories/payout-operations-repository.js';
 import type { PayoutRow, PayoutStatus } from '../../db/schema/payouts.js';
-import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
@@ -43,7 +41,7 @@ function payoutView(row: PayoutRow): Record<string, unknown> {
  * one, recorded with who and when; the signer then pays it at its next batch (still within its
  * maxima: an approval never passes them).
  */
-export function registerAdminPayouts(app: App, { database, clock }: Services): void {
+export function registerAdminPayouts(app: App, { payoutOperations }: Services): void {
   app.get(
     '/admin/v1/payouts',
     {
@@ -63,7 +61,7 @@ export function registerAdminPayouts(app: App, { database, clock }: Services): v
       },
     },
     async (request, reply) => {
-      const rows = await listPayouts(database.db, request.query);
+      const rows = await payoutOperations.list(request.query);
       return sendJsonText(reply, toJson(rows.map(payoutView)));
     },
   );
@@ -81,11 +79,7 @@ export function registerAdminPayouts(app: App, { database, clock }: Services): v
       },
     },
     async (request, reply) => {
-      const approved = await approvePayout(database.db, request.params.id, request.body.by, clock.now());
-      if (approved !== undefined) return sendJsonText(reply, toJson(payoutView(approved)));
-      const payout = await findPayout(database.db, request.params.id);
-      if (payout === undefined) throw new ApiError('not_found', 'payout not found');
-      throw new ApiError('conflict', `the payout is ${payout.status}: only one awaiting_approval can be approved`);
+      return sendJsonText(reply, toJson(payoutView(await payoutOperations.approve(request.params.id, request.body.by))));
     },
   );
 }

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Decimal } from '../../domain/money.js';
 import type { App, Services } from '../../app-types.js';
-import { listStaticPrices } from '../../db/repositories/static-prices-repository.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
@@ -17,7 +16,7 @@ const PriceEntry = Type.Object({
 });
 
 /** Every price symbol the catalog uses: the operator's table next to what quotes use now. */
-export function registerListPrices(app: App, { database, catalog, prices }: Services): void {
+export function registerListPrices(app: App, { staticPrices, catalog, prices }: Services): void {
   app.get(
     '/admin/v1/prices',
     {
@@ -29,7 +28,7 @@ export function registerListPrices(app: App, { database, catalog, prices }: Serv
       },
     },
     async (_request, reply) => {
-      const table = new Map((await listStaticPrices(database.db)).map((row) => [row.symbol, row]));
+      const table = new Map((await staticPrices.list()).map((row) => [row.symbol, row]));
       const symbols = [...new Set([...catalog.all().map((row) => row.price_symbol), ...table.keys()])].sort();
       const entries = symbols.map((symbol) => {
         const stored = table.get(symbol);

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Decimal } from '../../domain/money.js';
 import type { App, Services } from '../../app-types.js';
-import { upsertStaticPrice } from '../../db/repositories/static-prices-repository.js';
 import { DECIMAL_PATTERN, isStorableDecimal, parseDecimalInput } from '../../domain/money.js';
 import { ApiError } from '../../errors.js';
 import { toJson } from '../../json.js';
@@ -28,7 +27,7 @@ const StaticPrice = Type.Object({
  * PUT /admin/v1/prices/{coin}: sets the `static` source's price of a price symbol. This process
  * re-polls at once; other processes pick it up on their next poll (PRICE_POLL_SECONDS).
  */
-export function registerSetPrice(app: App, { database, prices, clock }: Services): void {
+export function registerSetPrice(app: App, { staticPrices }: Services): void {
   app.put(
     '/admin/v1/prices/:coin',
     {
@@ -46,8 +45,7 @@ export function registerSetPrice(app: App, { database, prices, clock }: Services
       if (price === undefined || price.lte(0)) throw new ApiError('bad_request', 'price_usd must be a positive decimal');
       if (price.decimalPlaces() > 18) throw new ApiError('bad_request', 'price_usd has more than 18 decimals');
       if (!isStorableDecimal(price)) throw new ApiError('bad_request', 'price_usd must be below 1e20');
-      const row = await upsertStaticPrice(database.db, request.params.coin.toUpperCase(), price.toFixed(), clock.now());
-      await prices.refresh();
+      const row = await staticPrices.set(request.params.coin, price.toFixed());
       return sendJsonText(
         reply,
         toJson({ symbol: row.symbol, price_usd: new Decimal(row.price_usd), updated_at: row.updated_at.toISOString() }),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
-import { listSignerPauses, pauseSigner, resumeSigner, type SignerPause } from '../../db/repositories/payout-operations-repository.js';
+import type { SignerPause } from '../../db/repositories/payout-operations-repository.js';
 import { toJson } from '../../json.js';
 import { sendJsonText } from '../../plugins/json-reply.js';
 import { errorResponses } from '../schemas.js';
@@ -27,7 +27,7 @@ const pausesView = (pauses: readonly SignerPause[]) => ({
  * paused) and every pause and resume kept with who and why. `*` (no chain) pauses every chain;
  * resuming `*` lifts only that pause, never a chain's own.
  */
-export function registerSignerBrakes(app: App, { database, clock }: Services): void {
+export function registerSignerBrakes(app: App, { payoutOperations }: Services): void {
   app.get(
     '/admin/v1/signer',
     {
@@ -38,7 +38,7 @@ export function registerSignerBrakes(app: App, { database, clock }: Services): v
         response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(401, 500) },
       },
     },
-    async (_request, reply) => sendJsonText(reply, toJson(pausesView(await listSignerPauses(database.db)))),
+    async (_request, reply) => sendJsonText(reply, toJson(pausesView(await payoutOperations.brakes()))),
   );
   for (const action of ['pause', 'resume'] as const) {
     app.post(
@@ -54,9 +54,7 @@ export function registerSignerBrakes(app: App, { database, clock }: Services): v
       },
       async (request, reply) => {
         const { chain = '*', by, reason = null } = request.body;
-        if (action === 'pause') await pauseSigner(database.db, chain, by, reason, clock.now());
-        else await resumeSigner(database.db, chain, by, reason, clock.now());
-        return sendJsonText(reply, toJson(pausesView(await listSignerPauses(database.db))));
+        return sendJsonText(reply, toJson(pausesView(await payoutOperations.brake(action, chain, by, reason))));
       },
     );
   }

@@ -91,7 +91,7 @@ export async function registerConsole(app: App, services: Services): Promise<voi
     // What an action changes, as it was before: read as the operator API's audit reads it (the route's /admin/v1 twin).
     console.addHook('preHandler', async (request) => {
       if (request.method !== 'POST') return;
-      request.auditBefore = await loadTarget(request, services.database.db, adminTwin(request.routeOptions.url ?? ''));
+      request.auditBefore = await loadTarget(request, services.operatorAudit, adminTwin(request.routeOptions.url ?? ''));
     });
     // Every action of a signed-in person is an entry of the operator audit log, whatever its outcome.
     console.addHook('onSend', async (request, reply, payload) => {
@@ -102,9 +102,8 @@ export async function registerConsole(app: App, services: Services): Promise<voi
       const body = (request.body ?? {}) as Record<string, unknown>;
       const fields = Object.fromEntries(Object.entries(body).filter(([key]) => !UNLOGGED_FIELD.test(key) && key !== 'back'));
       const problem = /[?&]problem=/.test(String(reply.getHeader('location') ?? ''));
-      const after = await loadTarget(request, services.database.db, adminTwin(route));
-      await services.auditLog.record({
-        at: services.clock.now(),
+      const after = await loadTarget(request, services.operatorAudit, adminTwin(route));
+      await services.operatorAudit.record({
         actor: session.actor,
         action: `POST ${route}`,
         target: auditTarget(route, params),

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { LimiterLog } from './failure-log.js';
 import { MemoryRateLimiter } from './memory-store.js';
-import type { RedisTarget } from '../redis-client.js';
+import type { RedisTarget } from '../../infrastructure/redis-client.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { RedisRateLimiter } from './redis-store.js';
 

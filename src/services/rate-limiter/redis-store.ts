@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Redis, Result } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { connectRedis, type RedisTarget } from '../redis-client.js';
-import { redisReady } from '../redis-ready.js';
+import { connectRedis, type RedisTarget } from '../../infrastructure/redis-client.js';
+import { redisReady } from '../../infrastructure/redis-ready.js';
 import { ThrottledFailureLog, type LimiterLog } from './failure-log.js';
 import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter, type StoreFailure } from './rate-limiter.js';
 

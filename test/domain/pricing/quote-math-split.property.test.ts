@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Decimal, type DecimalValue, type Rounding } from '../../../src/domain/money.js';
+import { pairArb, scaled } from '../../helpers/pricing-arbitraries.js';
+import { Decimal, type DecimalValue } from '../../../src/domain/money.js';
 import fc from 'fast-check';
 import { ceilRatio, floorRatio, ratioToSignificantDigits } from '../../../src/domain/pricing/exact-decimal.js';
 import type { CurrencyTerms, PairPricing, QuoteResult } from '../../../src/domain/pricing/index.js';
@@ -64,62 +65,10 @@ function legacyQuoteAmount(p: PairPricing, amountFrom: Decimal): QuoteResult {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Generators: mostly offered pairs (limits drawn in USD at the generated price), with zero
+// Generators (test/helpers/pricing-arbitraries.ts): mostly offered pairs, with zero
 // prices, fees reaching 10 000 bps and crossed limits mixed in for the unavailable outcomes.
 
-const scaled = (units: bigint, scale: number) => new Decimal(`${units}e-${scale}`);
-
-/** USD price from 1e-8 to 1e9, sometimes with up to 30 significant digits, sometimes zero. */
-const priceArb = fc.oneof(
-  { weight: 8, arbitrary: fc.tuple(fc.bigInt(1n, 10n ** 9n), fc.integer({ min: 0, max: 8 })) },
-  { weight: 2, arbitrary: fc.tuple(fc.bigInt(10n ** 20n, 10n ** 30n), fc.integer({ min: 21, max: 29 })) },
-  { weight: 1, arbitrary: fc.constant<[bigint, number]>([0n, 0]) },
-).map(([units, scale]) => scaled(units, scale));
-
-function currencyArb(price: Decimal): fc.Arbitrary<CurrencyTerms> {
-  const usd = (max: bigint) => fc.bigInt(0n, max).map((cents) => scaled(cents, 2));
-  return fc
-    .record({
-      decimals: fc.integer({ min: 0, max: 18 }),
-      minUsd: usd(100_000n), // up to $1 000
-      spanUsd: usd(10_000_000_000n), // up to $100 000 000 above the minimum
-      feeUsd: usd(5_000n), // up to $50
-      crossed: fc.integer({ min: 0, max: 9 }).map((n) => n === 0), // one in ten: min and max swapped
-    })
-    .map(({ decimals, minUsd, spanUsd, feeUsd, crossed }) => {
-      const inCoin = (amountUsd: Decimal, rounding: Rounding) =>
-        price.isZero() ? amountUsd.toDecimalPlaces(decimals, rounding) : amountUsd.div(price).toDecimalPlaces(decimals, rounding);
-      const min = inCoin(minUsd, Decimal.ROUND_UP);
-      const max = inCoin(minUsd.plus(spanUsd), Decimal.ROUND_DOWN);
-      return {
-        coin: 'coin',
-        network: 'net',
-        decimals,
-        minAmount: crossed && max.gt(0) ? max : min,
-        maxAmount: crossed ? min : max,
-        payoutFee: inCoin(feeUsd, Decimal.ROUND_UP),
-      };
-    });
-}
-
-const pairArb: fc.Arbitrary<PairPricing> = fc.tuple(priceArb, priceArb).chain(([priceFromUsd, priceToUsd]) =>
-  fc.record({
-    from: currencyArb(priceFromUsd),
-    to: currencyArb(priceToUsd),
-    priceFromUsd: fc.constant(priceFromUsd),
-    priceToUsd: fc.constant(priceToUsd),
-    rateType: fc.constantFrom('float' as const, 'fixed' as const),
-    // Now and then high enough for the fees to reach 10 000 bps.
-    markupBps: fc.oneof(
-      { weight: 9, arbitrary: fc.integer({ min: 0, max: 500 }) },
-      { weight: 1, arbitrary: fc.integer({ min: 9_000, max: 10_000 }) },
-    ),
-    settings: fc.record({
-      spreadBps: fc.integer({ min: 0, max: 300 }),
-      fixedPremiumBps: fc.integer({ min: 0, max: 300 }),
-    }),
-  }),
-);
+const pairs = pairArb({ unavailable: true, crossedLimits: true });
 
 /** Amounts around the pair's limits (one unit either side, both ends, inside) and arbitrary ones, some with too many decimals. */
 function amountsFor(p: PairPricing, seeds: readonly { units: bigint; scale: number }[]): Decimal[] {
@@ -146,7 +95,7 @@ const seedsArb = fc.array(
 void describe('quote-math split: offerPair once, quoteOffered per amount', () => {
   void it('gives exactly the pre-split results, for one offered pair reused across many amounts', () => {
     fc.assert(
-      fc.property(pairArb, seedsArb, (p, seeds) => {
+      fc.property(pairs, seedsArb, (p, seeds) => {
         const offered = offerPair(p);
         assert.equal(offered.ok, legacyOffered(p) !== undefined);
         assert.ok(Object.isFrozen(offered));

@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Decimal, type Rounding } from '../../../src/domain/money.js';
+import { pairArb, scaled } from '../../helpers/pricing-arbitraries.js';
+import { Decimal } from '../../../src/domain/money.js';
 import fc from 'fast-check';
-import type { CurrencyTerms, PairPricing, Quote } from '../../../src/domain/pricing/index.js';
+import type { PairPricing, Quote } from '../../../src/domain/pricing/index.js';
 import { pairLimits, quoteAmount } from '../../../src/domain/pricing/index.js';
 import { cmp, div, exactAmountTo, ratioOf, sub, unit } from './exact-ratio.js';
 
 const RUNS = 300;
 
 // ---------------------------------------------------------------------------------------------
-// Generators. Decimals come from integers scaled by powers of ten, never from floats. Limits and
-// payout fees are drawn in USD and converted at the generated price, as an operator would set
-// them, so that a good share of pairs is offered and the properties are not vacuous.
+// Generators: ordinary pairs (test/helpers/pricing-arbitraries.ts), and amounts within their limits.
 
-const scaled = (units: bigint, scale: number) => new Decimal(`${units}e-${scale}`);
 
 /**
  * For the tests' own arithmetic on engine outputs: decimal.js's default constructor would round
@@ -24,51 +22,7 @@ const Wide = Decimal.clone({ precision: 500 });
 const wide = (x: Decimal) => new Wide(x);
 const step = (decimals: number) => new Wide(`1e-${decimals}`);
 
-/** USD price from 1e-8 to 1e9; sometimes with up to 30 significant digits. */
-const priceArb = fc.oneof(
-  fc.tuple(fc.bigInt(1n, 10n ** 9n), fc.integer({ min: 0, max: 8 })),
-  fc.tuple(fc.bigInt(10n ** 20n, 10n ** 30n), fc.integer({ min: 21, max: 29 })),
-).map(([units, scale]) => scaled(units, scale));
-
-const usdArb = (max: bigint) => fc.bigInt(0n, max).map((cents) => scaled(cents, 2));
-
-function currencyArb(price: Decimal): fc.Arbitrary<CurrencyTerms> {
-  return fc
-    .record({
-      decimals: fc.integer({ min: 0, max: 18 }),
-      minUsd: usdArb(100_000n), // up to $1 000
-      spanUsd: usdArb(10_000_000_000n), // up to $100 000 000 above the minimum
-      feeUsd: usdArb(5_000n), // up to $50
-    })
-    .map(({ decimals, minUsd, spanUsd, feeUsd }) => {
-      const inCoin = (usd: Decimal, rounding: Rounding) => usd.div(price).toDecimalPlaces(decimals, rounding);
-      return {
-        coin: 'coin',
-        network: 'net',
-        decimals,
-        minAmount: inCoin(minUsd, Decimal.ROUND_UP),
-        maxAmount: inCoin(minUsd.plus(spanUsd), Decimal.ROUND_DOWN),
-        payoutFee: inCoin(feeUsd, Decimal.ROUND_UP),
-      };
-    });
-}
-
-const pairArb: fc.Arbitrary<PairPricing> = fc
-  .tuple(priceArb, priceArb)
-  .chain(([priceFromUsd, priceToUsd]) =>
-    fc.record({
-      from: currencyArb(priceFromUsd),
-      to: currencyArb(priceToUsd),
-      priceFromUsd: fc.constant(priceFromUsd),
-      priceToUsd: fc.constant(priceToUsd),
-      rateType: fc.constantFrom('float' as const, 'fixed' as const),
-      markupBps: fc.integer({ min: 0, max: 500 }),
-      settings: fc.record({
-        spreadBps: fc.integer({ min: 0, max: 300 }),
-        fixedPremiumBps: fc.integer({ min: 0, max: 300 }),
-      }),
-    }),
-  );
+const pairs = pairArb();
 
 /** Picks an amount in [min, max] with coin_from decimals from an arbitrary selector. */
 function amountWithin(min: Decimal, max: Decimal, decimals: number, selector: bigint): Decimal {
@@ -99,7 +53,7 @@ function assertOnOfferedPairs<T extends unknown[]>(
 ): void {
   let offered = 0;
   fc.assert(
-    fc.property(pairArb, ...extra, (p: PairPricing, ...rest: T) => {
+    fc.property(pairs, ...extra, (p: PairPricing, ...rest: T) => {
       const limits = pairLimits(p);
       if (!limits.ok) return;
       offered += 1;

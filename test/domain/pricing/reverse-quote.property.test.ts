@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { pairArb, scaled } from '../../helpers/pricing-arbitraries.js';
 import fc from 'fast-check';
-import { Decimal, type Rounding } from '../../../src/domain/money.js';
-import type { CurrencyTerms, OfferedPair, PairPricing } from '../../../src/domain/pricing/index.js';
+import { Decimal } from '../../../src/domain/money.js';
+import type { OfferedPair, PairPricing } from '../../../src/domain/pricing/index.js';
 import { offerPair, quoteAmount, quoteAmountTo, quoteOfferedTo, reverseAmountFrom } from '../../../src/domain/pricing/index.js';
 import { cmp, exactAmountTo, floorText, ratioOf } from './exact-ratio.js';
 
@@ -12,50 +13,9 @@ import { cmp, exactAmountTo, floorText, ratioOf } from './exact-ratio.js';
 
 const RUNS = 400;
 
-const scaled = (units: bigint, scale: number) => new Decimal(`${units}e-${scale}`);
 const step = (decimals: number) => new Decimal(`1e-${decimals}`);
 
-/** USD price from 1e-8 to 1e9, sometimes with up to 30 significant digits. */
-const priceArb = fc
-  .oneof(
-    fc.tuple(fc.bigInt(1n, 10n ** 9n), fc.integer({ min: 0, max: 8 })),
-    fc.tuple(fc.bigInt(10n ** 20n, 10n ** 30n), fc.integer({ min: 21, max: 29 })),
-  )
-  .map(([units, scale]) => scaled(units, scale));
-const usdArb = (max: bigint) => fc.bigInt(0n, max).map((cents) => scaled(cents, 2));
-
-function currencyArb(price: Decimal): fc.Arbitrary<CurrencyTerms> {
-  return fc
-    .record({
-      decimals: fc.integer({ min: 0, max: 18 }),
-      minUsd: usdArb(100_000n),
-      spanUsd: usdArb(10_000_000_000n),
-      feeUsd: usdArb(5_000n),
-    })
-    .map(({ decimals, minUsd, spanUsd, feeUsd }) => {
-      const inCoin = (usd: Decimal, rounding: Rounding) => usd.div(price).toDecimalPlaces(decimals, rounding);
-      return {
-        coin: 'coin',
-        network: 'net',
-        decimals,
-        minAmount: inCoin(minUsd, Decimal.ROUND_UP),
-        maxAmount: inCoin(minUsd.plus(spanUsd), Decimal.ROUND_DOWN),
-        payoutFee: inCoin(feeUsd, Decimal.ROUND_UP),
-      };
-    });
-}
-
-const pairArb: fc.Arbitrary<PairPricing> = fc.tuple(priceArb, priceArb).chain(([priceFromUsd, priceToUsd]) =>
-  fc.record({
-    from: currencyArb(priceFromUsd),
-    to: currencyArb(priceToUsd),
-    priceFromUsd: fc.constant(priceFromUsd),
-    priceToUsd: fc.constant(priceToUsd),
-    rateType: fc.constantFrom('float' as const, 'fixed' as const),
-    markupBps: fc.integer({ min: 0, max: 500 }),
-    settings: fc.record({ spreadBps: fc.integer({ min: 0, max: 300 }), fixedPremiumBps: fc.integer({ min: 0, max: 300 }) }),
-  }),
-);
+const pairs = pairArb();
 
 /** An amount_to in [min, max] at `decimals`, biased towards both ends (selector 0 and -1). */
 function pickTo(min: Decimal, max: Decimal, decimals: number, selector: bigint): Decimal {
@@ -71,7 +31,7 @@ const oraclePayout = (p: PairPricing, amountFrom: Decimal) => new Decimal(floorT
 function onOfferedPairs(check: (p: PairPricing, offered: OfferedPair, selector: bigint) => void): void {
   let offeredCount = 0;
   fc.assert(
-    fc.property(pairArb, selectorArb, (p, selector) => {
+    fc.property(pairs, selectorArb, (p, selector) => {
       const offered = offerPair(p);
       if (!offered.ok) return;
       offeredCount += 1;
