@@ -45,7 +45,7 @@ export function registerSetPrice(app: App, { staticPrices }: Services): void {
       if (price === undefined || price.lte(0)) throw new ApiError('bad_request', 'price_usd must be a positive decimal');
       if (price.decimalPlaces() > 18) throw new ApiError('bad_request', 'price_usd has more than 18 decimals');
       if (!isStorableDecimal(price)) throw new ApiError('bad_request', 'price_usd must be below 1e20');
-      const row = await staticPrices.set(request.params.coin, price.toFixed());
+      const row = await staticPrices.set(request.params.coin, price);
       return sendJsonText(
         reply,
         toJson({ symbol: row.symbol, price_usd: new Decimal(row.price_usd), updated_at: row.updated_at.toISOString() }),

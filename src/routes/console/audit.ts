@@ -29,7 +29,7 @@ function filterOf(query: unknown, limit: number): { filter: AuditFilter; values:
  * the CLI or the console, newest first, filtered by who, what and on what, paged, and exported
  * as CSV (/console/audit.csv with the same filters).
  */
-export function registerConsoleAudit(app: App, { auditLog, operators }: Services, sessions: ConsoleSessions): void {
+export function registerConsoleAudit(app: App, { operatorAudit: auditLog, operators }: Services, sessions: ConsoleSessions): void {
   const viewer = { schema: { hide: true }, preHandler: sessions.required('viewer') };
 
   app.get('/console/audit', viewer, async (request, reply) => {
