@@ -374,7 +374,7 @@ export async function createRuntime({ config, database, clock, logger, metrics }
     catalogChanges,
     catalogEdits: new CatalogEdits(db, catalog, catalogChanges),
     addressPools: new AddressPools(db, catalog, clock),
-    orderLookup: new OrderLookup(db, clock, config.shortIdPrefix),
+    orderLookup: new OrderLookup(db, config.shortIdPrefix),
     apiKeys,
     prices,
     quotes,

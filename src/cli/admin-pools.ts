@@ -13,6 +13,9 @@ const CHAIN = /^[A-Za-z0-9]{1,12}$/;
 
 const poolPath = (chain: string) => `/admin/v1/address-pools/${encodeURIComponent(chain)}`;
 const state = (pool: ApiRecord) => `${cell(pool.chain)} pool: ${cell(pool.available)} available, ${cell(pool.assigned)} assigned`;
+/** A pool with its threshold (GET a pool, PUT its threshold). */
+const stateWithThreshold = (pool: ApiRecord) =>
+  `${state(pool)}; low below ${cell(pool.low_at)}${pool.low_at_default === true ? ' (the default)' : ''}${pool.low === true ? ': LOW' : ''}`;
 
 function checkChain(chain: string): void {
   if (!CHAIN.test(chain)) throw new UsageError(`<CHAIN> must be a chain like SOL, got "${chain}"`);
@@ -76,7 +79,7 @@ export const poolCommands: readonly Command[] = [
     flags: [],
     async run(context, [chain = '']) {
       checkChain(chain);
-      printResponse(context, await context.api.send('GET', poolPath(chain)), (body) => state(asRecord(body)));
+      printResponse(context, await context.api.send('GET', poolPath(chain)), (body) => stateWithThreshold(asRecord(body)));
     },
   },
   {
@@ -87,10 +90,7 @@ export const poolCommands: readonly Command[] = [
       checkChain(chain);
       if (threshold !== 'default' && !/^[0-9]{1,10}$/.test(threshold)) throw new UsageError(`<N|default> must be a whole number or "default", got "${threshold}"`);
       const lowAt = threshold === 'default' ? null : Number(threshold);
-      printResponse(context, await context.api.send('PUT', `${poolPath(chain)}/alert`, { low_at: lowAt }), (body) => {
-        const pool = asRecord(body);
-        return `${state(pool)}; low below ${cell(pool.low_at)}${pool.low_at_default === true ? ' (the default)' : ''}${pool.low === true ? ': LOW' : ''}`;
-      });
+      printResponse(context, await context.api.send('PUT', `${poolPath(chain)}/alert`, { low_at: lowAt }), (body) => stateWithThreshold(asRecord(body)));
     },
   },
   {

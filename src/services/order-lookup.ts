@@ -1,16 +1,12 @@
-import type { Clock } from '../clock.js';
 import { listOrderEvents, type OrderEventListing } from '../db/repositories/order-events-repository.js';
 import { searchOrders, type OrderSearch, type OrderWithPartner } from '../db/repositories/order-listings-repository.js';
 import { findOrder, findOrderIdByShortId, findOrderIdsByShortIdSuffix } from '../db/repositories/orders-repository.js';
 import { findPartner } from '../db/repositories/partners-repository.js';
-import { approvePayout, findPayout } from '../db/repositories/payout-operations-repository.js';
 import { listOrderPayouts, type OrderPayoutListing } from '../db/repositories/payouts-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { OrderRow } from '../db/schema/orders.js';
-import type { PayoutRow } from '../db/schema/payouts.js';
 import { searchSpellings } from '../domain/order-search.js';
 import { SHORT_ID_PATTERN, UUID_PATTERN } from '../domain/short-id.js';
-import { ApiError } from '../errors.js';
 
 /** A short id's six characters alone, as people read them out. */
 const SUFFIX_PATTERN = /^[A-Za-z0-9]{6}$/;
@@ -30,13 +26,12 @@ export type OrderQuery = Omit<OrderSearch, 'identifier'> & { q?: string | undefi
  * and the console alike: one search (by whatever an operator has at hand: the order's id or
  * short id in any case with or without the prefix, an address or txid in the spellings the
  * service stores, an external id, the partner's id or a part of its name, the email of one of
- * its cabinet people), one order with its trail and payouts, a short id resolved, and a payout
- * approved.
+ * its cabinet people), one order with its trail and payouts, and a short id resolved. (A payout
+ * is approved by PayoutOperations, for the operator API and the console alike.)
  */
 export class OrderLookup {
   constructor(
     private readonly db: Db,
-    private readonly clock: Clock,
     private readonly shortIdPrefix: string,
   ) {}
 
@@ -80,15 +75,5 @@ export class OrderLookup {
     if (found !== undefined) return found;
     const any = await findOrderIdsByShortIdSuffix(this.db, suffix, 2);
     return any.length === 1 ? any[0] : undefined;
-  }
-
-  /** awaiting_approval → requested, `by` recorded. 404 for no such payout; 409 for one not waiting. */
-  async approvePayout(id: string, by: string): Promise<PayoutRow> {
-    const payoutId = UUID_PATTERN.test(id) ? id.toLowerCase() : undefined;
-    const approved = payoutId === undefined ? undefined : await approvePayout(this.db, payoutId, by, this.clock.now());
-    if (approved !== undefined) return approved;
-    const payout = payoutId === undefined ? undefined : await findPayout(this.db, payoutId);
-    if (payout === undefined) throw new ApiError('not_found', 'payout not found');
-    throw new ApiError('conflict', `the payout is ${payout.status}: only one awaiting approval can be approved`);
   }
 }

@@ -1,3 +1,4 @@
+import { UUID_PATTERN } from '../domain/short-id.js';
 import { approvePayout, findPayout, listPayouts, listSignerPauses, pauseSigner, resumeSigner, type SignerPause } from '../db/repositories/payout-operations-repository.js';
 import type { Db } from '../db/schema/index.js';
 import type { PayoutRow, PayoutStatus } from '../db/schema/payouts.js';
@@ -22,9 +23,11 @@ export class PayoutOperations {
 
   /** Approves a payout awaiting approval; 404 when there is none, 409 when it is in any other status. */
   async approve(id: string, by: string): Promise<PayoutRow> {
-    const approved = await approvePayout(this.db, id, by, this.clock.now());
+    // The console's form posts whatever id its URL held: one that is no UUID names no payout.
+    const payoutId = UUID_PATTERN.test(id) ? id.toLowerCase() : undefined;
+    const approved = payoutId === undefined ? undefined : await approvePayout(this.db, payoutId, by, this.clock.now());
     if (approved !== undefined) return approved;
-    const payout = await findPayout(this.db, id);
+    const payout = payoutId === undefined ? undefined : await findPayout(this.db, payoutId);
     if (payout === undefined) throw new ApiError('not_found', 'payout not found');
     throw new ApiError('conflict', `the payout is ${payout.status}: only one awaiting_approval can be approved`);
   }

@@ -225,6 +225,13 @@ describe('admin CLI operations: prices, simulator, orders, pools', () => {
     assert.match(human.stdout, new RegExp(`SOL pool: ${available} available, \\d+ assigned; low below 100 \\(the default\\)`));
     const refused = await admin('pools', 'alert', 'SOL', '-5');
     assert.equal(refused.code, 2, refused.stderr);
+    // `pools show` says the threshold too.
+    await adminJson('pools', 'alert', 'SOL', String(available + 7));
+    const shown = await adminJson<{ low_at: number; low_at_default: boolean; low: boolean }>('pools', 'show', 'SOL');
+    assert.deepEqual([shown.low_at, shown.low_at_default, shown.low], [available + 7, false, true]);
+    const told = await admin('pools', 'show', 'SOL');
+    assert.match(told.stdout, new RegExp(`SOL pool: ${available} available, \\d+ assigned; low below ${available + 7}: LOW`));
+    await adminJson('pools', 'alert', 'SOL', 'default');
   });
 
   it('loads a file longer than one batch in batches of at most 1000', async () => {

@@ -19,7 +19,7 @@ const TOKEN = '0x52908400098527886E0F7030069857D2E4169EE7';
  * A new operator, in the browser only: sets a password, enrols two-factor, onboards a partner
  * (creates it, issues a key, invites a person), adds a token, resolves a held refund, a refund
  * waiting for an address and an order stuck in exchanging (continued) from the attention queue,
- * finds an order by each of its identifiers (ids, address, txid, external id, partner, a cabinet
+ * disables a webhook endpoint that is failing, finds an order by each of its identifiers (ids, address, txid, external id, partner, a cabinet
  * person's email), and then reads every one of those actions under their name in the audit log.
  * Every new page passes axe-core (no serious or critical violation) and fits a phone's width.
  */
@@ -58,6 +58,10 @@ describe('a new operator walks through the console in Chromium', { skip: chromiu
     // An exchange that failed once and has not moved for 31 minutes: stuck (the held refund's hour is not over).
     stuck = await orderWithFailedExchange(h);
     await advance(h, 31 * 60_000);
+    // A partner's endpoint that nothing answers: its first delivery fails, and it is failing.
+    const down = await h.t.runtime.webhooks.create({ partnerId: h.partner.id, mode: 'live' }, { url: 'http://127.0.0.1:9/down', description: 'down' });
+    await h.t.runtime.webhooks.ping(down.endpoint.id, h.partner.id);
+    await h.t.app.runtime.webhookWorker.drain();
     origin = await h.t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await openConsoleBrowser();
     page = browser.page;
@@ -162,6 +166,14 @@ describe('a new operator walks through the console in Chromium', { skip: chromiu
     assert.match(await page.locator('main').innerText(), /No order is stuck/);
   });
 
+  it('disables a failing webhook endpoint from the attention queue: it leaves the queue', async () => {
+    await page.goto(`${origin}/console`);
+    await page.getByRole('button', { name: 'Disable endpoint of Test Partner' }).click();
+    assert.match(await notice(), /The webhook endpoint is disabled/);
+    await page.goto(`${origin}/console`);
+    assert.match(await page.locator('main').innerText(), /No webhook endpoint is failing/);
+  });
+
   it('finds an order by id, short id (any case, with or without prefix), address, txid, external id, partner and a cabinet person’s email', async () => {
     const bare = held.short_id.split('-')[1]!;
     const searches: [string, OrderJson][] = [
@@ -191,6 +203,7 @@ describe('a new operator walks through the console in Chromium', { skip: chromiu
       'POST /console/orders/:id/continue',
       'POST /console/orders/:id/refund-address',
       'POST /console/orders/:id/resume',
+      'POST /console/webhooks/:id/disable',
     ]) {
       assert.match(text, new RegExp(`${NAME} person:${EMAIL.replace('.', '\\.')}\\s+${action.replace(/\//g, '\\/')}\\s`), action);
     }

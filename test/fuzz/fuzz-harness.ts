@@ -1022,6 +1022,13 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     // Each case with the admin token dumps the store (about 2 s on PGlite on this machine).
     { method: 'POST', path: '/admin/v1/backup', auth: 'admin', maxRuns: 10 },
     {
+      method: 'PUT',
+      path: '/admin/v1/address-pools/:chain/alert',
+      auth: 'admin',
+      params: { chain: fc.constantFrom('SOL', 'sol', 'BTC', 'XYZ') },
+      body: fields({ low_at: fc.oneof(integerLiteral(-1, 1_000_000_001), fc.constant('null')) }),
+    },
+    {
       method: 'POST',
       path: '/admin/v1/address-pools/:chain',
       auth: 'admin',
@@ -1063,6 +1070,8 @@ export function routeSpecs(ctx: FuzzContext): RouteSpec[] {
     },
     { method: 'GET', path: '/admin/v1/orders/:id', auth: 'admin', params: { id: orderIds } },
     { method: 'POST', path: '/admin/v1/orders/:id/fail', auth: 'admin', params: { id: orderIds }, body: fields({ reason: text(500) }) },
+    // A stuck order's step made due now: an empty object or nothing, anything else a 400.
+    { method: 'POST', path: '/admin/v1/orders/:id/resume', auth: 'admin', params: { id: orderIds }, body: fields({ note: text(20) }) },
     // Order actions as the operator (issue 14) and the commission report (docs/contract.md §7.8).
     ...(['cancel', 'continue', 'refund'] as const).map(
       (action): RouteSpec => ({ method: 'POST', path: `/admin/v1/orders/:id/${action}`, auth: 'admin', params: { id: orderIds }, body: fields({ note: text(20) }) }),

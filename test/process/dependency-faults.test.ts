@@ -99,21 +99,26 @@ describe(`Redis stops under a running server (${engine})`, { timeout: 120_000, s
 
     await redis.kill9();
 
-    // Every kind of request goes on being answered, each within the bound, for a few seconds.
+    // Every kind of request goes on being answered, each within the bound. The process first
+    // spends the block of its budget it leased from Redis (docs/adr/0062-rate-limit-leases.md: a
+    // budget of 10,000 a minute is leased 100 at a time), counted in-process; past it, the lease
+    // Redis cannot give lets requests through unchecked (fail open). Sent until a few have been.
     const latencies: number[] = [];
     let unchecked = 0;
     let created: { id: string } | undefined;
-    const deadline = Date.now() + 3000;
-    for (let round = 0; Date.now() < deadline && round < 50; round++) {
+    const deadline = Date.now() + 30_000;
+    for (let round = 0; Date.now() < deadline && round < 400 && unchecked < 3; round++) {
       const res = round % 3 === 0 ? await create() : await http(server.url, 'GET', created === undefined ? '/api/v1/partner/account' : `/api/v1/partner/orders/${created.id}`, { headers, timeoutMs: 10_000 });
       latencies.push(res.ms);
       assert.ok(res.status === 200 || res.status === 201, `${res.status} ${res.text}`);
       if (res.status === 201) created = JSON.parse(res.text) as { id: string };
       if (res.headers.get('ratelimit-remaining') === null) unchecked += 1;
-      assert.equal(res.headers.get('ratelimit-limit'), '10000', 'the budget is still announced');
+      // The budget is still announced: the key's (10,000), or the partner's (two keys' worth)
+      // while only the partner's block still counts.
+      assert.ok(['10000', '20000'].includes(res.headers.get('ratelimit-limit') ?? ''), `the budget is still announced: ${res.headers.get('ratelimit-limit')}`);
     }
     const slowest = Math.max(...latencies);
-    assert.ok(latencies.length >= 5, `only ${latencies.length} requests in 3 s`);
+    assert.ok(latencies.length >= 5, `only ${latencies.length} requests`);
     assert.ok(slowest < REDIS_DOWN_MS, `slowest answer with Redis down took ${Math.round(slowest)} ms`);
     assert.ok(unchecked > 0, 'requests passed unchecked (fail open) while Redis was down');
     const ready = await http(server.url, 'GET', '/readyz');

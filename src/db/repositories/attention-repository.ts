@@ -116,13 +116,17 @@ export interface AttentionEndpoint {
   updated_at: Date;
 }
 
-/** Endpoints failing now, or disabled after failing for days. */
+/**
+ * Endpoints failing now (still enabled), or disabled by the service after failing for days. One
+ * the operator disabled has been dealt with: it leaves the queue (the partner's page still shows
+ * it, failing since when, with the switch to enable it).
+ */
 export async function failingEndpoints(db: Db, limit: number): Promise<AttentionEndpoint[]> {
   return db
     .selectFrom('webhook_endpoints as w')
     .innerJoin('partners as p', 'p.id', 'w.partner_id')
     .select(['w.id', 'w.partner_id', 'p.name as partner_name', 'w.url', 'w.enabled', 'w.disabled_reason', 'w.failing_since', 'w.updated_at'])
-    .where((eb) => eb.or([eb('w.failing_since', 'is not', null), eb('w.disabled_reason', '=', 'failing')]))
+    .where((eb) => eb.or([eb.and([eb('w.enabled', '=', true), eb('w.failing_since', 'is not', null)]), eb('w.disabled_reason', '=', 'failing')]))
     .orderBy('w.failing_since')
     .limit(limit)
     .execute();

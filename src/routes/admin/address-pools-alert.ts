@@ -2,16 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { App, Services } from '../../app-types.js';
 import { MAX_POOL_LOW_AT } from '../../services/address-pools.js';
 import { errorResponses } from '../schemas.js';
-import { PoolChainParams, adminSecurity } from './admin-schemas.js';
+import { PoolChainParams, PoolWithThreshold, adminSecurity } from './admin-schemas.js';
 
-const PoolWithThreshold = Type.Object({
-  chain: Type.String(),
-  available: Type.Integer({ description: 'addresses not yet handed to an order' }),
-  assigned: Type.Integer(),
-  low_at: Type.Integer({ description: 'the threshold in force: the pool is low while `available` is below it' }),
-  low_at_default: Type.Boolean({ description: 'true: no threshold is set for this pool, the default is in force' }),
-  low: Type.Boolean({ description: '`available` is below `low_at`' }),
-});
 
 /**
  * PUT /admin/v1/address-pools/{chain}/alert: the pool's low-pool alert threshold (the console's

@@ -141,6 +141,16 @@ export function sendSimulatedDeposit(row: SimulatedDepositRow | undefined, reply
 
 export const PoolChainParams = Type.Object({ chain: Type.String({ pattern: '^[A-Za-z0-9]{1,12}$' }) });
 
+/** A pool's levels and its low-pool alert threshold (GET a pool, PUT its threshold). */
+export const PoolWithThreshold = Type.Object({
+  chain: Type.String(),
+  available: Type.Integer({ description: 'addresses not yet handed to an order' }),
+  assigned: Type.Integer(),
+  low_at: Type.Integer({ description: 'the threshold in force: the pool is low while `available` is below it' }),
+  low_at_default: Type.Boolean({ description: 'true: no threshold is set for this pool, the default is in force' }),
+  low: Type.Boolean({ description: '`available` is below `low_at`' }),
+});
+
 export const PoolState = Type.Object({
   chain: Type.String(),
   available: Type.Integer({ description: 'addresses not yet handed to an order' }),

@@ -21,7 +21,7 @@ const FOUND_LIMIT = 50;
  * operator API calls, and comes back with 303).
  */
 export function registerConsoleOrders(app: App, services: Services, sessions: ConsoleSessions, flash: Flash): void {
-  const { clock, orderActions, orderLookup, lifecycle, webhooks } = services;
+  const { clock, orderActions, orderLookup, lifecycle, payoutOperations, webhooks } = services;
   const viewer = { schema: { hide: true }, preHandler: sessions.required('viewer') };
   const support = { schema: { hide: true }, preHandler: sessions.required('support') };
   const finance = { schema: { hide: true }, preHandler: sessions.required('finance') };
@@ -158,7 +158,7 @@ ${payouts.length === 0 ? html`<p class="hint">None yet.</p>` : html`<div class="
     const session = consoleSessionOf(request);
     const { id } = request.params as { id: string };
     return act(reply, flash, session, backTo(formField(request, 'back'), '/console'), 'approved', async () => {
-      await orderLookup.approvePayout(id, session.actor);
+      await payoutOperations.approve(id, session.actor);
     });
   });
 
