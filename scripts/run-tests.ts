@@ -220,6 +220,14 @@ const reachesDatabase = importGraph(DB_HELPERS, (file) => sources.get(file) ?? r
  */
 const ONE_ENGINE_TAG = /^\/\/ test-engines: one\b/m;
 /**
+ * A file that runs once, and only on the PostgreSQL pass (a line that starts `// test-engines:
+ * postgres`): what it tests needs PostgreSQL throughout (the signer reaches payouts through it),
+ * so on PGlite it would only skip. Handed to the PostgreSQL pass whenever there is one; without
+ * one it runs on PGlite and says why it skips (and under CI the missing PostgreSQL fails the run).
+ */
+const POSTGRES_ONLY_TAG = /^\/\/ test-engines: postgres\b/m;
+const onOneEngine = (file: string): boolean => ONE_ENGINE_TAG.test(sources.get(file) ?? '') || POSTGRES_ONLY_TAG.test(sources.get(file) ?? '');
+/**
  * A file that starts processes for minutes (a line that starts `// test-cost: long`, e.g. the
  * signer's 50 crash rounds) is started first of its pass's process files: started last, it ran
  * alone for two minutes after everything else had finished.
@@ -236,7 +244,7 @@ const runsAlone = (file: string): boolean => startsProcesses(file) || ALONE_TAG.
 const POOLER_TAG = /^\/\/ test-pooler: pgbouncer\b/m;
 const PGBOUNCER_HINT = "install Debian's `pgbouncer` package (`apt-get install -y pgbouncer`; .ci/run does this)";
 const runsLong = (file: string): boolean => LONG_TAG.test(sources.get(file) ?? '');
-const databaseFiles = new Set([...sources.keys()].filter((file) => reachesDatabase(file) && !ONE_ENGINE_TAG.test(sources.get(file) ?? '')));
+const databaseFiles = new Set([...sources.keys()].filter((file) => reachesDatabase(file) && !onOneEngine(file)));
 const usesDatabase = (file: string): boolean => databaseFiles.has(file);
 const byProcesses = (a: string, b: string): number => Number(startsProcesses(a)) - Number(startsProcesses(b));
 /**
@@ -246,12 +254,13 @@ const byProcesses = (a: string, b: string): number => Number(startsProcesses(a))
  * which runs every other file without a database, is the longer pass by about that much: every
  * other one of them (by name) runs on the PostgreSQL pass when there is one.
  */
-const handedToPostgres = new Set(
-  [...sources.keys()]
-    .filter((file) => !usesDatabase(file) && (startsProcesses(file) || ONE_ENGINE_TAG.test(sources.get(file) ?? '')))
+const handedToPostgres = new Set([
+  ...[...sources.keys()]
+    .filter((file) => !usesDatabase(file) && !POSTGRES_ONLY_TAG.test(sources.get(file) ?? '') && (startsProcesses(file) || ONE_ENGINE_TAG.test(sources.get(file) ?? '')))
     .sort()
     .filter((_, index) => index % 2 === 0),
-);
+  ...[...sources.keys()].filter((file) => POSTGRES_ONLY_TAG.test(sources.get(file) ?? '')),
+]);
 /** PGlite's pass: every file, those that start processes first. */
 const files = [...sources.keys()].sort((a, b) => byProcesses(b, a));
 /** PostgreSQL's pass: the files with a database, those that start processes last. */
@@ -298,7 +307,9 @@ const missingTools: string[] = [];
 const passes: Array<{ engine: Engine; label: string; files: string[]; env?: Record<string, string> }> = [{ engine: 'pglite', label: 'pglite', files }];
 /** The pooler of the pgbouncer pass, stopped at the end. */
 let pgbouncer: Pgbouncer | undefined;
-if (dbFiles.length > 0) {
+/** The files only the PostgreSQL pass runs (POSTGRES_ONLY_TAG): they want it even without any other. */
+const postgresOnly = [...sources.keys()].filter((file) => POSTGRES_ONLY_TAG.test(sources.get(file) ?? ''));
+if (dbFiles.length > 0 || postgresOnly.length > 0) {
   if (await postgresReachable()) {
     passes[0] = { engine: 'pglite', label: 'pglite', files: files.filter((file) => !handedToPostgres.has(file)) };
     passes.push({ engine: 'postgres', label: 'postgres', files: [...dbFiles, ...handedToPostgres].sort(byProcesses) });
@@ -339,7 +350,7 @@ process.once('SIGTERM', stop);
 // Each pass starts as soon as its template is ready. PostgreSQL's is made first (in about a
 // second): PGlite's runs initdb on this process's event loop for several seconds, which would
 // starve PostgreSQL's connection timers if both were made at once.
-const needsTemplate = (engine: Engine): boolean => passes.some((pass) => pass.engine === engine && pass.files.some((file) => dbFiles.includes(file)));
+const needsTemplate = (engine: Engine): boolean => passes.some((pass) => pass.engine === engine && pass.files.some((file) => dbFiles.includes(file) || reachesDatabase(file)));
 const postgresTemplate = needsTemplate('postgres') ? template('postgres', workDir) : Promise.resolve(undefined);
 const pgliteTemplate = postgresTemplate.then(() => (needsTemplate('pglite') ? template('pglite', workDir) : undefined));
 const terminal = new Terminal();

@@ -1,7 +1,9 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { seriousAxeFindings } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../helpers/requirements.js';
 
 export interface ConsoleBrowser {
@@ -41,4 +43,16 @@ export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** No serious or critical axe-core finding on the page as it is now; `where` names it in a failure. */
+export async function assertAxeClean(page: Page, where: string): Promise<void> {
+  const findings = (await seriousAxeFindings(page)).map((finding) => `${finding.rule} (${finding.impact}): ${finding.help} at ${finding.targets.join(', ')}`);
+  assert.deepEqual(findings, [], where);
+}
+
+/** The text of the page's main part once its notice (or problem) after an action is shown. */
+export async function noticeText(page: Page): Promise<string> {
+  await page.locator('p.notice, p.problem').first().waitFor();
+  return page.locator('main').innerText();
 }

@@ -1,4 +1,4 @@
-// test-engines: one (scripts/run-tests.ts): the browser path on the PostgreSQL pass, where the signer pays on litecoind.
+// test-engines: postgres (scripts/run-tests.ts): the browser path, once, on the PostgreSQL pass, where the signer pays on litecoind.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -11,13 +11,12 @@ import { HotWallet } from '../../src/signer/hot-wallet.js';
 import { newMnemonics } from '../../src/signer/key-file.js';
 import { PayoutLoop } from '../../src/signer/payout-loop.js';
 import { parseSignerPolicy, type SignerPolicy } from '../../src/signer/policy.js';
-import { seriousAxeFindings } from '../helpers/axe.js';
 import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { chromiumSkip, litecoindSkip } from '../helpers/requirements.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import { testEngine } from '../helpers/test-database.js';
-import { openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
+import { assertAxeClean, noticeText, openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
 import { CONSOLE_PASSWORD } from './console-helpers.js';
 
 const production = testEngine() !== 'postgres' ? 'real payouts need DATABASE_URL (PostgreSQL): runs on the PostgreSQL pass' : false;
@@ -142,14 +141,8 @@ describe('the signer’s failed and waiting payouts resolved in the console, in 
     await ltc?.close();
   });
 
-  async function axeClean(where: string): Promise<void> {
-    const findings = (await seriousAxeFindings(page)).map((finding) => `${finding.rule} (${finding.impact}): ${finding.help} at ${finding.targets.join(', ')}`);
-    assert.deepEqual(findings, [], where);
-  }
-  const notice = async () => {
-    await page.locator('p.notice, p.problem').first().waitFor();
-    return page.locator('main').innerText();
-  };
+  const axeClean = (where: string): Promise<void> => assertAxeClean(page, where);
+  const notice = (): Promise<string> => noticeText(page);
 
   it('a finance person signs in with two-factor', async () => {
     const invited = await t.admin('POST', '/admin/v1/operators', { email: EMAIL, role: 'finance', name: NAME });

@@ -4,11 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { Decimal } from '../../src/domain/money.js';
 import { totpCode, totpStep } from '../../src/domain/totp.js';
-import { seriousAxeFindings } from '../helpers/axe.js';
 import { CabinetClient } from '../helpers/cabinet-client.js';
 import { chromiumSkip } from '../helpers/requirements.js';
 import { advance, BTC_CONFIRMATIONS, createOrder, depositAndRun, fixedQuote, setConfirmations, shortFixedOrder, simulateDeposit, startHarness, storedOrder, type Harness, type OrderJson } from '../lifecycle/lifecycle-helpers.js';
-import { openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
+import { assertAxeClean, noticeText, openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
 import { CONSOLE_PASSWORD, orderWithFailedExchange } from './console-helpers.js';
 
 const EMAIL = 'newcomer@ops.example';
@@ -71,14 +70,8 @@ describe('a new operator walks through the console in Chromium', { skip: chromiu
     await h.t.close();
   });
 
-  async function axeClean(where: string): Promise<void> {
-    const findings = (await seriousAxeFindings(page)).map((finding) => `${finding.rule} (${finding.impact}): ${finding.help} at ${finding.targets.join(', ')}`);
-    assert.deepEqual(findings, [], where);
-  }
-  const notice = async () => {
-    await page.locator('p.notice, p.problem').first().waitFor();
-    return page.locator('main').innerText();
-  };
+  const axeClean = (where: string): Promise<void> => assertAxeClean(page, where);
+  const notice = (): Promise<string> => noticeText(page);
 
   it('signs in for the first time with two-factor', async () => {
     const invited = await h.t.admin('POST', '/admin/v1/operators', { email: EMAIL, role: 'admin', name: NAME });
