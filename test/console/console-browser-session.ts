@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { seriousAxeFindings } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../helpers/requirements.js';
 
@@ -55,4 +56,26 @@ export async function assertAxeClean(page: Page, where: string): Promise<void> {
 export async function noticeText(page: Page): Promise<string> {
   await page.locator('p.notice, p.problem').first().waitFor();
   return page.locator('main').innerText();
+}
+
+/**
+ * A person's first sign-in in the browser, from their invitation link: sets the password, signs
+ * in, enrols two-factor with a code for `now` from the key the page shows, and reaches the
+ * console's start page.
+ */
+export async function firstSignIn(page: Page, origin: string, invitationPath: string, email: string, password: string, now: Date): Promise<void> {
+  await page.goto(`${origin}${invitationPath}`);
+  await page.getByLabel('New password').fill(password);
+  await page.getByLabel('The same password again').fill(password);
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await page.waitForURL(/\/console\/login/);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/console\/login\/code/);
+  const key = (await page.locator('#totp-key').innerText()).replace(/ /g, '');
+  await page.getByLabel('Code from the app').fill(totpCode(key, totpStep(now)));
+  await page.getByRole('button', { name: /Turn on two-factor/ }).click();
+  await page.getByRole('link', { name: 'Continue to the console' }).click();
+  await page.waitForURL(`${origin}/console`);
 }

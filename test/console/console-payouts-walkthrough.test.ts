@@ -5,7 +5,6 @@ import type { Page } from 'playwright-core';
 import { nodeNetworkAddress } from '../../src/chains/nodes/node-network-address.js';
 import { createDemoXpubs } from '../../src/domain/deposit-addresses/index.js';
 import { Decimal } from '../../src/domain/money.js';
-import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { BitcoinPayer } from '../../src/signer/bitcoin/bitcoin-payer.js';
 import { HotWallet } from '../../src/signer/hot-wallet.js';
 import { newMnemonics } from '../../src/signer/key-file.js';
@@ -16,7 +15,7 @@ import { recordingLogger } from '../helpers/recording-logger.js';
 import { chromiumSkip, litecoindSkip } from '../helpers/requirements.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
 import { testEngine } from '../helpers/test-database.js';
-import { assertAxeClean, noticeText, openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
+import { assertAxeClean, firstSignIn, noticeText, openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
 import { CONSOLE_PASSWORD } from './console-helpers.js';
 
 const production = testEngine() !== 'postgres' ? 'real payouts need DATABASE_URL (PostgreSQL): runs on the PostgreSQL pass' : false;
@@ -148,20 +147,7 @@ describe('the signer’s failed and waiting payouts resolved in the console, in 
     const invited = await t.admin('POST', '/admin/v1/operators', { email: EMAIL, role: 'finance', name: NAME });
     const url = new URL(invited.json<{ url: string }>().url);
     t.secrets.add(url.pathname.split('/').pop() ?? '', 'console invitation');
-    await page.goto(`${origin}${url.pathname}`);
-    await page.getByLabel('New password').fill(CONSOLE_PASSWORD);
-    await page.getByLabel('The same password again').fill(CONSOLE_PASSWORD);
-    await page.getByRole('button', { name: 'Set password' }).click();
-    await page.waitForURL(/\/console\/login/);
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill(CONSOLE_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/console\/login\/code/);
-    const key = (await page.locator('#totp-key').innerText()).replace(/ /g, '');
-    await page.getByLabel('Code from the app').fill(totpCode(key, totpStep(clock.now())));
-    await page.getByRole('button', { name: /Turn on two-factor/ }).click();
-    await page.getByRole('link', { name: 'Continue to the console' }).click();
-    await page.waitForURL(`${origin}/console`);
+    await firstSignIn(page, origin, url.pathname, EMAIL, CONSOLE_PASSWORD, clock.now());
   });
 
   it('the refused refund is a failed payout in the attention queue; failing its order resolves it', async () => {

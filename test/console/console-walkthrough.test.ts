@@ -3,11 +3,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { Decimal } from '../../src/domain/money.js';
-import { totpCode, totpStep } from '../../src/domain/totp.js';
 import { CabinetClient } from '../helpers/cabinet-client.js';
 import { chromiumSkip } from '../helpers/requirements.js';
 import { advance, BTC_CONFIRMATIONS, createOrder, depositAndRun, fixedQuote, setConfirmations, shortFixedOrder, simulateDeposit, startHarness, storedOrder, type Harness, type OrderJson } from '../lifecycle/lifecycle-helpers.js';
-import { assertAxeClean, noticeText, openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
+import { assertAxeClean, firstSignIn, noticeText, openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
 import { CONSOLE_PASSWORD, orderWithFailedExchange } from './console-helpers.js';
 
 const EMAIL = 'newcomer@ops.example';
@@ -77,20 +76,7 @@ describe('a new operator walks through the console in Chromium', { skip: chromiu
     const invited = await h.t.admin('POST', '/admin/v1/operators', { email: EMAIL, role: 'admin', name: NAME });
     const url = new URL(invited.json<{ url: string }>().url);
     h.t.secrets.add(url.pathname.split('/').pop() ?? '', 'console invitation');
-    await page.goto(`${origin}${url.pathname}`);
-    await page.getByLabel('New password').fill(CONSOLE_PASSWORD);
-    await page.getByLabel('The same password again').fill(CONSOLE_PASSWORD);
-    await page.getByRole('button', { name: 'Set password' }).click();
-    await page.waitForURL(/\/console\/login/);
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill(CONSOLE_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/console\/login\/code/);
-    const key = (await page.locator('#totp-key').innerText()).replace(/ /g, '');
-    await page.getByLabel('Code from the app').fill(totpCode(key, totpStep(h.clock.now())));
-    await page.getByRole('button', { name: /Turn on two-factor/ }).click();
-    await page.getByRole('link', { name: 'Continue to the console' }).click();
-    await page.waitForURL(`${origin}/console`);
+    await firstSignIn(page, origin, url.pathname, EMAIL, CONSOLE_PASSWORD, h.clock.now());
   });
 
   it('onboards a partner: creates it, issues a key, invites a person', async () => {
