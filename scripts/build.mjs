@@ -60,12 +60,11 @@ const typescript = sources.filter((file) => file.endsWith('.ts') && !file.endsWi
 // Read at run time beside their module (src/routes/cabinet/assets/); notes (.md) are not.
 const copied = sources.filter((file) => !file.endsWith('.ts') && !file.endsWith('.md'));
 
-const result = await build({
+/** What the mirror and the bundles are both built with. */
+const COMMON = {
   absWorkingDir: ROOT,
-  entryPoints: typescript.map((file) => path.join(SRC, file)),
   outdir,
   outbase: SRC,
-  bundle: false,
   platform: 'node',
   format: 'esm',
   target: 'node20',
@@ -75,7 +74,9 @@ const result = await build({
   sourcesContent: false,
   write: false,
   logLevel: 'warning',
-});
+};
+
+const result = await build({ ...COMMON, entryPoints: typescript.map((file) => path.join(SRC, file)), bundle: false });
 
 /** Output path (absolute) → bytes. */
 const outputs = new Map(result.outputFiles.map((file) => [file.path, file.contents]));
@@ -134,22 +135,13 @@ for (const entry of ENTRIES) {
 }
 for (const [depth, entries] of entriesByDepth) {
   const bundled = await build({
-    absWorkingDir: ROOT,
+    ...COMMON,
     entryPoints: entries.map((entry) => path.join(SRC, entry)),
-    outdir,
-    outbase: SRC,
     bundle: true,
     external: EXTERNAL,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
     // Bundled CommonJS packages call require(): one made for the bundle's own location.
     banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
     plugins: [mirroredModuleUrl(depth)],
-    sourcemap: 'linked',
-    sourcesContent: false,
-    write: false,
-    logLevel: 'warning',
   });
   for (const file of bundled.outputFiles) outputs.set(file.path, file.contents);
 }

@@ -15,13 +15,15 @@
  *   cutime, cstime; Node's resourceUsage() counts only the process itself). Linux only.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
-import { after } from 'node:test';
 
 /** How long a test process may linger after its last test and hook before it is ended. */
 const LINGER_MS = 5000;
 
 const script = process.argv[1] ?? '';
 if (/\.test\.(ts|mjs)$/.test(script)) {
+  // Imported here, not at the top: every server, worker and CLI a test starts preloads this
+  // file too, and none of them needs the test runner.
+  const { after } = await import('node:test');
   // The root's `after` runs when every test and hook of the file has finished. Unreferenced:
   // a process with nothing left exits by itself at once, as before.
   after(() => {
