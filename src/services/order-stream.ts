@@ -87,6 +87,8 @@ export class OrderStream {
    */
   async start(current: readonly StreamEvent[], lastSeen: ReadonlyMap<string, number>): Promise<void> {
     const wants: { orderId: string; after: number }[] = [];
+    /** Orders whose current state the reader needs whatever the snapshots say. */
+    const unseen: StreamEvent[] = [];
     for (const event of current) this.open.add(event.orderId);
     for (const event of current) {
       const seen = lastSeen.get(event.orderId);
@@ -96,19 +98,21 @@ export class OrderStream {
       } else if (seen === event.version) {
         this.sent.set(event.orderId, seen);
         if (FINAL_STATUSES.has(event.status)) this.open.delete(event.orderId);
+      } else {
+        // Never seen, or seen at a version it never had (a reader's own id from elsewhere).
+        unseen.push(event);
       }
     }
     if (wants.length > 0) {
       for (const row of await this.host.snapshotsAfter(wants)) this.apply(this.host.eventOf(this.view, storedMove(row)), false);
     }
-    // The current state for an order never seen, seen at a version no longer stored, or seen
-    // at a version it never had (a reader's own id from elsewhere): then the reader has it all.
+    for (const event of unseen) this.apply(event, true);
+    // A resumed order whose snapshots stop short of the state read: the versions in between are
+    // no longer stored, so the state read is the next thing the reader gets. Snapshots that went
+    // past it (the order moved between the two reads) already told the reader more.
     for (const event of current) {
       const sent = this.sent.get(event.orderId);
-      if (sent === undefined || sent < event.version || sent > event.version) {
-        this.sent.delete(event.orderId);
-        this.apply(event, true);
-      }
+      if (sent !== undefined && sent < event.version) this.apply(event, true);
     }
     this.started = true;
     this.flush();

@@ -80,6 +80,28 @@ describe('one status stream', () => {
   });
 });
 
+describe('one status stream resumed while its order moves', () => {
+  it('sends nothing twice when the order moved between the read of its state and of its snapshots', async () => {
+    // The reader saw 1; the state was read at 2; by the snapshot read the order was at 3, and the
+    // move to 3 is told by the feed while the stream starts.
+    const { host } = fakeHost([snapshot(2), snapshot(3)]);
+    const stream = new OrderStream('partner', host, () => 0);
+    const starting = stream.start([{ orderId: ID, version: 2, status: 'confirming', json: '{}' }], new Map([[ID, 1]]));
+    stream.deliver(move(3));
+    await starting;
+    stream.deliver(move(4));
+    assert.deepEqual(versionsWritten(stream), [2, 3, 4]);
+  });
+
+  it('sends the current state when the versions after the reader’s are no longer stored', async () => {
+    const { host } = fakeHost([]);
+    const stream = new OrderStream('partner', host, () => 0);
+    await stream.start([{ orderId: ID, version: 5, status: 'confirming', json: '{}' }], new Map([[ID, 1]]));
+    stream.deliver(move(6));
+    assert.deepEqual(versionsWritten(stream), [5, 6]);
+  });
+});
+
 describe('one status stream told of a gap while it starts', () => {
   it('reads the missed versions once its first events are out', async () => {
     const { host, log } = fakeHost([snapshot(2)]);
