@@ -25,7 +25,7 @@ import { sleep } from '../test/helpers/process/waits.js';
 import { startServer, startWorker, type ApiServer } from '../test/helpers/process/app-server.js';
 import { createPartner, http, pool } from '../test/helpers/process/http-client.js';
 import { depositWalletEnv, ORDER_MIX } from '../test/helpers/process/order-mix.js';
-import { createTestDatabase, type TestDatabase } from '../test/helpers/test-database.js';
+import { createTestDatabase, databaseEnv, type TestDatabase } from '../test/helpers/test-database.js';
 import { REDIS_URL, deleteKeys, withKeyPrefix } from '../test/rate-limit/redis-support.js';
 
 export interface ConcurrencyOptions {
@@ -61,11 +61,10 @@ export async function runConcurrencyCheck(options: ConcurrencyOptions): Promise<
   const processes: ManagedProcess[] = [];
   try {
     database = await createTestDatabase('postgres');
-    const databaseUrl = database.url;
-    if (databaseUrl === undefined) throw new Error('no PostgreSQL URL for the fresh database');
     const adminToken = randomBytes(32).toString('base64url');
     const env: Record<string, string> = {
-      DATABASE_URL: databaseUrl,
+      // Through the pgbouncer pass's pooler too, LISTEN then on the database itself.
+      ...databaseEnv(database),
       REDIS_URL: withKeyPrefix(REDIS_URL, prefix),
       SECRETS_KEY: randomBytes(32).toString('hex'),
       ADMIN_TOKEN: adminToken,

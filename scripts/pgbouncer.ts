@@ -1,7 +1,8 @@
 /**
  * A pgbouncer in transaction mode in front of the test PostgreSQL, for the pgbouncer pass of
  * `npm test` (scripts/run-tests.ts): every database of the server behind it (the wildcard
- * entry), trust authentication for the admin URL's user (as the test server has), on a free
+ * entry), trust authentication for the admin URL's user and every role the server has (as the
+ * test server trusts them), on a free
  * port of 127.0.0.1. As pgbouncer refuses to run as root, under root it runs as `postgres`.
  */
 import { spawn } from 'node:child_process';
@@ -52,6 +53,9 @@ export async function startPgbouncer(directUrl: string, workDir: string): Promis
       'unix_socket_dir =',
       'auth_type = trust',
       `auth_file = ${users}`,
+      // A role the tests make (the signer's login, test/signer/signer-role.test.ts) is in no
+      // auth_file: pgbouncer looks it up in PostgreSQL as the admin user, and trusts it then.
+      `auth_user = ${user}`,
       'pool_mode = transaction',
       'max_client_conn = 2000',
       `default_pool_size = ${POOL_SIZE}`,

@@ -109,7 +109,9 @@ describe(
       const env = {
         ...process.env,
         ...depositWalletEnv(),
-        DATABASE_URL: database.url,
+        // Straight to PostgreSQL, not through the pgbouncer pass's pooler: the previous release
+        // may predate DATABASE_DIRECT_URL (ADR 0045), and its subject is the schema, not a pooler.
+        DATABASE_URL: database.directUrl ?? database.url,
         SECRETS_KEY: randomBytes(32).toString('hex'),
         ADMIN_TOKEN: randomBytes(32).toString('base64url'),
         DATA_DIR: dir,

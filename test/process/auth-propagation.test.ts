@@ -10,7 +10,7 @@ import { createPartner, http } from '../helpers/process/http-client.js';
 import { killAll } from '../helpers/process/managed-process.js';
 import { depositWalletEnv } from '../helpers/process/order-mix.js';
 import { sleep } from '../helpers/process/waits.js';
-import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, databaseEnv, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /** Issue 12 #9: the bound asked for, from the operator's answer to the other process refusing. */
 const WITHIN_MS = 1000;
@@ -38,7 +38,7 @@ describe('revocation and suspension reach every process (2 APIs, one PostgreSQL)
     const env = {
       SECRETS_KEY: randomBytes(32).toString('hex'),
       ADMIN_TOKEN: adminToken,
-      DATABASE_URL: database.url ?? '',
+      ...databaseEnv(database),
       WORKER: 'off',
       LOG_LEVEL: 'warn',
       CACHE_REFRESH_MS: '3600000',

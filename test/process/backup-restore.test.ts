@@ -14,7 +14,7 @@ import { startServer, type ApiServer } from '../helpers/process/app-server.js';
 import { createPartner, http } from '../helpers/process/http-client.js';
 import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
 import { onPath, skipUnless } from '../helpers/requirements.js';
-import { adminDatabaseUrl, createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { adminDatabaseUrl, createTestDatabase, databaseEnv, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * A backup taken under load restores into a fresh store that serves every order acknowledged
@@ -172,7 +172,7 @@ describe(`backup under load, restore into a fresh store (${engine})`, { timeout:
     const env = { SECRETS_KEY: secretsKey, ADMIN_TOKEN: adminToken, WORKER: 'off', LOG_LEVEL: 'warn', ...depositWalletEnv() };
     const dataDir = mkdtempSync(path.join(tmpdir(), 'epa-backup-pg-'));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-    const server = await startServer({ name: 'backup-pg', env: { ...env, DATABASE_URL: source.url ?? '' }, dataDir });
+    const server = await startServer({ name: 'backup-pg', env: { ...env, ...databaseEnv(source) }, dataDir });
     const partner = await createPartner(server.url, adminToken);
     const load = new OrderLoad(server.url, partner.apiKey);
     await load.reach(BEFORE_BACKUP);

@@ -7,7 +7,7 @@ import { COMPILED_DIR } from '../helpers/compiled-src.js';
 import { buildServer, REPO_ROOT, startServer, type ApiServer } from '../helpers/process/app-server.js';
 import { http } from '../helpers/process/http-client.js';
 import { killAll } from '../helpers/process/managed-process.js';
-import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, databaseEnv, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * `npm start` runs the compiled server (scripts/build.mjs → dist/server.js, no tsx at run time).
@@ -30,7 +30,7 @@ describe(`the compiled server (${engine})`, { timeout: 120_000 }, () => {
     let env: Record<string, string> = { SECRETS_KEY: randomBytes(32).toString('hex'), ADMIN_TOKEN: randomBytes(32).toString('base64url'), WORKER: 'off', LOG_LEVEL: 'warn' };
     if (engine === 'postgres') {
       database = await createTestDatabase('postgres');
-      env = { ...env, DATABASE_URL: database.url ?? '' };
+      env = { ...env, ...databaseEnv(database) };
     }
     server = await startServer({ name: 'compiled', env, dataDir, compiledDir: outdir });
   });

@@ -9,7 +9,7 @@ import { sleep } from '../helpers/process/waits.js';
 import { startServer, type ApiServer } from '../helpers/process/app-server.js';
 import { createPartner, http } from '../helpers/process/http-client.js';
 import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
-import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, databaseEnv, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * Crash durability: the server is killed with SIGKILL while a burst of order creations is in
@@ -49,7 +49,7 @@ describe(`kill -9 during order creation (${engine})`, { timeout: 150_000 }, () =
     };
     if (engine === 'postgres') {
       database = await createTestDatabase('postgres');
-      env = { ...env, DATABASE_URL: database.url ?? '', ...depositWalletEnv() };
+      env = { ...env, ...databaseEnv(database), ...depositWalletEnv() };
     }
   });
 

@@ -10,7 +10,7 @@ import { createPartner, http, type HttpResult } from '../helpers/process/http-cl
 import { startRedisServer, type RedisServer } from '../helpers/process/redis-server.js';
 import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
 import { redisServerSkip } from '../helpers/requirements.js';
-import { adminDatabaseUrl, createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { adminDatabaseUrl, createTestDatabase, databaseEnv, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * A real server process whose dependencies fail under it:
@@ -67,7 +67,7 @@ describe(`Redis stops under a running server (${engine})`, { timeout: 120_000, s
     let extra: Record<string, string> = {};
     if (engine === 'postgres') {
       database = await createTestDatabase('postgres');
-      extra = { DATABASE_URL: database.url ?? '', ...depositWalletEnv() };
+      extra = { ...databaseEnv(database), ...depositWalletEnv() };
     }
     server = await startServer({ name: 'redis-faults', env: { ...env, ...extra, REDIS_URL: redis.url }, dataDir: dataDir() });
     const partner = await createPartner(server.url, env.ADMIN_TOKEN ?? '', { rate_limit_per_minute: 10_000 });

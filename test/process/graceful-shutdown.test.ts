@@ -12,7 +12,7 @@ import { createPartner } from '../helpers/process/http-client.js';
 import { killAll } from '../helpers/process/managed-process.js';
 import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
 import { freePort, sleep, waitFor } from '../helpers/process/waits.js';
-import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, databaseEnv, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * A graceful stop under traffic (issue 36.5), against a real server process: on PGlite one
@@ -76,7 +76,7 @@ describe(`graceful stop under keep-alive traffic (${engine})`, { timeout: 420_00
     };
     if (engine === 'postgres') {
       database = await createTestDatabase('postgres');
-      env = { ...env, DATABASE_URL: database.url ?? '', WEB_CONCURRENCY: '2', ...depositWalletEnv() };
+      env = { ...env, ...databaseEnv(database), WEB_CONCURRENCY: '2', ...depositWalletEnv() };
     }
     server = await startServer({ name: 'shutdown', env, dataDir, timeoutMs: 240_000 });
     // api-url names the operator listener (ADMIN_PORT).

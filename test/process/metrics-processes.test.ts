@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { killAll } from '../helpers/process/managed-process.js';
 import { freePort, waitFor } from '../helpers/process/waits.js';
 import { startServer, startWorker, type ApiServer } from '../helpers/process/app-server.js';
-import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, databaseEnv, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * Metrics of several processes (issue 36.3), PostgreSQL pass only (several processes need it):
@@ -42,7 +42,7 @@ describe('metrics of several processes', { timeout: 240_000, skip: engine !== 'p
   let database: TestDatabase;
   const dataDir = newDataDir('epa-metrics-');
   const base = (): Record<string, string> => ({
-    DATABASE_URL: database.url ?? '',
+    ...databaseEnv(database),
     SECRETS_KEY: randomBytes(32).toString('hex'),
     ADMIN_TOKEN: randomBytes(32).toString('base64url'),
     LOG_LEVEL: 'info',

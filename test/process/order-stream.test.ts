@@ -10,7 +10,7 @@ import { killAll } from '../helpers/process/managed-process.js';
 import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
 import { sleep } from '../helpers/process/waits.js';
 import { openSse, type SseEvent, type SseReader } from '../helpers/sse-client.js';
-import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, databaseEnv, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
 const engine = testEngine();
 const skip =
@@ -42,7 +42,7 @@ describe('an order streamed by one process while another moves it (PostgreSQL)',
     const env = {
       SECRETS_KEY: randomBytes(32).toString('hex'),
       ADMIN_TOKEN: adminToken,
-      DATABASE_URL: database.url ?? '',
+      ...databaseEnv(database),
       LOG_LEVEL: 'warn',
       ...depositWalletEnv(),
     };

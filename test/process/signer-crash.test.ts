@@ -18,7 +18,7 @@ import { childEnv, spawnManaged, type ManagedProcess } from '../helpers/process/
 import { sleep, waitFor } from '../helpers/process/waits.js';
 import { litecoindSkip } from '../helpers/requirements.js';
 import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
-import { testEngine } from '../helpers/test-database.js';
+import { databaseEnv, testEngine } from '../helpers/test-database.js';
 
 /**
  * Issue 28: "exactly once under crashes". The signer runs as its own process (`npm run signer`,
@@ -98,7 +98,7 @@ describe('the signer killed at random points: every payout paid exactly once', {
     const entry = srcModule('signer/main.ts');
     return spawnManaged('signer', process.execPath, [...entry.loader, entry.file], {
       env: childEnv({
-        DATABASE_URL: t.db.url as string,
+        ...databaseEnv(t.db),
         CHAIN_LTC_RPC_URL: ltc.rpcUrl,
         CHAIN_ETH_RPC_URL: eth.rpcUrl,
         SIGNER_MAX_PAYOUT_ETH: '10',

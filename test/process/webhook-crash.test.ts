@@ -8,7 +8,7 @@ import { waitFor } from '../helpers/process/waits.js';
 import { startServer, type ApiServer } from '../helpers/process/app-server.js';
 import { createPartner, http } from '../helpers/process/http-client.js';
 import { depositWalletEnv, ORDER_MIX } from '../helpers/process/order-mix.js';
-import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, databaseEnv, newDataDir, testEngine, type TestDatabase } from '../helpers/test-database.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 
 /**
@@ -46,7 +46,7 @@ describe(`kill -9 of the webhook worker mid-delivery (${engine})`, { timeout: 30
     };
     if (engine === 'postgres') {
       database = await createTestDatabase('postgres');
-      env = { ...env, DATABASE_URL: database.url ?? '', ...depositWalletEnv() };
+      env = { ...env, ...databaseEnv(database), ...depositWalletEnv() };
     }
   });
 

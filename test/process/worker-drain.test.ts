@@ -11,7 +11,7 @@ import { killAll } from '../helpers/process/managed-process.js';
 import { depositWalletEnv } from '../helpers/process/order-mix.js';
 import { waitFor } from '../helpers/process/waits.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { testEngine } from '../helpers/test-database.js';
+import { databaseEnv, testEngine } from '../helpers/test-database.js';
 
 /**
  * SIGTERM to `npm run worker` while it is in the middle of work (docs/adr/0056-zero-downtime-upgrades.md):
@@ -37,7 +37,7 @@ describe('the separate worker drains on SIGTERM', { timeout: 180_000, skip: engi
     partner = await t.createPartner();
     workerEnv = {
       ...wallets,
-      DATABASE_URL: t.db.url ?? '',
+      ...databaseEnv(t.db),
       SECRETS_KEY: secretsKey,
       ADMIN_TOKEN: t.adminToken,
       WEBHOOK_ALLOW_PRIVATE: 'true',

@@ -81,7 +81,8 @@ describe('the separate worker loses PostgreSQL', { timeout: 180_000, skip: engin
   });
 
   it('outlives pg_terminate_backend of every connection it has, and ticks again', async () => {
-    const worker = await startWorker('worker-terminated', env(database.url ?? ''));
+    // Straight to PostgreSQL even on the pgbouncer pass: the connections terminated must be the worker's own.
+    const worker = await startWorker('worker-terminated', env(database.directUrl ?? ''));
     const started = await tickedSince(database, worker.pid, new Date(0));
     assert.deepEqual(
       started.map((row) => row.kind),

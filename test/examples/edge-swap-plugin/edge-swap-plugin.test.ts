@@ -36,7 +36,7 @@ import { createPartner, http } from '../../helpers/process/http-client.js';
 import { killAll } from '../../helpers/process/managed-process.js';
 import { depositWalletEnv } from '../../helpers/process/order-mix.js';
 import { sleep } from '../../helpers/process/waits.js';
-import { createTestDatabase, newDataDir, testEngine, type TestDatabase } from '../../helpers/test-database.js';
+import { createTestDatabase, databaseEnv, newDataDir, testEngine, type TestDatabase } from '../../helpers/test-database.js';
 
 /**
  * Issue 27.8: the Edge swap plugin (examples/wallet-swap-plugin) against the server as `npm start`
@@ -250,7 +250,7 @@ describe(`the Edge swap plugin against the server (${engine})`, { timeout: 300_0
     };
     if (engine === 'postgres') {
       database = await createTestDatabase('postgres');
-      env = { ...env, DATABASE_URL: database.url ?? '' };
+      env = { ...env, ...databaseEnv(database) };
     }
     server = await startServer({ name: 'edge-plugin', env, dataDir });
     const partner = await createPartner(server.url, adminToken);
