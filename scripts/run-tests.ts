@@ -20,10 +20,12 @@
  * - Files that start no process run in groups, several to a process (scripts/test-groups.ts):
  *   a process per file spent a third of the suite's CPU importing the app.
  *
- * - Files tagged `// test-pooler: pgbouncer` (a representative set: every kind of query path)
- *   run a third time, on PostgreSQL through a pgbouncer in transaction mode that this runner
- *   starts (scripts/pgbouncer.ts), with LISTEN on the direct connection (DATABASE_DIRECT_URL).
- *   The whole PostgreSQL pass again would cost minutes of the suite's budget: docs/decisions.md.
+ * - The PostgreSQL pass runs through a pgbouncer in transaction mode that this runner starts
+ *   (scripts/pgbouncer.ts), with LISTEN on the direct connection (DATABASE_DIRECT_URL): the
+ *   `pgbouncer` pass. Files tagged `// test-direct: postgres` (a representative set: every kind
+ *   of query path) run once more straight on PostgreSQL, as a deployment without a pooler has
+ *   it (named prepared statements, LISTEN on DATABASE_URL): the `postgres` pass. Without
+ *   pgbouncer on PATH (outside CI) the whole PostgreSQL pass runs directly instead. ADR 0045.
  *
  * TEST_CONCURRENCY: test files (or groups) at once per pass (default 2).
  * TEST_GROUPS=0: every file in a process of its own (slower; to rule out a group's sharing).
@@ -124,7 +126,7 @@ class Terminal {
 
 interface PassResult {
   engine: Engine;
-  /** The pass's name: its engine, or `pgbouncer` for PostgreSQL through the pooler. */
+  /** The pass's name: its engine, or `pgbouncer` for PostgreSQL through the pooler (then `postgres` is the direct set). */
   label: string;
   summary: PassSummary;
   exitCode: number;
@@ -240,8 +242,8 @@ const LONG_TAG = /^\/\/ test-cost: long\b/m;
  */
 const ALONE_TAG = /^\/\/ test-isolation: process\b/m;
 const runsAlone = (file: string): boolean => startsProcesses(file) || ALONE_TAG.test(sources.get(file) ?? '');
-/** Files that run once more on PostgreSQL through pgbouncer (transaction mode): the header above. */
-const POOLER_TAG = /^\/\/ test-pooler: pgbouncer\b/m;
+/** Files that run once more straight on PostgreSQL, beside the pass through pgbouncer: the header above. */
+const DIRECT_TAG = /^\/\/ test-direct: postgres\b/m;
 const PGBOUNCER_HINT = "install Debian's `pgbouncer` package (`apt-get install -y pgbouncer`; .ci/run does this)";
 const runsLong = (file: string): boolean => LONG_TAG.test(sources.get(file) ?? '');
 const databaseFiles = new Set([...sources.keys()].filter((file) => reachesDatabase(file) && !onOneEngine(file)));
@@ -312,21 +314,24 @@ const postgresOnly = [...sources.keys()].filter((file) => POSTGRES_ONLY_TAG.test
 if (dbFiles.length > 0 || postgresOnly.length > 0) {
   if (await postgresReachable()) {
     passes[0] = { engine: 'pglite', label: 'pglite', files: files.filter((file) => !handedToPostgres.has(file)) };
-    passes.push({ engine: 'postgres', label: 'postgres', files: [...dbFiles, ...handedToPostgres].sort(byProcesses) });
-    const pooled = dbFiles.filter((file) => POOLER_TAG.test(sources.get(file) ?? ''));
-    if (pooled.length > 0) {
-      if (onPath('pgbouncer')) {
-        try {
-          pgbouncer = await startPgbouncer(adminDatabaseUrl(), workDir);
-          passes.push({ engine: 'postgres', label: 'pgbouncer', files: pooled.sort(byProcesses), env: { TEST_PGBOUNCER_URL: pgbouncer.url } });
-        } catch (error) {
-          runFailures.push(`pgbouncer did not start: ${(error as Error).message}`);
-        }
-      } else {
-        const what = `${MISSING_TOOL} pgbouncer (not on PATH); ${PGBOUNCER_HINT}`;
-        if (CI) runFailures.push(`${what}: CI requires it`);
-        else missingTools.push(`${what} [the pgbouncer pass of ${pooled.length} files did not run]`);
+    const postgresFiles = [...dbFiles, ...handedToPostgres].sort(byProcesses);
+    const direct = dbFiles.filter((file) => DIRECT_TAG.test(sources.get(file) ?? '')).sort(byProcesses);
+    if (onPath('pgbouncer')) {
+      try {
+        pgbouncer = await startPgbouncer(adminDatabaseUrl(), workDir);
+      } catch (error) {
+        runFailures.push(`pgbouncer did not start: ${(error as Error).message}`);
       }
+    } else {
+      const what = `${MISSING_TOOL} pgbouncer (not on PATH); ${PGBOUNCER_HINT}`;
+      if (CI) runFailures.push(`${what}: CI requires it`);
+      else missingTools.push(`${what} [the PostgreSQL pass ran directly, not through a pooler]`);
+    }
+    if (pgbouncer === undefined) {
+      passes.push({ engine: 'postgres', label: 'postgres', files: postgresFiles });
+    } else {
+      passes.push({ engine: 'postgres', label: 'pgbouncer', files: postgresFiles, env: { TEST_PGBOUNCER_URL: pgbouncer.url } });
+      if (direct.length > 0) passes.push({ engine: 'postgres', label: 'postgres', files: direct });
     }
   } else {
     const what = `${MISSING_TOOL} PostgreSQL (not reachable at ${adminDatabaseUrl()}); ${POSTGRES_HINT}`;

@@ -1,4 +1,4 @@
-// test-pooler: pgbouncer
+// test-direct: postgres
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -11,8 +11,8 @@ import { waitFor } from '../helpers/process/waits.js';
 /**
  * What the service asks of its PostgreSQL connections, as a transaction-mode pooler (pgbouncer)
  * hands each transaction whichever server connection is free: on the pgbouncer pass of
- * `npm test` this file runs through a real pgbouncer (scripts/pgbouncer.ts), as do the other
- * files tagged `test-pooler: pgbouncer`; on the PostgreSQL pass, directly. What must hold either
+ * `npm test` this file runs through a real pgbouncer (scripts/pgbouncer.ts), as does every
+ * PostgreSQL file; tagged `test-direct: postgres`, it runs directly as well. What must hold either
  * way: SET LOCAL lives and dies with its transaction, advisory locks are transaction locks,
  * queries go unnamed (no prepared statement to lose between transactions), and NOTIFY sent
  * through the pool reaches a LISTEN on the direct connection (DATABASE_DIRECT_URL).

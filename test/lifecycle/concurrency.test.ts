@@ -1,4 +1,4 @@
-// test-pooler: pgbouncer
+// test-direct: postgres
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';

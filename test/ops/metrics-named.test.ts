@@ -1,4 +1,4 @@
-// test-pooler: pgbouncer
+// test-direct: postgres
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// test-pooler: pgbouncer
+// test-direct: postgres
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
