@@ -13,8 +13,9 @@ import { parseSignerPolicy, type SignerPolicy } from '../../src/signer/policy.js
 import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { chromiumSkip, litecoindSkip } from '../helpers/requirements.js';
-import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { ManualClock, type TestApp } from '../helpers/test-app.js';
 import { testEngine } from '../helpers/test-database.js';
+import { buildPayoutsTestApp, fundLitecoinFloat, standInReading } from '../signer/payouts-test-app.js';
 import { assertAxeClean, firstSignIn, noticeText, openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
 import { CONSOLE_PASSWORD } from './console-helpers.js';
 
@@ -84,29 +85,18 @@ describe('the signer’s failed and waiting payouts resolved in the console, in 
 
   before(async () => {
     ltc = await startLitecoind();
-    t = await buildTestApp({
-      production: true,
-      clock,
-      env: {
-        WORKER: 'off',
-        SIMULATOR_AUTO: '0',
-        PRICE_POLL_SECONDS: '3600',
-        PAYOUT_SIGNER_CHAINS: 'LTC,BTC',
-        DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin,
-        DEPOSIT_XPUB_LTC: createDemoXpubs().litecoin,
-        CHAIN_LTC_RPC_URL: ltc.rpcUrl,
-      },
+    t = await buildPayoutsTestApp(clock, {
+      PAYOUT_SIGNER_CHAINS: 'LTC,BTC',
+      DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin,
+      DEPOSIT_XPUB_LTC: createDemoXpubs().litecoin,
+      CHAIN_LTC_RPC_URL: ltc.rpcUrl,
     });
     ({ apiKey } = await t.createPartner());
     // The hot wallet's float, mined; a first pass publishes what it can pay.
-    await ltc.mine(5);
-    const funding = hot.fundingAddress('LTC', 'regtest');
-    await ltc.rpc('sendtoaddress', [funding, '100']);
-    await ltc.mine(1);
+    await fundLitecoinFloat(ltc, hot, ['100']);
     await (await makeLoop()).pass();
     // The LTC → BTC order needs a BTC reading: no BTC payer runs here, so this stands in for the signer's (as the signer's own LTC tests do).
-    const btc = await t.db.handle.db.selectFrom('currencies').select('id').where('coin', '=', 'BTC').where('network', '=', 'BTC').executeTakeFirstOrThrow();
-    await t.db.handle.db.insertInto('hot_wallet_balances').values({ currency_id: btc.id, chain: 'BTC', spendable: '1', read_at: clock.now() }).execute();
+    await standInReading(t, 'BTC', '1', clock.now());
 
     // A deposit below the minimum, mined on litecoind: refunded by the signer, whose policy refuses it (above its maximum).
     const refundTo = await ltc.recipient();

@@ -12,8 +12,9 @@ import { PayoutLoop } from '../../src/signer/payout-loop.js';
 import { parseSignerPolicy } from '../../src/signer/policy.js';
 import { anvilSkip, startAnvil, type Anvil } from '../helpers/anvil-node.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
-import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { ManualClock, type TestApp } from '../helpers/test-app.js';
 import { testEngine } from '../helpers/test-database.js';
+import { buildPayoutsTestApp } from './payouts-test-app.js';
 
 /**
  * Commission payouts (docs/contract.md §11.6) on a real EVM node: two partners earn ETH commission in
@@ -96,11 +97,7 @@ describe('commission payouts for two partners, mined on anvil, paid once when ru
   before(async () => {
     node = await startAnvil();
     chain = createPublicClient({ transport: http(node.rpcUrl), cacheTime: 0 });
-    t = await buildTestApp({
-      production: true,
-      clock,
-      env: { WORKER: 'off', SIMULATOR_AUTO: '0', PRICE_POLL_SECONDS: '3600', PAYOUT_SIGNER_CHAINS: 'ETH', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin },
-    });
+    t = await buildPayoutsTestApp(clock, { PAYOUT_SIGNER_CHAINS: 'ETH', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin });
     await node.send({ to: hotAddress(), value: 1000n * WEI_PER_ETH });
     const payer = await EvmPayer.create('ETH', hot.account('ETH'), node.rpcUrl, { fees: { minPriorityFee: GWEI / 100n, maxFee: 500n * GWEI }, replaceAfterBlocks: 3, onBoundedFee: () => undefined });
     await payer.start();

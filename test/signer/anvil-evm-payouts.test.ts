@@ -12,8 +12,9 @@ import { PayoutLoop, type PayoutLoopHooks } from '../../src/signer/payout-loop.j
 import { parseSignerPolicy } from '../../src/signer/policy.js';
 import { anvilSkip, startAnvil, type Anvil } from '../helpers/anvil-node.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
-import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { ManualClock, type TestApp } from '../helpers/test-app.js';
 import { testEngine } from '../helpers/test-database.js';
+import { buildPayoutsTestApp } from './payouts-test-app.js';
 import { compileTestToken, deployData, transferData } from '../helpers/test-erc20-token.js';
 
 /**
@@ -144,11 +145,7 @@ describe('real ETH and ERC-20 payouts signed by the signer on anvil', { skip: pr
   before(async () => {
     node = await startAnvil();
     chain = createPublicClient({ transport: http(node.rpcUrl), cacheTime: 0 });
-    t = await buildTestApp({
-      production: true,
-      clock,
-      env: { WORKER: 'off', SIMULATOR_AUTO: '0', PRICE_POLL_SECONDS: '3600', PAYOUT_SIGNER_CHAINS: 'ETH', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin },
-    });
+    t = await buildPayoutsTestApp(clock, { PAYOUT_SIGNER_CHAINS: 'ETH', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin });
     ({ apiKey } = await t.createPartner());
     // The float: 1000 ETH and 100,000 of a test token deployed as the catalog's USDT (ERC20).
     await node.send({ to: hotAddress(), value: 1000n * WEI_PER_ETH });

@@ -15,8 +15,9 @@ import { parseSignerPolicy } from '../../src/signer/policy.js';
 import { anvilSkip, startAnvil, type Anvil } from '../helpers/anvil-node.js';
 import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
 import { litecoindSkip } from '../helpers/requirements.js';
-import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { ManualClock, type TestApp } from '../helpers/test-app.js';
 import { testEngine } from '../helpers/test-database.js';
+import { buildPayoutsTestApp, fundLitecoinFloat } from './payouts-test-app.js';
 import { compileTestToken, deployData, transferData } from '../helpers/test-erc20-token.js';
 
 /**
@@ -56,19 +57,12 @@ describe('a deposit mined on one real node, a payout mined on another', { skip: 
     [ltc, eth] = await Promise.all([startLitecoind(), startAnvil()]);
     token = (await eth.send({ data: deployData(compileTestToken(), 6, 1_000_000n * USDT_UNIT) })).contractAddress as string;
     const demo = createDemoXpubs();
-    t = await buildTestApp({
-      production: true,
-      clock,
-      env: {
-        WORKER: 'off',
-        SIMULATOR_AUTO: '0',
-        PRICE_POLL_SECONDS: '3600',
-        PAYOUT_SIGNER_CHAINS: 'LTC,ETH',
-        DEPOSIT_XPUB_LTC: demo.litecoin,
-        DEPOSIT_XPUB_ETH: demo.evm,
-        CHAIN_LTC_RPC_URL: ltc.rpcUrl,
-        CHAIN_ETH_RPC_URL: eth.rpcUrl,
-      },
+    t = await buildPayoutsTestApp(clock, {
+      PAYOUT_SIGNER_CHAINS: 'LTC,ETH',
+      DEPOSIT_XPUB_LTC: demo.litecoin,
+      DEPOSIT_XPUB_ETH: demo.evm,
+      CHAIN_LTC_RPC_URL: ltc.rpcUrl,
+      CHAIN_ETH_RPC_URL: eth.rpcUrl,
     });
     // The catalog's USDT (ERC20) is the token just deployed (mainnet's contract is not on anvil).
     await t.db.handle.db.updateTable('currencies').set({ token_contract: token }).where('coin', '=', 'USDT').where('network', '=', 'ERC20').execute();
@@ -76,9 +70,7 @@ describe('a deposit mined on one real node, a payout mined on another', { skip: 
     ({ apiKey } = await t.createPartner());
 
     // The hot wallet's float on both chains.
-    await ltc.mine(5);
-    await ltc.rpc('sendtoaddress', [hot.fundingAddress('LTC', 'regtest'), '100']);
-    await ltc.mine(1);
+    await fundLitecoinFloat(ltc, hot, ['100']);
     await eth.send({ to: hot.fundingAddress('ETH'), value: 100n * 10n ** 18n });
 
     const ltcPayer = await BitcoinPayer.create('LTC', hot.account('LTC'), ltc.rpcUrl, {

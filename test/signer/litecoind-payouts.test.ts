@@ -14,8 +14,9 @@ import { runAdminCli } from '../helpers/admin-cli.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { startLitecoind, type Litecoind } from '../helpers/litecoind-node.js';
 import { litecoindSkip } from '../helpers/requirements.js';
-import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { ManualClock, type TestApp } from '../helpers/test-app.js';
 import { testEngine } from '../helpers/test-database.js';
+import { buildPayoutsTestApp, fundLitecoinFloat, standInReading } from './payouts-test-app.js';
 
 /**
  * Issue 28, docs/contract.md §11.2: live payouts on LTC made by the signer on a real litecoind (regtest),
@@ -120,35 +121,22 @@ describe('real LTC payouts signed by the signer on litecoind (regtest)', { skip:
 
   before(async () => {
     ltc = await startLitecoind();
-    t = await buildTestApp({
-      production: true,
-      clock,
-      env: {
-        WORKER: 'off',
-        SIMULATOR_AUTO: '0',
-        PRICE_POLL_SECONDS: '3600',
-        // BTC is listed so LTC → BTC orders can be made for the refund test; no BTC payout is made here.
-        PAYOUT_SIGNER_CHAINS: 'LTC,BTC',
-        DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin,
-        // LTC deposits are real too (the refund test): watched on the same litecoind.
-        DEPOSIT_XPUB_LTC: createDemoXpubs().litecoin,
-        CHAIN_LTC_RPC_URL: ltc.rpcUrl,
-      },
+    t = await buildPayoutsTestApp(clock, {
+      // BTC is listed so LTC → BTC orders can be made for the refund test; no BTC payout is made here.
+      PAYOUT_SIGNER_CHAINS: 'LTC,BTC',
+      DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin,
+      // LTC deposits are real too (the refund test): watched on the same litecoind.
+      DEPOSIT_XPUB_LTC: createDemoXpubs().litecoin,
+      CHAIN_LTC_RPC_URL: ltc.rpcUrl,
     });
     ({ apiKey } = await t.createPartner());
-    // The float: 200 LTC in two coins to the hot wallet's funding address, mined (the blocks
-    // before make the test wallet's coinbase coins spendable: 50 LTC each on regtest).
-    await ltc.mine(5);
-    const funding = hot.fundingAddress('LTC', 'regtest');
-    await ltc.rpc('sendtoaddress', [funding, '100']);
-    await ltc.rpc('sendtoaddress', [funding, '100']);
-    await ltc.mine(1);
+    // The float: 200 LTC in two coins.
+    await fundLitecoinFloat(ltc, hot, ['100', '100']);
     // A first pass publishes what the hot wallet can pay: before it, LTC is quoted as unavailable.
     await (await makeLoop()).pass();
     // The refund test's LTC → BTC order needs a BTC reading: this test runs no BTC payer, so it
     // stands in for the signer's (one BTC spendable).
-    const btc = await t.db.handle.db.selectFrom('currencies').select('id').where('coin', '=', 'BTC').where('network', '=', 'BTC').executeTakeFirstOrThrow();
-    await t.db.handle.db.insertInto('hot_wallet_balances').values({ currency_id: btc.id, chain: 'BTC', spendable: '1', read_at: clock.now() }).execute();
+    await standInReading(t, 'BTC', '1', clock.now());
     await t.runtime.liquidity.refresh();
   });
 

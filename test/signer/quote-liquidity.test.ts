@@ -3,8 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { bech32 } from '@scure/base';
 import { createDemoXpubs } from '../../src/domain/deposit-addresses/index.js';
 import { Decimal } from '../../src/domain/money.js';
-import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { ManualClock, type TestApp } from '../helpers/test-app.js';
 import { testEngine } from '../helpers/test-database.js';
+import { buildPayoutsTestApp, standInReading } from './payouts-test-app.js';
 
 /**
  * docs/contract.md §11.7, issue 28: quotes and orders on the signer's chains only for what its hot wallet
@@ -27,39 +28,26 @@ describe('quotes and orders against what the hot wallet can pay (docs/contract.m
   let t: TestApp;
   let live: string;
   let sandbox: string;
-  let ltcId: string;
   const clock = new ManualClock();
 
   before(async () => {
-    t = await buildTestApp({
-      production: true,
-      clock,
-      env: {
-        WORKER: 'off',
-        SIMULATOR_AUTO: '0',
-        PRICE_POLL_SECONDS: '3600',
-        PAYOUT_SIGNER_CHAINS: 'LTC',
-        DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin,
-        HOT_WALLET_MIN_LTC: '5',
-        HOT_WALLET_MAX_LTC: '1000',
-      },
+    t = await buildPayoutsTestApp(clock, {
+      PAYOUT_SIGNER_CHAINS: 'LTC',
+      DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin,
+      HOT_WALLET_MIN_LTC: '5',
+      HOT_WALLET_MAX_LTC: '1000',
     });
     const partner = await t.createPartner({ rate_limit_per_minute: 100_000 });
     live = partner.apiKey;
     const issued = await t.admin('POST', `/admin/v1/partners/${partner.id}/keys`, { sandbox: true });
     assert.equal(issued.statusCode, 201, issued.body);
     sandbox = issued.json<{ api_key: string }>().api_key;
-    ltcId = (await t.db.handle.db.selectFrom('currencies').select('id').where('coin', '=', 'LTC').where('network', '=', 'LTC').executeTakeFirstOrThrow()).id;
   });
   after(() => t?.close());
 
   /** The signer's reading of what LTC can pay, as its pass writes it; then the API reads it. */
   const reading = async (spendable: string): Promise<void> => {
-    await t.db.handle.db
-      .insertInto('hot_wallet_balances')
-      .values({ currency_id: ltcId, chain: 'LTC', spendable, read_at: clock.now() })
-      .onConflict((conflict) => conflict.column('currency_id').doUpdateSet({ spendable, read_at: clock.now() }))
-      .execute();
+    await standInReading(t, 'LTC', spendable, clock.now());
     await t.runtime.liquidity.refresh();
   };
 

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bech32 } from '@scure/base';
 import { createDemoXpubs } from '../../src/domain/deposit-addresses/index.js';
-import { buildTestApp, ManualClock, type TestApp } from '../helpers/test-app.js';
+import { ManualClock, type TestApp } from '../helpers/test-app.js';
 import { testEngine } from '../helpers/test-database.js';
+import { buildPayoutsTestApp, standInReading } from './payouts-test-app.js';
 
 /**
  * Issue 28: the worker follows the signer's payouts without leasing the orders that wait on it.
@@ -22,15 +23,10 @@ describe('orders waiting on the signer never hold up the worker', { skip: produc
   const clock = new ManualClock();
 
   before(async () => {
-    t = await buildTestApp({
-      production: true,
-      clock,
-      env: { WORKER: 'off', SIMULATOR_AUTO: '0', PRICE_POLL_SECONDS: '3600', PAYOUT_SIGNER_CHAINS: 'LTC', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin },
-    });
+    t = await buildPayoutsTestApp(clock, { PAYOUT_SIGNER_CHAINS: 'LTC', DEPOSIT_XPUB_BTC: createDemoXpubs().bitcoin });
     ({ apiKey } = await t.createPartner());
     // The signer's last reading before it stopped (docs/contract.md §11.7): enough for every order here.
-    const ltc = await t.db.handle.db.selectFrom('currencies').select('id').where('coin', '=', 'LTC').where('network', '=', 'LTC').executeTakeFirstOrThrow();
-    await t.db.handle.db.insertInto('hot_wallet_balances').values({ currency_id: ltc.id, chain: 'LTC', spendable: '100000', read_at: clock.now() }).execute();
+    await standInReading(t, 'LTC', '100000', clock.now());
     await t.runtime.liquidity.refresh();
   });
   after(() => t?.close());
