@@ -57,6 +57,10 @@ export async function startPgbouncer(directUrl: string, workDir: string): Promis
       // auth_file: pgbouncer looks it up in PostgreSQL as the admin user, and trusts it then.
       `auth_user = ${user}`,
       'pool_mode = transaction',
+      // The least recently used server connection next, not the most (LIFO, the default): the
+      // next transaction of a client lands on another server connection whenever the pool has
+      // several, so state a statement leaves on its connection (a session lock, a SET) shows.
+      'server_round_robin = 1',
       'max_client_conn = 2000',
       `default_pool_size = ${POOL_SIZE}`,
       // node-postgres sends none of these, but psql and others do: ignored rather than refused.

@@ -2,10 +2,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { lockChain } from '../../src/db/repositories/signer-repository.js';
 import { listenForNotifications, type NotificationListener } from '../../src/db/notifications.js';
-import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { adminDatabaseUrl, createTestDatabase, testEngine, unboundedDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { waitFor } from '../helpers/process/waits.js';
 
 /**
@@ -74,6 +76,34 @@ describe('query paths through a transaction-mode pooler', { skip }, () => {
     release();
     await holder;
     assert.equal(await tryLock(), true);
+  });
+
+  it('migrations leave no session lock behind on a server connection (Kysely takes a session-level advisory lock)', { timeout: 30_000 }, async () => {
+    const db = database.handle.db;
+    // Several server connections in the pool, so that statements of one client can land on
+    // different ones (the runner's pgbouncer hands out the least recently used).
+    await Promise.all(Array.from({ length: 4 }, () => db.transaction().execute((tx) => sql`select pg_sleep(0.05)`.execute(tx))));
+    for (let round = 0; round < 3; round++) assert.deepEqual(await migrateToLatest(db), []);
+    const admin = new pg.Client({ connectionString: adminDatabaseUrl() });
+    await admin.connect();
+    try {
+      const name = new URL(database.directUrl ?? '').pathname.slice(1);
+      const held = await admin.query('select l.pid, l.objid from pg_locks l join pg_stat_activity a on a.pid = l.pid where l.locktype = $1 and a.datname = $2', ['advisory', name]);
+      assert.deepEqual(held.rows, [], 'an advisory lock outlived the migration that took it');
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('two processes migrating one database at once: each migration applied once, both succeed', { timeout: 30_000 }, async () => {
+    const db = database.handle.db;
+    const second = unboundedDatabase(database);
+    try {
+      const [first, other] = await Promise.all([migrateToLatest(db), migrateToLatest(second.db)]);
+      assert.deepEqual([first, other], [[], []]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('the same statements, many at once in many transactions, with their parameters (no named statement to lose)', async () => {

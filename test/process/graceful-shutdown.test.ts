@@ -83,7 +83,16 @@ describe(`graceful stop under keep-alive traffic (${engine})`, { timeout: 420_00
     assert.equal(server.port, adminPort);
     if (engine === 'postgres') {
       // Both API processes up: the primary forks them; the second one answers too.
-      await waitFor('both API processes', () => (server.tail(300).match(/exchange partner API ready/g) ?? []).length >= 2, { timeoutMs: 60_000 });
+      await waitFor(
+        'both API processes',
+        () => {
+          const ready = (server.tail(300).match(/exchange partner API ready/g) ?? []).length;
+          if (ready >= 2) return true;
+          // What the processes said, in the failure's message if this times out.
+          throw new Error(`${ready} of 2 ready; their output:\n${server.tail(60)}`);
+        },
+        { timeoutMs: 60_000 },
+      );
     }
     apiKey = (await createPartner(server.url, adminToken)).apiKey;
   });
