@@ -72,8 +72,9 @@ describe('POST /partner/orders: external_id, metadata and X-End-User-IP', () => 
   };
   const orderCount = async (): Promise<number> =>
     Number((await t.db.handle.db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  // A creation and its move can share a clock time: order.created sorts first by its type then.
   const storedEvents = async (orderId: string): Promise<{ type: string; payload: string }[]> =>
-    t.db.handle.db.selectFrom('webhook_events').select(['type', 'payload']).where('order_id', '=', orderId).orderBy('created_at').execute();
+    t.db.handle.db.selectFrom('webhook_events').select(['type', 'payload']).where('order_id', '=', orderId).orderBy('created_at').orderBy('type').execute();
 
   it('stores both on the order: POST, GET and the list show them (metadata keys sorted); without them null and {}', async () => {
     const externalId = freshId();

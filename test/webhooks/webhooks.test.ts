@@ -658,8 +658,9 @@ describe('webhooks (docs/contract.md §8)', () => {
     );
     assert.equal((await getOrder(h, order.id, partner.apiKey)).status, 'waiting_deposit');
     assert.equal(await deliver(), 0, 'no event of a move that did not happen');
+    // The manual clock stands still: on equal times, order.created sorts first by its type.
     const stored = () =>
-      h.t.db.handle.db.selectFrom('webhook_events').select(['type']).where('order_id', '=', order.id).orderBy('created_at').execute();
+      h.t.db.handle.db.selectFrom('webhook_events').select(['type']).where('order_id', '=', order.id).orderBy('created_at').orderBy('type').execute();
     assert.deepEqual((await stored()).map((e) => e.type), ['order.created']);
 
     // The same move, committed: its event with it.
