@@ -41,6 +41,7 @@ import { CabinetMail } from './services/cabinet-mail.js';
 import { CabinetTeam } from './services/cabinet-team.js';
 import { PartnerPayoutAddresses } from './services/partner-payout-addresses.js';
 import { operatorAccountServices } from './services/operator-people.js';
+import { relyingPartyOf } from './services/operator-security-keys.js';
 import { consoleNotFound, registerConsole } from './routes/console/index.js';
 import { arrivedOnOperatorListener } from './operator-listener.js';
 import { Readiness } from './services/readiness.js';
@@ -171,7 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       partnerBudget: (partnerId, perKeyLimit) => rateLimits.partnerRequest(partnerId, perKeyLimit),
     },
     operators: {
-      ...operatorAccountServices(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey),
+      ...operatorAccountServices(database.db, clock, new SecretBox(config.secretsKey), config.secretsKey, relyingPartyOf(config.cabinet.publicUrl)),
       signInPerAddress: rateLimits.attempts('console-sign-in-address', CABINET_SIGN_IN_FAILURES_PER_ADDRESS),
       signInPerAccount: rateLimits.attempts('console-sign-in-account', CABINET_SIGN_IN_FAILURES_PER_ACCOUNT),
     },

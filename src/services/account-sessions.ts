@@ -84,6 +84,16 @@ export class AccountSessions<P extends AccountPerson, S extends FoundSession> {
   }
 
   /**
+   * A second factor another service checks (the console's security keys): `proven` is asked
+   * about the session's person, and true opens the session as a right code does.
+   */
+  async completeSecondFactorWith(secret: string, found: S, proven: (personId: string) => Promise<boolean>): Promise<boolean> {
+    if (!(await proven(this.audience.personOf(found)))) return false;
+    await this.open(secret, found);
+    return true;
+  }
+
+  /**
    * The first code of an authenticator enrolled while signing in (where two-factor is required):
    * two-factor is on, other sessions end, this one opens, and the recovery codes are returned.
    */

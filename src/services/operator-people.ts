@@ -21,6 +21,7 @@ import {
   type ListedOperatorToken,
   type OperatorSessionWithPerson,
 } from '../db/repositories/operator-people-repository.js';
+import { deleteOperatorSecurityKeys } from '../db/repositories/operator-security-keys-repository.js';
 import type { Database } from '../db/schema/index.js';
 import type { OperatorPersonRow } from '../db/schema/operator-people.js';
 import { lesserRole, roleAtLeast, type OperatorRole } from '../domain/operator-roles.js';
@@ -30,6 +31,7 @@ import { FormTokens, normalEmail, randomSecret, SECRET_SHAPE, sha256, TOUCH_EVER
 import { AccountSessions } from './account-sessions.js';
 import { hashPassword, passwordProblem } from './cabinet-passwords.js';
 import { CONSOLE_AUDIENCE } from './console-audience.js';
+import { OperatorSecurityKeys, type RelyingParty } from './operator-security-keys.js';
 import { TwoFactor } from './two-factor.js';
 
 /** A personal API token: `opt_` and 43 base64url characters (256 bits). */
@@ -153,12 +155,17 @@ export class OperatorPeople {
     });
   }
 
-  /** Clears a person's two-factor (a lost phone): every session ends, the next sign-in enrols again. */
+  /**
+   * Clears a person's two-factor (a lost phone or key): TOTP and every security key go, every
+   * session ends, the next sign-in enrols again. Keys go too, so that what an admin clears is all
+   * of the person's second factors (a key left behind would still sign in as one).
+   */
   async clearTwoFactor(id: string): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
       const person = await findOperatorPerson(tx, id);
       if (person === undefined) return false;
       await CONSOLE_AUDIENCE.tables.clearTotp(tx, id, this.clock.now());
+      await deleteOperatorSecurityKeys(tx, id);
       await CONSOLE_AUDIENCE.tables.deleteSessions(tx, id);
       return true;
     });
@@ -212,20 +219,24 @@ export class OperatorPeople {
   }
 }
 
-/** The console's account services: its people, and the shared sessions, two-factor and form tokens over the operator_* tables. */
+/** The console's account services: its people, their security keys, and the shared sessions, two-factor and form tokens over the operator_* tables. */
 export interface OperatorAccountServices {
   readonly people: OperatorPeople;
   readonly sessions: AccountSessions<OperatorPersonRow, OperatorSessionWithPerson>;
   readonly twoFactor: TwoFactor<OperatorPersonRow>;
+  /** WebAuthn security keys, a second factor beside TOTP (the console's people only). */
+  readonly securityKeys: OperatorSecurityKeys;
   readonly forms: FormTokens;
 }
 
-export function operatorAccountServices(db: Kysely<Database>, clock: Clock, box: SecretBox, secretsKey: Buffer): OperatorAccountServices {
+/** `relyingParty`: where security keys are bound (relyingPartyOf(PUBLIC_URL)); undefined turns them off. */
+export function operatorAccountServices(db: Kysely<Database>, clock: Clock, box: SecretBox, secretsKey: Buffer, relyingParty: RelyingParty | undefined): OperatorAccountServices {
   const twoFactor = new TwoFactor(db, clock, box, CONSOLE_AUDIENCE);
   return {
     people: new OperatorPeople(db, clock),
     sessions: new AccountSessions(db, clock, CONSOLE_AUDIENCE, twoFactor),
     twoFactor,
+    securityKeys: new OperatorSecurityKeys(db, clock, relyingParty),
     forms: new FormTokens(secretsKey, CONSOLE_AUDIENCE.csrfPurpose),
   };
 }

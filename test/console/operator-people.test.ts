@@ -27,7 +27,7 @@ describe('operator people, personal tokens and roles', () => {
     t = await buildTestApp({ clock, env: { WORKER: 'off' } });
     const key = t.config.secretsKey;
     assert.ok(key !== undefined);
-    accounts = operatorAccountServices(t.db.handle.db, clock, new SecretBox(key), key);
+    accounts = operatorAccountServices(t.db.handle.db, clock, new SecretBox(key), key, undefined);
   });
   after(() => t.close());
 
@@ -171,7 +171,7 @@ describe('operator people, personal tokens and roles', () => {
     try {
       const key = fresh.config.secretsKey;
       assert.ok(key !== undefined);
-      const own = operatorAccountServices(fresh.db.handle.db, clock, new SecretBox(key), key).people;
+      const own = operatorAccountServices(fresh.db.handle.db, clock, new SecretBox(key), key, undefined).people;
       const invited = await fresh.admin('POST', '/admin/v1/operators', { email: 'only@ops.example', role: 'admin' });
       const { id, url } = invited.json<{ id: string; url: string }>();
       await own.acceptInvitation(new URL(url).pathname.split('/').pop() ?? '', PASSWORD);

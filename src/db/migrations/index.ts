@@ -55,6 +55,7 @@ import * as m0068 from './0068-trace-context.js';
 import * as m0072 from './0072-cabinet-sign-in-devices.js';
 import * as m0073 from './0073-webhook-attempt-responses.js';
 import * as m0074 from './0074-address-pool-alerts.js';
+import * as m0075 from './0075-operator-security-keys.js';
 
 /** Listed explicitly (no directory scan): the order is the names' order. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -114,4 +115,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0072-cabinet-sign-in-devices': m0072,
   '0073-webhook-attempt-responses': m0073,
   '0074-address-pool-alerts': m0074,
+  '0075-operator-security-keys': m0075,
 };

@@ -12,6 +12,7 @@ import type { MailOutboxTable } from './mail-outbox.js';
 import type { CabinetSignInDeviceTable } from './cabinet-sign-in-devices.js';
 import type { OperatorAuditTable } from './operator-audit.js';
 import type { OperatorInvitationTable, OperatorPersonTable, OperatorRecoveryCodeTable, OperatorSessionTable, OperatorTokenTable } from './operator-people.js';
+import type { OperatorSecurityKeyTable, OperatorWebauthnChallengeTable } from './operator-security-keys.js';
 import type { OrderEventTable, OrderTable } from './orders.js';
 import type { OrderSnapshotTable } from './order-snapshots.js';
 import type { PartnerTable } from './partners.js';
@@ -62,6 +63,8 @@ export interface Database {
   operator_sessions: OperatorSessionTable;
   operator_recovery_codes: OperatorRecoveryCodeTable;
   operator_tokens: OperatorTokenTable;
+  operator_security_keys: OperatorSecurityKeyTable;
+  operator_webauthn_challenges: OperatorWebauthnChallengeTable;
   signer_pause_events: SignerPauseEventTable;
   simulated_deposits: SimulatedDepositTable;
   simulator_faults: SimulatorFaultTable;
