@@ -152,9 +152,9 @@ export default tseslint.config(
       globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', performance: 'readonly', setTimeout: 'readonly' },
     },
   },
-  // The cabinet's and the status page's browser scripts: plain JavaScript served as is, with the browser's globals.
+  // The cabinet's, the console's and the status page's browser scripts: plain JavaScript served as is, with the browser's globals.
   {
-    files: ['src/routes/cabinet/assets/*.js', 'src/routes/status-page/*.js'],
+    files: ['src/routes/cabinet/assets/*.js', 'src/routes/console/assets/*.js', 'src/routes/status-page/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       sourceType: 'script',

@@ -2,8 +2,9 @@ import { html, type Html } from './cabinet/html.js';
 
 /**
  * The page both browser surfaces (the partner cabinet and the operator console) serve: plain
- * HTML, one stylesheet and one small script of this origin (the CSP allows nothing else),
- * readable with JavaScript off and at phone width. A surface names itself, its assets, and what
+ * HTML, one stylesheet and one small script of this origin (the CSP allows nothing else; a page
+ * with a security key ceremony adds that one's script, of this origin too), readable with
+ * JavaScript off and at phone width. A surface names itself, its assets, and what
  * its signed-in header shows.
  */
 
@@ -40,6 +41,8 @@ export interface ShellParts {
   notice?: string | undefined;
   /** What went wrong with the last change (a form's refusal after its redirect), as an alert. */
   problem?: string | undefined;
+  /** Scripts of the surface's assets this page alone needs beside its own (a security key ceremony's). */
+  scripts?: readonly string[];
 }
 
 export function pageShell(surface: Surface, parts: ShellParts): string {
@@ -71,7 +74,8 @@ ${surface.head ?? ''}
 <link rel="icon" href="${surface.assets}/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${surface.assets}/${surface.stylesheet}">
 <script src="${surface.assets}/${surface.script}" defer></script>
-</head>
+${(parts.scripts ?? []).map((script) => html`<script src="${surface.assets}/${script}" defer></script>
+`)}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 ${header}

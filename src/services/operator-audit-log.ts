@@ -27,7 +27,8 @@ export class OperatorAuditLog {
 
   /**
    * The audited object a route acts on, by its shape: a partner's person, a webhook delivery, the
-   * simulator's order, a chain's address pool, the signer's brakes; else the route's first segment
+   * simulator's order, a chain's address pool, the signer's brakes, a console person's security
+   * key (the console's `/console/account/security-keys/:id/…`); else the route's first segment
    * under /admin/v1 (`orders/:id/refund` → orders). Undefined when nothing is read for it.
    */
   objectOf(route: string): AuditedObject | undefined {
@@ -40,7 +41,9 @@ export class OperatorAuditLog {
           ? 'orders'
           : path.startsWith('address-pools/')
             ? 'pools'
-            : (path.split('/')[0] ?? '');
+            : path.startsWith('account/security-keys/')
+              ? 'security-keys'
+              : (path.split('/')[0] ?? '');
     return isAuditedObject(object) ? object : undefined;
   }
 

@@ -96,6 +96,9 @@ const TARGET_READERS = {
     const name = (chain ?? '').toUpperCase();
     return { chain: name, ...(await countPoolAddresses(db, name)), low_at: (await findPoolAlert(db, name)) ?? null };
   },
+  /** A console person's security key: whose, its name and times (never the key itself). */
+  'security-keys': (db: Db, { id }: Params) =>
+    db.selectFrom('operator_security_keys').select(['id', 'person_id', 'name', 'created_at', 'last_used_at']).where('id', '=', id ?? '').executeTakeFirst(),
   /** The signer brakes that are on: the state a pause or resume changes (it names no parameter). */
   signer: (db: Db) => listSignerPauses(db),
 } as const;

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyError, FastifyRequest } from 'fastify';
@@ -18,20 +20,38 @@ import { registerConsoleOperations } from './operations.js';
 import { registerConsoleOrders } from './orders.js';
 import { registerConsolePartners } from './partners.js';
 import { registerConsolePeople } from './people.js';
+import { registerConsoleSecurityKeys, SECURITY_KEYS_SCRIPT } from './security-keys.js';
 import { ConsoleSessions } from './session.js';
 
 const FORM_BODY_LIMIT = 8 * 1024;
 const HTML = 'text/html; charset=utf-8';
 
-/** The cabinet's stylesheet, script and icon, served again on the console's own paths (the operator listener has no /cabinet). */
+/**
+ * The cabinet's stylesheet, script and icon, served again on the console's own paths (the
+ * operator listener has no /cabinet); and the script of the security key ceremonies.
+ */
 const ASSETS = {
   'console.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('../cabinet/assets/cabinet.css', import.meta.url)) },
   'console.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('../cabinet/assets/cabinet.js', import.meta.url)) },
+  [SECURITY_KEYS_SCRIPT]: { type: 'text/javascript; charset=utf-8', body: securityKeysScript() },
   'favicon.svg': { type: 'image/svg+xml', body: readFileSync(new URL('../cabinet/assets/favicon.svg', import.meta.url)) },
 } as const;
 
-/** Form fields never written to the audit log. */
-const UNLOGGED_FIELD = /^_csrf$|secret|password|token|code/i;
+/**
+ * @simplewebauthn/browser's own browser bundle (the package ships it built: it defines the global
+ * `SimpleWebAuthnBrowser`), then the console's script that uses it: one file of this origin, so
+ * the CSP's `script-src 'self'` holds, nothing is fetched from elsewhere, and no build step is
+ * needed (the server runs from src/ in the tests and from dist/ in production alike).
+ */
+function securityKeysScript(): Buffer {
+  const packageMain = createRequire(import.meta.url).resolve('@simplewebauthn/browser');
+  const bundle = readFileSync(path.join(path.dirname(packageMain), '..', 'dist', 'bundle', 'index.umd.min.js'));
+  const own = readFileSync(new URL('./assets/security-keys.js', import.meta.url));
+  return Buffer.concat([bundle, Buffer.from('\n'), own]);
+}
+
+/** Form fields never written to the audit log: secrets, and a security key ceremony's answer (public, but kilobytes that say nothing a reader needs). */
+const UNLOGGED_FIELD = /^_csrf$|secret|password|token|code|^credential$/i;
 
 /**
  * The /admin/v1 route a console action is the twin of, for the audit log's before and after:
@@ -132,5 +152,6 @@ export async function registerConsole(app: App, services: Services): Promise<voi
     registerConsoleOperations(console, services, sessions, flash);
     registerConsolePeople(console, services, sessions, flash);
     registerConsoleAccount(console, services, sessions, flash);
+    registerConsoleSecurityKeys(console, services, sessions, flash);
   });
 }

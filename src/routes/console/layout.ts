@@ -15,7 +15,7 @@ export const CONSOLE_NAVIGATION = [
   { path: '/console/treasury', label: 'Treasury', role: 'viewer' },
   { path: '/console/audit', label: 'Audit log', role: 'viewer' },
   { path: '/console/people', label: 'People', role: 'admin' },
-  { path: '/console/account', label: 'My tokens', role: 'viewer' },
+  { path: '/console/account', label: 'My account', role: 'viewer' },
 ] as const satisfies ReadonlyArray<{ path: string; label: string; role: OperatorRole }>;
 
 export type ConsolePath = (typeof CONSOLE_NAVIGATION)[number]['path'];
@@ -27,6 +27,8 @@ interface PageParts {
   active?: ConsolePath;
   notice?: string | undefined;
   problem?: string | undefined;
+  /** Scripts under /console/assets this page needs beside console.js. */
+  scripts?: readonly string[];
 }
 
 const CONSOLE: Surface = { name: 'Operator console', assets: '/console/assets', stylesheet: 'console.css', script: 'console.js' };

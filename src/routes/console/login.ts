@@ -7,6 +7,7 @@ import { csrfField } from '../cabinet/layout.js';
 import { formField } from '../cabinet/session.js';
 import { signInAccountKey, throttled } from '../sign-in-throttle.js';
 import { consoleErrorPage, consolePage, noticeOf } from './layout.js';
+import { SECURITY_KEYS_SCRIPT, securityKeySignIn } from './security-keys.js';
 import type { ConsoleSession, ConsoleSessions } from './session.js';
 
 const NOTICES: Readonly<Record<string, string>> = {
@@ -21,9 +22,14 @@ const formExpired = () => consoleErrorPage('Form expired', 'This form could not 
 
 /**
  * Sign-in (/console/login), the second step (/console/login/code: a code, or the enrolment of
- * an authenticator when the person has none: two-factor is required), sign-out, and the
- * invitation link that sets a password. Failures count per client address and per account
- * before the check and are given back on success, as in the cabinet.
+ * an authenticator when the person has none: two-factor is required; /console/login/security-key:
+ * instead of the code, an assertion of one of the person's security keys), sign-out, and the
+ * invitation link that sets a password. Failures (a key's included) count per client address and
+ * per account before the check and are given back on success, as in the cabinet.
+ *
+ * A security key counts as the second factor on its own: a person who has one signs in with it
+ * whether or not TOTP is on. Enrolment at first sign-in stays TOTP (with its recovery codes):
+ * keys are added afterwards, on the account page, by a session that gave its second factor.
  */
 export function registerConsoleLogin(app: App, { operators }: Services, sessions: ConsoleSessions): void {
   const options = { schema: { hide: true } };
@@ -54,16 +60,25 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     return reply.redirect('/console/login/code', 303);
   });
 
-  /** The second step: a code, or (no second factor yet) the enrolment with its QR code. */
+  /**
+   * The second step: a code, or (no second factor yet) the enrolment with its QR code; a person
+   * with a security key is offered it first (each showing makes the session a new challenge).
+   */
   const codePage = async (session: ConsoleSession, problem?: string): Promise<string> => {
-    if (session.found.totpEnabled) return consolePage({ title: 'Two-factor code', body: codeForm({ action: '/console/login/code', csrf: session.csrf, problem }) });
+    const keyOptions = await operators.securityKeys.authenticationOptions(session.found.session.id, session.personId);
+    const withKey = keyOptions === undefined ? '' : securityKeySignIn(session.csrf, keyOptions);
+    const scripts = keyOptions === undefined ? [] : [SECURITY_KEYS_SCRIPT];
+    if (session.found.totpEnabled) {
+      return consolePage({ title: 'Two-factor code', scripts, body: html`${withKey}${codeForm({ action: '/console/login/code', csrf: session.csrf, problem })}` });
+    }
     const alert = problem === undefined ? '' : html`<p role="alert">${problem}</p>`;
     const enrolment = await operators.twoFactor.enrolment(session.personId);
     if (enrolment === undefined) return consoleErrorPage('Two-factor', 'Two-factor sign-in could not be set up. Sign in again.');
     const qr = await QRCode.toString(enrolment.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     return consolePage({
       title: 'Set up two-factor sign-in',
-      body: html`<p>The console requires two-factor sign-in. Set it up once:</p>
+      scripts,
+      body: html`${withKey}<p>The console requires two-factor sign-in. Set it up once:</p>
 <ol>
 <li>Scan this code with an authenticator app (or type the key below into it).</li>
 <li>Type the 6-digit code the app shows.</li>
@@ -126,6 +141,24 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     if (!(await operators.sessions.completeSecondFactor(session.token, session.found, code))) {
       return reply.code(401).type(HTML).send(await codePage(session, 'That code is not right, or was used already.'));
     }
+    operators.signInPerAddress.succeeded(request.ip);
+    operators.signInPerAccount.succeeded(account);
+    return reply.redirect('/console', 303);
+  });
+
+  // Instead of the code: an assertion of one of the person's keys over the challenge the code page made.
+  app.post('/console/login/security-key', options, async (request, reply) => {
+    const session = await pendingSession(request, reply);
+    if (session === undefined) return reply;
+    if (!sessions.changeAllowed(request, session)) return reply.code(403).type(HTML).send(formExpired());
+    const account = accountKey(session.found.email);
+    const limited = throttled(reply, [await operators.signInPerAddress.attempt(request.ip), await operators.signInPerAccount.attempt(account)], (problem) =>
+      codePage(session, problem),
+    );
+    if (limited !== undefined) return limited;
+    const answer = formField(request, 'credential') ?? '';
+    const opened = await operators.sessions.completeSecondFactorWith(session.token, session.found, (personId) => operators.securityKeys.authenticate(session.found.session.id, personId, answer));
+    if (!opened) return reply.code(401).type(HTML).send(await codePage(session, 'That security key could not sign you in. Try it again, or type a code.'));
     operators.signInPerAddress.succeeded(request.ip);
     operators.signInPerAccount.succeeded(account);
     return reply.redirect('/console', 303);
