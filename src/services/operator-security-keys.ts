@@ -25,6 +25,11 @@ import type { OperatorSecurityKeyRow, WebauthnPurpose } from '../db/schema/opera
 
 /** How long a ceremony's challenge is good for (and how long the browser is told to wait). */
 export const WEBAUTHN_CHALLENGE_TTL_MS = 5 * 60_000;
+/**
+ * EdDSA, ES256, RS256: the library's default but for ML-DSA-44, which it offers where the runtime
+ * has it, and probing for which prints Node's experimental-feature warning on every call.
+ */
+const ALGORITHMS = [-8, -7, -257];
 /** The longest name a person gives a key (the table's check says the same). */
 export const SECURITY_KEY_NAME_MAX = 60;
 
@@ -111,6 +116,7 @@ export class OperatorSecurityKeys {
       excludeCredentials: keys.map((key) => ({ id: key.credential_id, transports: key.transports })),
       // A second factor after the password: no resident (discoverable) credential, no PIN asked for.
       authenticatorSelection: { residentKey: 'discouraged', requireResidentKey: false, userVerification: 'discouraged' },
+      supportedAlgorithmIDs: ALGORITHMS,
     });
     await this.keepChallenge(sessionId, 'registration', options.challenge);
     return options;
@@ -129,7 +135,7 @@ export class OperatorSecurityKeys {
     if (response === undefined) return { ok: false, problem: 'The browser gave no answer from a security key. Try again.' };
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
-      verified = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false });
+      verified = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false, supportedAlgorithmIDs: ALGORITHMS });
     } catch {
       verified = { verified: false };
     }

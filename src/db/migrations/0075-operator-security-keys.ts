@@ -18,7 +18,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create table operator_security_keys (
       id uuid primary key default gen_random_uuid(),
       person_id uuid not null references operator_people (id) on delete cascade,
-      credential_id text not null unique check (credential_id ~ '^[A-Za-z0-9_-]{16,1366}$'),
+      -- base64url of at most 1023 bytes (WebAuthn's limit); the length apart, as a regex repetition count stops at 255.
+      credential_id text not null unique check (credential_id ~ '^[A-Za-z0-9_-]+$' and length(credential_id) between 16 and 1366),
       public_key bytea not null check (octet_length(public_key) between 32 and 4096),
       sign_count bigint not null default 0 check (sign_count between 0 and 4294967295),
       transports text[] not null default '{}' check (cardinality(transports) <= 8),
