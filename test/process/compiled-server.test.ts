@@ -72,6 +72,11 @@ describe(`the compiled server (${engine})`, { timeout: 120_000 }, () => {
       const res = await http(server.url, 'GET', asset);
       assert.equal(res.status, 200, `${asset}: ${res.text.slice(0, 200)}`);
     }
+    // The security key script: @simplewebauthn/browser's bundle, found from the bundled server, then the console's own file beside its module.
+    const keys = await http(server.url, 'GET', '/console/assets/security-keys.js');
+    assert.equal(keys.status, 200, keys.text.slice(0, 200));
+    assert.match(keys.text, /SimpleWebAuthnBrowser/);
+    assert.match(keys.text, /form\[data-webauthn\]/);
 
     for (const icon of ['ton.svg', 'btc.svg']) {
       const res = await http(server.url, 'GET', `/static/icons/${icon}`);
