@@ -107,6 +107,24 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
     return session;
   };
 
+  /**
+   * A second-factor answer (a code or a key's assertion): its pending session, the form's CSRF
+   * check and the sign-in throttles counted, or the answer already sent when one of them refused.
+   */
+  const secondFactorAttempt = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<{ session: ConsoleSession; account: string } | { answered: FastifyReply | Promise<FastifyReply> }> => {
+    const session = await pendingSession(request, reply);
+    if (session === undefined) return { answered: reply };
+    if (!sessions.changeAllowed(request, session)) return { answered: reply.code(403).type(HTML).send(formExpired()) };
+    const account = accountKey(session.found.email);
+    const limited = throttled(reply, [await operators.signInPerAddress.attempt(request.ip), await operators.signInPerAccount.attempt(account)], (problem) =>
+      codePage(session, problem),
+    );
+    return limited === undefined ? { session, account } : { answered: limited };
+  };
+
   app.get('/console/login/code', options, async (request, reply) => {
     const session = await pendingSession(request, reply);
     if (session === undefined) return reply;
@@ -114,14 +132,9 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
   });
 
   app.post('/console/login/code', options, async (request, reply) => {
-    const session = await pendingSession(request, reply);
-    if (session === undefined) return reply;
-    if (!sessions.changeAllowed(request, session)) return reply.code(403).type(HTML).send(formExpired());
-    const account = accountKey(session.found.email);
-    const limited = throttled(reply, [await operators.signInPerAddress.attempt(request.ip), await operators.signInPerAccount.attempt(account)], (problem) =>
-      codePage(session, problem),
-    );
-    if (limited !== undefined) return limited;
+    const attempt = await secondFactorAttempt(request, reply);
+    if (!('session' in attempt)) return attempt.answered;
+    const { session, account } = attempt;
     const code = formField(request, 'code') ?? '';
     if (!session.found.totpEnabled) {
       const confirmed = await operators.sessions.completeEnrolment(session.token, session.found, code);
@@ -148,14 +161,9 @@ export function registerConsoleLogin(app: App, { operators }: Services, sessions
 
   // Instead of the code: an assertion of one of the person's keys over the challenge the code page made.
   app.post('/console/login/security-key', options, async (request, reply) => {
-    const session = await pendingSession(request, reply);
-    if (session === undefined) return reply;
-    if (!sessions.changeAllowed(request, session)) return reply.code(403).type(HTML).send(formExpired());
-    const account = accountKey(session.found.email);
-    const limited = throttled(reply, [await operators.signInPerAddress.attempt(request.ip), await operators.signInPerAccount.attempt(account)], (problem) =>
-      codePage(session, problem),
-    );
-    if (limited !== undefined) return limited;
+    const attempt = await secondFactorAttempt(request, reply);
+    if (!('session' in attempt)) return attempt.answered;
+    const { session, account } = attempt;
     const answer = formField(request, 'credential') ?? '';
     const opened = await operators.sessions.completeSecondFactorWith(session.token, session.found, (personId) => operators.securityKeys.authenticate(session.found.session.id, personId, answer));
     if (!opened) return reply.code(401).type(HTML).send(await codePage(session, 'That security key could not sign you in. Try it again, or type a code.'));
