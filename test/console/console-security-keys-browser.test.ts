@@ -1,8 +1,8 @@
 // test-engines: one (scripts/run-tests.ts): the ceremony in a browser is what is tested; the server's checks run on both engines in console-security-keys.test.ts.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { freePort } from '../helpers/process/waits.js';
 import { chromiumSkip } from '../helpers/requirements.js';
 import { startHarness, type Harness } from '../lifecycle/lifecycle-helpers.js';
 import { assertAxeClean, firstSignIn, noticeText, openConsoleBrowser, type ConsoleBrowser } from './console-browser-session.js';
@@ -10,15 +10,6 @@ import { CONSOLE_PASSWORD } from './console-helpers.js';
 
 const EMAIL = 'keys-browser@ops.example';
 
-/** A port free on the loopback now: PUBLIC_URL must name it before the app is built. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /**
  * Security keys in a real browser (Debian's chromium through playwright-core) with the DevTools
@@ -36,6 +27,7 @@ describe('operator security keys in Chromium', { skip: chromiumSkip() }, () => {
   let page: Page;
 
   before(async () => {
+    // PUBLIC_URL must name the port before the app is built.
     const port = await freePort();
     origin = `http://localhost:${port}`;
     h = await startHarness({ PUBLIC_URL: origin });
