@@ -92,18 +92,26 @@ export class OperatorSecurityKeys {
     readonly relyingParty: RelyingParty | undefined,
   ) {}
 
-  list(personId: string): Promise<ListedSecurityKey[]> {
-    return listOperatorSecurityKeys(this.db, personId);
+  /**
+   * The account page's keys of the session's person, and the options of
+   * navigator.credentials.create for adding one (their challenge replaces the session's earlier
+   * registration challenge; undefined when keys are off). One read of the keys serves both.
+   */
+  async forAccountPage(
+    sessionId: string,
+    person: { id: string; email: string; name: string | null },
+  ): Promise<{ keys: ListedSecurityKey[]; options: PublicKeyCredentialCreationOptionsJSON | undefined }> {
+    const keys = await listOperatorSecurityKeys(this.db, person.id);
+    return { keys, options: await this.registrationOptions(sessionId, person, keys) };
   }
 
-  /**
-   * The options of navigator.credentials.create for the session's person; their challenge
-   * replaces the session's earlier registration challenge. Undefined when keys are off.
-   */
-  async registrationOptions(sessionId: string, person: { id: string; email: string; name: string | null }): Promise<PublicKeyCredentialCreationOptionsJSON | undefined> {
+  private async registrationOptions(
+    sessionId: string,
+    person: { id: string; email: string; name: string | null },
+    keys: readonly OperatorSecurityKeyRow[],
+  ): Promise<PublicKeyCredentialCreationOptionsJSON | undefined> {
     const rp = this.relyingParty;
     if (rp === undefined) return undefined;
-    const keys = await listOperatorSecurityKeys(this.db, person.id);
     const options = await generateRegistrationOptions({
       rpName: rp.name,
       rpID: rp.id,

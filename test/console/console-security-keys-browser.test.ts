@@ -10,7 +10,6 @@ import { CONSOLE_PASSWORD } from './console-helpers.js';
 
 const EMAIL = 'keys-browser@ops.example';
 
-
 /**
  * Security keys in a real browser (Debian's chromium through playwright-core) with the DevTools
  * protocol's virtual authenticator: sign in with TOTP, add a key on the account page, sign out,

@@ -24,8 +24,7 @@ export function registerConsoleAccount(app: App, { operators }: Services, sessio
 
   const accountPage = async (session: ConsoleSession, parts: { notice?: string | undefined; problem?: string | undefined; created?: string } = {}) => {
     const tokens = await operators.people.tokens(session.personId);
-    const keys = await operators.securityKeys.list(session.personId);
-    const keyOptions = await operators.securityKeys.registrationOptions(session.found.session.id, { id: session.personId, email: session.found.email, name: session.found.name });
+    const { keys, options: keyOptions } = await operators.securityKeys.forAccountPage(session.found.session.id, { id: session.personId, email: session.found.email, name: session.found.name });
     return consolePage({
       title: 'My account',
       session,
