@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { parse } from 'lossless-json';
 import { ApiError } from '../errors.js';
 
@@ -13,6 +13,31 @@ declare module 'fastify' {
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /**
+ * Deepest nesting of arrays and objects a body may have; deeper is malformed JSON (400). No
+ * body the API reads nests past 3; 64 KiB of `[` parse fine, but every writer that walks a
+ * value recursively (the JSON writer, the audit log's view of what was asked) then overflows
+ * its stack: the fuzz found the audit list answering 500 after such a body was recorded.
+ */
+export const BODY_MAX_DEPTH = 32;
+
+/** Whether `text` nests arrays and objects deeper than `max` (strings skipped, escapes too). */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
  * JSON is the only request body the API accepts (others are 415). The parser keeps the raw
  * bytes because X-Signature is an HMAC over exactly what was sent, and parses with Fastify's
  * own prototype-poisoning-safe parser.
@@ -25,7 +50,14 @@ export function installJsonBody(app: FastifyInstance): void {
     { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES },
     (request, body: Buffer, done) => {
       request.rawBody = body;
-      void parseJson(request, body.toString('utf8'), done);
+      const text = body.toString('utf8');
+      if (nestsDeeperThan(text, BODY_MAX_DEPTH)) {
+        // Fastify's own parse failure: answered as every malformed body is (400 invalid_json,
+        // or 404 where no route is: plugins/error-handler.ts).
+        done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
+        return;
+      }
+      void parseJson(request, text, done);
     },
   );
 }

@@ -369,6 +369,7 @@ export class FuzzContext {
       this.lastSnapshot = await this.snapshot();
     }
     const before = this.lastSnapshot;
+    const logged = this.t.logs.length;
     const res = await this.t.app.inject(request);
     const writes = await this.writes();
     // No row written, inserted or deleted since the last snapshot: the state is the same.
@@ -377,7 +378,9 @@ export class FuzzContext {
     this.lastWrites = writes;
     const what = `${request.method} ${request.url.slice(0, 300)} → ${res.statusCode} ${res.body.slice(0, 300)}`;
 
-    assert.ok(res.statusCode < 500, `5xx: ${what}`);
+    // A 5xx says what the server logged for it: a random case's stored state is gone with the run.
+    const errors = () => this.t.logs.slice(logged).filter((line) => /"level":(50|60)/.test(line)).join('').slice(0, 2000);
+    assert.ok(res.statusCode < 500, `5xx: ${what}\nserver log: ${res.statusCode < 500 ? '' : errors()}`);
     const { route, allowed } = this.allowedStatuses(request.method, res);
     assert.ok(allowed.has(res.statusCode), `status ${res.statusCode} is not documented for ${route} (allowed ${[...allowed].filter((s) => s < 200 || s >= 400).join(',')}): ${what}`);
     const success = res.statusCode >= 200 && res.statusCode < 300;
