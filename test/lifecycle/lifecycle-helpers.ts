@@ -201,15 +201,17 @@ export interface EventRow {
 }
 
 /**
- * The order's audit rows in the order they happened. Rows written in one pass share the manual
- * clock's timestamp, so ties are broken by following the chain: each move starts where the
- * previous one ended (the trail is a path from creation).
+ * The order's audit rows in the order they happened: by order_version, the trail's order (rows
+ * written in one pass share the manual clock's timestamp, and a tie by time alone came back in
+ * either order on PostgreSQL: refunding→refunded before refunding→refunding). Following the
+ * chain then proves each move starts where the previous one ended (a path from creation).
  */
 export async function orderEvents(h: Harness, id: string): Promise<EventRow[]> {
   const rows = await h.t.db.handle.db
     .selectFrom('order_events')
     .select(['from_status', 'to_status', 'reason', 'data', 'created_at'])
     .where('order_id', '=', id)
+    .orderBy('order_version')
     .orderBy('created_at')
     .execute();
   const remaining = [...rows];
