@@ -74,6 +74,16 @@ if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   process.exit(2);
 }
 const CI = process.env.CI !== undefined;
+/**
+ * V8's code cache for every module a test process or a process it starts compiles (Node.js
+ * 22.1 and later; Node 20 ignores it), kept between runs beside the other caches in
+ * node_modules. A run starts a few hundred Node.js processes (test files, servers, the signer 51
+ * times over) that load the same few thousand modules: one import of the compiled app took
+ * 0.94 s of CPU without the cache and 0.64 s with it (under tsx 0.15 s less). The children a
+ * test starts get it through childEnv (test/helpers/process/managed-process.ts). An operator's
+ * own NODE_COMPILE_CACHE is kept.
+ */
+const COMPILE_CACHE = process.env.NODE_COMPILE_CACHE ?? path.join(REPO_ROOT, 'node_modules', '.cache', 'node-compile-cache');
 const GROUPED = process.env.TEST_GROUPS !== '0';
 const POSTGRES_HINT =
   "install Debian's `postgresql` package (a database named `test` that user postgres reaches from 127.0.0.1) or point TEST_DATABASE_URL at a server";
@@ -162,7 +172,7 @@ function runPass(lane: number, terminal: Terminal, engine: Engine, label: string
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', 'tsx', PASS_SCRIPT, reportFile, String(CONCURRENCY), ...files], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env, ...preloadEnv(process.env.NODE_OPTIONS, CPU_LOG), TEST_ENGINE: engine },
+    env: { ...process.env, ...env, ...preloadEnv(process.env.NODE_OPTIONS, CPU_LOG), NODE_COMPILE_CACHE: COMPILE_CACHE, TEST_ENGINE: engine },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);

@@ -13,7 +13,9 @@ import { GiveUp, waitFor } from './waits.js';
  */
 export function childEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ']) {
+  // NODE_COMPILE_CACHE: the run's V8 code cache (scripts/run-tests.ts), so the servers, workers
+  // and signers a test starts load their modules from it too.
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'NODE_COMPILE_CACHE']) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
