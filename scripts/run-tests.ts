@@ -64,7 +64,7 @@ const DB_HELPERS = ['test/helpers/test-app.ts', 'test/helpers/test-database.ts']
 /**
  * A test file that uses one of these starts processes (servers, the CLI, chain nodes): among
  * the longest and the heaviest at start-up. The PGlite pass starts them first, so it does not
- * end on one of them alone; the PostgreSQL pass, the shorter, runs them last, while the PGlite
+ * end on one of them alone; the PostgreSQL pass runs them last, while the PGlite
  * pass still has work: the two passes never start all their servers at the same moment.
  */
 const PROCESS_MARKERS = ['process/app-server.js', 'check-concurrency.js', 'startRedisServer', 'startLitecoind', 'startAnvil', 'execFile(', 'spawn('];
