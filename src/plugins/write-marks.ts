@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendAsyncHookHandler } from 'fastify';
 import type { LagTolerantReads } from '../services/replica-reads.js';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * After a partner's write (any POST, PUT, PATCH or DELETE an API key or a cabinet session made,
@@ -9,9 +9,15 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * (services/replica-reads.ts): the partner's next read, whatever it is, cannot reach the replica
  * before the replica has replayed it. One hook rather than a call in each service, so a new
  * write route is covered without anyone remembering to.
+ *
+ * The hook is added, when each route is, to the routes that answer a writing method only: an
+ * app-wide async onSend hook made every answer, the GETs wallets poll all day included, pay a
+ * promise and a microtask for a check that is false on a safe method (bench/README.md, issue 33).
+ * A request no route took never wrote (its 404 is >= 400 anyway).
  */
 export function installWriteMarks(app: FastifyInstance, reads: LagTolerantReads): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  const mark: onSendAsyncHookHandler = async (request, reply, payload) => {
+    // A route may answer safe and writing methods alike (one route for GET and POST).
     if (SAFE_METHODS.has(request.method) || reply.statusCode >= 400) return payload;
     const partnerId = request.partner?.id ?? request.cabinetSession?.partnerId;
     if (partnerId === undefined) return payload;
@@ -22,5 +28,10 @@ export function installWriteMarks(app: FastifyInstance, reads: LagTolerantReads)
       request.log.error({ err: error }, 'read replica: the partner\'s write position could not be read from the primary');
     }
     return payload;
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => SAFE_METHODS.has(method.toUpperCase()))) return;
+    route.onSend = [...(route.onSend === undefined ? [] : [route.onSend].flat()), mark];
   });
 }
