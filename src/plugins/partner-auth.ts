@@ -112,7 +112,8 @@ export function installCallerIdentification(app: FastifyInstance, keys: ApiKeySe
       request.caller = { kind: 'rejected', error: new ApiError('unauthorized', 'malformed or conflicting API key headers') };
       return done();
     }
-    if (keys.answersFromMemory(key)) return settle(keys.authenticate(key), false);
+    const known = keys.authenticateFromMemory(key);
+    if (known !== undefined) return identified(known, false);
     // A burst of one key not read yet (a partner's first requests after a restart) shares one
     // read and one count: only the first request of the burst is counted.
     const reading = inFlight.get(key);

@@ -212,14 +212,21 @@ export class ApiKeyService {
   }
 
   /**
-   * Whether `authenticate(presented)` would answer from memory: a malformed key, a cached row
-   * or a remembered unknown id. The caller identification asks first: only a check that reads
-   * the database counts in the address's budget of failed key checks.
+   * `authenticate(presented)`'s answer when it comes from memory (a malformed key, a cached row
+   * or a remembered unknown id), else undefined: the key must be read. The caller identification
+   * asks this on every keyed request, so the key is parsed and its cache entry found once (it
+   * asked `answersFromMemory` and then `authenticate`, which parsed it twice).
    */
-  answersFromMemory(presented: string): boolean {
+  authenticateFromMemory(presented: string): Authentication | undefined {
     const parsed = parseApiKey(presented);
-    if (!parsed.ok) return true;
-    return this.cachedKey(parsed.key.keyId) !== undefined || this.knownUnknown(parsed.key.keyId);
+    if (!parsed.ok) return { ok: false, failure: 'malformed', detail: parsed.reason };
+    const { keyId, secret } = parsed.key;
+    const now = this.clock.now().getTime();
+    const cached = this.cache.get(keyId);
+    if (cached !== undefined && cached.until > now) return this.check(cached, keyId, secret);
+    const unknownUntil = this.unknown.get(keyId);
+    if (unknownUntil !== undefined && unknownUntil > now) return this.check(undefined, keyId, secret);
+    return undefined;
   }
 
   private check(entry: CacheEntry | undefined, keyId: string, secret: string): Authentication {
