@@ -9,6 +9,8 @@ import { RedisRateLimiter } from '../services/rate-limiter/redis-store.js';
 import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter, type StoreFailure } from '../services/rate-limiter/rate-limiter.js';
 import { sendError } from './error-handler.js';
 import type { Metrics } from '../metrics.js';
+import type { PartnerRow } from '../db/schema/partners.js';
+import type { Caller } from './partner-auth.js';
 
 /** Spec §8: requests per minute per client address without a (valid) key. */
 export const PUBLIC_RATE_LIMIT_PER_MINUTE = 60;
@@ -28,6 +30,10 @@ const STARTUP_CONNECT_MS = 1000;
  */
 const EXEMPT_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 function isExempt(request: FastifyRequest): boolean {
+  // A path that starts with /api/ as sent can only have matched an /api/ route (the router
+  // decodes %XX escapes, never these five literal characters), and no /api/ route is exempt:
+  // the API's requests skip `routeOptions`, an object Fastify builds on every read.
+  if (request.url.startsWith('/api/')) return false;
   const route = request.routeOptions.url;
   return route !== undefined && (route.startsWith('/admin/') || route === '/cabinet' || route.startsWith('/cabinet/') || EXEMPT_ROUTES.has(route));
 }
@@ -55,12 +61,28 @@ interface Bucket {
   limit: number;
 }
 
-/** One bucket's verdict on one request. */
-interface Check {
-  bucket: Bucket;
-  decision: RateLimitDecision;
+/**
+ * The buckets a request counts against and what of its fields depends only on them (the
+ * RateLimit-Policy value, each budget as text): made once per key (or once for every client
+ * address), not per request.
+ */
+interface Plan {
+  buckets: readonly Bucket[];
+  policy: string;
+  limits: readonly string[];
 }
-type Decided = Check & { decision: Extract<RateLimitDecision, { remaining: number }> };
+
+function planOf(buckets: readonly Bucket[]): Plan {
+  return {
+    buckets,
+    policy: buckets.map((bucket) => `"${bucket.policy}";q=${bucket.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`).join(', '),
+    limits: buckets.map((bucket) => String(bucket.limit)),
+  };
+}
+
+/** Keys whose plans are kept; past it the map starts again (a plan is cheap to remake). */
+const PLANS_KEPT = 10_000;
+
 
 export interface RateLimits {
   /**
@@ -152,46 +174,62 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
   for (const reason of ['not_connected', 'timeout', 'error', 'circuit_open'] satisfies StoreFailure[]) {
     failures.inc({ reason }, 0);
   }
-  const addressBucket = (request: FastifyRequest): Bucket => ({ policy: 'ip', id: `ip:${request.ip}`, limit: publicLimit });
+  // The address bucket's id is the address; its policy and budget are the same for everyone.
+  const addressPlan = planOf([{ policy: 'ip', id: 'ip:', limit: publicLimit }]);
+  /** Per key id: its plan, for the partner row it was made from (a changed budget is a new row). */
+  const keyPlans = new Map<string, { partner: PartnerRow; plan: Plan }>();
 
-  /** The buckets a request counts against. */
-  function bucketsOf(request: FastifyRequest): Bucket[] {
-    const caller = request.caller;
-    if (caller?.kind !== 'partner') return [addressBucket(request)];
+  /** The plan of a request with a valid key: its key's and its partner's buckets. */
+  function keyPlan(caller: Extract<Caller, { kind: 'partner' }>): Plan {
+    const kept = keyPlans.get(caller.keyId);
+    if (kept !== undefined && kept.partner === caller.partner) return kept.plan;
     const perKey = caller.partner.rate_limit_per_minute;
-    return [{ policy: 'key', id: `key:${caller.keyId}`, limit: perKey }, partnerBucket(caller.partner.id, perKey)];
+    const plan = planOf([{ policy: 'key', id: `key:${caller.keyId}`, limit: perKey }, partnerBucket(caller.partner.id, perKey)]);
+    if (keyPlans.size >= PLANS_KEPT) keyPlans.clear();
+    keyPlans.set(caller.keyId, { partner: caller.partner, plan });
+    return plan;
   }
   /** The budget all of a partner's keys (and its cabinet's actions) share. */
   function partnerBucket(partnerId: string, perKey: number): Bucket {
     return { policy: 'partner', id: `partner:${partnerId}`, limit: perKey * options.partnerKeysBudget };
   }
 
-  /** Writes the fields; true when the request may go on (false: a 429 was sent). */
-  function apply(reply: FastifyReply, checks: Check[]): boolean {
-    reply.header('RateLimit-Policy', checks.map(({ bucket }) => `"${bucket.policy}";q=${bucket.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`).join(', '));
-    const decided: Decided[] = [];
-    for (const check of checks) {
-      if (check.decision.status === 'unchecked') failures.inc({ reason: check.decision.reason });
-      else decided.push(check as Decided);
-    }
+  /**
+   * Writes the fields; true when the request may go on (false: a 429 was sent). Loops rather
+   * than arrays of checks: this runs on every request, and only a 429 needs more than the
+   * binding budget.
+   */
+  function apply(reply: FastifyReply, plan: Plan, decisions: readonly RateLimitDecision[]): boolean {
+    reply.header('RateLimit-Policy', plan.policy);
     // The binding budget: the fewest requests left, then the longest wait.
-    const binding = decided.reduce<Decided | undefined>(
-      (best, check) =>
-        best === undefined ||
-        check.decision.remaining < best.decision.remaining ||
-        (check.decision.remaining === best.decision.remaining && check.decision.resetMs > best.decision.resetMs)
-          ? check
-          : best,
-      undefined,
-    );
-    reply.header('RateLimit-Limit', String((binding ?? checks[0]!).bucket.limit));
-    if (binding === undefined) return true;
-    reply.header('RateLimit', decided.map(({ bucket, decision }) => `"${bucket.policy}";r=${decision.remaining};t=${resetSeconds(decision)}`).join(', '));
-    const reset = resetSeconds(binding.decision);
-    reply.header('RateLimit-Remaining', String(binding.decision.remaining));
+    let binding = -1;
+    let bound: Extract<RateLimitDecision, { remaining: number }> | undefined;
+    let fields = '';
+    let anyLimited = false;
+    for (let i = 0; i < decisions.length; i++) {
+      const decision = decisions[i]!;
+      if (decision.status === 'unchecked') {
+        failures.inc({ reason: decision.reason });
+        continue;
+      }
+      if (bound === undefined || decision.remaining < bound.remaining || (decision.remaining === bound.remaining && decision.resetMs > bound.resetMs)) {
+        binding = i;
+        bound = decision;
+      }
+      fields += `${fields === '' ? '' : ', '}"${plan.buckets[i]!.policy}";r=${decision.remaining};t=${resetSeconds(decision)}`;
+      if (decision.status === 'limited') anyLimited = true;
+    }
+    reply.header('RateLimit-Limit', plan.limits[binding < 0 ? 0 : binding]!);
+    if (bound === undefined) return true;
+    reply.header('RateLimit', fields);
+    const reset = resetSeconds(bound);
+    reply.header('RateLimit-Remaining', String(bound.remaining));
     reply.header('RateLimit-Reset', String(reset));
-    const limited = decided.filter(({ decision }) => decision.status === 'limited');
-    if (limited.length === 0) return true;
+    if (!anyLimited) return true;
+    const limited = plan.buckets.flatMap((bucket, i) => {
+      const decision = decisions[i]!;
+      return decision.status === 'limited' ? [{ bucket, decision }] : [];
+    });
     const retry = Math.max(...limited.map(({ decision }) => resetSeconds(decision)));
     const over = limited.map(({ bucket }) => `${bucket.limit} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds${bucket.policy === 'partner' ? ' for all keys of the partner' : ''}`);
     reply.header('Retry-After', String(retry));
@@ -204,15 +242,23 @@ export function createRateLimits(app: FastifyInstance, options: RateLimitOptions
     // here. After a 429 is sent, done() is not called: the reply is already on its way.
     app.addHook('onRequest', (request, reply, done) => {
       if (isExempt(request)) return done();
-      const buckets = bucketsOf(request);
-      const decisions = buckets.map((bucket) => requests.consume(bucket.id, bucket.limit));
+      const caller = request.caller;
+      let plan: Plan;
+      let decisions: (RateLimitDecision | Promise<RateLimitDecision>)[];
+      if (caller?.kind === 'partner') {
+        plan = keyPlan(caller);
+        const [key, partner] = plan.buckets as [Bucket, Bucket];
+        decisions = [requests.consume(key.id, key.limit), requests.consume(partner.id, partner.limit)];
+      } else {
+        plan = addressPlan;
+        decisions = [requests.consume(`ip:${request.ip}`, publicLimit)];
+      }
       if (!decisions.some((decision) => decision instanceof Promise)) {
-        const checks = buckets.map((bucket, i) => ({ bucket, decision: decisions[i] as RateLimitDecision }));
-        if (apply(reply, checks)) done();
+        if (apply(reply, plan, decisions as RateLimitDecision[])) done();
         return;
       }
       Promise.all(decisions.map((decision) => Promise.resolve(decision))).then((settled) => {
-        if (apply(reply, buckets.map((bucket, i) => ({ bucket, decision: settled[i]! })))) done();
+        if (apply(reply, plan, settled)) done();
       }, done);
     });
     // A process starting next to a healthy Redis counts from its first request; a dead Redis
