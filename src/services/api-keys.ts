@@ -200,14 +200,14 @@ export class ApiKeyService {
    * time. Returns what a later signature check needs, so the row is read once per request.
    */
   authenticate(presented: string): Authentication | Promise<Authentication> {
+    // A cached row (or a remembered unknown id) answers without a promise: this runs on every
+    // keyed request.
+    const known = this.authenticateFromMemory(presented);
+    if (known !== undefined) return known;
+    // Not in memory, so well-formed: parsed again only on the way to the database.
     const parsed = parseApiKey(presented);
     if (!parsed.ok) return { ok: false, failure: 'malformed', detail: parsed.reason };
     const { keyId, secret } = parsed.key;
-    // A cached row (or a remembered unknown id) answers without a promise: this runs on every
-    // keyed request.
-    const cached = this.cachedKey(keyId);
-    if (cached !== undefined) return this.check(cached, keyId, secret);
-    if (this.knownUnknown(keyId)) return this.check(undefined, keyId, secret);
     return this.loadKey(keyId).then((entry) => this.check(entry, keyId, secret));
   }
 
@@ -221,11 +221,9 @@ export class ApiKeyService {
     const parsed = parseApiKey(presented);
     if (!parsed.ok) return { ok: false, failure: 'malformed', detail: parsed.reason };
     const { keyId, secret } = parsed.key;
-    const now = this.clock.now().getTime();
-    const cached = this.cache.get(keyId);
-    if (cached !== undefined && cached.until > now) return this.check(cached, keyId, secret);
-    const unknownUntil = this.unknown.get(keyId);
-    if (unknownUntil !== undefined && unknownUntil > now) return this.check(undefined, keyId, secret);
+    const cached = this.cachedKey(keyId);
+    if (cached !== undefined) return this.check(cached, keyId, secret);
+    if (this.knownUnknown(keyId)) return this.check(undefined, keyId, secret);
     return undefined;
   }
 
