@@ -7,6 +7,12 @@ import { depositAndRun, ETH_RECIPIENT, BTC_REFUND, exactJson, startHarness, type
 import { ManualClock } from '../helpers/test-app.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 
+/**
+ * A span time ([seconds, nanoseconds]) as one number to compare: `>=` on the pairs compared
+ * them as text ("1796,5" after "1796,123456"), and the test failed now and then.
+ */
+const nanoseconds = ([seconds, nanos]: ReadableSpan['startTime']): bigint => BigInt(seconds) * 1_000_000_000n + BigInt(nanos);
+
 /** The trace a wallet's request starts: its id and its span, as a W3C traceparent carries them. */
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN_ID = '00f067aa0ba902b7';
@@ -64,7 +70,7 @@ describe('tracing: a request traced through the database, the worker and the web
     // The request: its server span is the caller's child; the database queries it made are in it.
     const request = spans.find((span) => parentOf(span) === CALLER_SPAN_ID);
     assert.ok(request !== undefined, `no span continues the caller's: ${names.join(', ')}`);
-    const requestQueries = spans.filter((span) => span.name.startsWith('db ') && span.startTime >= request.startTime && span.endTime <= request.endTime);
+    const requestQueries = spans.filter((span) => span.name.startsWith('db ') && nanoseconds(span.startTime) >= nanoseconds(request.startTime) && nanoseconds(span.endTime) <= nanoseconds(request.endTime));
     assert.ok(requestQueries.some((span) => span.name === 'db INSERT' || span.name === 'db SELECT'), `no query in the request: ${names.join(', ')}`);
     for (const query of requestQueries) {
       assert.equal(query.attributes['db.system.name'], 'postgresql');
