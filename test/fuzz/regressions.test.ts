@@ -182,16 +182,16 @@ describe('fuzz findings', () => {
   });
 
   it('a body nested thousands deep is 400 invalid_json and never reaches the audit log, whose list then answered 500 (stack overflow writing it)', async () => {
+    const createPartner = (payload: string) =>
+      t.operator({ method: 'POST', url: '/admin/v1/partners', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' }, payload });
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     for (const payload of [deep, `{"name":${deep}}`, `{"a":${'{"a":'.repeat(33)}1${'}'.repeat(33)}}`]) {
-      const res = await t.operator({ method: 'POST', url: '/admin/v1/partners', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' }, payload });
-      assertError(res, 400, 'invalid_json');
+      assertError(await createPartner(payload), 400, 'invalid_json');
     }
     // Brackets inside strings are text, not nesting; 32 levels are still JSON (the schema judges them).
-    const inString = await t.operator({ method: 'POST', url: '/admin/v1/partners', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' }, payload: JSON.stringify({ name: `${'['.repeat(60)}\\"{` }) });
+    const inString = await createPartner(JSON.stringify({ name: `${'['.repeat(60)}\\"{` }));
     assert.equal(inString.statusCode, 201, inString.body);
-    const nested32 = await t.operator({ method: 'POST', url: '/admin/v1/partners', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' }, payload: `{"name":"x","extra":${'['.repeat(31)}${']'.repeat(31)}}` });
-    assertError(nested32, 400, 'bad_request');
+    assertError(await createPartner(`{"name":"x","extra":${'['.repeat(31)}${']'.repeat(31)}}`), 400, 'bad_request');
     const audit = await t.admin('GET', '/admin/v1/audit?limit=1000');
     assert.equal(audit.statusCode, 200, audit.body);
   });
