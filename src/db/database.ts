@@ -91,12 +91,18 @@ export type DatabaseTarget =
    * (PGlite's dumpDataDir) to start from instead of running initdb; the tests clone a migrated
    * template this way, several seconds faster than a new cluster.
    */
-  | { engine: 'pglite'; dataDir: string | undefined; loadDataDir?: Blob };
+  | { engine: 'pglite'; dataDir: string | undefined; loadDataDir?: Blob }
+  /**
+   * An open in-memory PGlite that the caller owns: the handle serves it and its `close()` calls
+   * the client's `close()`, which the owner may make end only this use of it. The tests lend one
+   * instance to test after test this way (test/helpers/pglite-reuse.ts), a reset instead of a load.
+   */
+  | { engine: 'pglite'; client: PGlite };
 
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
-  return target.engine === 'postgres'
-    ? openPostgres(target.url, target.poolSize, target.connectTimeoutMs, target.preparedStatements)
-    : openPglite(target.dataDir, target.loadDataDir);
+  if (target.engine === 'postgres') return openPostgres(target.url, target.poolSize, target.connectTimeoutMs, target.preparedStatements);
+  if ('client' in target) return pgliteHandle(target.client, undefined);
+  return openPglite(target.dataDir, target.loadDataDir);
 }
 
 function openPostgres(url: string, poolSize = 10, connectTimeoutMs = CONNECT_TIMEOUT_MS, preparedStatements = true): DatabaseHandle {
@@ -151,32 +157,40 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     storeDir = pgliteStoreDir(dataDir);
   }
   try {
-    const options = { dataDir: storeDir, loadDataDir, parsers: { ...TYPE_PARSERS }, postgresqlconf: PGLITE_SETTINGS };
     // A new data directory is made by initdb, which PGlite runs in a WASM instance of its own and
     // keeps referenced for as long as the PGlite object lives (620 MB of external memory at its
     // peak, bench/README.md): a short-lived child process makes it, so this process never holds it.
     if (storeDir !== undefined && loadDataDir === undefined && !existsSync(path.join(storeDir, 'PG_VERSION'))) {
       await initdbInChild(storeDir);
     }
-    const client = await PGlite.create(options);
-    const db = new Kysely<Database>({ dialect: withTracing(new PGliteDialect(client)) });
-    return {
-      db,
-      engine: 'pglite',
-      ping: (timeoutMs) => ping(db, timeoutMs),
-      backup: () => dumpPglite(db, client),
-      async close() {
-        try {
-          await db.destroy();
-        } finally {
-          lock?.release();
-        }
-      },
-    };
+    return pgliteHandle(await newPglite(storeDir, loadDataDir), lock);
   } catch (error) {
     lock?.release();
     throw error;
   }
+}
+
+/** A PGlite with this service's type parsers and settings; in memory when `storeDir` is undefined. */
+export function newPglite(storeDir: string | undefined, loadDataDir: Blob | undefined): Promise<PGlite> {
+  return PGlite.create({ dataDir: storeDir, loadDataDir, parsers: { ...TYPE_PARSERS }, postgresqlconf: PGLITE_SETTINGS });
+}
+
+/** The handle over an open PGlite; closing it closes the client (Kysely's PGlite dialect does) and releases `lock`. */
+function pgliteHandle(client: PGlite, lock: DataDirLock | undefined): DatabaseHandle {
+  const db = new Kysely<Database>({ dialect: withTracing(new PGliteDialect(client)) });
+  return {
+    db,
+    engine: 'pglite',
+    ping: (timeoutMs) => ping(db, timeoutMs),
+    backup: () => dumpPglite(db, client),
+    async close() {
+      try {
+        await db.destroy();
+      } finally {
+        lock?.release();
+      }
+    },
+  };
 }
 
 /** Runs src/db/pglite-initdb.ts (or its compiled .js) in a child with this process's loader flags. */
