@@ -7,9 +7,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
-import { openDatabase, pgliteStoreDir, type DatabaseHandle, type Engine } from '../../src/db/database.js';
+import { newPglite, openDatabase, pgliteStoreDir, type DatabaseHandle, type Engine } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/schema/index.js';
+import { PgliteReuse } from './pglite-reuse.js';
 
 /**
  * The engine this test process runs on: scripts/run-tests.ts runs the suite once per engine
@@ -52,15 +53,31 @@ export interface TestDatabase {
 }
 
 /**
+ * This process's in-memory PGlite databases, put back after each test instead of loaded anew
+ * (TEST_PGLITE_REUSE=0 loads each from the template, to rule the reuse out).
+ */
+export const pgliteReuse = new PgliteReuse({ enabled: process.env.TEST_PGLITE_REUSE !== '0' });
+
+/**
+ * A new in-memory PGlite database: the run's template loaded (then the migrator finds nothing to
+ * apply, and would bring a stale copy up to date), or without one, initdb and every migration.
+ */
+export async function openPgliteDatabase(): Promise<PGlite> {
+  const client = await newPglite(undefined, await pgliteTemplate());
+  await migrateToLatest(new Kysely<Database>({ dialect: new PGliteDialect(client) }));
+  return client;
+}
+
+/**
  * A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped after.
- * Both are copies of the run's template when there is one (PGlite: loaded from the dump,
- * without initdb, which is most of a new PGlite's start-up; PostgreSQL: CREATE DATABASE ...
- * TEMPLATE); the migrator then finds nothing to apply, and would bring a stale copy up to date.
+ * PGlite: an instance an earlier test of this process dropped, put back as the template left
+ * it (pglite-reuse.ts), else one loaded from the run's template (`openPgliteDatabase`).
+ * PostgreSQL: CREATE DATABASE ... TEMPLATE the run's template.
  */
 export async function createTestDatabase(engine: Engine = testEngine()): Promise<TestDatabase> {
   if (engine === 'pglite') {
-    const handle = await openDatabase({ engine: 'pglite', dataDir: undefined, loadDataDir: await pgliteTemplate() });
-    await migrateToLatest(handle.db);
+    const client = await pgliteReuse.lend(openPgliteDatabase);
+    const handle = await openDatabase({ engine: 'pglite', client });
     return { handle, url: undefined, directUrl: undefined, pooled: false, drop: () => handle.close() };
   }
   const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
