@@ -56,6 +56,9 @@ export async function startPgbouncer(directUrl: string, workDir: string): Promis
       // A role the tests make (the signer's login, test/signer/signer-role.test.ts) is in no
       // auth_file: pgbouncer looks it up in PostgreSQL as the admin user, and trusts it then.
       `auth_user = ${user}`,
+      // The admin console (database `pgbouncer`): a test database put back for the next test
+      // has its server connections closed through it first (test/helpers/postgres-reuse.ts).
+      `admin_users = ${user}`,
       'pool_mode = transaction',
       // The least recently used server connection next, not the most (LIFO, the default): the
       // next transaction of a client lands on another server connection whenever the pool has

@@ -37,6 +37,7 @@
  * on two cores the suite is CPU-bound, so CPU, not wall time, says what to make cheaper.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -45,7 +46,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Engine } from '../src/db/database.js';
 import { MISSING_TOOL, onPath } from '../test/helpers/requirements.js';
-import { adminDatabaseUrl, createTemplate, type DatabaseTemplate } from '../test/helpers/test-database.js';
+import { adminDatabaseUrl, createTemplate, dropRunDatabases, RUN_ID_ENV, type DatabaseTemplate } from '../test/helpers/test-database.js';
 import { GROUP_FILE_PATTERN, writeGroups } from './test-groups.js';
 import { startPgbouncer, type Pgbouncer } from './pgbouncer.js';
 import { preloadEnv } from './test-preload.js';
@@ -273,6 +274,19 @@ const files = [...sources.keys()].sort((a, b) => byProcesses(b, a));
 /** PostgreSQL's pass: the files with a database, those that start processes last. */
 const dbFiles = [...sources.keys()].filter(usesDatabase).sort(byProcesses);
 const workDir = mkdtempSync(path.join(tmpdir(), 'epa-test-run-'));
+/**
+ * Starts the name of every PostgreSQL database this run's tests make: a test process keeps the
+ * ones it can put back for its next test (test/helpers/postgres-reuse.ts) and leaves them when
+ * it ends; the run drops them at its end.
+ */
+const runId = randomBytes(4).toString('hex');
+/** This run's PostgreSQL databases and templates, dropped; what could not be is said, never fatal. */
+async function dropDatabases(): Promise<void> {
+  if (passes.some((pass) => pass.engine === 'postgres')) {
+    await dropRunDatabases(runId).catch((error: Error) => console.error(`could not drop this run's test databases: ${error.message}`));
+  }
+  await Promise.all(templates.map((t) => t.drop().catch((error: Error) => console.error(`could not drop a template database: ${error.message}`))));
+}
 
 /** A guess at a file's seconds, to balance groups: a database costs an app start per file. */
 const estimatedCost = (file: string): number => (usesDatabase(file) ? 6 : 1) + (sources.get(file)?.length ?? 0) / 3000;
@@ -349,7 +363,7 @@ if (dbFiles.length > 0 || postgresOnly.length > 0) {
 const stop = (signal: NodeJS.Signals): void => {
   for (const child of children) child.kill(signal);
   pgbouncer?.stop();
-  void Promise.all(templates.map((t) => t.drop().catch(() => undefined))).finally(() => {
+  void dropDatabases().finally(() => {
     rmSync(workDir, { recursive: true, force: true });
     process.exit(130);
   });
@@ -368,12 +382,12 @@ const results = await Promise.all(
   passes.map(async ({ engine, label, files: passFiles, env: passEnv }, lane) => {
     const made = await (engine === 'postgres' ? postgresTemplate : pgliteTemplate);
     if (made !== undefined && !templates.includes(made)) templates.push(made);
-    const env = { ...made?.env, ...passEnv, TEST_COMPILED_DIR: COMPILED_DIR };
+    const env = { ...made?.env, ...passEnv, TEST_COMPILED_DIR: COMPILED_DIR, [RUN_ID_ENV]: runId };
     return runPass(lane, terminal, engine, label, asRun(engine, label, passFiles), passFiles.length, env, workDir);
   }),
 );
 pgbouncer?.stop();
-await Promise.all(templates.map((t) => t.drop().catch((error: Error) => console.error(`could not drop a template database: ${error.message}`))));
+await dropDatabases();
 rmSync(workDir, { recursive: true, force: true });
 
 // ---- summary ----

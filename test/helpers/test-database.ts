@@ -11,6 +11,7 @@ import { newPglite, openDatabase, pgliteStoreDir, type DatabaseHandle, type Engi
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/schema/index.js';
 import { PgliteReuse } from './pglite-reuse.js';
+import { PostgresReuse } from './postgres-reuse.js';
 
 /**
  * The engine this test process runs on: scripts/run-tests.ts runs the suite once per engine
@@ -53,10 +54,85 @@ export interface TestDatabase {
 }
 
 /**
- * This process's in-memory PGlite databases, put back after each test instead of loaded anew
- * (TEST_PGLITE_REUSE=0 loads each from the template, to rule the reuse out).
+ * TEST_DATABASE_REUSE=0: every test database is made anew (PGlite loaded from the template,
+ * PostgreSQL created from it) and closed or dropped after, to rule the reuse out.
  */
-export const pgliteReuse = new PgliteReuse({ enabled: process.env.TEST_PGLITE_REUSE !== '0' });
+const REUSE = process.env.TEST_DATABASE_REUSE !== '0';
+
+/** This process's in-memory PGlite databases, put back after each test instead of loaded anew (pglite-reuse.ts). */
+export const pgliteReuse = new PgliteReuse({ enabled: REUSE });
+
+/**
+ * Set by scripts/run-tests.ts: the run's id, which starts the name of every PostgreSQL database
+ * the run makes, so that it can drop the ones the test processes keep when they end
+ * (postgres-reuse.ts). Without it (a lone `node --test`) each database is dropped after its test.
+ */
+export const RUN_ID_ENV = 'TEST_RUN_ID';
+
+/** The start of the name of every test database of the run `runId`. */
+export function runDatabasePrefix(runId: string): string {
+  return `t_${runId}_`;
+}
+
+/**
+ * A set of kept PostgreSQL databases on this pass's server (and its pgbouncer). `enabled:
+ * false`: each is dropped when given back.
+ */
+export function newPostgresReuse(options: { enabled: boolean }): PostgresReuse {
+  const pooler = process.env[PGBOUNCER_ENV];
+  return new PostgresReuse({
+    enabled: options.enabled,
+    directUrl: databaseUrl,
+    poolerConsoleUrl: pooler === undefined ? undefined : withDatabase(pooler, 'pgbouncer'),
+    drop: (name) => adminQuery(`drop database if exists ${name} with (force)`),
+  });
+}
+
+let postgresDatabases: PostgresReuse | undefined;
+
+/** This process's PostgreSQL test databases, put back after each test instead of dropped (postgres-reuse.ts). */
+function postgresReuse(): PostgresReuse {
+  postgresDatabases ??= newPostgresReuse({ enabled: REUSE && process.env[RUN_ID_ENV] !== undefined });
+  return postgresDatabases;
+}
+
+/** A new, migrated PostgreSQL database: a copy of the run's template, or without one, every migration run on it; its name. */
+export async function createPostgresDatabase(): Promise<string> {
+  const runId = process.env[RUN_ID_ENV];
+  const name = `${runId === undefined ? 't_' : runDatabasePrefix(runId)}${process.pid}_${randomBytes(4).toString('hex')}`;
+  const template = process.env[POSTGRES_TEMPLATE_ENV];
+  if (template !== undefined) {
+    await adminQuery(`create database ${name} template ${template}`);
+    return name;
+  }
+  await adminQuery(`create database ${name}`);
+  const handle = await openDatabase({ engine: 'postgres', url: databaseUrl(name), poolSize: 1 });
+  try {
+    await migrateToLatest(handle.db);
+  } finally {
+    await handle.close();
+  }
+  return name;
+}
+
+/** How this pass reaches the database `name`: through its pgbouncer when it has one. */
+export function postgresUrls(name: string): { url: string; directUrl: string; pooled: boolean } {
+  const directUrl = databaseUrl(name);
+  const pooler = process.env[PGBOUNCER_ENV];
+  return { url: pooler === undefined ? directUrl : withDatabase(pooler, name), directUrl, pooled: pooler !== undefined };
+}
+
+/** Drops every database the run `runId` left (scripts/run-tests.ts, at the run's end). */
+export async function dropRunDatabases(runId: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminDatabaseUrl(), connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(`select datname as name from pg_database where starts_with(datname, $1)`, [runDatabasePrefix(runId)]);
+    for (const { name } of rows) await client.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
 
 /**
  * A new in-memory PGlite database: the run's template loaded (then the migrator finds nothing to
@@ -72,7 +148,8 @@ export async function openPgliteDatabase(): Promise<PGlite> {
  * A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped after.
  * PGlite: an instance an earlier test of this process dropped, put back as the template left
  * it (pglite-reuse.ts), else one loaded from the run's template (`openPgliteDatabase`).
- * PostgreSQL: CREATE DATABASE ... TEMPLATE the run's template.
+ * PostgreSQL: a database an earlier test of this process dropped, put back the same way
+ * (postgres-reuse.ts), else CREATE DATABASE ... TEMPLATE the run's template.
  */
 export async function createTestDatabase(engine: Engine = testEngine()): Promise<TestDatabase> {
   if (engine === 'pglite') {
@@ -80,24 +157,30 @@ export async function createTestDatabase(engine: Engine = testEngine()): Promise
     const handle = await openDatabase({ engine: 'pglite', client });
     return { handle, url: undefined, directUrl: undefined, pooled: false, drop: () => handle.close() };
   }
-  const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const template = process.env[POSTGRES_TEMPLATE_ENV];
-  await adminQuery(template === undefined ? `create database ${name}` : `create database ${name} template ${template}`);
-  const directUrl = databaseUrl(name);
-  const pooler = process.env[PGBOUNCER_ENV];
-  const url = pooler === undefined ? directUrl : withDatabase(pooler, name);
+  const reuse = postgresReuse();
+  const name = await reuse.take(createPostgresDatabase);
+  const { url, directUrl, pooled } = postgresUrls(name);
   // 10 s to connect, not the server's 2 s: the suite loads both cores, and a first connection to
   // a database just copied from the template can take seconds then (seen: a file failed so).
-  const handle = await openDatabase({ engine: 'postgres', url, poolSize: 20, connectTimeoutMs: 10_000, preparedStatements: pooler === undefined });
+  const handle = await openDatabase({ engine: 'postgres', url, poolSize: 20, connectTimeoutMs: 10_000, preparedStatements: !pooled });
   await migrateToLatest(handle.db);
+  // A database whose connection string was handed out may be held or changed by another
+  // process (a server, the CLI): it is dropped after the test, never lent again.
+  let shared = false;
   return {
     handle,
-    url,
-    directUrl,
-    pooled: pooler !== undefined,
+    get url() {
+      shared = true;
+      return url;
+    },
+    get directUrl() {
+      shared = true;
+      return directUrl;
+    },
+    pooled,
     async drop() {
       await handle.close();
-      await adminQuery(`drop database if exists ${name} with (force)`);
+      await reuse.giveBack(name, shared);
     },
   };
 }
