@@ -12,7 +12,7 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
  *
  * The hook is added, when each route is, to the routes that answer a writing method only: an
  * app-wide async onSend hook made every answer, the GETs wallets poll all day included, pay a
- * promise and a microtask for a check that is false on a safe method (bench/README.md, issue 33).
+ * promise and a microtask for a check that is false on a safe method (bench/README.md, "the per-request plumbing").
  * A request no route took never wrote (its 404 is >= 400 anyway).
  */
 export function installWriteMarks(app: FastifyInstance, reads: LagTolerantReads): void {

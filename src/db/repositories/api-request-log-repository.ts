@@ -22,7 +22,7 @@ export interface RequestLogColumns {
  * One insert for a batch, each column one array parameter (unnest): nine parameters whatever
  * the batch's size. A multi-row VALUES insert of 500 rows was 4,500 parameters, each its own
  * node in Kysely's query tree and its own value for node-postgres to prepare: several µs per
- * logged request, on the same core as the requests (bench/README.md, issue 33). The rows keep
+ * logged request, on the same core as the requests (bench/README.md, "the per-request plumbing"). The rows keep
  * their order (`with ordinality`), so their ids follow the order they were answered in.
  */
 export async function insertRequestLogColumns(db: Db, columns: RequestLogColumns): Promise<void> {
