@@ -28,7 +28,7 @@ export const ERROR_STATUS = {
   pair_unavailable: 422,
   /** docs/contract.md §7.1: a fixed quote_id that is expired, used, or does not match the order. */
   quote_invalid: 422,
-  /** Issue 12: the partner already has as many orders awaiting a deposit as it may (max_open_orders). */
+  /** docs/contract.md §3: the partner already has as many orders awaiting a deposit as it may (max_open_orders). */
   open_orders_limit: 422,
   rate_limited: 429,
   internal: 500,

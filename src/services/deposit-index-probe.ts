@@ -24,7 +24,7 @@ export interface DepositIndexProbe {
 }
 
 /**
- * Issue 36.6: after a restore the database knows only the indexes handed out before its backup;
+ * After a restore (docs/adr/0054-backups.md) the database knows only the indexes handed out before its backup;
  * the orders placed after it are gone, but their deposits are on chain. The resync at start moves
  * the sequence past the known indexes plus ADDRESS_RESYNC_GAP (deposit-index-resync.ts); this is
  * what catches the indexes past that gap: the chain's node watcher looks, in every block it
