@@ -42,6 +42,8 @@ export interface Measure {
   halfRate: { rate: number; achieved: number; p50: number; p99: number; failed: number };
   peakRssMb: number;
   note?: string;
+  /** After the measure, the order read cache filled to its size (`fillOrderCache`): what the server holds then. */
+  fullCache?: FullCache;
   /** Public GETs only: bare Fastify 5 serving the ceiling's bytes on the same route. */
   floor?: FrameworkFloor;
 }
@@ -139,6 +141,48 @@ async function halfRate(target: HttpTarget, saturated: number, loaded: Loaded): 
   loaded.windows?.push([start, nowUs()]);
   if (result.rps < rate * 0.9) log(`  half rate: asked ${rate}/s, got ${result.rps.toFixed(0)}/s`);
   return { rate, achieved: result.rps, p50: result.p50, p99: result.p99, failed: result.failed };
+}
+
+/**
+ * The server's default ORDER_CACHE_SIZE (src/config/schema.ts): the bench starts it without the
+ * variable, as `npm start` does.
+ */
+const ORDER_CACHE_SIZE = 10_000;
+
+export interface FullCache {
+  /** `order_read_cache_orders` from /metrics once filled. */
+  orders: number;
+  rssMb: number;
+  peakRssMb: number;
+}
+
+/**
+ * Fills the order read cache of a one-process server to its size, as a day of wallets polling
+ * as many orders would: orders are made until the partner has ORDER_CACHE_SIZE of them (`known`
+ * are some it has), each is read once (a miss: read from the database, then kept). Reports the
+ * cache's count from /metrics and the server's RSS then, the figure the issue's RSS bars ask for.
+ */
+async function fillOrderCache(label: string, server: RunningServer, partner: Partner, body: string, known: string[]): Promise<FullCache> {
+  const headers = { authorization: `Bearer ${partner.apiKey}`, 'content-type': 'application/json' };
+  const ids = [...known];
+  const parallel = async (count: number, one: (i: number) => Promise<void>): Promise<void> => {
+    let next = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < count) await one(next++);
+    }));
+  };
+  log(`${label}: filling the order read cache (${ORDER_CACHE_SIZE} orders)`);
+  await parallel(Math.max(0, ORDER_CACHE_SIZE - ids.length), async () => {
+    const order = JSON.parse((await fetchBody(`${server.url}/api/v1/partner/orders`, { method: 'POST', headers, body }, 201)).toString('utf8')) as { id: string };
+    ids.push(order.id);
+  });
+  await parallel(ids.length, async (i) => {
+    await fetchBody(`${server.url}/api/v1/partner/orders/${ids[i]}`, { headers: { authorization: headers.authorization } }, 200);
+  });
+  const metrics = (await fetchBody(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.adminToken}` } }, 200)).toString('utf8');
+  const orders = Number(/^order_read_cache_orders(?:\{[^}]*\})? (\d+)/m.exec(metrics)?.[1] ?? 'NaN');
+  const memory = server.memory();
+  return { orders, rssMb: mb(memory.rss), peakRssMb: mb(memory.peak) };
 }
 
 /** Where each profiled server's measured windows were, for the profile summary. */
@@ -335,6 +379,8 @@ export async function ordersPostgres(plan: CpuPlan, capture: OrderSqlCapture, cr
         ratio: app.rps / ceiling.rps,
         halfRate: half,
         peakRssMb: mb(server.memory().peak),
+        // Each of two processes keeps a cache of its own, filled by whichever answers: one process only.
+        ...(processes === 1 ? { fullCache: await fillOrderCache('orders-get-pg', server, partner, capture.body, orderIds) } : {}),
       });
     }
     return results;
@@ -428,6 +474,7 @@ export async function ordersPglite(plan: CpuPlan, capture: OrderSqlCapture): Pro
       ratio: app.rps / ceiling.rps,
       halfRate: half,
       peakRssMb: mb(server.memory().peak),
+      fullCache: await fillOrderCache('orders-post-pglite', server, partner, capture.body, []),
     };
   });
 }

@@ -65,6 +65,15 @@ export function report(plan: CpuPlan, measures: Measure[], soakResult: Soak | un
   for (const m of measures.filter((m) => m.app.failed > 0 || m.halfRate.failed > 0)) {
     lines.push(`- ${m.measure}: ${m.app.failed} failed answers saturated, ${m.halfRate.failed} at half rate.`);
   }
+  const filled = measures.filter((m) => m.fullCache !== undefined);
+  if (filled.length > 0) {
+    lines.push(
+      `With the order read cache full (after the measure, orders made until the partner had 10,000 and each read once): ` +
+        filled.map((m) => `${m.measure} server: ${m.fullCache?.orders ?? 'n/a'} orders kept, RSS ${fmt(m.fullCache?.rssMb)} MB, peak ${fmt(m.fullCache?.peakRssMb)} MB`).join('; ') +
+        ' (bars: peak under 200 MB on PostgreSQL, 400 MB on PGlite).',
+      '',
+    );
+  }
   const notes = measures.filter((m) => m.note !== undefined).map((m) => `${m.measure}: ${m.note ?? ''}`);
   if (notes.length > 0) lines.push(`Bodies: ${notes.join('; ')}.`, '');
   if (soakResult !== undefined) {
