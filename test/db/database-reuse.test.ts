@@ -9,11 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import type { SqlSession } from '../helpers/database-reset.js';
-import { PgliteReuse } from '../helpers/pglite-reuse.js';
+import { PgliteReuse, pgliteSession } from '../helpers/pglite-reuse.js';
 import { buildTestApp, ManualClock } from '../helpers/test-app.js';
 import { createPostgresDatabase, newPostgresReuse, openPgliteDatabase, postgresUrls, testEngine } from '../helpers/test-database.js';
 import { BTC_CONFIRMATIONS, createOrder, getOrder, LIFECYCLE_ENV, setConfirmations, simulateDeposit, type Harness } from '../lifecycle/lifecycle-helpers.js';
@@ -38,16 +37,6 @@ interface Engine {
   release(): Promise<void>;
   /** Changes that make the database unfit to lend again (the catalogs the reset cannot undo). */
   schemaChanges: string[];
-}
-
-function pgliteSession(client: PGlite): SqlSession {
-  return {
-    query: async <Row>(sql: string) => (await client.query<Row>(sql)).rows,
-    exec: async (sql: string) => {
-      await client.exec(sql);
-    },
-    inTransaction: () => client.isInTransaction(),
-  };
 }
 
 async function pgSession(url: string): Promise<SqlSession & { end(): Promise<void> }> {

@@ -14,8 +14,8 @@ import { putBack, readBaseline, type Baseline, type SqlSession } from './databas
  * What is put back and how: test/helpers/database-reset.ts.
  */
 
-/** The reset's view of a PGlite instance. */
-function sessionOf(client: PGlite): SqlSession {
+/** The reset's view of a PGlite instance (its one session). */
+export function pgliteSession(client: PGlite): SqlSession {
   return {
     query: async <Row>(sql: string) => (await client.query<Row>(sql)).rows,
     exec: async (sql: string) => {
@@ -59,7 +59,7 @@ export class PgliteReuse {
     let client = this.idle.pop();
     if (client === undefined) {
       client = await open();
-      if (this.enabled) this.baselines.set(client, await readBaseline(sessionOf(client), { roles: true }));
+      if (this.enabled) this.baselines.set(client, await readBaseline(pgliteSession(client), { roles: true }));
       this.counts.opened += 1;
     } else {
       this.counts.reused += 1;
@@ -77,7 +77,7 @@ export class PgliteReuse {
     let reset = false;
     if (this.enabled && baseline !== undefined && !client.closed && this.idle.length < KEPT) {
       try {
-        reset = await putBack(sessionOf(client), baseline);
+        reset = await putBack(pgliteSession(client), baseline);
       } catch (error) {
         process.stderr.write(`test database: could not put a PGlite back, closing it instead (${(error as Error).message})\n`);
       }
