@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestSpec } from 'autocannon';
+import { variableSchema } from '../src/config/schema.js';
 import { createPartner as createPartnerOver } from '../test/helpers/process/http-client.js';
 import type { OrderSqlCapture } from './capture-sql.js';
 import { startBareFastify, startRawServer } from './ceilings.js';
@@ -143,11 +144,8 @@ async function halfRate(target: HttpTarget, saturated: number, loaded: Loaded): 
   return { rate, achieved: result.rps, p50: result.p50, p99: result.p99, failed: result.failed };
 }
 
-/**
- * The server's default ORDER_CACHE_SIZE (src/config/schema.ts): the bench starts it without the
- * variable, as `npm start` does.
- */
-const ORDER_CACHE_SIZE = 10_000;
+/** The server's default ORDER_CACHE_SIZE: the bench starts it without the variable, as `npm start` does. */
+const ORDER_CACHE_SIZE = Number(variableSchema('ORDER_CACHE_SIZE').default);
 
 export interface FullCache {
   /** `order_read_cache_orders` from /metrics once filled. */

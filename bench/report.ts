@@ -68,7 +68,7 @@ export function report(plan: CpuPlan, measures: Measure[], soakResult: Soak | un
   const filled = measures.filter((m) => m.fullCache !== undefined);
   if (filled.length > 0) {
     lines.push(
-      `With the order read cache full (after the measure, orders made until the partner had 10,000 and each read once): ` +
+      `With the order read cache full (after the measure, orders made until the partner had as many as the cache keeps and each read once): ` +
         filled.map((m) => `${m.measure} server: ${m.fullCache?.orders ?? 'n/a'} orders kept, RSS ${fmt(m.fullCache?.rssMb)} MB, peak ${fmt(m.fullCache?.peakRssMb)} MB`).join('; ') +
         ' (bars: peak under 200 MB on PostgreSQL, 400 MB on PGlite).',
       '',

@@ -14,7 +14,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import type { SqlSession } from '../helpers/database-reset.js';
 import { PgliteReuse, pgliteSession } from '../helpers/pglite-reuse.js';
 import { buildTestApp, ManualClock } from '../helpers/test-app.js';
-import { createPostgresDatabase, newPostgresReuse, openPgliteDatabase, postgresUrls, testEngine } from '../helpers/test-database.js';
+import { createPostgresDatabase, dropPostgresDatabase, newPostgresReuse, openPgliteDatabase, postgresUrls, testEngine } from '../helpers/test-database.js';
 import { BTC_CONFIRMATIONS, createOrder, getOrder, LIFECYCLE_ENV, setConfirmations, simulateDeposit, type Harness } from '../lifecycle/lifecycle-helpers.js';
 
 /** One lent database, as this file uses it on either engine. */
@@ -132,8 +132,7 @@ function postgresEngine(): Engine {
         return await read(session);
       } finally {
         await session.end();
-        const dropper = newPostgresReuse({ enabled: false });
-        await dropper.giveBack(name, true);
+        await dropPostgresDatabase(name);
       }
     },
     counts: () => ({ ...reuse.counts }),

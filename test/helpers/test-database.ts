@@ -84,8 +84,29 @@ export function newPostgresReuse(options: { enabled: boolean }): PostgresReuse {
     enabled: options.enabled,
     directUrl: databaseUrl,
     poolerConsoleUrl: pooler === undefined ? undefined : withDatabase(pooler, 'pgbouncer'),
-    drop: (name) => adminQuery(`drop database if exists ${name} with (force)`),
+    drop: dropPostgresDatabase,
   });
+}
+
+/** Drops the PostgreSQL database `name`, ending whatever sessions it still has. */
+export function dropPostgresDatabase(name: string): Promise<void> {
+  return adminQuery(`drop database if exists ${name} with (force)`);
+}
+
+/** Creates the PostgreSQL database `name` and runs every migration on it; dropped again if that fails. */
+async function createMigratedPostgres(name: string): Promise<void> {
+  await adminQuery(`create database ${name}`);
+  try {
+    const handle = await openDatabase({ engine: 'postgres', url: databaseUrl(name), poolSize: 1 });
+    try {
+      await migrateToLatest(handle.db);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    await dropPostgresDatabase(name);
+    throw error;
+  }
 }
 
 let postgresDatabases: PostgresReuse | undefined;
@@ -101,17 +122,9 @@ export async function createPostgresDatabase(): Promise<string> {
   const runId = process.env[RUN_ID_ENV];
   const name = `${runId === undefined ? 't_' : runDatabasePrefix(runId)}${process.pid}_${randomBytes(4).toString('hex')}`;
   const template = process.env[POSTGRES_TEMPLATE_ENV];
-  if (template !== undefined) {
-    await adminQuery(`create database ${name} template ${template}`);
-    return name;
-  }
-  await adminQuery(`create database ${name}`);
-  const handle = await openDatabase({ engine: 'postgres', url: databaseUrl(name), poolSize: 1 });
-  try {
-    await migrateToLatest(handle.db);
-  } finally {
-    await handle.close();
-  }
+  // The run's template is migrated by this run (createTemplate): a copy needs no migrator.
+  if (template !== undefined) await adminQuery(`create database ${name} template ${template}`);
+  else await createMigratedPostgres(name);
   return name;
 }
 
@@ -163,7 +176,6 @@ export async function createTestDatabase(engine: Engine = testEngine()): Promise
   // 10 s to connect, not the server's 2 s: the suite loads both cores, and a first connection to
   // a database just copied from the template can take seconds then (seen: a file failed so).
   const handle = await openDatabase({ engine: 'postgres', url, poolSize: 20, connectTimeoutMs: 10_000, preparedStatements: !pooled });
-  await migrateToLatest(handle.db);
   // A database whose connection string was handed out may be held or changed by another
   // process (a server, the CLI): it is dropped after the test, never lent again.
   let shared = false;
@@ -275,21 +287,10 @@ export async function createTemplate(engine: Engine, pgliteDumpFile: string): Pr
     };
   }
   const name = `tpl_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(`create database ${name}`);
-  try {
-    const handle = await openDatabase({ engine: 'postgres', url: databaseUrl(name), poolSize: 1 });
-    try {
-      await migrateToLatest(handle.db);
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    await adminQuery(`drop database if exists ${name} with (force)`);
-    throw error;
-  }
+  await createMigratedPostgres(name);
   return {
     env: { [POSTGRES_TEMPLATE_ENV]: name },
-    drop: () => adminQuery(`drop database if exists ${name} with (force)`),
+    drop: () => dropPostgresDatabase(name),
   };
 }
 
