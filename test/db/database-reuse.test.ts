@@ -237,10 +237,12 @@ describe(`test databases on ${engine.name}, put back for the next test`, () => {
       // The app's close closes its handle and gives back the app's own database; the lent one is given back below.
       await t.close();
     }
-    // And what no app does: a seeded row changed, a sequence drawn, the planner's statistics and
+    // And what no app does: a seeded row changed, a row written to an empty table and rolled back
+    // (the table stays empty, its file does not), a sequence drawn, the planner's statistics and
     // estimates rewritten, a session left in a transaction with settings, a prepared statement,
     // a temporary table, an advisory lock and a LISTEN.
     await first.session.exec(`update currencies set name = 'changed' where coin = 'BTC'`);
+    await first.session.exec(`begin; insert into signer_pauses (chain, paused_by, paused_at) values ('LTC', 'reuse test', now()); rollback`);
     await first.session.exec(`select nextval('deposit_index_btc'), nextval('deposit_index_btc')`);
     await first.session.exec('analyze');
     await first.session.exec('vacuum orders');

@@ -13,7 +13,8 @@
  *   a PostgreSQL server's roles belong to the whole server, which other tests share). Any change
  *   (a test that adds a trigger or a sequence, runs a migration down) and the database is not
  *   lent again;
- * - rows: every table that has rows and had none is emptied (DELETE with triggers and foreign
+ * - rows: every table that has rows and had none, or whose file grew (a rolled-back insert leaves
+ *   its page behind in an empty table), is emptied (DELETE with triggers and foreign
  *   keys off: the ledger's tables refuse a TRUNCATE, and TRUNCATE of one table must cascade to
  *   every table that references it, which costs most of what a load does), then VACUUM FULL so
  *   its files are as short as a fresh one's; a table the migrations filled (chains, currencies,
@@ -36,10 +37,10 @@ export interface SqlSession {
 /** What a fresh database holds, read before it is first lent; what a returned one is put back to. */
 export interface Baseline {
   fingerprint: string;
-  /** The tables without rows in a fresh database (quoted identifiers). */
-  empty: string[];
-  /** The tables the migrations filled: their content's digest and the statement that fills them again. */
-  filled: Array<{ table: string; digest: string; refill: string }>;
+  /** The tables without rows in a fresh database (quoted identifiers), with their heap's size in bytes. */
+  empty: Array<{ table: string; bytes: string }>;
+  /** The tables the migrations filled: their content's digest, heap size and the statement that fills them again. */
+  filled: Array<{ table: string; digest: string; bytes: string; refill: string }>;
   /** `select setval(...), ...` of every sequence, as it was. */
   sequences: string;
   /** `update pg_class ...` back to the fresh estimates, of the rows that differ. */
@@ -73,6 +74,8 @@ const digestOf = (table: string): string => `(select md5(coalesce(string_agg(t::
 const OWN_RELATIONS = `select c.oid, c.relpages, c.reltuples, c.relallvisible from pg_class c where c.relnamespace in ('public'::regnamespace, 'pg_toast'::regnamespace)`;
 
 const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+/** A table's heap on disk in bytes: it grows with rows written and not kept, not only with rows there. */
+const bytesOf = (table: string): string => `pg_relation_size(${literal(table)}::regclass)::text`;
 
 export async function readBaseline(session: SqlSession, options: { roles: boolean }): Promise<Baseline> {
   const [{ digest: fingerprint = '' } = {}] = await session.query<{ digest: string }>(fingerprintQuery(options.roles));
@@ -83,14 +86,14 @@ export async function readBaseline(session: SqlSession, options: { roles: boolea
       where c.relnamespace = 'public'::regnamespace and c.relkind = 'r'
       group by c.relname order by c.relname`,
   );
-  const empty: string[] = [];
+  const empty: Baseline['empty'] = [];
   const filled: Baseline['filled'] = [];
   for (const { name, columns } of tables) {
-    const [{ rows = '[]', digest = '' } = {}] = await session.query<{ rows: string | null; digest: string }>(
-      `select (select json_agg(t)::text from ${name} t) as rows, ${digestOf(name)} as digest`,
+    const [{ rows = '[]', digest = '', bytes = '0' } = {}] = await session.query<{ rows: string | null; digest: string; bytes: string }>(
+      `select (select json_agg(t)::text from ${name} t) as rows, ${digestOf(name)} as digest, ${bytesOf(name)} as bytes`,
     );
-    if (rows === null || rows === '[]') empty.push(name);
-    else filled.push({ table: name, digest, refill: `insert into ${name} (${columns}) overriding system value select ${columns} from json_populate_recordset(null::${name}, ${literal(rows)})` });
+    if (rows === null || rows === '[]') empty.push({ table: name, bytes });
+    else filled.push({ table: name, digest, bytes, refill: `insert into ${name} (${columns}) overriding system value select ${columns} from json_populate_recordset(null::${name}, ${literal(rows)})` });
   }
   const sequences = await session.query<{ name: string }>(`select quote_ident(sequencename) as name from pg_sequences where schemaname = 'public'`);
   const settings: string[] = [];
@@ -127,8 +130,9 @@ export async function putBack(session: SqlSession, baseline: Baseline): Promise<
   const [{ digest } = { digest: '' }] = await session.query<{ digest: string }>(fingerprintQuery(baseline.roles));
   if (digest !== baseline.fingerprint) return false;
   const probes = [
-    ...baseline.empty.map((table) => `case when exists (select from ${table}) then ${literal(table)} end`),
-    ...baseline.filled.map(({ table, digest: was }) => `case when ${digestOf(table)} <> ${literal(was)} then ${literal(table)} end`),
+    // An empty table's heap is longer than it was as soon as a row was written to it, kept or not.
+    ...baseline.empty.map(({ table, bytes }) => `case when ${bytesOf(table)} <> ${literal(bytes)} then ${literal(table)} end`),
+    ...baseline.filled.map(({ table, digest: was, bytes }) => `case when ${digestOf(table)} <> ${literal(was)} or ${bytesOf(table)} <> ${literal(bytes)} then ${literal(table)} end`),
   ];
   const [{ changed = [] } = {}] = await session.query<{ changed: string[] }>(`select array_remove(array[${probes.join(', ')}]::text[], null) as changed`);
   const statements = ['set session_replication_role = replica'];
