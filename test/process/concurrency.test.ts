@@ -1,3 +1,4 @@
+// test-engines: postgres (scripts/run-tests.ts): several processes share one PostgreSQL; on PGlite the whole file skips.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { formatReport, runConcurrencyCheck } from '../../scripts/check-concurrency.js';

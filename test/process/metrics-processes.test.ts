@@ -1,3 +1,4 @@
+// test-engines: postgres (scripts/run-tests.ts): several processes share one PostgreSQL; on PGlite the whole file skips.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';

@@ -1,4 +1,5 @@
 // test-cost: long (50 rounds of a signer process killed: about two minutes; scripts/run-tests.ts starts it early)
+// test-engines: postgres (scripts/run-tests.ts): the signer reaches payouts through PostgreSQL; on PGlite the whole file skips.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// test-engines: postgres (scripts/run-tests.ts): the separate worker runs on PostgreSQL only; on PGlite the whole file skips.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';

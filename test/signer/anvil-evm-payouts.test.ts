@@ -1,3 +1,4 @@
+// test-engines: postgres (scripts/run-tests.ts): real payouts need DATABASE_URL; on PGlite the whole file skips.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'lossless-json';
