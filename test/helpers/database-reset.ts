@@ -26,6 +26,8 @@
  *   on that engine the estimates are as good as a fresh database's, not guaranteed identical.)
  */
 
+import { sleep } from './process/waits.js';
+
 /** One connection to the database being put back: the few calls the reset needs of PGlite or node-postgres. */
 export interface SqlSession {
   query<Row>(sql: string): Promise<Row[]>;
@@ -76,6 +78,15 @@ const OWN_RELATIONS = `select c.oid, c.relpages, c.reltuples, c.relallvisible fr
 const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 /** A table's heap on disk in bytes: it grows with rows written and not kept, not only with rows there. */
 const bytesOf = (table: string): string => `pg_relation_size(${literal(table)}::regclass)::text`;
+const sizeDiffers = (table: string, bytes: string): string => `${bytesOf(table)} <> ${literal(bytes)}`;
+
+/** The tables whose condition holds, of `checks` ([table, SQL condition]), in one query. */
+async function tablesWhere(session: SqlSession, checks: ReadonlyArray<readonly [string, string]>): Promise<string[]> {
+  if (checks.length === 0) return [];
+  const cases = checks.map(([table, condition]) => `case when ${condition} then ${literal(table)} end`);
+  const [{ tables = [] } = {}] = await session.query<{ tables: string[] }>(`select array_remove(array[${cases.join(', ')}]::text[], null) as tables`);
+  return tables;
+}
 
 export async function readBaseline(session: SqlSession, options: { roles: boolean }): Promise<Baseline> {
   const [{ digest: fingerprint = '' } = {}] = await session.query<{ digest: string }>(fingerprintQuery(options.roles));
@@ -129,12 +140,11 @@ export async function putBack(session: SqlSession, baseline: Baseline): Promise<
   await session.exec('discard all');
   const [{ digest } = { digest: '' }] = await session.query<{ digest: string }>(fingerprintQuery(baseline.roles));
   if (digest !== baseline.fingerprint) return false;
-  const probes = [
+  const changed = await tablesWhere(session, [
     // An empty table's heap is longer than it was as soon as a row was written to it, kept or not.
-    ...baseline.empty.map(({ table, bytes }) => `case when ${bytesOf(table)} <> ${literal(bytes)} then ${literal(table)} end`),
-    ...baseline.filled.map(({ table, digest: was, bytes }) => `case when ${digestOf(table)} <> ${literal(was)} or ${bytesOf(table)} <> ${literal(bytes)} then ${literal(table)} end`),
-  ];
-  const [{ changed = [] } = {}] = await session.query<{ changed: string[] }>(`select array_remove(array[${probes.join(', ')}]::text[], null) as changed`);
+    ...baseline.empty.map(({ table, bytes }) => [table, sizeDiffers(table, bytes)] as const),
+    ...baseline.filled.map(({ table, digest: was, bytes }) => [table, `${digestOf(table)} <> ${literal(was)} or ${sizeDiffers(table, bytes)}`] as const),
+  ]);
   const statements = ['set session_replication_role = replica'];
   for (const table of changed) {
     statements.push(`delete from ${table}`);
@@ -167,12 +177,10 @@ async function vacuumToBaseline(session: SqlSession, baseline: Baseline, changed
   let tables = [...changed];
   for (let round = 1; round <= VACUUM_ROUNDS; round++) {
     await session.exec(`vacuum full ${tables.join(', ')}`);
-    const [{ longer = [] } = {}] = await session.query<{ longer: string[] }>(
-      `select array_remove(array[${tables.map((table) => `case when ${bytesOf(table)} <> ${literal(expected.get(table) ?? '0')} then ${literal(table)} end`).join(', ')}]::text[], null) as longer`,
-    );
+    const longer = await tablesWhere(session, tables.map((table) => [table, sizeDiffers(table, expected.get(table) ?? '0')] as const));
     if (longer.length === 0) return true;
     tables = longer;
-    await new Promise((resolve) => setTimeout(resolve, 50 * round));
+    await sleep(50 * round);
   }
   return false;
 }
